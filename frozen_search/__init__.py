@@ -1,0 +1,44 @@
+"""frozen-search: search and fetch sources as they stood before a cutoff (frozen retrieval for agent benchmarks).
+
+The public surface is small: the service, its settings, the cutoff parser, the response models and the errors.
+"""
+
+from frozen_search.config import Settings
+from frozen_search.cutoff_rules.base import parse_cutoff
+from frozen_search.errors import (
+    ConfigError,
+    FrozenSearchError,
+    IndexNotReady,
+    IngestError,
+    InvalidRequest,
+    NotFoundBeforeCutoff,
+    OfflineCacheMiss,
+    RefusedSource,
+    ReplayMismatch,
+    StoreIntegrityError,
+    UpstreamUnavailable,
+    VerificationFailed,
+)
+from frozen_search.models import FetchResponse, SearchResponse, SearchResult
+from frozen_search.service import FrozenSearchService
+
+__all__ = [
+    "ConfigError",
+    "FetchResponse",
+    "FrozenSearchError",
+    "FrozenSearchService",
+    "IndexNotReady",
+    "IngestError",
+    "InvalidRequest",
+    "NotFoundBeforeCutoff",
+    "OfflineCacheMiss",
+    "RefusedSource",
+    "ReplayMismatch",
+    "SearchResponse",
+    "SearchResult",
+    "Settings",
+    "StoreIntegrityError",
+    "UpstreamUnavailable",
+    "VerificationFailed",
+    "parse_cutoff",
+]

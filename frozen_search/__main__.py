@@ -1,0 +1,5 @@
+"""``python -m frozen_search`` runs the CLI."""
+
+from frozen_search.cli import main
+
+main()

@@ -1,0 +1,106 @@
+"""Wikipedia ids and URLs: the stable readable id ``wikipedia:Mean_reciprocal_rank`` and the canonical URLs.
+
+A fetch reference may be an id (``wikipedia:Title``), an article URL (``https://en.wikipedia.org/wiki/Title``,
+with or without the scheme) or an old-revision URL (``…/w/index.php?title=Title&oldid=N`` or ``?oldid=N``).
+Titles are normalized as MediaWiki does for a ``first-letter`` wiki: underscores are spaces, the first letter is
+upper case, a ``#fragment`` is dropped. URLs of any other host are refused (design.md: everything else is refused).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from urllib.parse import parse_qs, quote, unquote, urlsplit
+
+from frozen_search.adapters.wikitext import join_rendered
+from frozen_search.errors import InvalidRequest, RefusedSource
+
+SOURCE = "wikipedia"
+ID_PREFIX = "wikipedia:"
+_MAX_TITLE_BYTES = 255  # MediaWiki's limit on page titles
+_BAD_TITLE_CHARS = re.compile(r"[<>\[\]{}|\x00-\x1f\x7f]")
+
+
+@dataclass(frozen=True)
+class WikiReference:
+    """A parsed fetch reference: a page title, or an old revision id (``oldid``), never both."""
+
+    title: str | None = None
+    oldid: str | None = None
+
+
+def normalize_title(raw: str) -> str:
+    """MediaWiki title normalization (first-letter case): ``mean_reciprocal rank#x`` -> ``Mean reciprocal rank``.
+
+    Raises:
+        InvalidRequest: empty, longer than 255 bytes, or containing characters MediaWiki forbids in titles.
+    """
+    title = raw.split("#", 1)[0].replace("_", " ").strip()
+    title = re.sub(r" +", " ", title)
+    if not title or _BAD_TITLE_CHARS.search(title) or len(title.encode("utf-8")) > _MAX_TITLE_BYTES:
+        raise InvalidRequest(f"{raw[:100]!r} is not a valid Wikipedia page title")
+    return title[0].upper() + title[1:]
+
+
+def doc_id(title: str) -> str:
+    """The stable id of a page: ``wikipedia:`` + the normalized title with spaces as underscores."""
+    return ID_PREFIX + normalize_title(title).replace(" ", "_")
+
+
+def title_of(doc: str) -> str:
+    """The title in an id made by :func:`doc_id`."""
+    return doc[len(ID_PREFIX):].replace("_", " ")
+
+
+def page_url(title: str, host: str) -> str:
+    """Canonical article URL, e.g. ``https://en.wikipedia.org/wiki/Mean_reciprocal_rank``."""
+    return f"https://{host}/wiki/{quote(normalize_title(title).replace(' ', '_'), safe='/:(),!*$@;')}"
+
+
+def oldid_url(version: str, host: str) -> str:
+    """Permanent link of one revision: ``https://en.wikipedia.org/w/index.php?oldid=N``."""
+    return f"https://{host}/w/index.php?oldid={version}"
+
+
+def display_text(parts: Sequence[str]) -> str:
+    """A stored revision's displayed text from its chunks' rendered texts (see :func:`join_rendered`)."""
+    return join_rendered(parts)
+
+
+def parse_reference(ref: str, host: str) -> WikiReference:
+    """Parse an id or URL accepted by ``fetch`` for the wiki at ``host``.
+
+    Raises:
+        RefusedSource: a URL of another host.
+        InvalidRequest: neither a ``wikipedia:`` id nor a Wikipedia URL, or a malformed title or oldid.
+    """
+    text = ref.strip()
+    if text.startswith(ID_PREFIX):
+        return WikiReference(title=normalize_title(unquote(text[len(ID_PREFIX):])))
+    if text.startswith("//"):
+        text = "https:" + text
+    elif not re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*://", text):
+        text = "https://" + text
+    parts = urlsplit(text)
+    if parts.scheme not in ("http", "https"):
+        raise InvalidRequest(f"{ref[:100]!r} is neither an id nor an http(s) URL")
+    hostname = (parts.hostname or "").lower()
+    if hostname not in (host, host.replace(".wikipedia.org", ".m.wikipedia.org")):
+        raise RefusedSource(f"{hostname or ref[:100]!r} is not a served source; this server serves {host}")
+    if parts.path.startswith("/wiki/"):
+        return WikiReference(title=normalize_title(unquote(parts.path[len("/wiki/"):])))
+    if parts.path in ("/w/index.php", "/index.php"):
+        return _index_php_reference(parse_qs(parts.query), ref)
+    raise InvalidRequest(f"{ref[:100]!r} is not an article or old-revision URL of {host}")
+
+
+def _index_php_reference(query: dict[str, list[str]], ref: str) -> WikiReference:
+    if "oldid" in query:
+        oldid = query["oldid"][0]
+        if not oldid.isdigit() or len(oldid) > 12:
+            raise InvalidRequest(f"oldid {oldid[:20]!r} in {ref[:100]!r} is not a revision number")
+        return WikiReference(oldid=str(int(oldid)))
+    if "title" in query:
+        return WikiReference(title=normalize_title(query["title"][0]))
+    raise InvalidRequest(f"{ref[:100]!r} names neither a title nor an oldid")

@@ -1,0 +1,225 @@
+"""The ``frozen-search`` command: a thin shell that builds Settings and the service, then calls one function.
+
+Errors: every :class:`~frozen_search.errors.FrozenSearchError` is printed to stderr as ``[code] message``; the exit
+status is 2 for configuration errors and 1 otherwise. Nothing else is caught (a traceback is a bug).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeElapsedColumn, TransferSpeedColumn
+
+from frozen_search.config import Settings
+from frozen_search.cutoff_rules.base import parse_cutoff
+from frozen_search.errors import ConfigError, FrozenSearchError
+from frozen_search.querylog import audit, error_dict, replay
+from frozen_search.service import FrozenSearchService
+from frozen_search.store import Store
+
+F = TypeVar("F", bound=Callable[..., Any])
+_stderr = Console(stderr=True)
+
+
+def _fail_cleanly(func: F) -> F:
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except FrozenSearchError as exc:
+            click.echo(str(exc), err=True)
+            sys.exit(2 if isinstance(exc, ConfigError) else 1)
+    return wrapper  # type: ignore[return-value]
+
+
+def _data_dir_option(func: F) -> F:
+    return click.option("--data-dir", type=click.Path(path_type=Path), default=None, envvar="FROZEN_SEARCH_DATA_DIR",
+                        help="Folder of the store, index and query log.")(func)
+
+
+def _cutoff_option(func: F) -> F:
+    return click.option("--cutoff", required=True, envvar="FROZEN_SEARCH_CUTOFF",
+                        help="The cutoff T: 2026-01-06 (midnight UTC) or 2026-01-06T00:00:00Z.")(func)
+
+
+def _service(data_dir: Path | None, cutoff: str) -> FrozenSearchService:
+    settings = Settings.from_env(data_dir=data_dir, cutoff=cutoff)
+    if not settings.store_path.exists():
+        raise ConfigError(f"no store at {settings.store_path}: ingest a dump first (frozen-search ingest wikipedia "
+                          "FILE...)")
+    return FrozenSearchService(settings)
+
+
+@click.group()
+@click.version_option(package_name="frozen-search")
+def main() -> None:
+    """frozen-search: search and fetch Wikipedia (and, later, arXiv, Stack Exchange, OpenAlex) as they stood
+    before a cutoff. Run `frozen-search COMMAND --help` for each command."""
+
+
+@main.group()
+def ingest() -> None:
+    """Ingest dumps into the store and the index (no network)."""
+
+
+@ingest.command("wikipedia")
+@click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--namespace", "namespaces", type=int, multiple=True, default=(0,), show_default=True,
+              help="Namespace numbers to keep (repeat the flag for several).")
+@_data_dir_option
+@_fail_cleanly
+def ingest_wikipedia_command(files: tuple[Path, ...], namespaces: tuple[int, ...], data_dir: Path | None) -> None:
+    """Ingest MediaWiki XML exports (schemas 0.3-0.11; plain, .bz2, .gz, .xz, .lzma), all or nothing."""
+    from frozen_search.adapters.wikipedia_dump import ingest_wikipedia
+    from frozen_search.index import RevisionIndex
+
+    settings = Settings.from_env(data_dir=data_dir)
+    store = Store(settings.store_path)
+    index = RevisionIndex.create(settings.index_path)
+    with Progress(TextColumn("{task.description}"), BarColumn(), DownloadColumn(), TransferSpeedColumn(),
+                  TextColumn("{task.fields[revisions]} revisions"), TimeElapsedColumn(), console=_stderr) as bar:
+        task = bar.add_task("ingest", total=None, revisions=0)
+
+        def on_file(path: Path) -> None:
+            size = path.stat().st_size if path.exists() else None
+            bar.reset(task, total=size, description=path.name, revisions=bar.tasks[task].fields["revisions"])
+
+        def progress(done: int, revisions: int) -> None:
+            bar.update(task, completed=done, revisions=revisions)
+
+        report = ingest_wikipedia(list(files), store, index, namespaces=frozenset(namespaces), progress=progress,
+                                  on_file=on_file)
+    click.echo(f"ingested {report.revisions} revisions of {report.pages} pages from {len(files)} file(s) in "
+               f"{report.seconds:.1f} s ({report.duplicates} already stored, {report.skipped_pages} pages outside "
+               f"namespaces {sorted(namespaces)}, {report.skipped_revisions} revisions without text or date)")
+
+
+@main.command()
+@_data_dir_option
+@_fail_cleanly
+def reindex(data_dir: Path | None) -> None:
+    """Rebuild the full-text index from the store."""
+    from frozen_search.reindex import rebuild_index
+
+    settings = Settings.from_env(data_dir=data_dir)
+    store = Store(settings.store_path)
+    with Progress(TextColumn("reindex"), BarColumn(), TextColumn("{task.completed}/{task.total} revisions"),
+                  TimeElapsedColumn(), console=_stderr) as bar:
+        task = bar.add_task("reindex", total=store.count_revisions())
+        count = rebuild_index(store, settings.index_path, lambda done: bar.update(task, completed=done))
+    click.echo(f"indexed {count} revisions")
+
+
+@main.command()
+@click.argument("query")
+@_cutoff_option
+@click.option("--source", default=None, help="Restrict to one source (wikipedia).")
+@click.option("--limit", type=int, default=10, show_default=True)
+@_data_dir_option
+@_fail_cleanly
+def search(query: str, cutoff: str, source: str | None, limit: int, data_dir: Path | None) -> None:
+    """Search as of the cutoff; prints the JSON response (the same shape as HTTP and MCP)."""
+    service = _service(data_dir, cutoff)
+    try:
+        response = service.search(query, source=source, limit=limit)
+    finally:
+        service.close()
+    click.echo(response.model_dump_json(indent=2))
+
+
+@main.command()
+@click.argument("id")
+@_cutoff_option
+@click.option("--offset", type=int, default=0, show_default=True, help="First character to return.")
+@click.option("--max-chars", type=int, default=None, help="Page size in characters.")
+@_data_dir_option
+@_fail_cleanly
+def fetch(id: str, cutoff: str, offset: int, max_chars: int | None, data_dir: Path | None) -> None:
+    """Fetch one document (id or canonical URL) as it stood at the cutoff; prints JSON."""
+    service = _service(data_dir, cutoff)
+    try:
+        response = service.fetch(id, offset=offset, max_chars=max_chars)
+    finally:
+        service.close()
+    click.echo(response.model_dump_json(indent=2))
+
+
+@main.command()
+@_cutoff_option
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", type=int, default=8000, show_default=True)
+@_data_dir_option
+@_fail_cleanly
+def serve(cutoff: str, host: str, port: int, data_dir: Path | None) -> None:
+    """Serve HTTP (/v1/search, /v1/fetch, /healthz, /readyz) and MCP streamable HTTP (/mcp) at a fixed cutoff."""
+    import uvicorn
+
+    from frozen_search.server.http import create_app
+
+    service = _service(data_dir, cutoff)
+    click.echo(f"frozen-search: cutoff {service.cutoff_iso}, store {service.settings.store_path}, "
+               f"http://{host}:{port}/v1/search and /mcp", err=True)
+    uvicorn.run(create_app(service, host=host, port=port), host=host, port=port)
+
+
+@main.command()
+@_cutoff_option
+@_data_dir_option
+@_fail_cleanly
+def mcp(cutoff: str, data_dir: Path | None) -> None:
+    """Serve the MCP tools search and fetch over stdio at a fixed cutoff."""
+    from frozen_search.server.mcp import run_stdio
+
+    run_stdio(_service(data_dir, cutoff))
+
+
+@main.command("replay")
+@click.argument("log", type=click.Path(exists=True, path_type=Path))
+@_data_dir_option
+@_fail_cleanly
+def replay_command(log: Path, data_dir: Path | None) -> None:
+    """Recompute every logged response from the store; print identical/different per line; exit 1 on any diff."""
+    settings = Settings.from_env(data_dir=data_dir)
+    store = Store(settings.store_path)
+    services: dict[str, FrozenSearchService] = {}
+
+    def execute(cutoff: str, tool: str, arguments: dict[str, Any]) -> tuple[Any, Any]:
+        if cutoff not in services:
+            services[cutoff] = FrozenSearchService(settings.with_cutoff(parse_cutoff(cutoff)), store=store,
+                                                   logging=False)
+        try:
+            outcome = services[cutoff].execute(tool, arguments)
+        except FrozenSearchError as exc:
+            return None, error_dict(exc)
+        return (None if outcome.response is None else outcome.response.model_dump(mode="json")), None
+
+    different = 0
+    for line in replay(log, execute):
+        different += not line.identical
+        status = "identical" if line.identical else f"different: {line.detail}"
+        click.echo(f"line {line.line} {line.tool}: {status}")
+    click.echo(f"{different} line(s) different", err=True)
+    sys.exit(1 if different else 0)
+
+
+@main.command("audit")
+@click.argument("log", type=click.Path(exists=True, path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@_fail_cleanly
+def audit_command(log: Path, as_json: bool) -> None:
+    """Summarize a query log; exit 1 if a hit is dated at/after its cutoff or the hash chain is broken."""
+    report = audit(log)
+    if as_json:
+        from dataclasses import asdict
+
+        click.echo(json.dumps(asdict(report), indent=2, default=str))
+    else:
+        click.echo(report.render())
+    sys.exit(0 if report.ok else 1)

@@ -1,0 +1,134 @@
+"""Settings: one registry of every knob, resolved once into a frozen :class:`Settings`.
+
+Precedence: defaults < environment (``FROZEN_SEARCH_*``, read only through :meth:`Settings.from_env`, never at
+import time) < explicit keyword arguments (the CLI's flags). The cutoff is part of the settings and fixed for the
+life of a service.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from frozen_search.cutoff_rules.base import parse_cutoff
+from frozen_search.errors import ConfigError, FrozenSearchError
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One documented setting: its name, environment variable, default and help text."""
+
+    name: str
+    env: str
+    default: Any
+    help: str
+
+
+SETTINGS: tuple[Setting, ...] = (
+    Setting("data_dir", "FROZEN_SEARCH_DATA_DIR", None,
+            "Folder holding the store (store.sqlite3), the index (index/) and the query log (querylog.jsonl). "
+            "Default: $XDG_DATA_HOME/frozen-search or ~/.local/share/frozen-search."),
+    Setting("cutoff", "FROZEN_SEARCH_CUTOFF", None,
+            "The cutoff T (ISO 8601 date, or date-time with a zone); fixed for the life of a server."),
+    Setting("log_path", "FROZEN_SEARCH_LOG", None, "Query log file (JSONL). Default: DATA_DIR/querylog.jsonl."),
+    Setting("max_chars", "FROZEN_SEARCH_MAX_CHARS", 20_000, "Default page size of fetch, in characters."),
+    Setting("max_chars_limit", "FROZEN_SEARCH_MAX_CHARS_LIMIT", 100_000, "Largest page fetch will return."),
+    Setting("snippet_chars", "FROZEN_SEARCH_SNIPPET_CHARS", 300, "Length of search snippets, in characters."),
+    Setting("max_query_chars", "FROZEN_SEARCH_MAX_QUERY_CHARS", 1_000, "Longest accepted search query."),
+    Setting("max_limit", "FROZEN_SEARCH_MAX_LIMIT", 50, "Largest number of search results per call."),
+    Setting("wikipedia_host", "FROZEN_SEARCH_WIKIPEDIA_HOST", "en.wikipedia.org",
+            "The wiki whose URLs fetch accepts and search results carry."),
+)
+
+_INT_SETTINGS = {"max_chars", "max_chars_limit", "snippet_chars", "max_query_chars", "max_limit"}
+
+
+def default_data_dir(environ: Mapping[str, str]) -> Path:
+    """``$XDG_DATA_HOME/frozen-search``, else ``~/.local/share/frozen-search``."""
+    base = environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "frozen-search"
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Resolved settings. ``cutoff`` is a UTC instant or ``None`` (commands that need one refuse to start)."""
+
+    data_dir: Path
+    cutoff: datetime | None = None
+    log_path: Path | None = None
+    max_chars: int = 20_000
+    max_chars_limit: int = 100_000
+    snippet_chars: int = 300
+    max_query_chars: int = 1_000
+    max_limit: int = 50
+    wikipedia_host: str = "en.wikipedia.org"
+    extra: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def store_path(self) -> Path:
+        """The SQLite store: ``DATA_DIR/store.sqlite3``."""
+        return self.data_dir / "store.sqlite3"
+
+    @property
+    def index_path(self) -> Path:
+        """The tantivy index folder: ``DATA_DIR/index``."""
+        return self.data_dir / "index"
+
+    @property
+    def querylog_path(self) -> Path:
+        """The query log: ``log_path`` or ``DATA_DIR/querylog.jsonl``."""
+        return self.log_path or (self.data_dir / "querylog.jsonl")
+
+    def require_cutoff(self) -> datetime:
+        """The cutoff, or :class:`ConfigError` when none was given."""
+        if self.cutoff is None:
+            raise ConfigError("no cutoff given: pass --cutoff 2026-01-06 or set FROZEN_SEARCH_CUTOFF")
+        return self.cutoff
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> Settings:
+        """Resolve defaults < ``environ`` (default: ``os.environ``) < ``overrides`` (``None`` values ignored).
+
+        Raises:
+            ConfigError: a value cannot be parsed (bad cutoff, non-integer size, ...).
+        """
+        env = os.environ if environ is None else environ
+        values: dict[str, Any] = {}
+        for setting in SETTINGS:
+            raw = overrides.get(setting.name)
+            if raw is None:
+                raw = env.get(setting.env)
+            if raw is not None and raw != "":
+                values[setting.name] = _convert(setting.name, raw)
+        if "data_dir" not in values:
+            values["data_dir"] = default_data_dir(env)
+        return cls(**values)
+
+    def with_cutoff(self, cutoff: datetime) -> Settings:
+        """A copy with another cutoff (used by ``replay``, which recomputes each logged call at its own cutoff)."""
+        return replace(self, cutoff=cutoff)
+
+
+def _convert(name: str, raw: Any) -> Any:
+    try:
+        if name == "cutoff":
+            return raw if isinstance(raw, datetime) else parse_cutoff(str(raw))
+        if name in ("data_dir", "log_path"):
+            return Path(raw).expanduser()
+        if name in _INT_SETTINGS:
+            value = int(raw)
+            if value <= 0:
+                raise ValueError("must be positive")
+            return value
+        return str(raw)
+    except FrozenSearchError as exc:
+        raise ConfigError(f"setting {name}: {exc.message}") from exc
+    except ValueError as exc:
+        raise ConfigError(f"setting {name}={raw!r}: {exc}") from exc
+
+
+SETTING_NAMES = tuple(f.name for f in fields(Settings) if f.name != "extra")

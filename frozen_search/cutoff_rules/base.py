@@ -1,0 +1,98 @@
+"""Cutoff instants and the generic snapshot rule, pure: no I/O, no clock.
+
+A cutoff ``T`` is one timezone-aware UTC instant. "Before the cutoff" is strictly ``< T`` everywhere.
+Stored instants are integer UTC seconds (MediaWiki timestamps have one-second resolution), so the
+comparison ``valid_from < T`` is done as ``valid_from < cutoff_bound(T)`` with ``cutoff_bound = ceil(T)``,
+which is exact for integer ``valid_from``.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from dateutil import parser as dateutil_parser
+
+from frozen_search.errors import InvalidRequest
+
+_DATE_ONLY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_ISO_DATETIME = re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$")
+
+
+def parse_cutoff(text: str) -> datetime:
+    """Parse an ISO 8601 cutoff into a UTC instant.
+
+    ``2026-01-06`` is midnight UTC; ``2026-01-06T00:00:00Z`` and ``2026-01-06T01:00:00+01:00`` are the same
+    instant. A time without a zone is ambiguous and refused rather than guessed.
+
+    Raises:
+        InvalidRequest: the text is not an ISO date or a date-time with a zone (``Z`` or ``±HH:MM``).
+    """
+    value = text.strip()
+    if _DATE_ONLY.match(value):
+        parsed = _parse_iso(value)
+        return parsed.replace(tzinfo=UTC)
+    if not _ISO_DATETIME.match(value):
+        raise InvalidRequest(
+            f"cutoff {text!r} is not an ISO 8601 date (2026-01-06) or date-time with a zone (2026-01-06T00:00:00Z)"
+        )
+    parsed = _parse_iso(value)
+    if parsed.tzinfo is None:
+        raise InvalidRequest(f"cutoff {text!r} has a time but no zone; add Z or an offset such as +01:00")
+    return parsed.astimezone(UTC)
+
+
+def _parse_iso(value: str) -> datetime:
+    try:
+        parsed: datetime = dateutil_parser.isoparse(value)
+        return parsed
+    except (ValueError, OverflowError) as exc:
+        raise InvalidRequest(f"cutoff {value!r} is not a valid date: {exc}") from exc
+
+
+def to_epoch(instant: datetime) -> float:
+    """Seconds since the Unix epoch of a timezone-aware instant (raises ``ValueError`` if naive)."""
+    if instant.tzinfo is None:
+        raise ValueError("naive datetime: every instant in frozen-search is timezone-aware UTC")
+    return instant.timestamp()
+
+
+def cutoff_bound(cutoff: datetime) -> int:
+    """The smallest integer second ``b`` such that, for integer ``s``, ``s < cutoff`` iff ``s < b``."""
+    return math.ceil(to_epoch(cutoff))
+
+
+def iso_utc(seconds: int) -> str:
+    """Format integer UTC seconds as ``YYYY-MM-DDTHH:MM:SSZ`` (the form MediaWiki uses)."""
+    return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+@dataclass(frozen=True)
+class Interval:
+    """One revision's validity: ``valid_from`` and ``valid_to`` in integer UTC seconds (``valid_to`` may be unknown)."""
+
+    valid_from: int
+    valid_to: int | None
+
+
+def snapshot_index(intervals: Sequence[Interval], cutoff: datetime) -> int | None:
+    """Index of the revision displayed at ``cutoff``: the greatest ``valid_from`` strictly before it.
+
+    Returns ``None`` when no revision predates the cutoff. Ties on ``valid_from`` go to the later position in the
+    sequence (callers pass revisions in upstream order). Pure; the caller decides whether the chosen revision is
+    known to be current at ``T`` (see :func:`is_known_current`).
+    """
+    bound = cutoff_bound(cutoff)
+    best: int | None = None
+    for position, interval in enumerate(intervals):
+        if interval.valid_from < bound and (best is None or interval.valid_from >= intervals[best].valid_from):
+            best = position
+    return best
+
+
+def is_known_current(interval: Interval, cutoff: datetime) -> bool:
+    """True when the revision was still current at ``cutoff``: no later revision is known before ``T``."""
+    return interval.valid_to is None or interval.valid_to >= cutoff_bound(cutoff)

@@ -1,0 +1,134 @@
+"""The one exception tree of frozen-search.
+
+Every planned refusal is a subclass of :class:`FrozenSearchError` with a stable ``code`` (never reused) and the
+HTTP status the web face maps it to. The faces (CLI, HTTP, MCP) catch only the root class and render
+``[code] message``; anything else raised is a bug (``internal``)::
+
+    FrozenSearchError          internal                 500
+    ├─ InvalidRequest          invalid_request          400  bad id, query, cutoff or arguments
+    ├─ RefusedSource           refused_source           403  not an allowed source or host
+    ├─ NotFoundBeforeCutoff    not_found_before_cutoff  404  missing, or only revisions at/after T
+    ├─ UpstreamUnavailable     upstream_unavailable     502
+    ├─ OfflineCacheMiss        offline_cache_miss       503
+    ├─ IndexNotReady           index_not_ready          503
+    ├─ IngestError             ingest_failed            422  a dump file could not be read; nothing was stored
+    ├─ StoreIntegrityError     store_integrity          500  stored content no longer matches its sha256
+    ├─ VerificationFailed      verification_failed      422  a fetched document failed re-verification
+    ├─ ReplayMismatch          replay_mismatch          -    `replay` found a difference (CLI exit 1)
+    └─ ConfigError             config_error             -    startup only (CLI exit 2)
+
+Re-verification failures are values (:class:`frozen_search.models.Rejection`), not exceptions.
+"""
+
+from __future__ import annotations
+
+
+class FrozenSearchError(Exception):
+    """Root of every error frozen-search raises on purpose.
+
+    ``code`` is a stable machine-readable identifier; ``http_status`` the status the HTTP face answers with;
+    ``message`` one sentence for a human (or a model) that says what was refused and why.
+    """
+
+    code = "internal"
+    http_status = 500
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+    def __str__(self) -> str:
+        return f"[{self.code}] {self.message}"
+
+
+class InvalidRequest(FrozenSearchError):
+    """A malformed query, id, URL, cutoff or argument (HTTP 400)."""
+
+    code = "invalid_request"
+    http_status = 400
+
+
+class RefusedSource(FrozenSearchError):
+    """A source, site or host that frozen-search does not serve (HTTP 403)."""
+
+    code = "refused_source"
+    http_status = 403
+
+
+class NotFoundBeforeCutoff(FrozenSearchError):
+    """Nothing is known before the cutoff: the document never existed, or only exists at or after ``T`` (404)."""
+
+    code = "not_found_before_cutoff"
+    http_status = 404
+
+
+class UpstreamUnavailable(FrozenSearchError):
+    """An upstream service failed or answered something unusable (HTTP 502)."""
+
+    code = "upstream_unavailable"
+    http_status = 502
+
+
+class OfflineCacheMiss(FrozenSearchError):
+    """Offline mode and the request was never recorded; never an empty result instead (HTTP 503)."""
+
+    code = "offline_cache_miss"
+    http_status = 503
+
+
+class IndexNotReady(FrozenSearchError):
+    """The full-text index is missing or stale relative to the store (HTTP 503); run ``frozen-search reindex``."""
+
+    code = "index_not_ready"
+    http_status = 503
+
+
+class IngestError(FrozenSearchError):
+    """A dump file is unreadable, truncated or not a MediaWiki export; the store is left as it was (HTTP 422)."""
+
+    code = "ingest_failed"
+    http_status = 422
+
+
+class StoreIntegrityError(FrozenSearchError):
+    """Stored content no longer matches the sha256 recorded at ingest (HTTP 500)."""
+
+    code = "store_integrity"
+    http_status = 500
+
+
+class VerificationFailed(FrozenSearchError):
+    """A fetched document failed the re-verification pass; the message starts with the reason code (HTTP 422)."""
+
+    code = "verification_failed"
+    http_status = 422
+
+
+class ReplayMismatch(FrozenSearchError):
+    """``replay`` recomputed a logged response and it differs (CLI exit 1)."""
+
+    code = "replay_mismatch"
+    http_status = 500
+
+
+class ConfigError(FrozenSearchError):
+    """Invalid settings at start-up (CLI exit 2)."""
+
+    code = "config_error"
+    http_status = 500
+
+
+ERROR_CLASSES: tuple[type[FrozenSearchError], ...] = (
+    FrozenSearchError,
+    InvalidRequest,
+    RefusedSource,
+    NotFoundBeforeCutoff,
+    UpstreamUnavailable,
+    OfflineCacheMiss,
+    IndexNotReady,
+    IngestError,
+    StoreIntegrityError,
+    VerificationFailed,
+    ReplayMismatch,
+    ConfigError,
+)

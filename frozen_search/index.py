@@ -1,0 +1,192 @@
+"""The full-text index (tantivy): BM25 over the historical text of every stored revision.
+
+Each revision is one tantivy document with ``rev`` (the store's ``rev_pk``), ``doc_id``, ``source``,
+``valid_from`` and ``valid_to`` (integer UTC seconds; an unknown ``valid_to`` is stored as :data:`OPEN_END`) as
+fast fields. The cutoff filter runs inside the engine: a revision is a candidate at ``T`` only when
+``valid_from < T <= valid_to``, i.e. it is the revision that was current at ``T``; so one index serves every cutoff
+and ranks on the text as it stood then. The index is derived data: ``frozen-search reindex`` rebuilds it from the
+store, and ``generation.json`` records the store generation it reflects, so a stale index is refused rather than
+silently used. This is the only module that imports tantivy (its on-disk format is tied to the pinned version).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import tantivy
+
+from frozen_search.errors import IndexNotReady, InvalidRequest
+
+INDEX_FORMAT = 1
+OPEN_END = 2**62  # valid_to of a revision with no known successor
+_TOKEN = re.compile(r"[^\W_]+")
+_MAX_TOKEN_BYTES = 40  # tantivy's default tokenizer drops longer tokens (RemoveLongFilter)
+TITLE_BOOST = 2.0
+
+
+def tokenize(text: str) -> list[str]:
+    """Lower-cased alphanumeric tokens, as tantivy's ``default`` tokenizer makes them (shared with verify)."""
+    return [t for t in _TOKEN.findall(text.lower()) if len(t.encode("utf-8")) < _MAX_TOKEN_BYTES]
+
+
+@dataclass(frozen=True)
+class IndexedRevision:
+    """What the index needs of a revision: store key, ids, validity (UTC seconds) and its displayed text."""
+
+    rev_pk: int
+    doc_id: str
+    source: str
+    valid_from: int
+    valid_to: int | None
+    title: str
+    text: str
+
+
+def _schema() -> tantivy.Schema:
+    builder = tantivy.SchemaBuilder()
+    builder.add_integer_field("rev", stored=True, indexed=True, fast=True)
+    builder.add_text_field("doc_id", stored=True, tokenizer_name="raw")
+    builder.add_text_field("source", stored=False, tokenizer_name="raw")
+    builder.add_integer_field("valid_from", stored=False, indexed=True, fast=True)
+    builder.add_integer_field("valid_to", stored=False, indexed=True, fast=True)
+    builder.add_text_field("title", stored=False)
+    builder.add_text_field("body", stored=False)
+    return builder.build()
+
+
+class IndexWriterSession:
+    """Adds and replaces revisions; nothing is visible until :meth:`commit`, and :meth:`rollback` drops it all."""
+
+    def __init__(self, writer: tantivy.IndexWriter, path: Path) -> None:
+        self._writer = writer
+        self._path = path
+        self.added = 0
+
+    def add(self, rev: IndexedRevision) -> None:
+        """Add one revision (use :meth:`replace` when it may already be indexed)."""
+        self._writer.add_document(tantivy.Document(
+            rev=rev.rev_pk, doc_id=rev.doc_id, source=rev.source, valid_from=rev.valid_from,
+            valid_to=OPEN_END if rev.valid_to is None else rev.valid_to, title=rev.title, body=rev.text))
+        self.added += 1
+
+    def replace(self, rev: IndexedRevision) -> None:
+        """Delete any indexed copy of ``rev.rev_pk`` and add this one (its ``valid_to`` changed)."""
+        self._writer.delete_documents_by_term("rev", rev.rev_pk)
+        self.add(rev)
+
+    def commit(self, generation: int) -> None:
+        """Make the changes visible and record the store ``generation`` they reflect."""
+        self._writer.commit()
+        self._writer.wait_merging_threads()
+        (self._path / "generation.json").write_text(json.dumps(
+            {"format": INDEX_FORMAT, "generation": generation, "tantivy": _tantivy_version()}))
+
+    def rollback(self) -> None:
+        """Drop every uncommitted change."""
+        self._writer.rollback()
+
+
+def _tantivy_version() -> str:
+    from importlib.metadata import version
+
+    return version("tantivy")
+
+
+class RevisionIndex:
+    """The tantivy index at ``path``; :meth:`open` for serving, :meth:`create` for (re)building."""
+
+    def __init__(self, path: Path, index: tantivy.Index) -> None:
+        self.path = path
+        self._index = index
+        self._schema = index.schema
+
+    @classmethod
+    def create(cls, path: Path, *, fresh: bool = False) -> RevisionIndex:
+        """Open the index at ``path`` for writing, creating it (``fresh``: deleting any old one first)."""
+        if fresh and path.exists():
+            shutil.rmtree(path)
+        path.mkdir(parents=True, exist_ok=True)
+        return cls(path, tantivy.Index(_schema(), path=str(path), reuse=True))
+
+    @classmethod
+    def open(cls, path: Path) -> RevisionIndex:
+        """Open an existing index for searching.
+
+        Raises:
+            IndexNotReady: no index at ``path``, or it was written by another index format.
+        """
+        meta = path / "generation.json"
+        if not meta.exists():
+            raise IndexNotReady(f"no index at {path}: ingest a dump or run `frozen-search reindex`")
+        if json.loads(meta.read_text()).get("format") != INDEX_FORMAT:
+            raise IndexNotReady(f"the index at {path} has another format: run `frozen-search reindex`")
+        return cls(path, tantivy.Index(_schema(), path=str(path), reuse=True))
+
+    @property
+    def generation(self) -> int:
+        """The store generation this index reflects (-1 when never committed)."""
+        meta = self.path / "generation.json"
+        return int(json.loads(meta.read_text())["generation"]) if meta.exists() else -1
+
+    @contextmanager
+    def writer(self, heap_bytes: int = 256_000_000, threads: int = 2) -> Iterator[IndexWriterSession]:
+        """A writer session; an exception inside the block rolls the index back and propagates."""
+        session = IndexWriterSession(self._index.writer(heap_size=heap_bytes, num_threads=threads), self.path)
+        try:
+            yield session
+        except BaseException:
+            session.rollback()
+            raise
+
+    def search(self, terms: Sequence[str], phrases: Sequence[Sequence[str]], bound: int, source: str | None,
+               limit: int) -> list[tuple[float, int, str]]:
+        """BM25 top ``limit`` revisions current at the cutoff: ``(score, rev_pk, doc_id)``, best first.
+
+        ``terms`` are tokens (see :func:`tokenize`) matched in ``title`` (boosted) or ``body``; each phrase must
+        match in the body as a whole. ``bound`` is :func:`~frozen_search.cutoff_rules.base.cutoff_bound` of ``T``.
+
+        Raises:
+            InvalidRequest: no terms.
+        """
+        if not terms:
+            raise InvalidRequest("the query has no searchable words")
+        self._index.reload()
+        query = tantivy.Query.boolean_query(self._filters(bound, source) + self._matchers(terms, phrases))
+        found = self._index.searcher().search(query, limit, count=False)
+        searcher = self._index.searcher()
+        out: list[tuple[float, int, str]] = []
+        for score, address in found.hits:
+            doc = searcher.doc(address)
+            out.append((float(score), int(doc["rev"][0]), str(doc["doc_id"][0])))
+        return out
+
+    def _filters(self, bound: int, source: str | None) -> list[tuple[tantivy.Occur, tantivy.Query]]:
+        integer = tantivy.FieldType.Integer
+        filters = [
+            (tantivy.Occur.Must, tantivy.Query.range_query(self._schema, "valid_from", integer, None, bound,
+                                                           include_upper=False)),
+            (tantivy.Occur.Must, tantivy.Query.range_query(self._schema, "valid_to", integer, bound, None)),
+        ]
+        if source is not None:
+            filters.append((tantivy.Occur.Must, tantivy.Query.term_query(self._schema, "source", source)))
+        return [(occur, tantivy.Query.const_score_query(q, 0.0)) for occur, q in filters]
+
+    def _matchers(self, terms: Sequence[str], phrases: Sequence[Sequence[str]]
+                  ) -> list[tuple[tantivy.Occur, tantivy.Query]]:
+        should: list[tuple[tantivy.Occur, tantivy.Query]] = []
+        for term in dict.fromkeys(terms):
+            should.append((tantivy.Occur.Should, tantivy.Query.term_query(self._schema, "body", term)))
+            should.append((tantivy.Occur.Should, tantivy.Query.boost_query(
+                tantivy.Query.term_query(self._schema, "title", term), TITLE_BOOST)))
+        matchers: list[tuple[tantivy.Occur, tantivy.Query]] = [
+            (tantivy.Occur.Must, tantivy.Query.boolean_query(should))]
+        for phrase in phrases:
+            if len(phrase) > 1:
+                matchers.append((tantivy.Occur.Must, tantivy.Query.phrase_query(self._schema, "body", list(phrase))))
+        return matchers

@@ -1,0 +1,423 @@
+"""The query log: one hash-chained JSON line per ``search``/``fetch`` call, plus ``audit`` and ``replay``.
+
+Each line is the canonical JSON (sorted keys, no spaces, UTF-8) of a :class:`QueryEvent` plus ``prev`` (the
+previous line's ``hash``; 64 zeros on line 1) and ``hash`` (sha256 hex of the canonical JSON of the line without
+``hash``). Editing, removing or reordering a line breaks the chain there; cutting lines off the end does not, so
+keep the last hash (:attr:`AuditReport.head`) elsewhere if that matters. ``audit`` fails on any hit whose
+``valid_from`` is not strictly before its line's cutoff and on any chain break. ``replay`` re-runs each call and
+compares the canonical bytes of response and error; ``ts`` and ``latency_ms`` are never compared.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import mmap
+import os
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field, fields
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from frozen_search.cutoff_rules.base import iso_utc, parse_cutoff
+from frozen_search.errors import ConfigError, FrozenSearchError, InvalidRequest
+from frozen_search.models import Outcome
+
+GENESIS = "0" * 64
+"""``prev`` of the first line."""
+
+Tool = Literal["search", "fetch"]
+Execute = Callable[[str, str, dict[str, Any]], tuple[dict[str, Any] | None, dict[str, Any] | None]]
+"""``execute(cutoff_iso, tool, arguments) -> (response, None) | (None, {"code", "message"})``, for :func:`replay`."""
+
+
+def canonical_json(obj: Any) -> str:
+    """The one serialization of lines, hashes and replay comparisons; raises ``TypeError`` if not JSON-able."""
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def _encode(text: str) -> bytes:
+    # surrogatepass: upstream JSON may carry lone surrogates ("\ud83d"); they must not make logging fail.
+    return text.encode("utf-8", "surrogatepass")
+
+
+def _decode(raw: bytes) -> Any:
+    return json.loads(raw.decode("utf-8", "surrogatepass"))
+
+
+def _record_hash(record: Mapping[str, Any]) -> str:
+    """sha256 hex of the canonical JSON of ``record`` without its ``hash`` key."""
+    return hashlib.sha256(_encode(canonical_json({k: v for k, v in record.items() if k != "hash"}))).hexdigest()
+
+
+def format_instant(instant: datetime) -> str:
+    """``YYYY-MM-DDTHH:MM:SS[.ffffff]Z`` in UTC, trailing zeros of the fraction dropped; ``ValueError`` if naive."""
+    if instant.tzinfo is None:
+        raise ValueError("naive datetime: every instant in frozen-search is timezone-aware UTC")
+    utc = instant.astimezone(UTC)
+    whole = iso_utc(int(utc.replace(microsecond=0).timestamp()))
+    return f"{whole[:-1]}.{utc.microsecond:06d}".rstrip("0") + "Z" if utc.microsecond else whole
+
+
+def system_clock() -> datetime:
+    """The default clock of :class:`QueryLog`: now, timezone-aware UTC. Tests pass their own."""
+    return datetime.now(UTC)
+
+
+def error_dict(exc: BaseException) -> dict[str, str]:
+    """``{"code", "message"}`` as logged; any non-:class:`FrozenSearchError` is ``internal``, never ``str(exc)``."""
+    if isinstance(exc, FrozenSearchError):
+        return {"code": exc.code, "message": exc.message}
+    return {"code": FrozenSearchError.code, "message": f"unexpected {type(exc).__name__}"}
+
+
+def _check_call(tool: str, arguments: Mapping[str, Any]) -> None:
+    if tool not in ("search", "fetch"):
+        raise ValueError(f"unknown tool {tool!r}")
+    if "cutoff" in arguments:
+        raise ValueError("the cutoff is logged in its own field, not among the arguments")
+
+
+@dataclass(frozen=True)
+class QueryEvent:
+    """One call as logged: event ``frozen_search.call``, schema version 1.
+
+    ``ts``/``cutoff`` are ISO UTC strings; ``arguments`` exclude the cutoff; ``response`` is JSON-able or ``None``;
+    ``error`` is ``{"code", "message"}`` or ``None``; ``hits``/``rejections`` are ``HitRecord``/``Rejection`` dicts;
+    ``latency_ms`` is wall time in milliseconds. ``ValueError`` on an unknown tool or an argument named ``cutoff``,
+    :class:`InvalidRequest` on an unparseable cutoff.
+    """
+
+    NAME = "frozen_search.call"
+    VERSION = 1
+
+    ts: str
+    session: str
+    tool: Tool
+    arguments: dict[str, Any]
+    cutoff: str
+    response: dict[str, Any] | None
+    error: dict[str, str] | None
+    hits: list[dict[str, Any]]
+    rejections: list[dict[str, Any]]
+    latency_ms: float
+
+    def __post_init__(self) -> None:
+        _check_call(self.tool, self.arguments)
+        parse_cutoff(self.cutoff)
+
+    def to_record(self) -> dict[str, Any]:
+        """The line before chaining: ``event``, ``schema_version`` and the fields above."""
+        values = {f.name: getattr(self, f.name) for f in fields(self)}
+        return {"event": self.NAME, "schema_version": self.VERSION, **values}
+
+
+@dataclass
+class CallRecorder:
+    """Filled by the body of :meth:`QueryLog.call`; ``record`` is the line as written once the block exits."""
+
+    response: dict[str, Any] | None = None
+    error: dict[str, str] | None = None
+    hits: list[dict[str, Any]] = field(default_factory=list)
+    rejections: list[dict[str, Any]] = field(default_factory=list)
+    record: dict[str, Any] | None = None
+
+    def set_outcome(self, outcome: Outcome) -> None:
+        """Take response (``model_dump(mode="json")``), hits and rejections from a service outcome."""
+        self.response = None if outcome.response is None else outcome.response.model_dump(mode="json")
+        self.hits = [hit.model_dump(mode="json") for hit in outcome.hits]
+        self.rejections = [rejection.model_dump(mode="json") for rejection in outcome.rejections]
+
+    def set_error(self, exc: BaseException) -> None:
+        """Record an error (see :func:`error_dict`); a failed call shows no response."""
+        self.response, self.error = None, error_dict(exc)
+
+
+def _last_hash(path: Path) -> str:
+    """The hash to chain the next line to; :class:`ConfigError` if the last line is cut off, corrupt or unchained."""
+    if not path.exists() or path.stat().st_size == 0:
+        return GENESIS
+    try:
+        with path.open("rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data:
+            if data[-1:] != b"\n":
+                raise ValueError("the file does not end with a newline (interrupted write?)")
+            record = _decode(data[data.rfind(b"\n", 0, len(data) - 1) + 1 : -1])
+    except (OSError, ValueError) as exc:
+        raise ConfigError(f"query log {path}: cannot read the last line: {exc}") from exc
+    if not isinstance(record, dict) or record.get("hash") != _record_hash(record):
+        raise ConfigError(f"query log {path}: the last line is not a valid chained record; start a new log")
+    return str(record["hash"])
+
+
+class QueryLog:
+    """Append-only hash-chained JSONL at ``path``, continuing an existing chain; thread-safe within one process.
+
+    ``clock`` gives ``ts``. Every line is flushed; ``fsync=True`` also syncs it. :class:`ConfigError` if the file
+    cannot be opened or its last line is corrupt. Two processes must not share one file (the lock is per object).
+    """
+
+    def __init__(
+        self, path: str | os.PathLike[str], *, clock: Callable[[], datetime] = system_clock, fsync: bool = False
+    ) -> None:
+        self.path = Path(path)
+        self._clock, self._fsync, self._lock = clock, fsync, threading.Lock()
+        self._prev = _last_hash(self.path)
+        try:
+            self._handle = self.path.open("ab")
+        except OSError as exc:
+            raise ConfigError(f"cannot open query log {self.path}: {exc}") from exc
+
+    def append(self, event: QueryEvent) -> dict[str, Any]:
+        """Write one line for ``event``; return the record as written (with ``prev`` and ``hash``)."""
+        # The JSON round trip makes the hashed record exactly what read_log() parses (int keys, tuples, ...).
+        record: dict[str, Any] = json.loads(canonical_json(event.to_record()))
+        with self._lock:
+            record["prev"] = self._prev
+            record["hash"] = _record_hash(record)
+            self._handle.write(_encode(canonical_json(record)) + b"\n")
+            self._handle.flush()
+            if self._fsync:
+                os.fsync(self._handle.fileno())
+            self._prev = record["hash"]
+        return record
+
+    @contextmanager
+    def call(
+        self, session: str, tool: Tool, arguments: dict[str, Any], cutoff: datetime | str
+    ) -> Iterator[CallRecorder]:
+        """Log one call in a ``finally``: the body fills the recorder; an exception is logged, then re-raised.
+
+        ``ts`` comes from the clock on entry, ``latency_ms`` from ``time.perf_counter``. A string ``cutoff`` is
+        parsed with :func:`parse_cutoff` (:class:`InvalidRequest`); tool and arguments are checked on entry.
+        """
+        _check_call(tool, arguments)
+        cutoff_iso = format_instant(parse_cutoff(cutoff) if isinstance(cutoff, str) else cutoff)
+        ts, recorder, started = format_instant(self._clock()), CallRecorder(), time.perf_counter()
+        try:
+            yield recorder
+        except BaseException as exc:
+            recorder.set_error(exc)
+            raise
+        finally:
+            latency_ms = (time.perf_counter() - started) * 1000.0
+            event = QueryEvent(ts, session, tool, dict(arguments), cutoff_iso, recorder.response, recorder.error,
+                               recorder.hits, recorder.rejections, latency_ms)  # fmt: skip
+            recorder.record = self.append(event)
+
+    def close(self) -> None:
+        """Close the file; a later append raises ``ValueError``."""
+        with self._lock:
+            self._handle.close()
+
+    def __enter__(self) -> QueryLog:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+def read_log(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Yield ``(line_number, record)`` from line 1, streaming; :class:`InvalidRequest` naming a non-JSON line."""
+    try:
+        with Path(path).open("rb") as handle:
+            for number, raw in enumerate(handle, start=1):
+                try:
+                    record = _decode(raw)
+                except ValueError as exc:
+                    raise InvalidRequest(f"query log {path} line {number} is not JSON: {exc}") from exc
+                if not isinstance(record, dict):
+                    raise InvalidRequest(f"query log {path} line {number} is not a JSON object")
+                yield number, record
+    except OSError as exc:
+        raise InvalidRequest(f"cannot read query log {path}: {exc}") from exc
+
+
+@dataclass(frozen=True)
+class ChainBreak:
+    """A line where the chain does not hold: ``kind`` is ``hash_mismatch`` or ``prev_mismatch``."""
+
+    line: int
+    kind: Literal["hash_mismatch", "prev_mismatch"]
+    detail: str
+
+
+class _ChainChecker:
+    """Streaming check; each line's ``prev`` is compared with the previous line's *stored* hash."""
+
+    def __init__(self) -> None:
+        self._prev = GENESIS
+
+    def check(self, line: int, record: Mapping[str, Any]) -> list[ChainBreak]:
+        breaks: list[ChainBreak] = []
+        if record.get("prev") != self._prev:
+            detail = f"prev is {record.get('prev')!r}, the previous line's hash is {self._prev}"
+            breaks.append(ChainBreak(line, "prev_mismatch", detail))
+        stored, computed = record.get("hash"), _record_hash(record)
+        if stored != computed:
+            breaks.append(ChainBreak(line, "hash_mismatch", f"stored hash {stored!r}, content hashes to {computed}"))
+        self._prev = stored if isinstance(stored, str) else computed
+        return breaks
+
+
+def verify_chain(records: Iterable[tuple[int, Mapping[str, Any]]]) -> list[ChainBreak]:
+    """Every break in ``records`` (as :func:`read_log` yields them), in line order; empty when the chain holds."""
+    checker = _ChainChecker()
+    return [found for line, record in records for found in checker.check(line, record)]
+
+
+@dataclass(frozen=True)
+class LateHit:
+    """A logged hit not provably before its line's cutoff (``valid_from >= cutoff``, missing or unparseable)."""
+
+    line: int
+    id: str
+    valid_from: str
+    cutoff: str
+
+
+def _counts(counts: Mapping[str, int]) -> str:
+    return ", ".join(f"{key} {counts[key]}" for key in sorted(counts)) or "none"
+
+
+@dataclass
+class AuditReport:
+    """Counts over a log; ``ok`` is false on any late hit or chain break. ``head`` is the last line's hash."""
+
+    lines: int = 0
+    head: str = GENESIS
+    calls_per_tool: dict[str, int] = field(default_factory=dict)
+    errors_per_code: dict[str, int] = field(default_factory=dict)
+    hits: int = 0
+    rejections_per_reason: dict[str, int] = field(default_factory=dict)
+    late_hits: list[LateHit] = field(default_factory=list)
+    chain_breaks: list[ChainBreak] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not (self.late_hits or self.chain_breaks)
+
+    def render(self) -> str:
+        """A human summary, one fact a line, ending with ``result: OK`` or ``result: FAILED``."""
+        out = [f"query log: {self.lines} lines, head {self.head}", f"calls: {_counts(self.calls_per_tool)}",
+               f"errors: {_counts(self.errors_per_code)}", f"hits shown: {self.hits}",
+               f"rejections: {_counts(self.rejections_per_reason)}", f"late hits: {len(self.late_hits)}",
+               *(f"  line {h.line}: {h.id} valid_from {h.valid_from} is not before cutoff {h.cutoff}"
+                 for h in self.late_hits),
+               f"chain breaks: {len(self.chain_breaks)}",
+               *(f"  line {b.line}: {b.kind}: {b.detail}" for b in self.chain_breaks),
+               "result: OK" if self.ok else "result: FAILED"]  # fmt: skip
+        return "\n".join(out)
+
+
+def _bump(counts: dict[str, int], key: object) -> None:
+    counts[str(key)] = counts.get(str(key), 0) + 1
+
+
+def _is_before(instant: object, cutoff: object) -> bool:
+    """True only when both parse and ``instant < cutoff`` (fail closed)."""
+    try:
+        return isinstance(instant, str) and isinstance(cutoff, str) and parse_cutoff(instant) < parse_cutoff(cutoff)
+    except InvalidRequest:
+        return False
+
+
+def _tally(report: AuditReport, line: int, record: Mapping[str, Any]) -> None:
+    """Add one record's tool, error code, hits (late ones too) and rejection reasons to ``report``."""
+    _bump(report.calls_per_tool, record.get("tool"))
+    if isinstance(error := record.get("error"), dict):
+        _bump(report.errors_per_code, error.get("code"))
+    hits, rejections = record.get("hits"), record.get("rejections")
+    for hit in hits if isinstance(hits, list) else [{"id": "<hits is not a list>"}]:
+        hit = hit if isinstance(hit, dict) else {"id": "<hit is not an object>"}
+        report.hits += 1
+        valid_from, cutoff = hit.get("valid_from"), record.get("cutoff")
+        if not _is_before(valid_from, cutoff):
+            report.late_hits.append(LateHit(line, str(hit.get("id")), str(valid_from), str(cutoff)))
+    for rejection in rejections if isinstance(rejections, list) else [None]:
+        _bump(report.rejections_per_reason, rejection.get("reason") if isinstance(rejection, dict) else None)
+
+
+def audit(path: str | os.PathLike[str]) -> AuditReport:
+    """Summarize and check the log at ``path``: a hit with ``valid_from >= cutoff`` or a chain break fails it.
+
+    :class:`InvalidRequest` if the file cannot be read or a line is not a JSON object.
+    """
+    report, checker = AuditReport(), _ChainChecker()
+    for line, record in read_log(path):
+        report.lines, report.head = line, str(record.get("hash"))
+        report.chain_breaks += checker.check(line, record)
+        _tally(report, line, record)
+    return report
+
+
+@dataclass(frozen=True)
+class ReplayLine:
+    """One replayed line: ``identical`` if response and error match byte for byte, else ``detail`` says where.
+
+    ``chain_breaks`` are this line's chain problems: reported, not counted as a difference.
+    """
+
+    line: int
+    tool: str
+    identical: bool
+    detail: str
+    chain_breaks: tuple[ChainBreak, ...] = ()
+
+
+def _short(value: Any) -> str:
+    text = canonical_json(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _first_difference(logged: Any, replayed: Any, path: str) -> str:
+    """The key path of the first difference between two JSON values (keys in sorted order), with both values."""
+    if isinstance(logged, dict) and isinstance(replayed, dict):
+        for key in sorted(set(logged) | set(replayed), key=str):
+            sub = f"{path}.{key}" if path else str(key)
+            if key not in logged or key not in replayed:
+                return f"{sub}: only in {'replayed' if key not in logged else 'logged'}"
+            if canonical_json(logged[key]) != canonical_json(replayed[key]):
+                return _first_difference(logged[key], replayed[key], sub)
+    elif isinstance(logged, list) and isinstance(replayed, list):
+        for index, (left, right) in enumerate(zip(logged, replayed, strict=False)):
+            if canonical_json(left) != canonical_json(right):
+                return _first_difference(left, right, f"{path}[{index}]")
+        if len(logged) != len(replayed):
+            return f"{path}: {len(logged)} items logged, {len(replayed)} replayed"
+    return f"{path or '<root>'}: logged {_short(logged)}, replayed {_short(replayed)}"
+
+
+def compare(logged: Any, replayed: Any) -> str:
+    """``""`` if the canonical JSON bytes are equal, else ``first difference at <key path>: logged .., replayed ..``."""
+    if canonical_json(logged) == canonical_json(replayed):
+        return ""
+    return f"first difference at {_first_difference(logged, replayed, '')}"
+
+
+def _replay_one(record: Mapping[str, Any], execute: Execute) -> str:
+    arguments, cutoff = record.get("arguments"), record.get("cutoff")
+    if not isinstance(arguments, dict) or not isinstance(cutoff, str):
+        return "malformed line: arguments is not an object or cutoff is not a string"
+    try:
+        response, error = execute(cutoff, str(record.get("tool")), arguments)
+    except FrozenSearchError as exc:
+        response, error = None, error_dict(exc)
+    logged = {"response": record.get("response"), "error": record.get("error")}
+    return compare(logged, {"response": response, "error": error})
+
+
+def replay(path: str | os.PathLike[str], execute: Execute) -> Iterator[ReplayLine]:
+    """Re-run each logged call through ``execute`` and compare response and error byte for byte (not ts/latency).
+
+    ``execute(cutoff_iso, tool, arguments)`` returns ``(response, None)`` or ``(None, {"code", "message"})``; a
+    :class:`FrozenSearchError` it raises counts as that error. :class:`InvalidRequest` on an unreadable line.
+    """
+    checker = _ChainChecker()
+    for line, record in read_log(path):
+        breaks = tuple(checker.check(line, record))
+        detail = _replay_one(record, execute)
+        yield ReplayLine(line, str(record.get("tool")), detail == "", detail, breaks)

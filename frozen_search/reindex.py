@@ -1,0 +1,42 @@
+"""Rebuild the tantivy index from the store (``frozen-search reindex``): the index is derived data.
+
+The new index is built in a sibling folder and swapped in by rename only when complete, so a failed rebuild leaves
+the old index serving.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+from frozen_search.adapters import DISPLAY_TEXT
+from frozen_search.index import IndexedRevision, RevisionIndex
+from frozen_search.store import Store
+
+
+def rebuild_index(store: Store, index_path: Path, progress: Callable[[int], None] | None = None) -> int:
+    """Index every stored revision afresh at ``index_path``; returns the number of revisions indexed.
+
+    Raises:
+        StoreIntegrityError: a revision's chunks are missing from the store.
+    """
+    building = index_path.with_name(index_path.name + ".building")
+    index = RevisionIndex.create(building, fresh=True)
+    count = 0
+    with index.writer() as writer:
+        for row in store.iter_revisions():
+            text = DISPLAY_TEXT[row.source](store.text_parts(row))
+            writer.add(IndexedRevision(row.rev_pk, row.doc_id, row.source, row.valid_from, row.valid_to, row.title,
+                                       text))
+            count += 1
+            if progress is not None:
+                progress(count)
+        writer.commit(store.generation)
+    old = index_path.with_name(index_path.name + ".old")
+    if index_path.exists():
+        shutil.rmtree(old, ignore_errors=True)
+        index_path.rename(old)
+    building.rename(index_path)
+    shutil.rmtree(old, ignore_errors=True)
+    return count

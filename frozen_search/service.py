@@ -1,0 +1,317 @@
+"""FrozenSearchService: ``search`` and ``fetch`` at one cutoff, fixed at construction, over the store and index.
+
+The one synchronous core behind every face (CLI, HTTP, MCP). Each call resolves documents to their snapshot at
+``T`` (the revision with the greatest ``valid_from < T``; a redirect is followed as it stood at ``T``), runs the
+re-verification pass (:mod:`frozen_search.verify`) on every hit and every fetched document, and writes one
+hash-chained query-log line (:mod:`frozen_search.querylog`), errors included. :meth:`execute` computes a call's
+outcome without logging, which is what ``replay`` compares against the log.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+from frozen_search.adapters import wikipedia
+from frozen_search.config import Settings
+from frozen_search.cutoff_rules.base import cutoff_bound, iso_utc
+from frozen_search.errors import (
+    IndexNotReady,
+    InvalidRequest,
+    NotFoundBeforeCutoff,
+    RefusedSource,
+    VerificationFailed,
+)
+from frozen_search.index import RevisionIndex, tokenize
+from frozen_search.models import FetchResponse, HitRecord, Outcome, Rejection, SearchResponse, SearchResult
+from frozen_search.querylog import QueryLog, format_instant
+from frozen_search.store import RevisionRow, Store
+from frozen_search.verify import Displayed, verify
+
+SERVED_SOURCES = ("wikipedia",)
+KNOWN_SOURCES = ("arxiv", "math.stackexchange", "mathoverflow", "openalex", "wikipedia")
+MAX_REFERENCE_CHARS = 2_000
+HISTORY_NOTES = {
+    "proven": "the next stored revision names this one as its parent",
+    "unverified": "the dump gives no parent ids; revisions are taken to be consecutive as exported",
+    "gap": "revisions between this one and the next stored one are missing from the store: a later revision "
+           "before the cutoff may exist",
+    "open": "no later revision is stored",
+}
+
+
+class FrozenSearchService:
+    """Search and fetch as the store stood before ``settings.cutoff`` (a UTC instant, fixed for life).
+
+    ``store``/``index``/``log`` default to the files under ``settings.data_dir``; pass ``log=None`` explicitly
+    with ``logging=False`` to run without a query log (``replay`` does). ``session`` names this service's calls
+    in the log (random when omitted).
+
+    Raises:
+        ConfigError: no cutoff in ``settings`` or an unusable store or log.
+    """
+
+    def __init__(self, settings: Settings, *, store: Store | None = None, log: QueryLog | None = None,
+                 logging: bool = True, session: str | None = None,
+                 clock: Callable[[], datetime] | None = None) -> None:
+        self.settings = settings
+        self.cutoff = settings.require_cutoff()
+        self.bound = cutoff_bound(self.cutoff)
+        self.store = store if store is not None else Store(settings.store_path)
+        if log is None and logging:
+            settings.querylog_path.parent.mkdir(parents=True, exist_ok=True)
+            log = QueryLog(settings.querylog_path) if clock is None else QueryLog(settings.querylog_path, clock=clock)
+        self.log = log
+        self.session = session or secrets.token_hex(8)
+        self._index: RevisionIndex | None = None
+        self._lock = threading.RLock()
+        self._texts: OrderedDict[int, str] = OrderedDict()
+        self._text_chars = 0
+
+    @property
+    def cutoff_iso(self) -> str:
+        """The cutoff as shown to clients (``2026-01-06T00:00:00Z``)."""
+        return format_instant(self.cutoff)
+
+    def search(self, query: str, source: str | None = None, limit: int = 10) -> SearchResponse:
+        """BM25 search over the historical text current at the cutoff; every hit re-verified; logged.
+
+        Raises:
+            InvalidRequest: empty or over-long query, bad ``limit``.
+            RefusedSource: a source this server does not serve.
+            IndexNotReady: no index, or one older than the store.
+        """
+        response = self._logged("search", {"query": query, "source": source, "limit": limit})
+        assert isinstance(response, SearchResponse)
+        return response
+
+    def fetch(self, id: str, offset: int = 0, max_chars: int | None = None) -> FetchResponse:
+        """The document ``id`` (an id or canonical URL) as it stood at the cutoff, ``max_chars`` from ``offset``.
+
+        Raises:
+            InvalidRequest: malformed id or URL, bad ``offset``/``max_chars``.
+            RefusedSource: a URL of another site.
+            NotFoundBeforeCutoff: no revision before the cutoff (or an oldid saved at or after it).
+            VerificationFailed: the document failed re-verification (reason code and evidence in the message).
+        """
+        response = self._logged("fetch", {"id": id, "offset": offset, "max_chars": max_chars})
+        assert isinstance(response, FetchResponse)
+        return response
+
+    def _logged(self, tool: str, arguments: dict[str, Any]) -> SearchResponse | FetchResponse | None:
+        if self.log is None:
+            return self.execute(tool, arguments).response
+        with self.log.call(self.session, tool, arguments, self.cutoff) as recorder:  # type: ignore[arg-type]
+            outcome = self.execute(tool, arguments)
+            recorder.set_outcome(outcome)
+        return outcome.response
+
+    def execute(self, tool: str, arguments: dict[str, Any]) -> Outcome:
+        """Compute a call's outcome (response, hits, rejections) without logging it; used by ``replay``."""
+        if tool == "search":
+            return self._search(**arguments)
+        if tool == "fetch":
+            return self._fetch(**arguments)
+        raise InvalidRequest(f"unknown tool {tool!r}; the tools are search and fetch")
+
+    # -- search -------------------------------------------------------------------------------------------------
+
+    def _search(self, query: Any, source: Any = None, limit: Any = 10) -> Outcome:
+        terms, phrases, limit = self._check_search(query, source, limit)
+        candidates = self._open_index().search(terms, phrases, self.bound, source, limit * 3)
+        with self._lock:
+            rows = self.store.revisions([rev_pk for _, rev_pk, _ in candidates])
+            outcome = Outcome(response=SearchResponse(results=[]))
+            seen: set[str] = set()
+            for _, rev_pk, doc in candidates:
+                if len(outcome.hits) >= limit:
+                    break
+                self._consider(rows.get(rev_pk), doc, terms, seen, outcome)
+        return outcome
+
+    def _check_search(self, query: Any, source: Any, limit: Any) -> tuple[list[str], list[list[str]], int]:
+        if not isinstance(query, str) or not query.strip():
+            raise InvalidRequest("the query is empty")
+        if len(query) > self.settings.max_query_chars:
+            raise InvalidRequest(f"the query has {len(query)} characters; the limit is "
+                                 f"{self.settings.max_query_chars}")
+        if source is not None and source not in SERVED_SOURCES:
+            known = "a known source not served by this store" if source in KNOWN_SOURCES else "not a source"
+            raise RefusedSource(f"source {str(source)[:50]!r} is {known}; served: {', '.join(SERVED_SOURCES)}")
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= self.settings.max_limit:
+            raise InvalidRequest(f"limit must be an integer from 1 to {self.settings.max_limit}")
+        terms = tokenize(query)
+        if not terms:
+            raise InvalidRequest("the query has no searchable words")
+        phrases = [tokenize(p) for p in re.findall(r'"([^"]+)"', query)]
+        return terms, [p for p in phrases if len(p) > 1], limit
+
+    def _consider(self, row: RevisionRow | None, doc: str, terms: list[str], seen: set[str],
+                  outcome: Outcome) -> None:
+        if row is None:
+            outcome.rejections.append(Rejection(id=doc, reason="not_in_store",
+                                                evidence="the index names a revision the store does not hold"))
+            return
+        shown, redirected_from = self._follow_redirect(row)
+        if shown is None:
+            outcome.rejections.append(Rejection(id=row.doc_id, reason="redirect_target_missing",
+                                                evidence=f"redirects to {row.redirect!r} at the cutoff"))
+            return
+        if shown.doc_id in seen:
+            return
+        text = self._text(shown)
+        displayed = self._displayed(shown, text, redirected_from)
+        rejection = verify(displayed, self.cutoff, allowed_sources=SERVED_SOURCES,
+                           allowed_hosts=(self.settings.wikipedia_host,), query_terms=terms)
+        if rejection is not None:
+            outcome.rejections.append(rejection)
+            return
+        seen.add(shown.doc_id)
+        assert isinstance(outcome.response, SearchResponse)
+        outcome.response.results.append(SearchResult(
+            id=shown.doc_id, title=shown.title, url=displayed.url, source=shown.source,
+            as_of=iso_utc(shown.valid_from), text=snippet(text, terms, self.settings.snippet_chars)))
+        outcome.hits.append(_hit(shown))
+
+    # -- fetch --------------------------------------------------------------------------------------------------
+
+    def _fetch(self, id: Any, offset: Any = 0, max_chars: Any = None) -> Outcome:
+        if not isinstance(id, str) or not id.strip() or len(id) > MAX_REFERENCE_CHARS:
+            raise InvalidRequest(f"id must be a non-empty string of at most {MAX_REFERENCE_CHARS} characters")
+        size = self.settings.max_chars if max_chars is None else max_chars
+        for name, value, low in (("offset", offset, 0), ("max_chars", size, 1)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < low:
+                raise InvalidRequest(f"{name} must be an integer >= {low}")
+        if size > self.settings.max_chars_limit:
+            raise InvalidRequest(f"max_chars is at most {self.settings.max_chars_limit}")
+        with self._lock:
+            shown, redirected_from = self._resolve(id)
+            text = self._text(shown)
+            displayed = self._displayed(shown, text, redirected_from)
+            rejection = verify(displayed, self.cutoff, allowed_sources=SERVED_SOURCES,
+                               allowed_hosts=(self.settings.wikipedia_host,))
+        if rejection is not None:
+            raise VerificationFailed(f"{rejection.reason}: {shown.doc_id} as of {iso_utc(shown.valid_from)} "
+                                     f"failed re-verification ({rejection.evidence})")
+        if offset > len(text):
+            raise InvalidRequest(f"offset {offset} is past the end of the document ({len(text)} characters)")
+        end = min(len(text), offset + size)
+        metadata = {
+            "source": shown.source, "as_of": iso_utc(shown.valid_from), "revision": shown.version,
+            "revision_url": wikipedia.oldid_url(shown.version, self.settings.wikipedia_host),
+            "cutoff": self.cutoff_iso, "offset": offset, "next_offset": end if end < len(text) else None,
+            "total_chars": len(text), "history": shown.continuity,
+            "history_note": HISTORY_NOTES.get(shown.continuity, ""), "redirected_from": redirected_from,
+        }
+        response = FetchResponse(id=shown.doc_id, title=shown.title, text=text[offset:end], url=displayed.url,
+                                 metadata=metadata)
+        return Outcome(response=response, hits=[_hit(shown)])
+
+    def _resolve(self, ref: str) -> tuple[RevisionRow, str | None]:
+        reference = wikipedia.parse_reference(ref, self.settings.wikipedia_host)
+        if reference.oldid is not None:
+            row = self.store.by_version(wikipedia.SOURCE, reference.oldid)
+            if row is None:
+                raise NotFoundBeforeCutoff(f"revision {reference.oldid} is not in the store")
+            if row.valid_from >= self.bound:
+                raise NotFoundBeforeCutoff(f"revision {reference.oldid} was saved at or after the cutoff "
+                                           f"{self.cutoff_iso}")
+            return row, None
+        assert reference.title is not None
+        doc = wikipedia.doc_id(reference.title)
+        row = self.store.snapshot(doc, self.bound)
+        if row is None:
+            raise NotFoundBeforeCutoff(f"{doc} has no revision before the cutoff {self.cutoff_iso}")
+        shown, redirected_from = self._follow_redirect(row)
+        if shown is None:
+            raise NotFoundBeforeCutoff(f"{doc} redirected to {row.redirect!r} at the cutoff, which has no "
+                                       "revision before it")
+        return shown, redirected_from
+
+    def _follow_redirect(self, row: RevisionRow) -> tuple[RevisionRow | None, str | None]:
+        """One hop, as MediaWiki follows redirects; the target's snapshot is taken at the same cutoff."""
+        if row.redirect is None:
+            return row, None
+        try:
+            target_doc = wikipedia.doc_id(row.redirect)
+        except InvalidRequest:
+            return None, row.doc_id
+        return self.store.snapshot(target_doc, self.bound), row.doc_id
+
+    # -- shared -------------------------------------------------------------------------------------------------
+
+    def _displayed(self, row: RevisionRow, text: str, redirected_from: str | None) -> Displayed:
+        parts = [(f"revision {row.version} of {row.doc_id}", row.valid_from)]
+        if redirected_from is not None:
+            redirect = self.store.snapshot(redirected_from, self.bound)
+            parts.append((f"redirect {redirected_from}", redirect.valid_from if redirect else self.bound))
+        url = wikipedia.page_url(row.title, self.settings.wikipedia_host)
+        return Displayed(id=row.doc_id, source=row.source, url=url,
+                         title=row.title if redirected_from is None else
+                         f"{row.title} {wikipedia.title_of(redirected_from)}",
+                         text=text, stored_sha256=row.sha256, parts=parts)
+
+    def _text(self, row: RevisionRow) -> str:
+        """The displayed text of ``row``, from a bounded in-memory cache or the store (chunks joined)."""
+        cached = self._texts.get(row.rev_pk)
+        if cached is not None:
+            self._texts.move_to_end(row.rev_pk)
+            return cached
+        text = wikipedia.display_text(self.store.text_parts(row))
+        self._texts[row.rev_pk] = text
+        self._text_chars += len(text)
+        while self._text_chars > 50_000_000 and self._texts:
+            _, old = self._texts.popitem(last=False)
+            self._text_chars -= len(old)
+        return text
+
+    def ready(self) -> None:
+        """Return when search can run: the index opens and reflects the store's generation (no search is run).
+
+        Raises:
+            IndexNotReady: no index, another index format, or an index older than the store.
+        """
+        self._open_index()
+
+    def _open_index(self) -> RevisionIndex:
+        if self._index is None:
+            self._index = RevisionIndex.open(self.settings.index_path)
+        if self._index.generation != self.store.generation:
+            raise IndexNotReady(f"the index reflects store generation {self._index.generation} but the store is at "
+                                f"{self.store.generation}: run `frozen-search reindex`")
+        return self._index
+
+    def close(self) -> None:
+        """Close the store and the query log."""
+        self.store.close()
+        if self.log is not None:
+            self.log.close()
+
+
+def _hit(row: RevisionRow) -> HitRecord:
+    return HitRecord(id=row.doc_id, version=row.version, valid_from=iso_utc(row.valid_from), sha256=row.sha256)
+
+
+def snippet(text: str, terms: list[str], width: int) -> str:
+    """About ``width`` characters of ``text`` around the first whole-word occurrence of a query term."""
+    start = 0
+    lowered = text.lower()
+    for term in terms:
+        found = re.search(rf"(?<![^\W_]){re.escape(term)}(?![^\W_])", lowered)
+        if found is not None:
+            start = max(0, found.start() - width // 3)
+            break
+    if start > 0:
+        space = text.find(" ", start)
+        start = space + 1 if 0 <= space < start + 30 else start
+    end = min(len(text), start + width)
+    if end < len(text):
+        space = text.rfind(" ", start, end)
+        end = space if space > start + width // 2 else end
+    piece = " ".join(text[start:end].split())
+    return ("…" if start > 0 else "") + piece + ("…" if end < len(text) else "")

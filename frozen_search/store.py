@@ -1,0 +1,291 @@
+"""The store: SQLite (WAL), the record of truth for every document and revision frozen-search can show.
+
+One store serves every cutoff: a revision carries ``valid_from`` (its upstream timestamp, integer UTC seconds)
+and ``valid_to`` (the next stored revision's ``valid_from``, or ``NULL`` when none is known), and the snapshot at
+``T`` is derived by query, never materialized per cutoff.
+
+Text is stored content-addressed, the way git stores blobs: a revision lists the sha1 keys of its chunks
+(:mod:`frozen_search.adapters.wikitext` splits wikitext at balanced paragraph boundaries), and each distinct
+chunk is stored once with its source and rendered text. 15,180 revisions of "Anarchism" (1.05 GB of wikitext)
+share most paragraphs, so this keeps the store small and ingestion fast. ``sha256`` is the hash of the full
+displayed text, recomputed at display time by re-verification (design.md check 2).
+
+``continuity`` says what is known of the gap between a revision and the next stored one: ``proven`` (the next
+revision's ``parentid`` is this one), ``gap`` (the next revision's parent is another, unknown revision),
+``unverified`` (the dump gave no parent ids, e.g. export schemas 0.3/0.4) or ``open`` (no later revision stored).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from frozen_search.errors import ConfigError, StoreIntegrityError
+
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS chunks (key BLOB PRIMARY KEY, source TEXT NOT NULL, text TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS revisions (
+    rev_pk INTEGER PRIMARY KEY,
+    doc_id TEXT NOT NULL,
+    source TEXT NOT NULL,
+    version TEXT NOT NULL,
+    parent_version TEXT,
+    valid_from INTEGER NOT NULL,
+    valid_to INTEGER,
+    continuity TEXT NOT NULL DEFAULT 'open',
+    title TEXT NOT NULL,
+    redirect TEXT,
+    chunk_keys BLOB NOT NULL,
+    sha256 TEXT NOT NULL,
+    chars INTEGER NOT NULL,
+    metadata TEXT NOT NULL,
+    provenance TEXT NOT NULL,
+    UNIQUE (doc_id, version)
+);
+CREATE INDEX IF NOT EXISTS revisions_doc_time ON revisions (doc_id, valid_from);
+CREATE INDEX IF NOT EXISTS revisions_version ON revisions (source, version);
+CREATE TABLE IF NOT EXISTS ingests (
+    id INTEGER PRIMARY KEY, source TEXT NOT NULL, files TEXT NOT NULL, finished TEXT NOT NULL,
+    pages INTEGER NOT NULL, revisions INTEGER NOT NULL
+);
+"""
+
+KEY_BYTES = 20  # sha1 digest size of a chunk key
+
+
+@dataclass(frozen=True)
+class NewRevision:
+    """A revision to store. Instants are integer UTC seconds; ``chunk_keys`` concatenates 20-byte sha1 keys."""
+
+    doc_id: str
+    source: str
+    version: str
+    parent_version: str | None
+    valid_from: int
+    title: str
+    redirect: str | None
+    chunk_keys: bytes
+    sha256: str
+    chars: int
+    metadata: dict[str, Any]
+    provenance: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class RevisionRow:
+    """A stored revision (without its text; see :meth:`Store.text_parts`)."""
+
+    rev_pk: int
+    doc_id: str
+    source: str
+    version: str
+    parent_version: str | None
+    valid_from: int
+    valid_to: int | None
+    continuity: str
+    title: str
+    redirect: str | None
+    chunk_keys: bytes
+    sha256: str
+    chars: int
+    metadata: dict[str, Any]
+    provenance: dict[str, Any]
+
+
+_COLUMNS = ("rev_pk, doc_id, source, version, parent_version, valid_from, valid_to, continuity, title, redirect, "
+            "chunk_keys, sha256, chars, metadata, provenance")
+
+
+def _row(values: Sequence[Any]) -> RevisionRow:
+    (rev_pk, doc_id, source, version, parent, valid_from, valid_to, continuity, title, redirect, keys, sha256,
+     chars, metadata, provenance) = values
+    return RevisionRow(rev_pk, doc_id, source, version, parent, valid_from, valid_to, continuity, title, redirect,
+                       bytes(keys), sha256, chars, json.loads(metadata), json.loads(provenance))
+
+
+class Store:
+    """The SQLite record of truth at ``path`` (created on first open; WAL journal).
+
+    Raises:
+        ConfigError: the file is not a frozen-search store or has another schema version.
+    """
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        try:
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._init_schema()
+        except sqlite3.DatabaseError as exc:
+            self._db.close()
+            raise ConfigError(f"{path} is not a usable frozen-search store: {exc}") from exc
+
+    def _init_schema(self) -> None:
+        found = self._db.execute(
+            "SELECT name FROM sqlite_master WHERE type='table' AND name='meta'").fetchone()
+        if found is None:
+            with self.transaction():
+                for statement in _SCHEMA.split(";"):
+                    if statement.strip():
+                        self._db.execute(statement)
+                self._db.execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+                self._db.execute("INSERT INTO meta VALUES ('generation', '0')")
+        version = self.meta("schema_version")
+        if version != str(SCHEMA_VERSION):
+            raise ConfigError(f"{self.path} has store schema version {version}; this frozen-search reads "
+                              f"{SCHEMA_VERSION}")
+
+    def close(self) -> None:
+        """Close the connection."""
+        self._db.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """``BEGIN IMMEDIATE`` … ``COMMIT``; any exception rolls everything back and propagates."""
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
+
+    def meta(self, key: str) -> str | None:
+        """A value of the ``meta`` table (``schema_version``, ``generation``), or ``None``."""
+        found = self._db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        return None if found is None else str(found[0])
+
+    @property
+    def generation(self) -> int:
+        """A counter bumped by every committed ingest; the index records the generation it was built from."""
+        return int(self.meta("generation") or 0)
+
+    def bump_generation(self) -> int:
+        """Increment :attr:`generation` (inside the caller's transaction) and return the new value."""
+        value = self.generation + 1
+        self._db.execute("UPDATE meta SET value=? WHERE key='generation'", (str(value),))
+        return value
+
+    def put_chunks(self, chunks: Iterable[tuple[bytes, str, str]]) -> None:
+        """Store ``(key, source, text)`` chunks; a key already stored is kept as it was."""
+        self._db.executemany("INSERT OR IGNORE INTO chunks VALUES (?, ?, ?)", chunks)
+
+    def add_revision(self, rev: NewRevision) -> int | None:
+        """Insert a revision; returns its ``rev_pk``, or ``None`` when ``(doc_id, version)`` is already stored."""
+        cursor = self._db.execute(
+            "INSERT OR IGNORE INTO revisions (doc_id, source, version, parent_version, valid_from, title, redirect, "
+            "chunk_keys, sha256, chars, metadata, provenance) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+            (rev.doc_id, rev.source, rev.version, rev.parent_version, rev.valid_from, rev.title, rev.redirect,
+             rev.chunk_keys, rev.sha256, rev.chars, json.dumps(rev.metadata, sort_keys=True),
+             json.dumps(rev.provenance, sort_keys=True)))
+        return cursor.lastrowid if cursor.rowcount == 1 else None
+
+    def set_interval(self, rev_pk: int, valid_to: int | None, continuity: str) -> None:
+        """Set one revision's ``valid_to`` (UTC seconds) and ``continuity`` (see the module docstring)."""
+        self._db.execute("UPDATE revisions SET valid_to=?, continuity=? WHERE rev_pk=?", (valid_to, continuity, rev_pk))
+
+    def relink(self, doc_id: str) -> list[RevisionRow]:
+        """Recompute ``valid_to`` and ``continuity`` of every revision of ``doc_id`` from its neighbours.
+
+        Revisions are ordered by ``(valid_from, rev_pk)``. Returns the rows whose values changed (the index must
+        re-add them).
+        """
+        rows = self._db.execute(
+            "SELECT rev_pk, version, valid_to, continuity, "
+            "LEAD(valid_from) OVER w, LEAD(parent_version) OVER w, LEAD(rev_pk) OVER w "
+            "FROM revisions WHERE doc_id=? WINDOW w AS (ORDER BY valid_from, rev_pk)", (doc_id,)).fetchall()
+        changed: list[int] = []
+        for rev_pk, version, valid_to, continuity, next_from, next_parent, next_pk in rows:
+            if next_pk is None:
+                new = (None, "open")
+            elif next_parent is None:
+                new = (next_from, "unverified")
+            else:
+                new = (next_from, "proven" if next_parent == version else "gap")
+            if (valid_to, continuity) != new:
+                self._db.execute("UPDATE revisions SET valid_to=?, continuity=? WHERE rev_pk=?", (*new, rev_pk))
+                changed.append(rev_pk)
+        return [self.revision(pk) for pk in changed]
+
+    def revision(self, rev_pk: int) -> RevisionRow:
+        """The revision with this primary key (raises ``KeyError`` if absent)."""
+        found = self._db.execute(f"SELECT {_COLUMNS} FROM revisions WHERE rev_pk=?", (rev_pk,)).fetchone()
+        if found is None:
+            raise KeyError(rev_pk)
+        return _row(found)
+
+    def revisions(self, rev_pks: Sequence[int]) -> dict[int, RevisionRow]:
+        """Several revisions by primary key (absent keys are simply missing from the result)."""
+        marks = ",".join("?" * len(rev_pks))
+        found = self._db.execute(f"SELECT {_COLUMNS} FROM revisions WHERE rev_pk IN ({marks})", tuple(rev_pks))
+        return {row.rev_pk: row for row in map(_row, found.fetchall())}
+
+    def snapshot(self, doc_id: str, bound: int) -> RevisionRow | None:
+        """The revision of ``doc_id`` with the greatest ``valid_from < bound`` (integer UTC seconds), or ``None``."""
+        found = self._db.execute(
+            f"SELECT {_COLUMNS} FROM revisions WHERE doc_id=? AND valid_from<? "
+            "ORDER BY valid_from DESC, rev_pk DESC LIMIT 1", (doc_id, bound)).fetchone()
+        return None if found is None else _row(found)
+
+    def by_version(self, source: str, version: str) -> RevisionRow | None:
+        """The revision of ``source`` with upstream id ``version`` (a Wikipedia oldid), or ``None``."""
+        found = self._db.execute(f"SELECT {_COLUMNS} FROM revisions WHERE source=? AND version=? LIMIT 1",
+                                 (source, version)).fetchone()
+        return None if found is None else _row(found)
+
+    def history(self, doc_id: str) -> list[RevisionRow]:
+        """Every stored revision of ``doc_id``, oldest first."""
+        found = self._db.execute(f"SELECT {_COLUMNS} FROM revisions WHERE doc_id=? ORDER BY valid_from, rev_pk",
+                                 (doc_id,))
+        return [_row(values) for values in found.fetchall()]
+
+    def iter_revisions(self, batch: int = 500) -> Iterator[RevisionRow]:
+        """Every stored revision, in ``rev_pk`` order, read in batches (constant memory)."""
+        last = 0
+        while True:
+            found = self._db.execute(f"SELECT {_COLUMNS} FROM revisions WHERE rev_pk>? ORDER BY rev_pk LIMIT ?",
+                                     (last, batch)).fetchall()
+            if not found:
+                return
+            for values in found:
+                yield _row(values)
+            last = found[-1][0]
+
+    def count_revisions(self) -> int:
+        """Number of stored revisions."""
+        return int(self._db.execute("SELECT COUNT(*) FROM revisions").fetchone()[0])
+
+    def text_parts(self, rev: RevisionRow) -> list[str]:
+        """The rendered texts of ``rev``'s chunks, in order.
+
+        Raises:
+            StoreIntegrityError: a chunk the revision lists is missing from the store.
+        """
+        keys = [rev.chunk_keys[i:i + KEY_BYTES] for i in range(0, len(rev.chunk_keys), KEY_BYTES)]
+        texts: dict[bytes, str] = {}
+        unique = list(dict.fromkeys(keys))
+        for start in range(0, len(unique), 500):
+            part = unique[start:start + 500]
+            marks = ",".join("?" * len(part))
+            for key, text in self._db.execute(f"SELECT key, text FROM chunks WHERE key IN ({marks})", part):
+                texts[bytes(key)] = str(text)
+        missing = [key.hex() for key in unique if key not in texts]
+        if missing:
+            raise StoreIntegrityError(f"revision {rev.version} of {rev.doc_id} lists {len(missing)} chunk(s) "
+                                      f"missing from the store (first: {missing[0]})")
+        return [texts[key] for key in keys]
+
+    def record_ingest(self, source: str, files: list[str], finished: str, pages: int, revisions: int) -> None:
+        """Note a committed ingest in the ``ingests`` table (inside the caller's transaction)."""
+        self._db.execute("INSERT INTO ingests (source, files, finished, pages, revisions) VALUES (?,?,?,?,?)",
+                         (source, json.dumps(files), finished, pages, revisions))

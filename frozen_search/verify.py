@@ -1,0 +1,149 @@
+"""The re-verification pass (design.md, checks 1-5): pure, no I/O, no clock; returns a Rejection or ``None``.
+
+Every search hit and every fetched document goes through :func:`verify` just before display:
+
+1. ``valid_not_before_cutoff``   every displayed part (the revision, and a redirect followed to reach it) has
+                                 ``valid_from < T``;
+2. ``sha256_mismatch``           the displayed text hashes to the sha256 stored with the revision;
+3. ``matched_only_current_text`` (search only) a query word occurs in the displayed title or text itself;
+4. ``future_reference``          the text cites nothing that could not exist before ``T``: new- or old-style arXiv
+                                 identifiers of a month after ``T``'s month, ISO dates (``YYYY-MM-DD``) whose day
+                                 starts at or after ``T``, "Retrieved/accessed <date>" stamps at or after ``T``;
+5. ``refused_source``            the source and the URL's host are allowed.
+
+A failed check is a value (:class:`~frozen_search.models.Rejection` with the reason code and the evidence), logged
+by the service; it never raises. Year-only mentions and DOIs are not scanned (a DOI carries no reliable date).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from urllib.parse import urlsplit
+
+from dateutil import parser as dateutil_parser
+
+from frozen_search.cutoff_rules.base import cutoff_bound, iso_utc
+from frozen_search.models import Rejection
+
+REASON_CODES: dict[str, str] = {
+    "valid_not_before_cutoff": "a displayed part is dated at or after the cutoff",
+    "sha256_mismatch": "the displayed text differs from the stored revision",
+    "matched_only_current_text": "no query word occurs in the historical text shown",
+    "future_reference": "the text cites an identifier or date that could not exist before the cutoff",
+    "refused_source": "the source or URL host is not served",
+    "redirect_target_missing": "a redirect's target has no revision before the cutoff",
+}
+
+_ARXIV_PREFIXED = re.compile(r"arxiv(?:\.org/(?:abs|pdf)/|:\s?)(\d{2})(\d{2})\.\d{4,5}", re.IGNORECASE)
+_ARXIV_BARE = re.compile(r"(?<![\w.])(\d{2})(0[1-9]|1[0-2])\.\d{5}(?:v\d+)?(?![\w.])")
+_ARXIV_OLD = re.compile(
+    r"(?<![\w-])(?:math|hep-th|hep-ph|hep-lat|hep-ex|gr-qc|quant-ph|cond-mat|astro-ph|nucl-th|nucl-ex|physics|"
+    r"math-ph|nlin|cs|q-bio|q-fin|stat)(?:\.[A-Z]{2})?/(\d{2})(0[1-9]|1[0-2])\d{3}(?!\d)")
+_ISO_DATE = re.compile(r"(?<!\d)(\d{4})-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])(?!\d)")
+_RETRIEVED = re.compile(r"\b(?:retrieved|accessed)(?:\s+on)?:?\s+([A-Za-z0-9 ,]{6,30}?\d{4})", re.IGNORECASE)
+_DEFAULT_DAY = datetime(2000, 1, 1)
+
+
+@dataclass(frozen=True)
+class Displayed:
+    """What is about to be shown: ids, URL, title, text, and every part's ``valid_from`` (UTC seconds)."""
+
+    id: str
+    source: str
+    url: str
+    title: str
+    text: str
+    stored_sha256: str
+    parts: Sequence[tuple[str, int]]  # (what, valid_from), e.g. ("revision 123", 1178948575)
+
+
+def verify(doc: Displayed, cutoff: datetime, *, allowed_sources: Collection[str], allowed_hosts: Collection[str],
+           query_terms: Sequence[str] | None = None) -> Rejection | None:
+    """Run checks 5, 1, 2, 3 (when ``query_terms`` is given) and 4; the first failure is returned."""
+    for check in (_check_source, _check_dates, _check_sha256):
+        found = check(doc, cutoff, allowed_sources, allowed_hosts)
+        if found is not None:
+            return Rejection(id=doc.id, reason=found[0], evidence=found[1])
+    if query_terms is not None and not matches_historical_text(doc.title, doc.text, query_terms):
+        return Rejection(id=doc.id, reason="matched_only_current_text",
+                         evidence=f"none of {list(query_terms)[:10]} occurs in the text as of the cutoff")
+    found_ref = future_reference(doc.text, cutoff)
+    if found_ref is not None:
+        return Rejection(id=doc.id, reason="future_reference", evidence=found_ref)
+    return None
+
+
+def _check_source(doc: Displayed, cutoff: datetime, sources: Collection[str], hosts: Collection[str]
+                  ) -> tuple[str, str] | None:
+    host = (urlsplit(doc.url).hostname or "").lower()
+    if doc.source not in sources or host not in hosts:
+        return "refused_source", f"source {doc.source!r}, host {host!r}"
+    return None
+
+
+def _check_dates(doc: Displayed, cutoff: datetime, sources: Collection[str], hosts: Collection[str]
+                 ) -> tuple[str, str] | None:
+    bound = cutoff_bound(cutoff)
+    for what, valid_from in doc.parts:
+        if valid_from >= bound:
+            return "valid_not_before_cutoff", f"{what} is dated {iso_utc(valid_from)}"
+    if not doc.parts:
+        return "valid_not_before_cutoff", "no dated part: nothing proves the text predates the cutoff"
+    return None
+
+
+def _check_sha256(doc: Displayed, cutoff: datetime, sources: Collection[str], hosts: Collection[str]
+                  ) -> tuple[str, str] | None:
+    actual = hashlib.sha256(doc.text.encode("utf-8")).hexdigest()
+    if actual != doc.stored_sha256:
+        return "sha256_mismatch", f"stored {doc.stored_sha256}, displayed {actual}"
+    return None
+
+
+def matches_historical_text(title: str, text: str, terms: Sequence[str]) -> bool:
+    """True when any query token occurs as a whole word (case-insensitive) in ``title`` or ``text``."""
+    for term in terms:
+        pattern = re.compile(rf"(?<![^\W_]){re.escape(term)}(?![^\W_])", re.IGNORECASE)
+        if pattern.search(title) or pattern.search(text):
+            return True
+    return False
+
+
+def future_reference(text: str, cutoff: datetime) -> str | None:
+    """Evidence of the first reference in ``text`` that could not exist before ``cutoff``, or ``None``."""
+    for pattern in (_ARXIV_PREFIXED, _ARXIV_BARE, _ARXIV_OLD):
+        for match in pattern.finditer(text):
+            year, mon = int(match.group(1)), int(match.group(2))
+            full_year = (1900 if year >= 91 else 2000) + year
+            if (full_year, mon) > (cutoff.year, cutoff.month) and not (pattern is _ARXIV_OLD and full_year > 2007):
+                return (f"arXiv identifier {match.group(0)!r} at offset {match.start()} is from a month after "
+                        f"the cutoff's ({cutoff.year}-{cutoff.month:02d})")
+    bound = cutoff_bound(cutoff)
+    for match in _ISO_DATE.finditer(text):
+        day = _day_start(int(match.group(1)), int(match.group(2)), int(match.group(3)))
+        if day is not None and day >= bound:
+            return f"date {match.group(0)!r} at offset {match.start()} is not before the cutoff"
+    for match in _RETRIEVED.finditer(text):
+        stamp = _parse_loose_date(match.group(1))
+        if stamp is not None and stamp >= bound:
+            return f"access stamp {match.group(0)!r} at offset {match.start()} is not before the cutoff"
+    return None
+
+
+def _day_start(year: int, month: int, day: int) -> int | None:
+    try:
+        return int(datetime(year, month, day, tzinfo=UTC).timestamp())
+    except ValueError:
+        return None
+
+
+def _parse_loose_date(text: str) -> int | None:
+    try:
+        parsed = dateutil_parser.parse(text, default=_DEFAULT_DAY)
+    except (ValueError, OverflowError):
+        return None
+    return int(parsed.replace(tzinfo=UTC).timestamp())

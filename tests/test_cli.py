@@ -1,0 +1,116 @@
+"""The CLI end to end (CliRunner): ingest, search, fetch, replay and audit of a session's log, tampering caught."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from frozen_search.cli import main
+from frozen_search.errors import FrozenSearchError
+from tests.conftest import MRR, PEAR_2002, PEAR_2014, PYRUS, make_service, wiki_file
+
+
+def run(*args: str) -> Result:
+    return CliRunner().invoke(main, list(args), catch_exceptions=False)
+
+
+@pytest.fixture
+def cli_data(tmp_path: Path) -> Path:
+    files = [str(wiki_file(n)) for n in (MRR, PEAR_2002, PEAR_2014, PYRUS)]
+    result = run("ingest", "wikipedia", *files, "--data-dir", str(tmp_path))
+    assert result.exit_code == 0, result.output
+    assert "ingested 49 revisions of 4 pages" in result.output
+    return tmp_path
+
+
+def test_search_and_fetch(cli_data: Path) -> None:
+    out = run("search", "reciprocal rank", "--cutoff", "2010-06-01", "--data-dir", str(cli_data))
+    assert out.exit_code == 0
+    results = json.loads(out.output)["results"]
+    assert results[0]["id"] == "wikipedia:Mean_reciprocal_rank" and results[0]["as_of"] == "2010-05-28T14:19:41Z"
+    out = run("fetch", "en.wikipedia.org/wiki/Pyrus", "--cutoff", "2008-02-08", "--data-dir", str(cli_data))
+    assert json.loads(out.output)["text"].startswith("Pyrus may refer to:")
+
+
+def test_errors_print_code_and_exit_nonzero(cli_data: Path) -> None:
+    result = CliRunner().invoke(main, ["fetch", "wikipedia:Nope", "--cutoff", "2010-06-01", "--data-dir",
+                                       str(cli_data)])
+    assert result.exit_code == 1 and "[not_found_before_cutoff]" in result.output
+    result = CliRunner().invoke(main, ["search", "pear", "--cutoff", "2010-06-01T00:00:00", "--data-dir",
+                                       str(cli_data)])
+    assert result.exit_code == 2 and "[config_error]" in result.output
+    result = CliRunner().invoke(main, ["ingest", "wikipedia", str(cli_data / "missing.xml"), "--data-dir",
+                                       str(cli_data)])
+    assert result.exit_code == 1 and "[ingest_failed]" in result.output
+
+
+def _session(data_dir: Path, log: Path) -> None:
+    for cutoff in ("2008-01-01", "2016-01-01"):
+        service = make_service(data_dir, cutoff, log=log)
+        service.search("reciprocal rank")
+        service.search("pear", limit=3)
+        service.fetch("wikipedia:Pyrus", max_chars=500)
+        service.fetch("wikipedia:Mean_reciprocal_rank", offset=100, max_chars=300)
+        with pytest.raises(FrozenSearchError):
+            service.fetch("wikipedia:Never_existed")
+        service.close()
+
+
+def test_replay_and_audit_of_a_session(cli_data: Path) -> None:
+    log = cli_data / "session.jsonl"
+    _session(cli_data, log)
+    replayed = run("replay", str(log), "--data-dir", str(cli_data))
+    assert replayed.exit_code == 0, replayed.output
+    assert replayed.output.count(": identical") == 10
+    audited = run("audit", str(log))
+    assert audited.exit_code == 0, audited.output
+
+
+def test_one_changed_byte_in_the_log_is_reported(cli_data: Path) -> None:
+    log = cli_data / "session.jsonl"
+    _session(cli_data, log)
+    lines = log.read_text().splitlines()
+    lines[2] = lines[2].replace("Pyrus may refer", "Pyrus may rEfer", 1) if "Pyrus may" in lines[2] else \
+        lines[2].replace('"text":"', '"text":"X', 1)
+    log.write_text("\n".join(lines) + "\n")
+    assert run("audit", str(log)).exit_code == 1
+    replayed = run("replay", str(log), "--data-dir", str(cli_data))
+    assert replayed.exit_code == 1 and "line 3 fetch: different" in replayed.output
+
+
+def test_one_changed_byte_in_the_store_is_reported(cli_data: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+    log = cli_data / "session.jsonl"
+    _session(cli_data, log)
+    copy = tmp_path_factory.mktemp("tampered")
+    shutil.copytree(cli_data, copy, dirs_exist_ok=True)
+    db = sqlite3.connect(copy / "store.sqlite3")
+    # One byte of the first chunk of the revision shown at 2016-01-01 (the latest one).
+    keys = db.execute("SELECT chunk_keys FROM revisions WHERE doc_id='wikipedia:Mean_reciprocal_rank' "
+                      "ORDER BY valid_from DESC LIMIT 1").fetchone()[0]
+    key = keys[:20]
+    text = db.execute("SELECT text FROM chunks WHERE key=?", (key,)).fetchone()[0]
+    assert "reciprocal" in text
+    db.execute("UPDATE chunks SET text=? WHERE key=?", (text.replace("reciprocal", "reciprocaL", 1), key))
+    db.commit()
+    db.close()
+    replayed = run("replay", str(log), "--data-dir", str(copy))
+    assert replayed.exit_code == 1 and "different" in replayed.output
+    assert "sha256_mismatch" in replayed.output or "verification_failed" in replayed.output
+
+
+def test_late_hit_fails_audit(tmp_path: Path) -> None:
+    from frozen_search.querylog import QueryEvent, QueryLog
+
+    log = QueryLog(tmp_path / "late.jsonl")
+    log.append(QueryEvent("2026-11-29T00:00:00Z", "s", "search", {"query": "x"}, "2010-06-01T00:00:00Z",
+                          {"results": []}, None,
+                          [{"id": "wikipedia:X", "version": "1", "valid_from": "2010-06-01T00:00:00Z",
+                            "sha256": "0" * 64}], [], 1.0))
+    log.close()
+    result = run("audit", str(tmp_path / "late.jsonl"))
+    assert result.exit_code == 1

@@ -1,0 +1,269 @@
+"""Query log: chaining, tamper detection, audit of late hits, replay, concurrency and the logging context manager."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from datetime import UTC, datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from frozen_search.errors import ConfigError, InvalidRequest, NotFoundBeforeCutoff
+from frozen_search.models import HitRecord, Outcome, Rejection, SearchResponse, SearchResult
+from frozen_search.querylog import (
+    GENESIS,
+    QueryEvent,
+    QueryLog,
+    audit,
+    canonical_json,
+    compare,
+    format_instant,
+    read_log,
+    replay,
+    verify_chain,
+)
+
+CUTOFF = datetime(2026, 1, 6, tzinfo=UTC)
+CUTOFF_ISO = "2026-01-06T00:00:00Z"
+
+
+def fixed_clock() -> datetime:
+    return datetime(2026, 3, 1, 12, 0, 0, 250000, tzinfo=UTC)
+
+
+def outcome(title: str, valid_from: str = "2015-06-13T03:40:15Z") -> Outcome:
+    result = SearchResult(id=f"wikipedia:{title}", title=title, url=f"https://en.wikipedia.org/wiki/{title}",
+                          text=f"{title} — snippet", source="wikipedia", as_of=valid_from)  # fmt: skip
+    return Outcome(
+        response=SearchResponse(results=[result]),
+        hits=[HitRecord(id=result.id, version="123", valid_from=valid_from, sha256="ab" * 32)],
+        rejections=[Rejection(id="arxiv:2601.00001", reason="future_reference", evidence="arXiv:2601.00001")],
+    )
+
+
+def write_calls(path: Path, titles: list[str]) -> list[dict[str, Any]]:
+    log = QueryLog(path, clock=fixed_clock)
+    records = []
+    for title in titles:
+        with log.call("s1", "search", {"query": title, "limit": 5}, CUTOFF) as rec:
+            rec.set_outcome(outcome(title))
+        assert rec.record is not None
+        records.append(rec.record)
+    log.close()
+    return records
+
+
+def logged_execute(path: Path) -> Any:
+    """A fake service that answers every call exactly as logged (the original responses)."""
+    originals = {line: (record["response"], record["error"]) for line, record in read_log(path)}
+    answers = iter(originals.values())
+
+    def execute(cutoff: str, tool: str, arguments: dict[str, Any]) -> tuple[Any, Any]:
+        assert cutoff == CUTOFF_ISO and "cutoff" not in arguments
+        return next(answers)
+
+    return execute
+
+
+def test_chain_of_appended_events_verifies(tmp_path: Path) -> None:
+    path = tmp_path / "log.jsonl"
+    records = write_calls(path, ["Alpha", "Beta", "Gamma", "Δέλτα"])
+    assert verify_chain(read_log(path)) == []
+    assert records[0]["prev"] == GENESIS
+    assert [r["prev"] for r in records[1:]] == [r["hash"] for r in records[:-1]]
+    report = audit(path)
+    assert report.ok and report.lines == 4 and report.head == records[-1]["hash"]
+    assert report.calls_per_tool == {"search": 4} and report.hits == 4
+    assert report.rejections_per_reason == {"future_reference": 4}
+    assert "result: OK" in report.render()
+    assert all(line.identical for line in replay(path, logged_execute(path)))
+
+
+def test_line_format_is_canonical_and_hash_is_independently_checkable(tmp_path: Path) -> None:
+    path = tmp_path / "log.jsonl"
+    write_calls(path, ["Alpha"])
+    raw = path.read_bytes()
+    record = json.loads(raw)
+    assert raw == (canonical_json(record) + "\n").encode()
+    body = {k: v for k, v in record.items() if k != "hash"}
+    expected = hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode())
+    assert record["hash"] == expected.hexdigest()
+    assert record["event"] == "frozen_search.call" and record["schema_version"] == 1
+    assert record["ts"] == "2026-03-01T12:00:00.25Z" and record["cutoff"] == CUTOFF_ISO
+    assert record["arguments"] == {"query": "Alpha", "limit": 5}
+    assert record["hits"] == [{"id": "wikipedia:Alpha", "version": "123", "valid_from": "2015-06-13T03:40:15Z",
+                               "sha256": "ab" * 32}]  # fmt: skip
+    assert record["error"] is None and isinstance(record["latency_ms"], float)
+
+
+def test_one_edited_byte_is_reported_by_verify_audit_and_replay(tmp_path: Path) -> None:
+    path = tmp_path / "log.jsonl"
+    write_calls(path, ["Alpha", "Beta", "Gamma"])
+    execute = logged_execute(path)  # the original responses, read before tampering
+    lines = path.read_bytes().split(b"\n")
+    lines[1] = lines[1].replace(b'"title":"Beta"', b'"title":"Beto"')
+    path.write_bytes(b"\n".join(lines))
+
+    breaks = verify_chain(read_log(path))
+    assert [(b.line, b.kind) for b in breaks] == [(2, "hash_mismatch")]
+    report = audit(path)
+    assert not report.ok and [b.line for b in report.chain_breaks] == [2]
+    assert "line 2: hash_mismatch" in report.render() and "result: FAILED" in report.render()
+    replayed = list(replay(path, execute))
+    assert [line.identical for line in replayed] == [True, False, True]
+    assert replayed[1].detail.startswith("first difference at response.results[0].title")
+    assert [b.kind for b in replayed[1].chain_breaks] == ["hash_mismatch"]
+
+
+def test_removed_line_breaks_prev(tmp_path: Path) -> None:
+    path = tmp_path / "log.jsonl"
+    write_calls(path, ["Alpha", "Beta", "Gamma"])
+    lines = path.read_bytes().splitlines(keepends=True)
+    path.write_bytes(lines[0] + lines[2])
+    assert [(b.line, b.kind) for b in verify_chain(read_log(path))] == [(2, "prev_mismatch")]
+
+
+@pytest.mark.parametrize(
+    ("valid_from", "ok"),
+    [("2026-01-05T23:59:59Z", True), (CUTOFF_ISO, False), ("2026-01-06T00:00:01Z", False), ("garbage", False)],
+)
+def test_audit_fails_on_hit_at_or_after_cutoff(tmp_path: Path, valid_from: str, ok: bool) -> None:
+    path = tmp_path / "log.jsonl"
+    with QueryLog(path, clock=fixed_clock) as log, log.call("s1", "fetch", {"id": "wikipedia:Alpha"}, CUTOFF) as rec:
+        rec.set_outcome(outcome("Alpha", valid_from=valid_from))
+    report = audit(path)
+    assert report.ok is ok and report.chain_breaks == []
+    if not ok:
+        assert [(h.line, h.id) for h in report.late_hits] == [(1, "wikipedia:Alpha")]
+        assert "is not before cutoff 2026-01-06T00:00:00Z" in report.render()
+
+
+def test_fractional_cutoff_is_kept_and_compared_exactly(tmp_path: Path) -> None:
+    path = tmp_path / "log.jsonl"
+    cutoff = CUTOFF + timedelta(milliseconds=500)
+    with QueryLog(path, clock=fixed_clock) as log, log.call("s1", "search", {"query": "x"}, cutoff) as rec:
+        rec.set_outcome(outcome("Alpha", valid_from=CUTOFF_ISO))
+    (_, record), *_ = read_log(path)
+    assert record["cutoff"] == "2026-01-06T00:00:00.5Z"
+    assert audit(path).ok  # 00:00:00 < 00:00:00.5
+
+
+def test_reopening_continues_the_chain(tmp_path: Path) -> None:
+    path = tmp_path / "log.jsonl"
+    first = write_calls(path, ["Alpha", "Beta"])
+    second = write_calls(path, ["Gamma"])
+    assert second[0]["prev"] == first[-1]["hash"]
+    assert verify_chain(read_log(path)) == [] and audit(path).lines == 3
+
+
+@pytest.mark.parametrize("tail", [b'{"hash": "x"', b"not json\n", b'{"prev":"0","hash":"0"}\n', b"\n"])
+def test_corrupt_last_line_refuses_to_open(tmp_path: Path, tail: bytes) -> None:
+    path = tmp_path / "log.jsonl"
+    write_calls(path, ["Alpha"])
+    path.write_bytes(path.read_bytes() + tail)
+    with pytest.raises(ConfigError):
+        QueryLog(path)
+
+
+def test_concurrent_appends_from_eight_threads_keep_a_valid_chain(tmp_path: Path) -> None:
+    path = tmp_path / "log.jsonl"
+    log = QueryLog(path, clock=fixed_clock)
+    start = threading.Barrier(8)
+
+    def worker(n: int) -> None:
+        start.wait()
+        for i in range(25):
+            with log.call(f"thread-{n}", "search", {"query": f"q{n}-{i}"}, CUTOFF) as rec:
+                rec.set_outcome(outcome(f"T{n}x{i}"))
+
+    threads = [threading.Thread(target=worker, args=(n,)) for n in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    log.close()
+    assert verify_chain(read_log(path)) == []
+    report = audit(path)
+    assert report.ok and report.lines == 200 and report.calls_per_tool == {"search": 200}
+
+
+def test_call_logs_an_error_and_reraises(tmp_path: Path) -> None:
+    path = tmp_path / "log.jsonl"
+    message = "arxiv:2601.00001 has no version before 2026-01-06T00:00:00Z"
+    with QueryLog(path, clock=fixed_clock) as log:
+        with pytest.raises(NotFoundBeforeCutoff), log.call("s1", "fetch", {"id": "arxiv:2601.00001"}, CUTOFF_ISO):
+            raise NotFoundBeforeCutoff(message)
+        with pytest.raises(KeyError), log.call("s1", "fetch", {"id": "x"}, CUTOFF):
+            raise KeyError("secret detail")
+    records = [record for _, record in read_log(path)]
+    assert records[0]["error"] == {"code": "not_found_before_cutoff", "message": message}
+    assert records[0]["response"] is None and records[0]["latency_ms"] >= 0
+    assert records[1]["error"] == {"code": "internal", "message": "unexpected KeyError"}
+    report = audit(path)
+    assert report.ok and report.errors_per_code == {"internal": 1, "not_found_before_cutoff": 1}
+
+
+def test_replay_compares_errors_and_reports_differences(tmp_path: Path) -> None:
+    path = tmp_path / "log.jsonl"
+    with QueryLog(path, clock=fixed_clock) as log:
+        with pytest.raises(NotFoundBeforeCutoff), log.call("s1", "fetch", {"id": "a"}, CUTOFF):
+            raise NotFoundBeforeCutoff("no revision of a before the cutoff")
+        with log.call("s1", "search", {"query": "b"}, CUTOFF) as rec:
+            rec.set_outcome(outcome("B"))
+
+    def execute(cutoff: str, tool: str, arguments: dict[str, Any]) -> tuple[Any, Any]:
+        if tool == "fetch":
+            raise NotFoundBeforeCutoff("no revision of a before the cutoff")
+        return {"results": []}, None
+
+    first, second = replay(path, execute)
+    assert first.identical and first.tool == "fetch" and first.detail == ""
+    assert not second.identical and second.detail == "first difference at response.results: 1 items logged, 0 replayed"
+
+
+def test_compare_points_at_the_first_differing_key() -> None:
+    assert compare({"a": 1, "b": [1, 2]}, {"b": [1, 2], "a": 1}) == ""
+    assert compare({"a": 1.0}, {"a": 1}) == "first difference at a: logged 1.0, replayed 1"
+    assert compare({"a": {"x": 1}}, {"a": {"y": 1}}) == "first difference at a.x: only in logged"
+
+
+def test_read_log_names_the_bad_line(tmp_path: Path) -> None:
+    path = tmp_path / "log.jsonl"
+    write_calls(path, ["Alpha"])
+    with path.open("ab") as handle:
+        handle.write(b"{truncated\n")
+    with pytest.raises(InvalidRequest, match="line 2"):
+        list(read_log(path))
+
+
+def test_event_refuses_cutoff_among_arguments_and_unknown_tools() -> None:
+    args: dict[str, Any] = dict(ts="t", session="s", cutoff=CUTOFF_ISO, response=None, error=None, hits=[],
+                                rejections=[], latency_ms=1.0)  # fmt: skip
+    with pytest.raises(ValueError, match="cutoff"):
+        QueryEvent(tool="search", arguments={"cutoff": "2030-01-01"}, **args)
+    with pytest.raises(ValueError, match="tool"):
+        QueryEvent(tool="delete", arguments={}, **args)  # type: ignore[arg-type]
+
+
+def test_lone_surrogates_and_non_string_keys_round_trip(tmp_path: Path) -> None:
+    path = tmp_path / "log.jsonl"
+    event = QueryEvent("2026-03-01T12:00:00Z", "s", "search", {"query": "broken \ud83d emoji"}, CUTOFF_ISO,
+                       {"results": [], "by_rank": {2: "b", 10: "a"}}, None, [], [], 1.5)  # fmt: skip
+    with QueryLog(path, clock=fixed_clock) as log:
+        written = log.append(event)
+    assert written["response"]["by_rank"] == {"2": "b", "10": "a"}
+    assert verify_chain(read_log(path)) == []
+    with QueryLog(path) as log:  # reopening parses the last line and re-checks its hash
+        assert log.append(event)["prev"] == written["hash"]
+
+
+def test_format_instant() -> None:
+    assert format_instant(CUTOFF) == CUTOFF_ISO
+    almost = datetime(2026, 1, 6, 1, tzinfo=UTC) - timedelta(microseconds=10)
+    assert format_instant(almost) == "2026-01-06T00:59:59.99999Z"
+    assert format_instant(datetime(2026, 1, 6, 1, tzinfo=timezone(timedelta(hours=1)))) == CUTOFF_ISO
+    with pytest.raises(ValueError):
+        format_instant(datetime(2026, 1, 6))

@@ -1,0 +1,76 @@
+"""The re-verification pass, as a table: each check passes and fails on purpose."""
+
+from __future__ import annotations
+
+import hashlib
+
+import pytest
+
+from frozen_search.cutoff_rules.base import parse_cutoff
+from frozen_search.verify import Displayed, future_reference, verify
+
+T = parse_cutoff("2026-01-06")
+T_SECONDS = int(T.timestamp())
+
+
+def doc(text: str = "The mean reciprocal rank of a query.", *, parts: list[tuple[str, int]] | None = None,
+        url: str = "https://en.wikipedia.org/wiki/Mean_reciprocal_rank", source: str = "wikipedia",
+        sha: str | None = None) -> Displayed:
+    return Displayed(id="wikipedia:Mean_reciprocal_rank", source=source, url=url, title="Mean reciprocal rank",
+                     text=text, stored_sha256=sha or hashlib.sha256(text.encode()).hexdigest(),
+                     parts=parts if parts is not None else [("revision 1", T_SECONDS - 1)])
+
+
+def check(d: Displayed, terms: list[str] | None = None) -> str | None:
+    found = verify(d, T, allowed_sources=("wikipedia",), allowed_hosts=("en.wikipedia.org",), query_terms=terms)
+    return None if found is None else found.reason
+
+
+def test_clean_document_passes() -> None:
+    assert check(doc(), ["reciprocal"]) is None
+
+
+@pytest.mark.parametrize(("made", "reason"), [
+    (doc(parts=[("revision 1", T_SECONDS)]), "valid_not_before_cutoff"),
+    (doc(parts=[("revision 1", T_SECONDS - 5), ("redirect", T_SECONDS + 1)]), "valid_not_before_cutoff"),
+    (doc(parts=[]), "valid_not_before_cutoff"),
+    (doc(sha="0" * 64), "sha256_mismatch"),
+    (doc(url="https://de.wikipedia.org/wiki/X"), "refused_source"),
+    (doc(source="arxiv"), "refused_source"),
+    (doc("As shown in arXiv:2602.15552, the bound holds."), "future_reference"),
+])
+def test_each_check_rejects(made: Displayed, reason: str) -> None:
+    assert check(made) == reason
+
+
+def test_query_must_match_historical_text() -> None:
+    assert check(doc(), ["transformer"]) == "matched_only_current_text"
+    assert check(doc(), ["RANK"]) is None
+    assert check(doc(), ["ran"]) == "matched_only_current_text"  # whole words only
+
+
+@pytest.mark.parametrize(("text", "flagged"), [
+    ("see arXiv:2602.15552", True),              # Feb 2026: a month after T's (Jan 2026)
+    ("see arXiv:2601.01234", False),             # T's own month: may predate T
+    ("https://arxiv.org/abs/2604.03438v2", True),
+    ("arxiv.org/pdf/2512.00001", False),
+    ("preprint 2603.12345 appeared", True),      # bare new-style id with a 5-digit number
+    ("the value 2603.12 is small", False),       # a decimal, not an id
+    ("math/0601001", False),
+    ("on 2026-01-05 it rained", False),
+    ("on 2026-01-06 it rained", True),           # the day starts at T
+    ("scheduled for 2027-03-01", True),
+    ("Retrieved 12 June 2026.", True),
+    ("Retrieved 12 June 2015.", False),
+    ("accessed on January 5, 2026", False),
+    ("in 1999-12-31 notation", False),
+])
+def test_future_reference_scan(text: str, flagged: bool) -> None:
+    assert (future_reference(text, T) is not None) == flagged
+
+
+def test_old_style_ids_against_an_early_cutoff() -> None:
+    early = parse_cutoff("2003-01-01")
+    assert future_reference("see math/0302001", early) is not None
+    assert future_reference("see hep-th/9901001", early) is None
+    assert future_reference("see arXiv:0704.0005", early) is not None
