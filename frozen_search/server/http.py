@@ -1,0 +1,234 @@
+"""The HTTP face: a FastAPI app with the REST API, health checks and MCP streamable HTTP at ``/mcp``.
+
+Routes only parse, call the service and return its models. Errors become RFC 9457 ``application/problem+json``
+bodies ``{type, title, status, detail, code, request_id}`` in exactly one handler (:func:`problem_response`):
+planned refusals keep their stable ``code`` and status; FastAPI's validation errors become ``invalid_request``
+(400, not 422); unknown routes and methods keep their 404/405 with ``invalid_request``; anything else is a bug,
+logged with its traceback and answered ``internal`` without its text. Every response carries ``X-Request-ID``
+(the client's when it sent a sane one, else a fresh one).
+
+The cutoff is fixed when the app is built: a ``cutoff`` query parameter or body field, on any route, is refused.
+``/mcp`` keeps the SDK's DNS-rebinding protection, allowing localhost and the host and port the server was started
+on; the app's lifespan runs the MCP session manager, so the app can be started once.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import uuid
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from typing import Any
+
+from fastapi import APIRouter, Depends, FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
+from mcp.server.transport_security import TransportSecuritySettings
+from pydantic import BaseModel, ConfigDict
+from starlette.datastructures import MutableHeaders
+from starlette.exceptions import HTTPException
+from starlette.routing import Route
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from frozen_search.errors import FrozenSearchError, InvalidRequest
+from frozen_search.models import FetchResponse, SearchResponse
+from frozen_search.server.mcp import create_mcp, cutoff_refusal, package_version
+from frozen_search.service import FrozenSearchService
+
+logger = logging.getLogger(__name__)
+PROBLEM_TYPE = "urn:frozen-search:error:"  # + code; a stable URI per code (RFC 9457 §3.1.1), not dereferenceable
+_SANE_REQUEST_ID = re.compile(r"^[A-Za-z0-9._:@/+=-]{1,128}$")
+_LOCAL_HOSTS = ("127.0.0.1", "localhost", "[::1]")
+
+
+class Problem(BaseModel):
+    """An RFC 9457 problem: ``type``, ``title``, ``status``, ``detail``, plus the stable ``code`` and ``request_id``."""
+
+    type: str
+    title: str
+    status: int
+    detail: str
+    code: str
+    request_id: str
+
+
+class SearchRequest(BaseModel):
+    """``POST /v1/search`` body; the same fields as the GET query parameters (no cutoff: it is fixed)."""
+
+    model_config = ConfigDict(extra="forbid")
+    query: str
+    source: str | None = None
+    limit: int = 10
+
+
+class FetchRequest(BaseModel):
+    """``POST /v1/fetch`` body; the same fields as the GET query parameters (no cutoff: it is fixed)."""
+
+    model_config = ConfigDict(extra="forbid")
+    id: str
+    offset: int = 0
+    max_chars: int | None = None
+
+
+_PROBLEM_CONTENT = {"application/problem+json": {"schema": Problem.model_json_schema()}}
+_PROBLEMS: dict[int | str, dict[str, Any]] = {  # "4XX" also keeps FastAPI from documenting a 422 it never sends
+    "4XX": {"content": _PROBLEM_CONTENT, "description": "Refused: invalid_request (400), refused_source (403), "
+                                                         "not_found_before_cutoff (404), verification_failed (422)"},
+    "5XX": {"content": _PROBLEM_CONTENT, "description": "index_not_ready, offline_cache_miss (503), "
+                                                         "upstream_unavailable (502), internal (500)"},
+}
+
+
+def create_app(service: FrozenSearchService, *, host: str = "127.0.0.1", port: int | None = None,
+               allowed_hosts: Sequence[str] = ()) -> FastAPI:
+    """The FastAPI app answering as of ``service.cutoff`` (fixed): REST under ``/v1``, MCP at ``/mcp``.
+
+    ``host``/``port`` are where the server listens; ``/mcp`` accepts those in the ``Host`` header besides
+    localhost on any port, plus ``allowed_hosts`` (``name`` or ``name:port``; needed when binding 0.0.0.0).
+    """
+    mcp = create_mcp(service)
+    # Called for its side effect: it builds mcp.session_manager. Its Starlette app is not used; /mcp is routed below.
+    mcp.streamable_http_app(transport_security=transport_security(host, port, allowed_hosts), host=host)
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        async with mcp.session_manager.run():
+            yield
+
+    app = FastAPI(title="frozen-search", version=package_version(), lifespan=lifespan, docs_url=None,
+                  redoc_url=None, dependencies=[Depends(_cutoff_guard(service.cutoff_iso))],
+                  description=f"Search and fetch as of {service.cutoff_iso}: nothing later is shown. MCP "
+                              "(streamable HTTP) is served at /mcp.")
+    for exc_class in (FrozenSearchError, RequestValidationError, HTTPException, Exception):
+        app.add_exception_handler(exc_class, problem_response)
+    app.include_router(_routes(service))
+    app.router.routes.append(Route("/mcp", endpoint=StreamableHTTPASGIApp(mcp.session_manager),
+                                   include_in_schema=False))
+    app.add_middleware(RequestIdMiddleware)
+    return app
+
+
+def _routes(service: FrozenSearchService) -> APIRouter:
+    router = APIRouter()
+
+    @router.get("/v1/search", responses=_PROBLEMS)
+    def search_get(query: str, source: str | None = None, limit: int = 10) -> SearchResponse:
+        """Search as of the cutoff (BM25 on the historical text; every hit re-verified)."""
+        return service.search(query, source=source, limit=limit)
+
+    @router.post("/v1/search", responses=_PROBLEMS)
+    def search_post(body: SearchRequest) -> SearchResponse:
+        """Search as of the cutoff; the same as ``GET /v1/search`` with a JSON body."""
+        return service.search(body.query, source=body.source, limit=body.limit)
+
+    @router.get("/v1/fetch", responses=_PROBLEMS)
+    def fetch_get(id: str, offset: int = 0, max_chars: int | None = None) -> FetchResponse:
+        """One document (an id or canonical URL) as it stood at the cutoff, ``max_chars`` from ``offset``."""
+        return service.fetch(id, offset=offset, max_chars=max_chars)
+
+    @router.post("/v1/fetch", responses=_PROBLEMS)
+    def fetch_post(body: FetchRequest) -> FetchResponse:
+        """One document as it stood at the cutoff; the same as ``GET /v1/fetch`` with a JSON body."""
+        return service.fetch(body.id, offset=body.offset, max_chars=body.max_chars)
+
+    @router.get("/healthz")
+    def healthz() -> dict[str, str]:
+        """Liveness: the process answers, and says its cutoff."""
+        return {"status": "ok", "cutoff": service.cutoff_iso}
+
+    @router.get("/readyz", responses=_PROBLEMS)
+    def readyz() -> dict[str, str]:
+        """Readiness: the index opens and matches the store (503 ``index_not_ready`` otherwise)."""
+        service.ready()
+        return {"status": "ready", "cutoff": service.cutoff_iso}
+
+    return router
+
+
+def _cutoff_guard(cutoff_iso: str) -> Any:
+    """A dependency refusing any request that carries a ``cutoff`` query parameter or JSON body field."""
+
+    async def refuse_cutoff(request: Request) -> None:
+        names = list(request.query_params)
+        if request.method in ("POST", "PUT", "PATCH"):
+            try:
+                body = await request.json()
+            except ValueError:  # malformed JSON: the body's own validation reports it
+                body = None
+            names += list(body) if isinstance(body, dict) else []
+        if any(name.lower() == "cutoff" for name in names):
+            raise InvalidRequest(cutoff_refusal(cutoff_iso))
+
+    return refuse_cutoff
+
+
+def transport_security(host: str, port: int | None, extra_hosts: Sequence[str] = ()) -> TransportSecuritySettings:
+    """DNS-rebinding protection for ``/mcp``: localhost on any port, ``host:port``, and ``extra_hosts``."""
+    if ":" in host and not host.startswith("["):
+        host = f"[{host}]"  # an IPv6 literal appears bracketed in Host and Origin headers
+    names = [*_LOCAL_HOSTS, *extra_hosts]
+    hosts = [*(f"{name}:*" for name in _LOCAL_HOSTS), *names, host, f"{host}:{port if port else '*'}"]
+    origins = [f"{scheme}://{name}" for scheme in ("http", "https") for name in hosts]
+    return TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=sorted(set(hosts)),
+                                     allowed_origins=sorted(set(origins)))
+
+
+async def problem_response(request: Request, exc: Exception) -> JSONResponse:
+    """The one exception handler: any exception -> an RFC 9457 problem+json response with ``code``."""
+    request_id = getattr(request.state, "request_id", None) or _request_id(request.headers.get("x-request-id"))
+    headers: dict[str, str] = {"X-Request-ID": request_id}
+    if isinstance(exc, FrozenSearchError):
+        status, code, detail = exc.http_status, exc.code, exc.message
+    elif isinstance(exc, RequestValidationError):
+        status, code, detail = 400, InvalidRequest.code, _validation_detail(exc)
+    elif isinstance(exc, HTTPException):
+        status, code, detail = exc.status_code, InvalidRequest.code, f"{request.method} {request.url.path}: " \
+                                                                     f"{exc.detail}"
+        headers.update(exc.headers or {})
+    else:  # a bug: log the traceback, never echo str(exc) to the client
+        logger.error("unexpected error (request_id=%s)", request_id, exc_info=exc)
+        status, code, detail = 500, FrozenSearchError.code, f"unexpected server error; logged as {request_id}"
+    problem = Problem(type=PROBLEM_TYPE + code, title=code.replace("_", " ").capitalize(), status=status,
+                      detail=detail, code=code, request_id=request_id)
+    return JSONResponse(problem.model_dump(), status_code=status, headers=headers,
+                        media_type="application/problem+json")
+
+
+def _validation_detail(exc: RequestValidationError) -> str:
+    """``limit: Input should be a valid integer; …`` (field names and messages only, never the input)."""
+    parts = []
+    for error in list(exc.errors())[:5]:
+        location = [str(part) for part in error.get("loc", ("request",))]
+        parts.append(f"{'.'.join(location[1:]) or location[0]}: {error.get('msg', 'invalid')}")
+    return "; ".join(parts) or "invalid request"
+
+
+def _request_id(incoming: str | None) -> str:
+    """The client's ``X-Request-ID`` when it is short and plain (it is echoed in a header), else a new one."""
+    return incoming if incoming and _SANE_REQUEST_ID.match(incoming) else uuid.uuid4().hex
+
+
+class RequestIdMiddleware:
+    """Pure ASGI (streams pass through untouched): puts the request id on ``request.state`` and the response."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        incoming = next((v.decode("latin-1") for k, v in scope["headers"] if k == b"x-request-id"), None)
+        request_id = _request_id(incoming)
+        scope.setdefault("state", {})["request_id"] = request_id
+
+        async def send_with_id(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = MutableHeaders(scope=message)
+                if "x-request-id" not in headers:
+                    headers.append("X-Request-ID", request_id)
+            await send(message)
+
+        await self.app(scope, receive, send_with_id)

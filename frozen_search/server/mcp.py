@@ -1,0 +1,154 @@
+"""The MCP face: exactly two tools, ``search`` and ``fetch``, over one :class:`FrozenSearchService`.
+
+The tools only parse, call and map: they return the service's pydantic models (so each call carries
+``structuredContent`` plus one text block with the same JSON) and re-raise every
+:class:`~frozen_search.errors.FrozenSearchError` as a ``ToolError`` whose text is ``[code] message``. The tool
+descriptions state the cutoff, which is fixed when the server is built: no tool has a ``cutoff`` argument, and a
+call that passes one anyway is refused (the SDK would otherwise drop unknown arguments silently).
+
+The SDK prefixes a ``ToolError``'s text with ``Error executing tool NAME: ``; :class:`_RefusalMiddleware` strips
+that prefix so every error result starts with its stable code, as design.md promises agents. Argument errors
+caught by the SDK become ``[invalid_request] …`` and crashes ``[internal] …`` (their text stays in the server log).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from importlib.metadata import PackageNotFoundError, version
+from typing import Annotated, Any
+
+from mcp.server import MCPServer
+from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import Field
+
+from frozen_search.errors import FrozenSearchError
+from frozen_search.models import FetchResponse, SearchResponse
+from frozen_search.service import SERVED_SOURCES, FrozenSearchService
+
+SOURCE_NAMES = {"arxiv": "arXiv", "math.stackexchange": "Math.SE", "mathoverflow": "MathOverflow",
+                "openalex": "OpenAlex", "wikipedia": "Wikipedia"}
+_CODED = re.compile(r"^\[[a-z_]+\] ")
+_READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True)
+
+
+def cutoff_refusal(cutoff_iso: str) -> str:
+    """The message refusing a request that tries to set the cutoff (shared by the HTTP and MCP faces)."""
+    return (f"the cutoff is fixed at server start: this server answers as of {cutoff_iso} and no request can "
+            "change it; start another server for another cutoff")
+
+
+def search_description(service: FrozenSearchService) -> str:
+    """The ``search`` tool description; it states the cutoff and what the tool can and cannot show."""
+    names = ", ".join(SOURCE_NAMES.get(s, s) for s in SERVED_SOURCES)
+    return (
+        f"Searches {names} as it stood before {service.cutoff_iso}; nothing later is shown. Each hit is the "
+        "version of a document that was current at that instant, ranked and matched on that historical text; "
+        "documents created later do not exist here. Returns {\"results\": [{id, title, url, text, source, "
+        "as_of}]}: `text` is a snippet, `as_of` the date of the version shown. Put a phrase in double quotes to "
+        f"match it exactly. `source` (optional) is one of: {', '.join(SERVED_SOURCES)}. `limit` is 1 to "
+        f"{service.settings.max_limit}. Pass a hit's `id` to fetch to read the whole document. Errors start "
+        "with a code in brackets, e.g. [invalid_request] or [refused_source]."
+    )
+
+
+def fetch_description(service: FrozenSearchService) -> str:
+    """The ``fetch`` tool description; it states the cutoff and how paging works."""
+    host = service.settings.wikipedia_host
+    return (
+        f"Reads one document as it stood before {service.cutoff_iso} (the last version saved before then); "
+        f"nothing later is shown. `id` is an id from search (e.g. wikipedia:Pear) or a canonical URL "
+        f"(https://{host}/wiki/Pear, or …/w/index.php?oldid=N for an older revision). Returns {{id, title, "
+        "text, url, metadata}}; long documents are paged by characters: when metadata.next_offset is not null, "
+        f"call again with offset=next_offset. `max_chars` is the page size (default {service.settings.max_chars}, "
+        f"at most {service.settings.max_chars_limit}). Errors start with a code in brackets, e.g. "
+        "[not_found_before_cutoff] (missing, or only exists after the cutoff) or [refused_source] (another site)."
+    )
+
+
+@contextmanager
+def _tool_errors() -> Iterator[None]:
+    """Re-raise a planned refusal as a ToolError the model can read: ``[code] message``."""
+    try:
+        yield
+    except FrozenSearchError as exc:
+        raise ToolError(str(exc)) from exc
+
+
+def create_mcp(service: FrozenSearchService) -> MCPServer:
+    """An MCP server with the tools ``search`` and ``fetch`` answering as of ``service``'s cutoff (fixed).
+
+    Tool errors: every refusal is an error result whose text starts with ``[code]`` (see :mod:`errors`).
+    """
+    server = MCPServer(
+        name="frozen-search", version=package_version(), middleware=[_RefusalMiddleware(service.cutoff_iso)],
+        instructions=f"Frozen retrieval: every source is shown as it stood before {service.cutoff_iso}. "
+                     "Use search to find documents and fetch to read one; nothing later exists here.")
+
+    @server.tool(description=search_description(service), annotations=_READ_ONLY)
+    def search(query: Annotated[str, Field(description="Words to look for; \"quoted phrases\" match exactly.")],
+               source: Annotated[str | None, Field(description="Restrict to one source.")] = None,
+               limit: Annotated[int, Field(description="Number of results wanted.")] = 10) -> SearchResponse:
+        with _tool_errors():
+            return service.search(query, source=source, limit=limit)
+
+    @server.tool(description=fetch_description(service), annotations=_READ_ONLY)
+    def fetch(id: Annotated[str, Field(description="An id from search, or a canonical URL.")],
+              offset: Annotated[int, Field(description="First character to return.")] = 0,
+              max_chars: Annotated[int | None, Field(description="Page size in characters.")] = None,
+              ) -> FetchResponse:
+        with _tool_errors():
+            return service.fetch(id, offset=offset, max_chars=max_chars)
+
+    return server
+
+
+def run_stdio(service: FrozenSearchService) -> None:
+    """Serve the MCP tools over stdin/stdout until the client closes the stream (``frozen-search mcp``)."""
+    create_mcp(service).run("stdio")
+
+
+def package_version() -> str:
+    """The installed distribution's version (``0`` from a source tree that was never installed)."""
+    try:
+        return version("frozen-search")
+    except PackageNotFoundError:
+        return "0"
+
+
+class _RefusalMiddleware:
+    """``tools/call`` only: refuse a ``cutoff`` argument, and start every error result's text with its code."""
+
+    def __init__(self, cutoff_iso: str) -> None:
+        self._refusal = f"[invalid_request] {cutoff_refusal(cutoff_iso)}"
+
+    async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
+        if ctx.method != "tools/call" or not isinstance(ctx.params, Mapping):
+            return await call_next(ctx)
+        arguments = ctx.params.get("arguments")
+        if isinstance(arguments, Mapping) and any(str(key).lower() == "cutoff" for key in arguments):
+            return CallToolResult(content=[TextContent(type="text", text=self._refusal)], is_error=True)
+        result = await call_next(ctx)
+        if not isinstance(result, dict) or result.get("isError") is not True:
+            return result
+        name = str(ctx.params.get("name"))
+        content = [_coded_block(block, name) for block in result.get("content") or []]
+        return {**result, "content": content}
+
+
+def _coded_block(block: Any, tool: str) -> Any:
+    """``Error executing tool NAME: [code] …`` -> ``[code] …``; uncoded SDK errors get a code too."""
+    if not isinstance(block, dict) or block.get("type") != "text":
+        return block
+    text = str(block.get("text", ""))
+    prefix = f"Error executing tool {tool}"
+    if text == prefix:  # a crash: the SDK withheld the exception's text, and so do we
+        text = f"[internal] the {tool} tool failed unexpectedly; the error was logged on the server"
+    elif text.startswith(prefix + ": "):
+        text = text[len(prefix) + 2:]
+    if not _CODED.match(text):
+        text = f"[invalid_request] {text}"
+    return {**block, "text": text}

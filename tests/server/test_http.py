@@ -1,0 +1,247 @@
+"""The HTTP face in process (httpx.ASGITransport): routes, the problem+json error shape, X-Request-ID, the fixed
+cutoff, OpenAPI, and /mcp inside the FastAPI app (no redirect, DNS-rebinding protection configured)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from fastapi import FastAPI
+from starlette.testclient import TestClient
+
+from frozen_search.config import Settings
+from frozen_search.cutoff_rules.base import parse_cutoff
+from frozen_search.server.http import create_app, transport_security
+from frozen_search.service import FrozenSearchService
+from tests.conftest import make_service
+
+pytestmark = pytest.mark.anyio
+CUTOFF = "2010-06-01"
+CUTOFF_ISO = "2010-06-01T00:00:00Z"
+PROBLEM_KEYS = {"type", "title", "status", "detail", "code", "request_id"}
+BIG_QUERY = "pear " * 20_000  # 100 kB
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"  # the installed trio is too old for anyio 4 (no abandon_on_cancel)
+
+
+@pytest.fixture(scope="module")
+def service(wiki_data_dir: Path) -> Iterator[FrozenSearchService]:
+    made = make_service(wiki_data_dir, CUTOFF)
+    yield made
+    made.close()
+
+
+@pytest.fixture(scope="module")
+def app(service: FrozenSearchService) -> FastAPI:
+    return create_app(service)
+
+
+@asynccontextmanager
+async def client_for(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
+    transport = httpx.ASGITransport(app, raise_app_exceptions=False)
+    async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
+        yield client
+
+
+def assert_problem(response: httpx.Response, status: int, code: str) -> dict[str, Any]:
+    assert response.status_code == status, response.text
+    assert response.headers["content-type"] == "application/problem+json"
+    body: dict[str, Any] = response.json()
+    assert set(body) == PROBLEM_KEYS
+    assert (body["status"], body["code"], body["type"]) == (status, code, f"urn:frozen-search:error:{code}")
+    assert body["request_id"] == response.headers["x-request-id"]
+    assert body["detail"] and body["title"]
+    return body
+
+
+async def test_search_get_and_post_return_the_service_response(app: FastAPI, service: FrozenSearchService) -> None:
+    expected = service.search("reciprocal rank", limit=5).model_dump(mode="json")
+    async with client_for(app) as client:
+        got = await client.get("/v1/search", params={"query": "reciprocal rank", "limit": 5})
+        posted = await client.post("/v1/search", json={"query": "reciprocal rank", "limit": 5})
+    assert got.status_code == posted.status_code == 200
+    assert got.json() == posted.json() == expected
+    assert [hit["id"] for hit in expected["results"]] == ["wikipedia:Mean_reciprocal_rank"]
+    assert all(hit["as_of"] < CUTOFF_ISO for hit in expected["results"])
+
+
+async def test_fetch_get_and_post_page_the_document(app: FastAPI, service: FrozenSearchService) -> None:
+    async with client_for(app) as client:
+        first = (await client.get("/v1/fetch", params={"id": "wikipedia:Mean_reciprocal_rank",
+                                                       "max_chars": 200})).json()
+        second = (await client.post("/v1/fetch", json={"id": "https://en.wikipedia.org/wiki/Mean_reciprocal_rank",
+                                                       "offset": 200, "max_chars": 200})).json()
+    assert first == service.fetch("wikipedia:Mean_reciprocal_rank", max_chars=200).model_dump(mode="json")
+    assert first["metadata"]["cutoff"] == CUTOFF_ISO and first["metadata"]["as_of"] < CUTOFF_ISO
+    assert first["metadata"]["next_offset"] == 200 and len(first["text"]) == 200
+    whole = service.fetch("wikipedia:Mean_reciprocal_rank", max_chars=400).text
+    assert first["text"] + second["text"] == whole
+
+
+async def test_healthz_and_readyz(app: FastAPI) -> None:
+    async with client_for(app) as client:
+        health = await client.get("/healthz")
+        ready = await client.get("/readyz")
+    assert health.json() == {"status": "ok", "cutoff": CUTOFF_ISO}
+    assert ready.status_code == 200 and ready.json()["status"] == "ready"
+
+
+async def test_readyz_without_an_index_is_503_index_not_ready(tmp_path: Path) -> None:
+    settings = Settings.from_env({}, data_dir=tmp_path, cutoff=parse_cutoff(CUTOFF))
+    empty = FrozenSearchService(settings, logging=False)
+    try:
+        async with client_for(create_app(empty)) as client:
+            ready = await client.get("/readyz")
+            search = await client.get("/v1/search", params={"query": "pear"})
+            health = await client.get("/healthz")
+    finally:
+        empty.close()
+    assert "index" in assert_problem(ready, 503, "index_not_ready")["detail"]
+    assert_problem(search, 503, "index_not_ready")
+    assert health.status_code == 200
+
+
+ERROR_CASES = [
+    pytest.param("GET", "/v1/fetch", {"params": {"id": "wikipedia:No_such_page_anywhere"}}, 404,
+                 "not_found_before_cutoff", id="unknown-id"),
+    pytest.param("GET", "/v1/fetch", {"params": {"id": "wikipedia:Axiom_of_choice"}}, 404,
+                 "not_found_before_cutoff", id="only-after-cutoff"),
+    pytest.param("POST", "/v1/fetch", {"json": {"id": "https://example.org/wiki/Pear"}}, 403, "refused_source",
+                 id="other-site-url"),
+    pytest.param("GET", "/v1/search", {"params": {"query": "pear", "source": "arxiv"}}, 403, "refused_source",
+                 id="unserved-source"),
+    pytest.param("GET", "/v1/search", {"params": {"query": ""}}, 400, "invalid_request", id="empty-query"),
+    pytest.param("POST", "/v1/search", {"json": {"query": "   "}}, 400, "invalid_request", id="blank-query"),
+    pytest.param("POST", "/v1/search", {"json": {"query": BIG_QUERY}}, 400, "invalid_request", id="100kB-post"),
+    pytest.param("GET", "/v1/search", {"params": {"query": BIG_QUERY[:60_000]}}, 400, "invalid_request",
+                 id="60kB-get"),  # httpx refuses URLs over 64 kB
+    pytest.param("GET", "/v1/search", {"params": {"query": "pear", "limit": "many"}}, 400, "invalid_request",
+                 id="limit-not-int"),
+    pytest.param("GET", "/v1/search", {"params": {"query": "pear", "limit": 0}}, 400, "invalid_request",
+                 id="limit-zero"),
+    pytest.param("GET", "/v1/search", {}, 400, "invalid_request", id="query-missing"),
+    pytest.param("POST", "/v1/search", {"content": b"{not json", "headers": {"content-type": "application/json"}},
+                 400, "invalid_request", id="malformed-json"),
+    pytest.param("POST", "/v1/fetch", {"json": {"id": "wikipedia:Pear", "page": 2}}, 400, "invalid_request",
+                 id="unknown-body-field"),
+    pytest.param("GET", "/v1/fetch", {"params": {"id": "wikipedia:Pear", "offset": -1}}, 400, "invalid_request",
+                 id="negative-offset"),
+    pytest.param("GET", "/v2/search", {}, 404, "invalid_request", id="unknown-route"),
+    pytest.param("DELETE", "/v1/search", {}, 405, "invalid_request", id="wrong-method"),
+]
+
+
+@pytest.mark.parametrize(("method", "url", "kwargs", "status", "code"), ERROR_CASES)
+async def test_errors_are_problem_json(app: FastAPI, method: str, url: str, kwargs: dict[str, Any], status: int,
+                                       code: str) -> None:
+    async with client_for(app) as client:
+        response = await client.request(method, url, **kwargs)
+    assert_problem(response, status, code)
+    assert len(response.content) < 2_000  # the 100 kB query is never echoed
+
+
+@pytest.mark.parametrize(("method", "url", "kwargs"), [
+    pytest.param("GET", "/v1/search", {"params": {"query": "pear", "cutoff": "2030-01-01"}}, id="search-get"),
+    pytest.param("POST", "/v1/search", {"json": {"query": "pear", "cutoff": "2030-01-01"}}, id="search-post"),
+    pytest.param("GET", "/v1/fetch", {"params": {"id": "wikipedia:Pear", "Cutoff": "2030"}}, id="fetch-get-case"),
+    pytest.param("POST", "/v1/fetch", {"json": {"id": "wikipedia:Pear", "cutoff": None}}, id="fetch-post-null"),
+    pytest.param("GET", "/healthz", {"params": {"cutoff": "2030-01-01"}}, id="healthz"),
+])
+async def test_a_cutoff_parameter_is_refused(app: FastAPI, method: str, url: str, kwargs: dict[str, Any]) -> None:
+    async with client_for(app) as client:
+        response = await client.request(method, url, **kwargs)
+    detail = assert_problem(response, 400, "invalid_request")["detail"]
+    assert detail.startswith("the cutoff is fixed at server start: ") and CUTOFF_ISO in detail
+
+
+async def test_request_id_is_echoed_or_generated(app: FastAPI) -> None:
+    async with client_for(app) as client:
+        ok = await client.get("/healthz", headers={"X-Request-ID": "agent-7:call-42"})
+        refused = await client.get("/v1/fetch", params={"id": "wikipedia:Nope"}, headers={"X-Request-ID": "r-1"})
+        fresh = await client.get("/healthz")
+        insane = await client.get("/healthz", headers={"X-Request-ID": "a b\tc" + "x" * 300})
+    assert ok.headers["x-request-id"] == "agent-7:call-42"
+    assert refused.headers["x-request-id"] == refused.json()["request_id"] == "r-1"
+    assert len(fresh.headers["x-request-id"]) == 32
+    assert len(insane.headers["x-request-id"]) == 32
+    assert len(ok.headers.get_list("x-request-id")) == len(refused.headers.get_list("x-request-id")) == 1
+
+
+async def test_an_unexpected_error_is_internal_and_not_echoed(wiki_data_dir: Path, monkeypatch: pytest.MonkeyPatch,
+                                                              caplog: pytest.LogCaptureFixture) -> None:
+    broken = make_service(wiki_data_dir, CUTOFF)
+
+    def explode(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("secret detail at /srv/private/path")
+
+    monkeypatch.setattr(broken, "search", explode)
+    try:
+        async with client_for(create_app(broken)) as client:
+            response = await client.get("/v1/search", params={"query": "pear"}, headers={"X-Request-ID": "boom-1"})
+    finally:
+        broken.close()
+    body = assert_problem(response, 500, "internal")
+    assert "secret" not in response.text and "boom-1" in body["detail"]
+    assert any("boom-1" in record.getMessage() and record.exc_info for record in caplog.records)
+
+
+async def test_openapi_documents_the_routes_without_a_cutoff(app: FastAPI) -> None:
+    async with client_for(app) as client:
+        spec = (await client.get("/openapi.json")).json()
+        docs = await client.get("/docs")
+    assert {"/v1/search", "/v1/fetch", "/healthz", "/readyz"} <= set(spec["paths"])
+    assert "/mcp" not in spec["paths"]
+    parameters = [p["name"].lower() for path in spec["paths"].values() for op in path.values()
+                  for p in op.get("parameters", [])]
+    fields = [f.lower() for name in ("SearchRequest", "FetchRequest")
+              for f in spec["components"]["schemas"][name]["properties"]]
+    assert parameters and fields and "cutoff" not in parameters + fields
+    responses = spec["paths"]["/v1/search"]["get"]["responses"]
+    assert "422" not in responses and "application/problem+json" in responses["4XX"]["content"]
+    assert CUTOFF_ISO in spec["info"]["description"]
+    assert docs.status_code == 404  # Swagger UI loads from a CDN: blank offline, so it is not served
+
+
+async def test_a_logging_service_writes_one_line_per_http_call(wiki_data_dir: Path, tmp_path: Path) -> None:
+    log = tmp_path / "querylog.jsonl"
+    logged = make_service(wiki_data_dir, CUTOFF, log=log)
+    try:
+        async with client_for(create_app(logged)) as client:
+            await client.get("/v1/search", params={"query": "pear"})
+            await client.get("/v1/fetch", params={"id": "wikipedia:Nope"})
+    finally:
+        logged.close()
+    lines = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [line["tool"] for line in lines] == ["search", "fetch"]
+
+
+def test_mcp_is_served_at_slash_mcp_with_dns_rebinding_protection(service: FrozenSearchService) -> None:
+    initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}
+    headers = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
+    with TestClient(create_app(service, host="127.0.0.1", port=8123), base_url="http://127.0.0.1:8123") as client:
+        ok = client.post("/mcp", json=initialize, headers=headers, follow_redirects=False)
+        rebound = client.post("/mcp", json=initialize, headers={**headers, "host": "attacker.example:8123"})
+        foreign_origin = client.post("/mcp", json=initialize, headers={**headers, "origin": "http://evil.example"})
+    assert ok.status_code == 200, ok.text
+    assert "frozen-search" in ok.text
+    assert rebound.status_code == 421
+    assert foreign_origin.status_code == 403
+
+
+def test_transport_security_allows_localhost_and_the_bound_host() -> None:
+    settings = transport_security("10.1.2.3", 8123, ["search.internal:8123"])
+    assert settings.enable_dns_rebinding_protection
+    assert {"127.0.0.1:*", "localhost:*", "[::1]:*", "10.1.2.3:8123", "search.internal:8123"} <= set(
+        settings.allowed_hosts)
+    assert "10.1.2.3:*" not in settings.allowed_hosts
+    assert "http://10.1.2.3:8123" in settings.allowed_origins
+    assert "[::1]:9000" in transport_security("::1", 9000).allowed_hosts
