@@ -135,7 +135,7 @@ class RevisionIndex:
         return int(json.loads(meta.read_text())["generation"]) if meta.exists() else -1
 
     @contextmanager
-    def writer(self, heap_bytes: int = 256_000_000, threads: int = 2) -> Iterator[IndexWriterSession]:
+    def writer(self, heap_bytes: int = 128_000_000, threads: int = 2) -> Iterator[IndexWriterSession]:
         """A writer session; an exception inside the block rolls the index back and propagates."""
         session = IndexWriterSession(self._index.writer(heap_size=heap_bytes, num_threads=threads), self.path)
         try:
@@ -158,8 +158,8 @@ class RevisionIndex:
             raise InvalidRequest("the query has no searchable words")
         self._index.reload()
         query = tantivy.Query.boolean_query(self._filters(bound, source) + self._matchers(terms, phrases))
-        found = self._index.searcher().search(query, limit, count=False)
         searcher = self._index.searcher()
+        found = searcher.search(query, limit, count=False)
         out: list[tuple[float, int, str]] = []
         for score, address in found.hits:
             doc = searcher.doc(address)

@@ -72,6 +72,7 @@ class FrozenSearchService:
         self._lock = threading.RLock()
         self._texts: OrderedDict[int, str] = OrderedDict()
         self._text_chars = 0
+        self._scans: dict[str, str | None] = {}  # future-reference scan by text sha256, at this service's cutoff
 
     @property
     def cutoff_iso(self) -> str:
@@ -166,8 +167,7 @@ class FrozenSearchService:
             return
         text = self._text(shown)
         displayed = self._displayed(shown, text, redirected_from)
-        rejection = verify(displayed, self.cutoff, allowed_sources=SERVED_SOURCES,
-                           allowed_hosts=(self.settings.wikipedia_host,), query_terms=terms)
+        rejection = self._verify(displayed, terms)
         if rejection is not None:
             outcome.rejections.append(rejection)
             return
@@ -193,8 +193,7 @@ class FrozenSearchService:
             shown, redirected_from = self._resolve(id)
             text = self._text(shown)
             displayed = self._displayed(shown, text, redirected_from)
-            rejection = verify(displayed, self.cutoff, allowed_sources=SERVED_SOURCES,
-                               allowed_hosts=(self.settings.wikipedia_host,))
+            rejection = self._verify(displayed, None)
         if rejection is not None:
             raise VerificationFailed(f"{rejection.reason}: {shown.doc_id} as of {iso_utc(shown.valid_from)} "
                                      f"failed re-verification ({rejection.evidence})")
@@ -255,6 +254,12 @@ class FrozenSearchService:
                          title=row.title if redirected_from is None else
                          f"{row.title} {wikipedia.title_of(redirected_from)}",
                          text=text, stored_sha256=row.sha256, parts=parts)
+
+    def _verify(self, displayed: Displayed, terms: list[str] | None) -> Rejection | None:
+        if len(self._scans) > 200_000:
+            self._scans.clear()
+        return verify(displayed, self.cutoff, allowed_sources=SERVED_SOURCES,
+                      allowed_hosts=(self.settings.wikipedia_host,), query_terms=terms, scan_cache=self._scans)
 
     def _text(self, row: RevisionRow) -> str:
         """The displayed text of ``row``, from a bounded in-memory cache or the store (chunks joined)."""

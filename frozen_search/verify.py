@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, MutableMapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from urllib.parse import urlsplit
@@ -62,8 +62,13 @@ class Displayed:
 
 
 def verify(doc: Displayed, cutoff: datetime, *, allowed_sources: Collection[str], allowed_hosts: Collection[str],
-           query_terms: Sequence[str] | None = None) -> Rejection | None:
-    """Run checks 5, 1, 2, 3 (when ``query_terms`` is given) and 4; the first failure is returned."""
+           query_terms: Sequence[str] | None = None,
+           scan_cache: MutableMapping[str, str | None] | None = None) -> Rejection | None:
+    """Run checks 5, 1, 2, 3 (when ``query_terms`` is given) and 4; the first failure is returned.
+
+    ``scan_cache`` memoizes check 4 by the text's sha256 (valid because check 2 has just proven the text hashes to
+    it); the caller must use one cache per cutoff.
+    """
     for check in (_check_source, _check_dates, _check_sha256):
         found = check(doc, cutoff, allowed_sources, allowed_hosts)
         if found is not None:
@@ -71,7 +76,12 @@ def verify(doc: Displayed, cutoff: datetime, *, allowed_sources: Collection[str]
     if query_terms is not None and not matches_historical_text(doc.title, doc.text, query_terms):
         return Rejection(id=doc.id, reason="matched_only_current_text",
                          evidence=f"none of {list(query_terms)[:10]} occurs in the text as of the cutoff")
-    found_ref = future_reference(doc.text, cutoff)
+    if scan_cache is None:
+        found_ref = future_reference(doc.text, cutoff)
+    elif doc.stored_sha256 in scan_cache:
+        found_ref = scan_cache[doc.stored_sha256]
+    else:
+        found_ref = scan_cache[doc.stored_sha256] = future_reference(doc.text, cutoff)
     if found_ref is not None:
         return Rejection(id=doc.id, reason="future_reference", evidence=found_ref)
     return None

@@ -229,18 +229,23 @@ def _ingest_file(path: Path, page_writer: _PageWriter, namespaces: frozenset[int
         page_writer.provenance = {"file": path.name, "dump_generator": dump.site_info.generator,
                                   "dbname": dump.site_info.dbname}
         position = 0
+
+        def tick() -> None:
+            if progress is not None:
+                progress(raw.tell(), report.revisions)
+
         try:
             for page in dump:
                 position += 1
-                _ingest_page(page, page_writer, namespaces, report)
-                if progress is not None:
-                    progress(raw.tell(), report.revisions)
+                _ingest_page(page, page_writer, namespaces, report, tick)
+                tick()
         except _READ_ERRORS as exc:
             raise IngestError(f"{path}: broken or truncated export at page {position}: {exc}") from exc
         report.raw_bytes += counter.count
 
 
-def _ingest_page(page: Any, page_writer: _PageWriter, namespaces: frozenset[int], report: IngestReport) -> None:
+def _ingest_page(page: Any, page_writer: _PageWriter, namespaces: frozenset[int], report: IngestReport,
+                 tick: Callable[[], None]) -> None:
     if page.namespace not in namespaces:
         report.skipped_pages += 1
         for _ in page:
@@ -255,6 +260,8 @@ def _ingest_page(page: Any, page_writer: _PageWriter, namespaces: frozenset[int]
             continue
         if page_writer.add(doc, title, page.namespace, page.id, revision):
             report.revisions += 1
+            if report.revisions % 200 == 0:
+                tick()
         else:
             report.duplicates += 1
     page_writer.finish_page(doc)
