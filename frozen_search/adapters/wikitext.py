@@ -1,31 +1,34 @@
-"""Wikitext -> displayed plain text, chunk by chunk, with a memo (templates stripped, never expanded).
+"""Wikitext -> displayed plain text, chunk by chunk with a memo; templates are stripped, never expanded.
 
-This module owns how a Wikipedia revision's wikitext becomes the text frozen-search stores, indexes and shows. It does
-no I/O and knows nothing of cutoffs: the result is a pure function of the wikitext (same text with or without memo).
+Owns how a Wikipedia revision's wikitext becomes the text frozen-search stores, indexes and shows. No I/O, no cutoff;
+the text is a pure function of the wikitext (with or without memo, the same string).
 
-Chunking (:func:`split_chunks`): the wikitext is cut at paragraph boundaries (after a run of blank lines) and before
-heading lines, but only where the text before is balanced -- ``{{ }}``, ``{| |}`` (at line start), ``[[ ]]``, comments,
-``<ref>`` ``<gallery>`` ``<table>`` ``<div>`` pairs, and the raw tags ``<math> <pre> <nowiki> <source>
-<syntaxhighlight>`` whose content is not scanned. Stray closers are ignored; an unclosed opener keeps the rest of the
-page in one chunk. Each chunk is rendered on its own with mwparserfromhell, so consecutive revisions, which share most
-paragraphs, re-render only the chunks that changed (a 76 KB revision costs ~30 ms to parse whole).
+Chunks (:func:`split_chunks`) end after a run of blank lines or before a line starting with ``=``, where the text is
+balanced: ``{{ }}``, ``{| |}``, ``[[ ]]``, ``<!-- -->``, ``<ref> <gallery> <table> <div>`` (not ``<ref/>``), and
+``<math> <pre> <nowiki> <source> <syntaxhighlight>``, whose content is not scanned. Stray closers are ignored; an opener
+not closed within 256 candidate points is text, as in MediaWiki, so a typo cannot glue the rest of a page together.
+Parsing a 76 KB revision whole costs ~30 ms; consecutive revisions share most chunks, so with the memo a revision of
+the "Anarchism" history costs ~0.65 ms (``bench/bench_render.py``).
 
-Rendering rules (decided on real revisions of "Anarchism", "Mean reciprocal rank", "Pear", "Pyrus"):
+Rendering rules (:func:`render_chunk`), decided on real revisions of "Anarchism", "Mean reciprocal rank", "Pear":
 
-- templates, parser functions and magic words (``{{...}}``), template arguments, comments, behaviour switches
-  (``__NOTOC__``) and stray ``''``/``'''`` runs: removed;
-- ``[[target|label]]`` -> label, ``[[target]]`` -> target, ``[[a (b)|]]`` -> ``a``; ``[[:Category:X]]`` -> ``Category:X``;
-  File/Image/Media/Category links and interlanguage links (``[[de:...]]``, a lowercase language-code prefix): dropped;
-- ``[url label]`` -> label, ``[url]`` -> nothing, a bare URL is kept;
-- a heading becomes its title on a line of its own, preceded by a blank line; bold/italic markup is dropped;
-  list markers (``* # : ;``) and ``----`` are dropped, each item keeps its own line; ``<br>`` is a newline;
-- ``<math>``, ``<chem>``, ``<source>``, ``<syntaxhighlight>``: content verbatim (LaTeX stays LaTeX); ``<nowiki>``,
-  ``<pre>``: content with HTML entities decoded;
-- ``<ref>...</ref>`` -> ``[content]`` inline, whitespace collapsed, templates inside (citations) stripped like any
-  template; a ref left empty, and ``<ref name=x/>``, give nothing;
-- tables: each row on its own line, cell text separated by spaces, attributes dropped; ``<gallery>``, ``<imagemap>``,
-  ``<timeline>``, ``<includeonly>`` and similar non-text tags: dropped; other HTML tags: their content;
-- HTML entities decoded; a chunk that renders to whitespace only yields ``""``.
+- templates, parser functions, magic words, ``{{{args}}}``, comments, ``__NOTOC__``-style switches: removed; a
+  template that glued a word to the text before it (``FAQ{{ndash}}by``) leaves one space;
+- runs of 2+ apostrophes (bold, italic) removed, their text kept. Parsed with ``skip_style_tags``: otherwise
+  mwparserfromhell gives up on some nestings (a link in italics in a ref) and leaves raw markup;
+- ``[[t|label]]`` -> label, ``[[t]]`` -> t, ``[[t (x)|]]`` -> t, ``[[:Category:C]]`` -> Category:C; File, Image,
+  Media, Category and interlanguage links (lowercase language-code prefix: ``[[de:...]]``) dropped;
+- ``[url label]`` -> label, ``[url]`` -> nothing, bare URLs kept; HTML entities decoded;
+- a heading: its title on a line after a blank line; list markers and ``----`` dropped, one item per line; ``<br>``: a
+  newline; tables: caption and rows on lines, cells separated by spaces; other HTML tags: their content;
+- ``<math> <chem> <ce> <source> <syntaxhighlight>``: content verbatim (LaTeX stays LaTeX); ``<nowiki> <pre>``: content,
+  entities decoded; ``<gallery> <imagemap> <timeline> <includeonly>`` and other non-text tags: dropped;
+- ``<ref>content</ref>`` -> ``[content]`` in place, whitespace collapsed, citation templates stripped like any other;
+- a chunk's text is a tidy block (lines stripped of spaces and tabs, no run of blank lines) ending in two newlines,
+  or ``""`` when it renders to whitespace only.
+
+Known gaps: mwparserfromhell does not parse an indented table (``:{|``), so its markup stays; the content of
+formatting templates (``{{nowrap|...}}``, ``{{math|...}}``, ``{{convert|...}}``) goes with them.
 """
 
 from __future__ import annotations
@@ -34,39 +37,43 @@ import hashlib
 import html
 import re
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Generic, TypeVar
 
 import mwparserfromhell
-from mwparserfromhell.nodes import ExternalLink, Heading, HTMLEntity, Node, Tag, Text, Wikilink
+from mwparserfromhell.nodes import ExternalLink, Heading, HTMLEntity, Node, Tag, Template, Text, Wikilink
 from mwparserfromhell.wikicode import Wikicode
 
-__all__ = ["Chunk", "WikitextRenderer", "join_rendered", "redirect_target", "split_chunks"]
+__all__ = ["Chunk", "WikitextRenderer", "join_rendered", "redirect_target", "render_chunk", "split_chunks"]
 
-# Scanner state: (raw closer or "", depth of {{, {|, [[, <ref>, <gallery>, <table>, <div>).
-_State = tuple[str, int, int, int, int, int, int, int]
-_EMPTY: _State = ("", 0, 0, 0, 0, 0, 0, 0)
-_CANDIDATE = re.compile(r"\n(?:\n+|(?==))")  # a split may fall at its end
+# Scanner state: (closer of the raw span being skipped, or ""; depths of {{ {| [[ <ref> <gallery> <table> <div>).
+_State = tuple[str, tuple[int, ...]]
+_EMPTY: _State = ("", (0,) * 7)
+_CANDIDATE = re.compile(r"\n(?:\n+|(?==))")  # a candidate point is where a match ends
 _TOKENS = re.compile(
     r"(?P<c><!--)|(?P<b>\{\{|\}\}|\[\[|\]\])|^[ \t:]*(?P<t>\{\||\|\}(?!\}))"
     r"|<(?P<close>/?)(?P<tag>ref|gallery|table|div|math|pre|nowiki|source|syntaxhighlight)\b[^<>]*?(?P<self>/?)>",
     re.IGNORECASE | re.MULTILINE,
 )
-_BRACKETS = {"{{": (1, 1), "}}": (1, -1), "{|": (2, 1), "|}": (2, -1), "[[": (3, 1), "]]": (3, -1)}
-_PAIRED = {"ref": 4, "gallery": 5, "table": 6, "div": 7}
-_RAW_CLOSE = {
+_DEPTH = {"{{": (0, 1), "}}": (0, -1), "{|": (1, 1), "|}": (1, -1), "[[": (2, 1), "]]": (2, -1)}
+_DEPTH |= {"ref": (3, 1), "gallery": (4, 1), "table": (5, 1), "div": (6, 1)}  # closed by </tag>
+_RAW_CLOSE = {"-->": re.compile("-->")} | {
     name: re.compile(rf"</{name}\s*>", re.IGNORECASE) for name in ("math", "pre", "nowiki", "source", "syntaxhighlight")
 }
+_MAX_GROUP = 256  # candidate points an opener may span before it is taken as text
 
 _REDIRECT = re.compile(r"\s*#REDIRECT\s*:?\s*\[\[([^\]|\n]*)", re.IGNORECASE)
+_GAP = "\x00"  # where a template was: a space if it glued a word to the text before it, else nothing
+_GLUE = re.compile(r"(?<=\S)\x00+(?=\w)")
 _TEXT_NOISE = re.compile(r"__[A-Z]{2,}__|'{2,}")
 _LANG_PREFIX = re.compile(r"[a-z]{2,3}(?:-[a-z0-9]+)*|simple")
 _NOT_LANG = frozenset({"mw", "wmf", "voy"})
 _DROP_NAMESPACES = frozenset({"file", "image", "media", "category"})
 _DROP_TAGS = frozenset(
-    {"gallery", "imagemap", "timeline", "categorytree", "inputbox", "templatedata", "graph", "score", "section",
-     "includeonly", "hiero", "mapframe", "maplink", "templatestyles"}
+    "gallery imagemap timeline categorytree inputbox templatedata graph score section includeonly hiero mapframe "
+    "maplink templatestyles".split()
 )
 _VERBATIM_TAGS = frozenset({"math", "chem", "ce", "source", "syntaxhighlight"})
 _LITERAL_TAGS = frozenset({"nowiki", "pre"})
@@ -86,11 +93,10 @@ class Chunk:
 
 
 class _Lru(Generic[K, V]):
-    """Least-recently-used map bounded by a character count supplied with each entry (0 = holds nothing)."""
+    """Least-recently-used map bounded by a character count given with each entry (0 = holds nothing)."""
 
     def __init__(self, max_chars: int) -> None:
-        self.max_chars = max_chars
-        self.chars = 0
+        self.max_chars, self.chars = max_chars, 0
         self._data: OrderedDict[K, tuple[V, int]] = OrderedDict()
 
     def get(self, key: K) -> V | None:
@@ -106,85 +112,61 @@ class _Lru(Generic[K, V]):
         self._data[key] = (value, chars)
         self.chars += chars
         while self.chars > self.max_chars:
-            _, (_, dropped) = self._data.popitem(last=False)
-            self.chars -= dropped
+            self.chars -= self._data.popitem(last=False)[1][1]
 
 
 def _scan(state: _State, segment: str) -> _State:
-    """The balance state after ``segment``, scanned from ``state``."""
-    raw = state[0]
-    depths = list(state[1:])
-    pos = 0
+    """The balance state after ``segment`` when it starts in ``state``."""
+    raw, depths, pos = state[0], list(state[1]), 0
     while True:
         if raw:
-            end = segment.find("-->", pos) + 3 if raw == "-->" else _raw_end(raw, segment, pos)
-            if end < 3:
-                return (raw, *depths)  # type: ignore[return-value]
-            raw, pos = "", end
+            close = _RAW_CLOSE[raw].search(segment, pos)
+            if close is None:
+                return raw, tuple(depths)
+            raw, pos = "", close.end()
         match = _TOKENS.search(segment, pos)
         if match is None:
-            return ("", *depths)  # type: ignore[return-value]
+            return "", tuple(depths)
         pos = match.end()
-        tag = match["tag"]
-        if match["c"]:
-            raw = "-->"
-        elif tag is None:
-            index, delta = _BRACKETS[match["b"] or match["t"]]
-            depths[index - 1] = max(0, depths[index - 1] + delta)
-        elif match["self"]:
-            continue
-        elif tag.lower() in _PAIRED:
-            index = _PAIRED[tag.lower()] - 1
-            depths[index] = max(0, depths[index] + (-1 if match["close"] else 1))
-        elif not match["close"]:
-            raw = tag.lower()
-
-
-def _raw_end(name: str, segment: str, pos: int) -> int:
-    match = _RAW_CLOSE[name].search(segment, pos)
-    return -1 if match is None else match.end()
+        token = (match["tag"] or match["b"] or match["t"] or "-->").lower()
+        if token in _RAW_CLOSE:
+            raw = "" if match["close"] or match["self"] else token
+        elif not match["self"]:
+            index, delta = _DEPTH[token]
+            depths[index] = max(0, depths[index] + (-1 if match["close"] else delta))
 
 
 def _segments(wikitext: str) -> list[str]:
-    segments: list[str] = []
-    start = 0
-    for match in _CANDIDATE.finditer(wikitext):
-        end = match.end()
-        if end < len(wikitext):
-            segments.append(wikitext[start:end])
-            start = end
-    if start < len(wikitext):
-        segments.append(wikitext[start:])
-    return segments
+    """``wikitext`` cut at every candidate point."""
+    cuts = [0, *(m.end() for m in _CANDIDATE.finditer(wikitext) if m.end() < len(wikitext)), len(wikitext)]
+    return [wikitext[a:b] for a, b in pairwise(cuts) if a < b]
 
 
-def _split(wikitext: str, memo: _Lru[tuple[_State, str], _State]) -> list[str]:
-    chunks: list[str] = []
-    pending: list[str] = []
+def _group_end(segments: list[str], start: int, scan: Callable[[_State, str], _State]) -> tuple[int, bool]:
+    """(index after the chunk that starts at ``segments[start]``, whether that chunk is balanced)."""
     state = _EMPTY
-    for segment in _segments(wikitext):
-        after = memo.get((state, segment))
-        if after is None:
-            after = _scan(state, segment)
-            memo.put((state, segment), after, len(segment))
-        pending.append(segment)
-        state = after
+    for index in range(start, min(len(segments), start + _MAX_GROUP)):
+        state = scan(state, segments[index])
         if state == _EMPTY:
-            chunks.append("".join(pending))
-            pending.clear()
-    if pending:
-        chunks.append("".join(pending))
-    return chunks
+            return index + 1, True
+    return start + 1, False  # never closed: the opener is text
 
 
 def split_chunks(wikitext: str) -> list[str]:
     """Split ``wikitext`` into chunks at balanced paragraph boundaries and before heading lines.
 
-    A split point is the start of a non-blank line after a blank line, or the start of a line beginning with ``=``,
-    where everything before is balanced (see the module docstring). ``"".join(split_chunks(t)) == t`` always; no chunk
-    is empty; ``""`` gives ``[]``.
+    A candidate point is the start of a non-blank line after a blank line, or of a line beginning with ``=``. A chunk
+    runs to the first candidate where the text it spans is balanced (module docstring); with none within 256
+    candidates, its opener is text and it ends at the next one. ``"".join(split_chunks(t)) == t``; no chunk is empty.
     """
-    return _split(wikitext, _Lru(0))
+    segments = _segments(wikitext)
+    chunks: list[str] = []
+    start = 0
+    while start < len(segments):
+        end = _group_end(segments, start, _scan)[0]
+        chunks.append("".join(segments[start:end]))
+        start = end
+    return chunks
 
 
 def redirect_target(wikitext: str) -> str | None:
@@ -204,19 +186,35 @@ def redirect_target(wikitext: str) -> str | None:
 def join_rendered(parts: Sequence[str]) -> str:
     """The displayed text of a revision from its chunks' rendered texts.
 
-    Concatenates ``parts``, removes whitespace (``str.rstrip``) at the end of every line, collapses runs of 3+ newlines to 2 and strips
-    the whole. Deterministic; ``join_rendered([]) == ""``.
+    Concatenates ``parts``, removes spaces and tabs at the end of every line, collapses runs of 3+ newlines to 2 and
+    strips the whole (``str.strip``). Deterministic; ``join_rendered([]) == ""``.
     """
-    text = "\n".join([line.rstrip() for line in "".join(parts).split("\n")])
-    while "\n\n\n" in text:  # str.replace is ~10x faster than re.sub on 60 KB here
-        text = text.replace("\n\n\n", "\n\n")
+    text = "".join(parts)
+    if " \n" in text or "\t\n" in text or "\n\n\n" in text:
+        text = _tidy(text)
     return text.strip()
 
 
+def _tidy(text: str, both_ends: bool = False) -> str:
+    """``text`` with spaces and tabs at line ends (and starts) removed and runs of blank lines collapsed to one."""
+    lines: list[str] = []
+    blank = False
+    for line in text.split("\n"):  # ~10x faster than re.sub on 60 KB
+        line = line.strip(" \t") if both_ends else line.rstrip(" \t")
+        if line or not blank:
+            lines.append(line)
+        blank = not line
+    return "\n".join(lines)
+
+
 def render_chunk(source: str) -> str:
-    """Render one chunk's wikitext to plain text (rules in the module docstring); whitespace-only output gives ``""``."""
-    text = _render_code(mwparserfromhell.parse(source))
-    return text if text.strip() else ""
+    """One chunk's wikitext as plain text (rules in the module docstring): a tidy block ending in two newlines.
+
+    A chunk that renders to whitespace only gives ``""``. Never raises on any string (mwparserfromhell takes anything).
+    """
+    text = _render_code(mwparserfromhell.parse(source, skip_style_tags=True))
+    text = _tidy(_GLUE.sub(" ", text).replace(_GAP, ""), both_ends=True).strip()
+    return text + "\n\n" if text else ""
 
 
 def _render_code(code: Wikicode) -> str:
@@ -238,7 +236,9 @@ def _render_node(node: Node) -> str:
         return "\n\n" + _render_code(node.title).strip()
     if isinstance(node, HTMLEntity):
         return node.normalize()
-    return ""  # Template (also parser functions, magic words), Argument, Comment
+    if isinstance(node, Template):  # also parser functions and magic words
+        return _GAP
+    return ""  # Argument, Comment
 
 
 def _render_wikilink(node: Wikilink) -> str:
@@ -261,7 +261,7 @@ def _render_wikilink(node: Wikilink) -> str:
 
 def _render_tag(node: Tag) -> str:
     name = str(node.tag).strip().lower()
-    if name in _DROP_TAGS:
+    if name in _DROP_TAGS or (node.wiki_markup is not None and name in ("li", "dt", "dd", "hr")):
         return ""
     if name in _VERBATIM_TAGS:
         return str(node.contents)
@@ -271,13 +271,13 @@ def _render_tag(node: Tag) -> str:
         return "\n"
     inner = _render_code(node.contents)
     if name == "ref":
-        flat = " ".join(inner.split())
+        flat = " ".join(_GLUE.sub(" ", inner).replace(_GAP, "").split())
         return f"[{flat}]" if flat else ""
     if name in ("td", "th"):
-        return " " + inner.strip() + " "
-    if name == "tr":
-        return "\n" + inner.strip()
-    if name in _BLOCK_TAGS:
+        if node.wiki_markup == "|" and inner.startswith("+"):  # "|+ caption": mwparserfromhell reads a cell
+            return "\n" + inner[1:].strip() + "\n"
+        return inner.strip() + " "
+    if name == "tr" or name in _BLOCK_TAGS:
         return "\n" + inner + "\n"
     return inner
 
@@ -285,38 +285,56 @@ def _render_tag(node: Tag) -> str:
 class WikitextRenderer:
     """Renders revisions chunk by chunk, memoizing chunk source -> rendered text (LRU, bounded in characters).
 
-    ``memo_chars`` bounds the characters held (source + text of each entry); three quarters go to the render memo,
-    one quarter to a memo of the chunk splitter's scans. ``memo_chars=0`` memoizes nothing. ``memo_hits`` and
-    ``memo_misses`` count render-memo look-ups. Not thread-safe: use one renderer per thread.
+    ``memo_chars`` bounds the characters held: 3/4 for the render memo (source + text of each entry), 1/4 for a memo
+    of the splitter's scans (segment lengths); 0 memoizes nothing. ``memo_hits`` and ``memo_misses`` count render-memo
+    look-ups, one per chunk. Results never depend on the memo. Not thread-safe: one renderer per thread.
     """
 
     def __init__(self, memo_chars: int = 64_000_000) -> None:
         if memo_chars < 0:
             raise ValueError(f"memo_chars must be >= 0, got {memo_chars}")
-        self._memo: _Lru[str, str] = _Lru(memo_chars - memo_chars // 4)
-        self._scan_memo: _Lru[tuple[_State, str], _State] = _Lru(memo_chars // 4)
+        self._memo: _Lru[str, tuple[Chunk, bool]] = _Lru(memo_chars - memo_chars // 4)  # -> (chunk, balanced alone)
+        self._scans: _Lru[tuple[_State, str], _State] = _Lru(memo_chars // 4)
         self.memo_hits = 0
         self.memo_misses = 0
 
-    def _texts(self, sources: list[str]) -> list[str]:
-        texts: list[str] = []
-        for source in sources:
-            text = self._memo.get(source)
-            if text is None:
+    def _scan(self, state: _State, segment: str) -> _State:
+        after = self._scans.get((state, segment))
+        if after is None:
+            after = _scan(state, segment)
+            self._scans.put((state, segment), after, len(segment))
+        return after
+
+    def _chunks(self, wikitext: str) -> list[Chunk]:
+        segments = _segments(wikitext)
+        chunks: list[Chunk] = []
+        start = 0
+        while start < len(segments):
+            entry = self._memo.get(segments[start])
+            if entry is not None and entry[1]:  # known to be a balanced chunk on its own: no need to scan it
+                end, balanced = start + 1, True
+            else:
+                end, balanced = _group_end(segments, start, self._scan)
+            if end != start + 1:
+                entry = self._memo.get("".join(segments[start:end]))
+            if entry is None:
                 self.memo_misses += 1
-                text = render_chunk(source)
-                self._memo.put(source, text, len(source) + len(text))
+                source = "".join(segments[start:end])
+                chunk = Chunk(hashlib.sha1(source.encode("utf-8")).digest(), source, render_chunk(source))
+                entry = (chunk, balanced and end == start + 1)
+                self._memo.put(source, entry, len(source) + len(chunk.text))
             else:
                 self.memo_hits += 1
-            texts.append(text)
-        return texts
+            chunks.append(entry[0])  # chunks are immutable: a memoized one is shared between revisions
+            start = end
+        return chunks
 
     def render_chunks(self, wikitext: str) -> list[Chunk]:
-        """The chunks of ``wikitext`` (see :func:`split_chunks`) with their sha1 keys and rendered texts."""
-        sources = _split(wikitext, self._scan_memo)
-        texts = self._texts(sources)
-        return [Chunk(hashlib.sha1(s.encode("utf-8")).digest(), s, t) for s, t in zip(sources, texts, strict=True)]
+        """The chunks of ``wikitext`` (as :func:`split_chunks` cuts them) with their sha1 keys and rendered texts."""
+        return self._chunks(wikitext)
 
     def render(self, wikitext: str) -> str:
-        """The displayed plain text of ``wikitext``: ``join_rendered`` of its chunks' texts."""
-        return join_rendered(self._texts(_split(wikitext, self._scan_memo)))
+        """The displayed plain text of ``wikitext``: ``join_rendered`` of its chunks' texts ("" for empty text)."""
+        # Chunk texts are tidy blocks ending in "\n\n", so join_rendered would find nothing to tidy: skipping its
+        # three scans saves ~0.13 ms on a 76 KB revision. The tests check the equality on real histories.
+        return "".join([chunk.text for chunk in self._chunks(wikitext)]).strip()

@@ -1,0 +1,220 @@
+"""Tests of frozen_search.adapters.wikitext: chunking, rendering rules, redirects, and purity on real histories."""
+
+from __future__ import annotations
+
+import hashlib
+import lzma
+import xml.etree.ElementTree as ET
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import mwxml
+import pytest
+
+from frozen_search.adapters.wikitext import (
+    WikitextRenderer,
+    join_rendered,
+    redirect_target,
+    render_chunk,
+    split_chunks,
+)
+from tests.conftest import MRR, PEAR_2002, PEAR_2014, PYRUS, wiki_file
+
+ANARCHISM = "large/enwiki-anarchism-full-history-2001-2010.xml.lzma"
+SMALL_HISTORIES = [MRR, PYRUS, PEAR_2002, PEAR_2014]
+
+
+def revisions(name: str) -> list[tuple[int, str]]:
+    """(revision id, wikitext) of every revision in a small XML export, in file order."""
+    with wiki_file(name).open("rb") as f:
+        return [(rev.id, rev.text or "") for page in mwxml.Dump.from_file(f) for rev in page]
+
+
+def sample_lzma_revisions(path: Path, keep: Callable[[int], bool]) -> Iterator[tuple[int, int, str]]:
+    """(index in file, revision id, wikitext) of the revisions whose index passes ``keep``.
+
+    mwxml needs ~11 s for the 1 GB of this history, so the <revision> elements are cut out of the byte stream (markup
+    cannot occur unescaped inside them) and only the kept ones are parsed, with ElementTree (~1.5 s in all).
+    """
+    index, buf = 0, b""
+    with lzma.open(path) as f:
+        while block := f.read(1 << 24):
+            buf += block
+            start = 0
+            while (begin := buf.find(b"<revision>", start)) >= 0 and (close := buf.find(b"</revision>", begin)) >= 0:
+                start = close + len(b"</revision>")
+                if keep(index):
+                    element = ET.fromstring(buf[begin:start])
+                    yield index, int(element.findtext("id") or 0), element.findtext("text") or ""
+                index += 1
+            buf = buf[start:]
+
+
+def rendered(wikitext: str) -> str:
+    return WikitextRenderer().render(wikitext)
+
+
+# --- split_chunks ----------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("wikitext", "chunks"),
+    [
+        ("", []),
+        ("one", ["one"]),
+        ("a\n\nb\n\n\nc\n", ["a\n\n", "b\n\n\n", "c\n"]),
+        ("intro\n== H ==\ntext\n=== I ===\n", ["intro\n", "== H ==\ntext\n", "=== I ===\n"]),
+        ("{{box|\n\nx}}\n\nb", ["{{box|\n\nx}}\n\n", "b"]),
+        ("{|\n| a\n\n| b\n|}\n\nc", ["{|\n| a\n\n| b\n|}\n\n", "c"]),
+        ("x<ref>a\n\nb</ref>\n\nc", ["x<ref>a\n\nb</ref>\n\n", "c"]),
+        ("x<ref name=a/>\n\nc", ["x<ref name=a/>\n\n", "c"]),
+        ("x<!-- a\n\n== b == -->\n\nc", ["x<!-- a\n\n== b == -->\n\n", "c"]),
+        ("<math>{{\n\n</math>\n\nc", ["<math>{{\n\n</math>\n\n", "c"]),
+        ("[[File:a.png|a\n\nb]]\n\nc", ["[[File:a.png|a\n\nb]]\n\n", "c"]),
+        ("<div>\na\n\n</DIV>\n\nc", ["<div>\na\n\n</DIV>\n\n", "c"]),
+        ("}} ]] </ref>\n\nb", ["}} ]] </ref>\n\n", "b"]),  # stray closers are ignored
+        ("a [[typo\n\nb\n\nc", ["a [[typo\n\n", "b\n\n", "c"]),  # never closed: the opener is text
+    ],
+)
+def test_split_chunks(wikitext: str, chunks: list[str]) -> None:
+    assert split_chunks(wikitext) == chunks
+    assert "".join(split_chunks(wikitext)) == wikitext
+
+
+def test_chunk_keys_are_sha1_of_source() -> None:
+    chunks = WikitextRenderer().render_chunks("Α ''b''\n\n== C ==\nd")
+    assert [c.source for c in chunks] == ["Α ''b''\n\n", "== C ==\nd"]
+    assert [c.key for c in chunks] == [hashlib.sha1(c.source.encode("utf-8")).digest() for c in chunks]
+    assert [c.text for c in chunks] == ["Α b\n\n", "C\nd\n\n"]
+
+
+# --- redirect_target and join_rendered -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("wikitext", "target"),
+    [
+        ("#REDIRECT [[Pear]]", "Pear"),
+        ("#redirect: [[pear_tree#Fruit|the fruit]]\n[[Category:X]]", "Pear tree"),
+        ("  #Redirect[[Pyrus  (brand)]]", "Pyrus (brand)"),
+        ("#REDIRECT [[#Section]]", None),
+        ("'''Pyrus''' may refer to: [[Pear]]", None),
+        ("See #REDIRECT [[Pear]]", None),
+    ],
+)
+def test_redirect_target(wikitext: str, target: str | None) -> None:
+    assert redirect_target(wikitext) == target
+
+
+def test_redirect_target_on_pyrus_history() -> None:
+    targets = {rev_id: redirect_target(text) for rev_id, text in revisions(SMALL_HISTORIES[1])}
+    assert targets == {
+        104997415: "Pyrus (brand)",
+        104997738: "Pear",
+        189729426: None,  # the disambiguation page
+        190346463: "Pear",
+        238138507: "Pear",
+        238392911: "Pear",
+    }
+
+
+def test_join_rendered() -> None:
+    assert join_rendered([]) == "" == WikitextRenderer().render("")
+    assert WikitextRenderer().render_chunks("") == []
+    assert join_rendered(["\n a  \n\n\n\nb\t\n", "\n\nc ", " d\n\n\n"]) == "a\n\nb\n\nc  d"
+
+
+# --- rendering rules -------------------------------------------------------------------------------------------
+
+
+def test_templates_are_stripped_never_expanded() -> None:
+    text = rendered(
+        "{{Infobox|name=SECRETTEMPLATEWORD\n\n|x={{nested|SECRETTEMPLATEWORD}}}}\n'''Pear'''{{cn}} is a fruit."
+        "{{#if:1|SECRETTEMPLATEWORD}} {{PAGENAME}}<ref>{{cite web|title=SECRETTEMPLATEWORD}}</ref>"
+    )
+    assert "SECRETTEMPLATEWORD" not in text
+    assert text == "Pear is a fruit."
+
+
+def test_links_show_their_display_text() -> None:
+    text = rendered(
+        "A [[Pyrus communis|labelword]] and [[pear]]s, [[:Category:Fruit]], [[wikt:pome|pome]], [[Fruit (plant)|]].\n\n"
+        "[[File:Pear.jpg|thumb|DROPPEDCAPTION]] [[Image:X.png]][[Category:Pears|DROPPEDSORT]]\n"
+        "[[de:Birnen]]\n[[zh-min-nan:Lâi-á]]\n[[simple:Pear]]"
+    )
+    assert text == "A labelword and pears, Category:Fruit, pome, Fruit."
+
+
+def test_external_links_headings_lists_and_markup() -> None:
+    text = rendered(
+        "Intro <!-- hidden --> with '''bold''' and ''italic''.__NOTOC__\n"
+        "== History ==\nSee [http://example.org/a the label] or http://example.org/b [http://example.org/c].\n\n"
+        "* one\n* ''two''\n# three\n; term\n----\nx<br/>y &amp; z&nbsp;w"
+    )
+    assert text == (
+        "Intro  with bold and italic.\n\nHistory\n"
+        "See the label or http://example.org/b .\n\none\ntwo\nthree\nterm\n\nx\ny & z\xa0w"
+    )
+
+
+def test_math_is_kept_verbatim_and_refs_as_plain_text() -> None:
+    text = rendered(
+        "Let <math>\\frac{{a}}{b} < \\sqrt{x_1}</math> hold.<ref name=r>Smith, ''Pears'', 2004, "
+        "{{cite book|year=2004}} [http://x.org p. 5].</ref><ref name=r/>\n\n<nowiki>[[raw]] &amp;</nowiki>"
+    )
+    assert text == "Let \\frac{{a}}{b} < \\sqrt{x_1} hold.[Smith, Pears, 2004, p. 5.]\n\n[[raw]] &"
+
+
+def test_tables_keep_cell_text_and_drop_markup() -> None:
+    text = rendered('{| class="wikitable"\n|+ Caption\n! A !! B\n|-\n| style="x" | 1 || [[one|uno]]\n|}\nafter')
+    assert text == "Caption\nA B\n1 uno\n\nafter"
+
+
+def test_whitespace_only_chunk_renders_empty() -> None:
+    assert render_chunk("{{Anarchism sidebar}}\n<!-- c -->\n[[Category:X]]\n\n") == ""
+    assert [c.text for c in WikitextRenderer().render_chunks("{{a}}\n\nb")] == ["", "b\n\n"]
+
+
+# --- real histories: purity and round trips --------------------------------------------------------------------
+
+
+def test_small_histories_warm_equals_fresh() -> None:
+    warm, tiny = WikitextRenderer(), WikitextRenderer(memo_chars=5_000)  # tiny: evicts all the time
+    for name in SMALL_HISTORIES:
+        for _, text in revisions(name):
+            chunks = warm.render_chunks(text)
+            assert "".join(c.source for c in chunks) == text
+            expected = WikitextRenderer(memo_chars=0).render(text)
+            assert warm.render(text) == expected == tiny.render(text)
+            assert join_rendered([c.text for c in chunks]) == expected
+    assert warm.memo_hits > warm.memo_misses > 0
+
+
+def test_rendered_math_article_keeps_formulas_and_labels() -> None:
+    (_, text), *_ = revisions(SMALL_HISTORIES[0])[-1:]
+    out = rendered(text)
+    assert "\\frac{1}{\\text{rank}_i}" in out and "{{" not in out.replace("{{1}", "")
+    assert "harmonic mean" in out  # the label of [[Harmonic mean|harmonic mean]]
+
+
+@pytest.mark.slow
+def test_anarchism_sample_warm_equals_fresh() -> None:
+    """~300 revisions spread over 15,180 (runs of 3 every 150), rendered in file order with one warm renderer.
+
+    Each must equal the fresh result: the memo-free split, each chunk rendered on its own by ``render_chunk`` (a pure
+    function, so the test caches it per distinct source to stay fast), joined by ``join_rendered``; every 5th revision
+    is also rendered end to end by a brand-new renderer.
+    """
+    sample = list(sample_lzma_revisions(wiki_file(ANARCHISM), lambda i: i % 150 < 3))
+    assert len(sample) == 306
+    warm, fresh_texts = WikitextRenderer(), dict[str, str]()
+    for n, (index, rev_id, text) in enumerate(sample):
+        chunks = warm.render_chunks(text)
+        sources = split_chunks(text)
+        assert [c.source for c in chunks] == sources and "".join(sources) == text, (index, rev_id)
+        expected = [fresh_texts[s] if s in fresh_texts else fresh_texts.setdefault(s, render_chunk(s)) for s in sources]
+        assert [c.text for c in chunks] == expected, (index, rev_id)
+        assert warm.render(text) == join_rendered(expected), (index, rev_id)
+        if n % 5 == 0:
+            assert WikitextRenderer().render(text) == join_rendered(expected), (index, rev_id)
+    assert warm.memo_hits > 3 * warm.memo_misses
