@@ -94,8 +94,11 @@ def ingest_wikipedia_command(files: tuple[Path, ...], namespaces: tuple[int, ...
         def progress(done: int, revisions: int) -> None:
             bar.update(task, completed=done, revisions=revisions)
 
-        report = ingest_wikipedia(list(files), store, index, namespaces=frozenset(namespaces), progress=progress,
-                                  on_file=on_file)
+        try:
+            report = ingest_wikipedia(list(files), store, index, namespaces=frozenset(namespaces),
+                                      progress=progress, on_file=on_file)
+        finally:
+            store.close()
     click.echo(f"ingested {report.revisions} revisions of {report.pages} pages from {len(files)} file(s) in "
                f"{report.seconds:.1f} s ({report.duplicates} already stored, {report.skipped_pages} pages outside "
                f"namespaces {sorted(namespaces)}, {report.skipped_revisions} revisions without text or date)")
@@ -113,7 +116,10 @@ def reindex(data_dir: Path | None) -> None:
     with Progress(TextColumn("reindex"), BarColumn(), TextColumn("{task.completed}/{task.total} revisions"),
                   TimeElapsedColumn(), console=_stderr) as bar:
         task = bar.add_task("reindex", total=store.count_revisions())
-        count = rebuild_index(store, settings.index_path, lambda done: bar.update(task, completed=done))
+        try:
+            count = rebuild_index(store, settings.index_path, lambda done: bar.update(task, completed=done))
+        finally:
+            store.close()
     click.echo(f"indexed {count} revisions")
 
 
@@ -201,10 +207,13 @@ def replay_command(log: Path, data_dir: Path | None) -> None:
         return (None if outcome.response is None else outcome.response.model_dump(mode="json")), None
 
     different = 0
-    for line in replay(log, execute):
-        different += not line.identical
-        status = "identical" if line.identical else f"different: {line.detail}"
-        click.echo(f"line {line.line} {line.tool}: {status}")
+    try:
+        for line in replay(log, execute):
+            different += not line.identical
+            status = "identical" if line.identical else f"different: {line.detail}"
+            click.echo(f"line {line.line} {line.tool}: {status}")
+    finally:
+        store.close()
     click.echo(f"{different} line(s) different", err=True)
     sys.exit(1 if different else 0)
 

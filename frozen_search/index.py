@@ -135,7 +135,7 @@ class RevisionIndex:
         return int(json.loads(meta.read_text())["generation"]) if meta.exists() else -1
 
     @contextmanager
-    def writer(self, heap_bytes: int = 128_000_000, threads: int = 2) -> Iterator[IndexWriterSession]:
+    def writer(self, heap_bytes: int = 64_000_000, threads: int = 2) -> Iterator[IndexWriterSession]:
         """A writer session; an exception inside the block rolls the index back and propagates."""
         session = IndexWriterSession(self._index.writer(heap_size=heap_bytes, num_threads=threads), self.path)
         try:

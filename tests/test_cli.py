@@ -114,3 +114,39 @@ def test_late_hit_fails_audit(tmp_path: Path) -> None:
     log.close()
     result = run("audit", str(tmp_path / "late.jsonl"))
     assert result.exit_code == 1
+
+
+@pytest.mark.parametrize(("query", "cutoff"), [("reciprocal rank", "2010-06-01"), ("pear", "2003-01-01"),
+                                               ("Pyrus", "2008-02-08"), ('"mean reciprocal"', "2016-01-01")])
+def test_cli_gives_the_same_hits_as_the_service(cli_data: Path, query: str, cutoff: str) -> None:
+    out = run("search", query, "--cutoff", cutoff, "--data-dir", str(cli_data))
+    service = make_service(cli_data, cutoff)
+    try:
+        expected = service.search(query).model_dump(mode="json")
+    finally:
+        service.close()
+    assert json.loads(out.output) == expected and expected["results"]
+
+
+def test_reindex_rebuilds_the_same_index(cli_data: Path) -> None:
+    before = run("search", "pear reciprocal", "--cutoff", "2016-01-01", "--data-dir", str(cli_data)).output
+    shutil.rmtree(cli_data / "index")
+    missing = CliRunner().invoke(main, ["search", "pear", "--cutoff", "2016-01-01", "--data-dir", str(cli_data)])
+    assert missing.exit_code == 1 and "[index_not_ready]" in missing.output
+    result = run("reindex", "--data-dir", str(cli_data))
+    assert result.exit_code == 0 and "indexed 49 revisions" in result.output
+    after = run("search", "pear reciprocal", "--cutoff", "2016-01-01", "--data-dir", str(cli_data)).output
+    assert json.loads(after) == json.loads(before)
+
+
+def test_index_older_than_the_store_is_refused(cli_data: Path) -> None:
+    from frozen_search.store import Store
+
+    store = Store(cli_data / "store.sqlite3")
+    with store.transaction():
+        store.bump_generation()  # as if another ingest had committed to the store but not to the index
+    store.close()
+    stale = CliRunner().invoke(main, ["search", "pear", "--cutoff", "2016-01-01", "--data-dir", str(cli_data)])
+    assert stale.exit_code == 1 and "[index_not_ready]" in stale.output and "reindex" in stale.output
+    assert run("reindex", "--data-dir", str(cli_data)).exit_code == 0
+    assert run("search", "pear", "--cutoff", "2016-01-01", "--data-dir", str(cli_data)).exit_code == 0

@@ -121,7 +121,17 @@ def test_redirect_target_on_pyrus_history() -> None:
 def test_join_rendered() -> None:
     assert join_rendered([]) == "" == WikitextRenderer().render("")
     assert WikitextRenderer().render_chunks("") == []
-    assert join_rendered(["\n a  \n\n\n\nb\t\n", "\n\nc ", " d\n\n\n"]) == "a\n\nb\n\nc  d"
+    assert join_rendered(["a\n\n", "", "b\n\n"]) == "a\n\nb"
+
+
+def assert_tidy(text: str) -> None:
+    """A chunk text is "" or a block with no leading blank, no trailing spaces, no blank runs, ending in two newlines.
+
+    join_rendered relies on this: concatenating tidy blocks needs no further cleanup.
+    """
+    if text:
+        assert text.endswith("\n\n") and not text.endswith("\n\n\n") and not text[0].isspace(), repr(text[:80])
+        assert " \n" not in text and "\t\n" not in text and "\n\n\n" not in text, repr(text[:80])
 
 
 # --- rendering rules -------------------------------------------------------------------------------------------
@@ -187,6 +197,8 @@ def test_small_histories_warm_equals_fresh() -> None:
             expected = WikitextRenderer(memo_chars=0).render(text)
             assert warm.render(text) == expected == tiny.render(text)
             assert join_rendered([c.text for c in chunks]) == expected
+            for chunk in chunks:
+                assert_tidy(chunk.text)
     assert warm.memo_hits > warm.memo_misses > 0
 
 
@@ -214,6 +226,8 @@ def test_anarchism_sample_warm_equals_fresh() -> None:
         assert [c.source for c in chunks] == sources and "".join(sources) == text, (index, rev_id)
         expected = [fresh_texts[s] if s in fresh_texts else fresh_texts.setdefault(s, render_chunk(s)) for s in sources]
         assert [c.text for c in chunks] == expected, (index, rev_id)
+        for piece in expected:
+            assert_tidy(piece)
         assert warm.render(text) == join_rendered(expected), (index, rev_id)
         if n % 5 == 0:
             assert WikitextRenderer().render(text) == join_rendered(expected), (index, rev_id)
