@@ -8,7 +8,10 @@ HTTP status the web face maps it to. The faces (CLI, HTTP, MCP) catch only the r
     ├─ InvalidRequest          invalid_request          400  bad id, query, cutoff or arguments
     ├─ RefusedSource           refused_source           403  not an allowed source or host
     ├─ NotFoundBeforeCutoff    not_found_before_cutoff  404  missing, or only revisions at/after T
-    ├─ UpstreamUnavailable     upstream_unavailable     502
+    ├─ UpstreamUnavailable     upstream_unavailable     502  upstream failed, truncated or invalid after retries
+    │  ├─ UpstreamTimeout      upstream_timeout         504  connect/read timeout, retries included
+    │  └─ UpstreamRateLimited  upstream_rate_limited    503  still throttled after the retries (``retry_after``)
+    ├─ UpstreamRejected        upstream_rejected        502  upstream refused the request (4xx): never retried
     ├─ OfflineCacheMiss        offline_cache_miss       503
     ├─ IndexNotReady           index_not_ready          503
     ├─ IngestError             ingest_failed            422  a dump file could not be read; nothing was stored
@@ -69,6 +72,41 @@ class UpstreamUnavailable(FrozenSearchError):
     http_status = 502
 
 
+class UpstreamTimeout(UpstreamUnavailable):
+    """An upstream service did not connect or answer within the configured timeouts, retries included (HTTP 504)."""
+
+    code = "upstream_timeout"
+    http_status = 504
+
+
+class UpstreamRateLimited(UpstreamUnavailable):
+    """An upstream service kept throttling (429) after the retries, or asked to wait longer than allowed (HTTP 503).
+
+    ``retry_after`` is the upstream's last advice, in seconds, when it gave one.
+    """
+
+    code = "upstream_rate_limited"
+    http_status = 503
+
+    def __init__(self, message: str, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class UpstreamRejected(FrozenSearchError):
+    """An upstream service refused the request itself (a 4xx other than 404/410/429): never retried (HTTP 502).
+
+    ``status`` is the upstream HTTP status, when one was received.
+    """
+
+    code = "upstream_rejected"
+    http_status = 502
+
+    def __init__(self, message: str, *, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+
+
 class OfflineCacheMiss(FrozenSearchError):
     """Offline mode and the request was never recorded; never an empty result instead (HTTP 503)."""
 
@@ -124,6 +162,9 @@ ERROR_CLASSES: tuple[type[FrozenSearchError], ...] = (
     RefusedSource,
     NotFoundBeforeCutoff,
     UpstreamUnavailable,
+    UpstreamRejected,
+    UpstreamTimeout,
+    UpstreamRateLimited,
     OfflineCacheMiss,
     IndexNotReady,
     IngestError,

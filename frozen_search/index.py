@@ -157,7 +157,7 @@ class RevisionIndex:
         if not terms:
             raise InvalidRequest("the query has no searchable words")
         self._index.reload()
-        query = tantivy.Query.boolean_query(self._filters(bound, source) + self._matchers(terms, phrases))
+        query = tantivy.Query.boolean_query(self._filters(bound, source) + _matchers(self._schema, terms, phrases))
         searcher = self._index.searcher()
         found = searcher.search(query, limit, count=False)
         out: list[tuple[float, int, str]] = []
@@ -177,16 +177,46 @@ class RevisionIndex:
             filters.append((tantivy.Occur.Must, tantivy.Query.term_query(self._schema, "source", source)))
         return [(occur, tantivy.Query.const_score_query(q, 0.0)) for occur, q in filters]
 
-    def _matchers(self, terms: Sequence[str], phrases: Sequence[Sequence[str]]
-                  ) -> list[tuple[tantivy.Occur, tantivy.Query]]:
-        should: list[tuple[tantivy.Occur, tantivy.Query]] = []
-        for term in dict.fromkeys(terms):
-            should.append((tantivy.Occur.Should, tantivy.Query.term_query(self._schema, "body", term)))
-            should.append((tantivy.Occur.Should, tantivy.Query.boost_query(
-                tantivy.Query.term_query(self._schema, "title", term), TITLE_BOOST)))
-        matchers: list[tuple[tantivy.Occur, tantivy.Query]] = [
-            (tantivy.Occur.Must, tantivy.Query.boolean_query(should))]
-        for phrase in phrases:
-            if len(phrase) > 1:
-                matchers.append((tantivy.Occur.Must, tantivy.Query.phrase_query(self._schema, "body", list(phrase))))
-        return matchers
+
+
+def _matchers(schema: tantivy.Schema, terms: Sequence[str], phrases: Sequence[Sequence[str]]
+              ) -> list[tuple[tantivy.Occur, tantivy.Query]]:
+    should: list[tuple[tantivy.Occur, tantivy.Query]] = []
+    for term in dict.fromkeys(terms):
+        should.append((tantivy.Occur.Should, tantivy.Query.term_query(schema, "body", term)))
+        should.append((tantivy.Occur.Should, tantivy.Query.boost_query(
+            tantivy.Query.term_query(schema, "title", term), TITLE_BOOST)))
+    matchers: list[tuple[tantivy.Occur, tantivy.Query]] = [(tantivy.Occur.Must, tantivy.Query.boolean_query(should))]
+    for phrase in phrases:
+        if len(phrase) > 1:
+            matchers.append((tantivy.Occur.Must, tantivy.Query.phrase_query(schema, "body", list(phrase))))
+    return matchers
+
+
+def rank(docs: Sequence[IndexedRevision], terms: Sequence[str], phrases: Sequence[Sequence[str]]
+         ) -> list[tuple[float, int, str]]:
+    """BM25 over exactly ``docs`` (an in-memory tantivy index): ``(score, rev_pk, doc_id)`` of the matching ones,
+    best first, ties broken by ``doc_id``.
+
+    Live search merges local hits with freshly resolved candidates; ranking them together on their historical text,
+    with statistics from that set alone, makes the order a function of the call's inputs (so offline reruns and
+    ``replay`` reproduce it whatever else the store learned since).
+    """
+    if not docs or not terms:
+        return []
+    schema = _schema()
+    index = tantivy.Index(schema)
+    writer = index.writer(heap_size=15_000_000, num_threads=1)
+    for doc in docs:
+        writer.add_document(tantivy.Document(
+            rev=doc.rev_pk, doc_id=doc.doc_id, source=doc.source, valid_from=doc.valid_from, valid_to=OPEN_END,
+            title=doc.title, body=doc.text))
+    writer.commit()
+    index.reload()
+    searcher = index.searcher()
+    found = searcher.search(tantivy.Query.boolean_query(_matchers(schema, terms, phrases)), len(docs), count=False)
+    ranked = []
+    for score, address in found.hits:
+        stored = searcher.doc(address)
+        ranked.append((float(score), int(stored["rev"][0]), str(stored["doc_id"][0])))
+    return sorted(ranked, key=lambda hit: (-hit[0], hit[2]))

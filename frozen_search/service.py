@@ -27,7 +27,8 @@ from frozen_search.errors import (
     RefusedSource,
     VerificationFailed,
 )
-from frozen_search.index import RevisionIndex, tokenize
+from frozen_search.index import IndexedRevision, RevisionIndex, rank, tokenize
+from frozen_search.live import LiveBridge, Shown
 from frozen_search.models import FetchResponse, HitRecord, Outcome, Rejection, SearchResponse, SearchResult
 from frozen_search.querylog import QueryLog, format_instant
 from frozen_search.store import RevisionRow, Store
@@ -58,7 +59,7 @@ class FrozenSearchService:
 
     def __init__(self, settings: Settings, *, store: Store | None = None, log: QueryLog | None = None,
                  logging: bool = True, session: str | None = None,
-                 clock: Callable[[], datetime] | None = None) -> None:
+                 clock: Callable[[], datetime] | None = None, live: LiveBridge | None = None) -> None:
         self.settings = settings
         self.cutoff = settings.require_cutoff()
         self.bound = cutoff_bound(self.cutoff)
@@ -68,6 +69,7 @@ class FrozenSearchService:
             log = QueryLog(settings.querylog_path) if clock is None else QueryLog(settings.querylog_path, clock=clock)
         self.log = log
         self.session = session or secrets.token_hex(8)
+        self.live = live
         self._index: RevisionIndex | None = None
         self._lock = threading.RLock()
         self._texts: OrderedDict[int, str] = OrderedDict()
@@ -128,12 +130,48 @@ class FrozenSearchService:
         with self._lock:
             rows = self.store.revisions([rev_pk for _, rev_pk, _ in candidates])
             outcome = Outcome(response=SearchResponse(results=[]))
-            seen: set[str] = set()
+            pool: list[Shown] = []
             for _, rev_pk, doc in candidates:
+                shown = self._local_hit(rows.get(rev_pk), doc, outcome)
+                if shown is not None:
+                    pool.append(shown)
+            if self.live is not None:
+                fresh, rejections = self.live.candidates(query, limit * 2)
+                outcome.rejections.extend(rejections)
+                pool = self._merge_ranked(pool, fresh, terms, phrases, outcome)
+            seen: set[str] = set()
+            for shown in pool:
                 if len(outcome.hits) >= limit:
                     break
-                self._consider(rows.get(rev_pk), doc, terms, seen, outcome)
+                self._consider(shown, terms, seen, outcome)
         return outcome
+
+    def _local_hit(self, row: RevisionRow | None, doc: str, outcome: Outcome) -> Shown | None:
+        if row is None:
+            outcome.rejections.append(Rejection(id=doc, reason="not_in_store",
+                                                evidence="the index names a revision the store does not hold"))
+            return None
+        shown = self._follow_redirect(row)
+        if shown is None:
+            outcome.rejections.append(Rejection(id=row.doc_id, reason="redirect_target_missing",
+                                                evidence=f"redirects to {row.redirect!r} at the cutoff"))
+        return shown
+
+    def _merge_ranked(self, local: list[Shown], fresh: list[Shown], terms: list[str], phrases: list[list[str]],
+                      outcome: Outcome) -> list[Shown]:
+        """Local hits and live candidates, one per document (live wins), ranked together by BM25 at ``T``."""
+        by_doc = {shown.row.doc_id: shown for shown in [*local, *fresh]}
+        docs = [IndexedRevision(s.row.rev_pk, s.row.doc_id, s.row.source, s.row.valid_from, None, s.row.title,
+                                self._text(s.row)) for s in by_doc.values()]
+        ranked = rank(docs, terms, phrases)
+        matched = {doc for _, _, doc in ranked}
+        for shown in fresh:
+            if shown.row.doc_id not in matched:
+                outcome.rejections.append(Rejection(
+                    id=shown.row.doc_id, reason="matched_only_current_text",
+                    evidence=f"MediaWiki's search matched today's text; revision {shown.row.version} of "
+                             f"{iso_utc(shown.row.valid_from)} does not match the query"))
+        return [by_doc[doc] for _, _, doc in ranked]
 
     def _check_search(self, query: Any, source: Any, limit: Any) -> tuple[list[str], list[list[str]], int]:
         if not isinstance(query, str) or not query.strip():
@@ -152,31 +190,22 @@ class FrozenSearchService:
         phrases = [tokenize(p) for p in re.findall(r'"([^"]+)"', query)]
         return terms, [p for p in phrases if len(p) > 1], limit
 
-    def _consider(self, row: RevisionRow | None, doc: str, terms: list[str], seen: set[str],
-                  outcome: Outcome) -> None:
-        if row is None:
-            outcome.rejections.append(Rejection(id=doc, reason="not_in_store",
-                                                evidence="the index names a revision the store does not hold"))
+    def _consider(self, shown: Shown, terms: list[str], seen: set[str], outcome: Outcome) -> None:
+        row = shown.row
+        if row.doc_id in seen:
             return
-        shown, redirected_from = self._follow_redirect(row)
-        if shown is None:
-            outcome.rejections.append(Rejection(id=row.doc_id, reason="redirect_target_missing",
-                                                evidence=f"redirects to {row.redirect!r} at the cutoff"))
-            return
-        if shown.doc_id in seen:
-            return
-        text = self._text(shown)
-        displayed = self._displayed(shown, text, redirected_from)
+        text = self._text(row)
+        displayed = self._displayed(shown, text)
         rejection = self._verify(displayed, terms)
         if rejection is not None:
             outcome.rejections.append(rejection)
             return
-        seen.add(shown.doc_id)
+        seen.add(row.doc_id)
         assert isinstance(outcome.response, SearchResponse)
         outcome.response.results.append(SearchResult(
-            id=shown.doc_id, title=shown.title, url=displayed.url, source=shown.source,
-            as_of=iso_utc(shown.valid_from), text=snippet(text, terms, self.settings.snippet_chars)))
-        outcome.hits.append(_hit(shown))
+            id=row.doc_id, title=row.title, url=displayed.url, source=row.source,
+            as_of=iso_utc(row.valid_from), text=snippet(text, terms, self.settings.snippet_chars)))
+        outcome.hits.append(_hit(row))
 
     # -- fetch --------------------------------------------------------------------------------------------------
 
@@ -190,29 +219,33 @@ class FrozenSearchService:
         if size > self.settings.max_chars_limit:
             raise InvalidRequest(f"max_chars is at most {self.settings.max_chars_limit}")
         with self._lock:
-            shown, redirected_from = self._resolve(id)
-            text = self._text(shown)
-            displayed = self._displayed(shown, text, redirected_from)
+            shown = self._resolve(id)
+            text = self._text(shown.row)
+            displayed = self._displayed(shown, text)
             rejection = self._verify(displayed, None)
+        row = shown.row
         if rejection is not None:
-            raise VerificationFailed(f"{rejection.reason}: {shown.doc_id} as of {iso_utc(shown.valid_from)} "
+            raise VerificationFailed(f"{rejection.reason}: {row.doc_id} as of {iso_utc(row.valid_from)} "
                                      f"failed re-verification ({rejection.evidence})")
         if offset > len(text):
             raise InvalidRequest(f"offset {offset} is past the end of the document ({len(text)} characters)")
         end = min(len(text), offset + size)
         metadata = {
-            "source": shown.source, "as_of": iso_utc(shown.valid_from), "revision": shown.version,
-            "revision_url": wikipedia.oldid_url(shown.version, self.settings.wikipedia_host),
+            "source": row.source, "as_of": iso_utc(row.valid_from), "revision": row.version,
+            "revision_url": wikipedia.oldid_url(row.version, self.settings.wikipedia_host),
             "cutoff": self.cutoff_iso, "offset": offset, "next_offset": end if end < len(text) else None,
-            "total_chars": len(text), "history": shown.continuity,
-            "history_note": HISTORY_NOTES.get(shown.continuity, ""), "redirected_from": redirected_from,
+            "total_chars": len(text), "history": row.continuity,
+            "history_note": HISTORY_NOTES.get(row.continuity, ""),
+            "redirected_from": None if shown.redirect is None else shown.redirect[0],
         }
-        response = FetchResponse(id=shown.doc_id, title=shown.title, text=text[offset:end], url=displayed.url,
+        response = FetchResponse(id=row.doc_id, title=row.title, text=text[offset:end], url=displayed.url,
                                  metadata=metadata)
-        return Outcome(response=response, hits=[_hit(shown)])
+        return Outcome(response=response, hits=[_hit(row)])
 
-    def _resolve(self, ref: str) -> tuple[RevisionRow, str | None]:
+    def _resolve(self, ref: str) -> Shown:
         reference = wikipedia.parse_reference(ref, self.settings.wikipedia_host)
+        if self.live is not None:
+            return self.live.at_reference(reference)
         if reference.oldid is not None:
             row = self.store.by_version(wikipedia.SOURCE, reference.oldid)
             if row is None:
@@ -220,40 +253,41 @@ class FrozenSearchService:
             if row.valid_from >= self.bound:
                 raise NotFoundBeforeCutoff(f"revision {reference.oldid} was saved at or after the cutoff "
                                            f"{self.cutoff_iso}")
-            return row, None
+            return Shown(row)
         assert reference.title is not None
         doc = wikipedia.doc_id(reference.title)
         row = self.store.snapshot(doc, self.bound)
         if row is None:
             raise NotFoundBeforeCutoff(f"{doc} has no revision before the cutoff {self.cutoff_iso}")
-        shown, redirected_from = self._follow_redirect(row)
+        shown = self._follow_redirect(row)
         if shown is None:
             raise NotFoundBeforeCutoff(f"{doc} redirected to {row.redirect!r} at the cutoff, which has no "
                                        "revision before it")
-        return shown, redirected_from
+        return shown
 
-    def _follow_redirect(self, row: RevisionRow) -> tuple[RevisionRow | None, str | None]:
+    def _follow_redirect(self, row: RevisionRow) -> Shown | None:
         """One hop, as MediaWiki follows redirects; the target's snapshot is taken at the same cutoff."""
         if row.redirect is None:
-            return row, None
+            return Shown(row)
         try:
             target_doc = wikipedia.doc_id(row.redirect)
         except InvalidRequest:
-            return None, row.doc_id
-        return self.store.snapshot(target_doc, self.bound), row.doc_id
+            return None
+        target = self.store.snapshot(target_doc, self.bound)
+        return None if target is None else Shown(target, (row.doc_id, row.valid_from))
 
     # -- shared -------------------------------------------------------------------------------------------------
 
-    def _displayed(self, row: RevisionRow, text: str, redirected_from: str | None) -> Displayed:
+    def _displayed(self, shown: Shown, text: str) -> Displayed:
+        row = shown.row
         parts = [(f"revision {row.version} of {row.doc_id}", row.valid_from)]
-        if redirected_from is not None:
-            redirect = self.store.snapshot(redirected_from, self.bound)
-            parts.append((f"redirect {redirected_from}", redirect.valid_from if redirect else self.bound))
+        title = row.title
+        if shown.redirect is not None:
+            parts.append((f"redirect {shown.redirect[0]}", shown.redirect[1]))
+            title = f"{row.title} {wikipedia.title_of(shown.redirect[0])}"
         url = wikipedia.page_url(row.title, self.settings.wikipedia_host)
-        return Displayed(id=row.doc_id, source=row.source, url=url,
-                         title=row.title if redirected_from is None else
-                         f"{row.title} {wikipedia.title_of(redirected_from)}",
-                         text=text, stored_sha256=row.sha256, parts=parts)
+        return Displayed(id=row.doc_id, source=row.source, url=url, title=title, text=text,
+                         stored_sha256=row.sha256, parts=parts)
 
     def _verify(self, displayed: Displayed, terms: list[str] | None) -> Rejection | None:
         if len(self._scans) > 200_000:

@@ -27,7 +27,7 @@ from typing import Any
 
 from frozen_search.errors import ConfigError, StoreIntegrityError
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -48,6 +48,7 @@ CREATE TABLE IF NOT EXISTS revisions (
     chars INTEGER NOT NULL,
     metadata TEXT NOT NULL,
     provenance TEXT NOT NULL,
+    origin TEXT NOT NULL DEFAULT 'dump',
     UNIQUE (doc_id, version)
 );
 CREATE INDEX IF NOT EXISTS revisions_doc_time ON revisions (doc_id, valid_from);
@@ -77,6 +78,7 @@ class NewRevision:
     chars: int
     metadata: dict[str, Any]
     provenance: dict[str, Any]
+    origin: str = "dump"
 
 
 @dataclass(frozen=True)
@@ -181,14 +183,24 @@ class Store:
         self._db.executemany("INSERT OR IGNORE INTO chunks VALUES (?, ?, ?)", chunks)
 
     def add_revision(self, rev: NewRevision) -> int | None:
-        """Insert a revision; returns its ``rev_pk``, or ``None`` when ``(doc_id, version)`` is already stored."""
+        """Insert a revision; returns its ``rev_pk``, or ``None`` when ``(doc_id, version)`` is already stored.
+
+        A dump revision already learned live (``origin='live'``) becomes a dump revision (it now has a place in a
+        complete history) and its ``rev_pk`` is returned so it gets indexed.
+        """
         cursor = self._db.execute(
             "INSERT OR IGNORE INTO revisions (doc_id, source, version, parent_version, valid_from, title, redirect, "
-            "chunk_keys, sha256, chars, metadata, provenance) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+            "chunk_keys, sha256, chars, metadata, provenance, origin) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (rev.doc_id, rev.source, rev.version, rev.parent_version, rev.valid_from, rev.title, rev.redirect,
              rev.chunk_keys, rev.sha256, rev.chars, json.dumps(rev.metadata, sort_keys=True),
-             json.dumps(rev.provenance, sort_keys=True)))
-        return cursor.lastrowid if cursor.rowcount == 1 else None
+             json.dumps(rev.provenance, sort_keys=True), rev.origin))
+        if cursor.rowcount == 1:
+            return cursor.lastrowid
+        if rev.origin == "dump":
+            found = self._db.execute("UPDATE revisions SET origin='dump' WHERE doc_id=? AND version=? AND "
+                                     "origin='live' RETURNING rev_pk", (rev.doc_id, rev.version)).fetchone()
+            return None if found is None else int(found[0])
+        return None
 
     def set_interval(self, rev_pk: int, valid_to: int | None, continuity: str) -> None:
         """Set one revision's ``valid_to`` (UTC seconds) and ``continuity`` (see the module docstring)."""
@@ -203,7 +215,8 @@ class Store:
         rows = self._db.execute(
             "SELECT rev_pk, version, valid_to, continuity, "
             "LEAD(valid_from) OVER w, LEAD(parent_version) OVER w, LEAD(rev_pk) OVER w "
-            "FROM revisions WHERE doc_id=? WINDOW w AS (ORDER BY valid_from, rev_pk)", (doc_id,)).fetchall()
+            "FROM revisions WHERE doc_id=? AND origin='dump' WINDOW w AS (ORDER BY valid_from, rev_pk)",
+            (doc_id,)).fetchall()
         changed: list[int] = []
         for rev_pk, version, valid_to, continuity, next_from, next_parent, next_pk in rows:
             if next_pk is None:
@@ -231,10 +244,20 @@ class Store:
         return {row.rev_pk: row for row in map(_row, found.fetchall())}
 
     def snapshot(self, doc_id: str, bound: int) -> RevisionRow | None:
-        """The revision of ``doc_id`` with the greatest ``valid_from < bound`` (integer UTC seconds), or ``None``."""
+        """The dump revision of ``doc_id`` with the greatest ``valid_from < bound`` (UTC seconds), or ``None``.
+
+        Revisions learned live are left out: one learned while answering at ``T1`` says nothing about another
+        cutoff (design.md), so live mode resolves again through the (cached) upstream instead.
+        """
         found = self._db.execute(
-            f"SELECT {_COLUMNS} FROM revisions WHERE doc_id=? AND valid_from<? "
+            f"SELECT {_COLUMNS} FROM revisions WHERE doc_id=? AND valid_from<? AND origin='dump' "
             "ORDER BY valid_from DESC, rev_pk DESC LIMIT 1", (doc_id, bound)).fetchone()
+        return None if found is None else _row(found)
+
+    def get(self, doc_id: str, version: str) -> RevisionRow | None:
+        """The revision ``version`` of ``doc_id`` (any origin), or ``None``."""
+        found = self._db.execute(f"SELECT {_COLUMNS} FROM revisions WHERE doc_id=? AND version=?",
+                                 (doc_id, version)).fetchone()
         return None if found is None else _row(found)
 
     def by_version(self, source: str, version: str) -> RevisionRow | None:
@@ -244,26 +267,26 @@ class Store:
         return None if found is None else _row(found)
 
     def history(self, doc_id: str) -> list[RevisionRow]:
-        """Every stored revision of ``doc_id``, oldest first."""
-        found = self._db.execute(f"SELECT {_COLUMNS} FROM revisions WHERE doc_id=? ORDER BY valid_from, rev_pk",
-                                 (doc_id,))
+        """Every stored dump revision of ``doc_id``, oldest first."""
+        found = self._db.execute(f"SELECT {_COLUMNS} FROM revisions WHERE doc_id=? AND origin='dump' "
+                                 "ORDER BY valid_from, rev_pk", (doc_id,))
         return [_row(values) for values in found.fetchall()]
 
     def iter_revisions(self, batch: int = 500) -> Iterator[RevisionRow]:
-        """Every stored revision, in ``rev_pk`` order, read in batches (constant memory)."""
+        """Every stored dump revision (the ones the index holds), in ``rev_pk`` order, read in batches."""
         last = 0
         while True:
-            found = self._db.execute(f"SELECT {_COLUMNS} FROM revisions WHERE rev_pk>? ORDER BY rev_pk LIMIT ?",
-                                     (last, batch)).fetchall()
+            found = self._db.execute(f"SELECT {_COLUMNS} FROM revisions WHERE rev_pk>? AND origin='dump' "
+                                     "ORDER BY rev_pk LIMIT ?", (last, batch)).fetchall()
             if not found:
                 return
             for values in found:
                 yield _row(values)
             last = found[-1][0]
 
-    def count_revisions(self) -> int:
-        """Number of stored revisions."""
-        return int(self._db.execute("SELECT COUNT(*) FROM revisions").fetchone()[0])
+    def count_revisions(self, origin: str = "dump") -> int:
+        """Number of stored revisions of an origin (``dump`` or ``live``)."""
+        return int(self._db.execute("SELECT COUNT(*) FROM revisions WHERE origin=?", (origin,)).fetchone()[0])
 
     def text_parts(self, rev: RevisionRow) -> list[str]:
         """The rendered texts of ``rev``'s chunks, in order.

@@ -1,0 +1,119 @@
+"""The live bridge: turns what the Wikipedia live adapter resolves at ``T`` into stored revisions the service shows.
+
+Live mode (and its offline rerun) answers a search with the union of two sets, ranked together on their historical
+text by BM25 (:func:`frozen_search.index.rank`): the local index's hits (dump revisions current at ``T``) and
+MediaWiki's candidates, each resolved to its last revision before ``T``. Candidates are only proposals (upstream
+search matches today's text); a candidate whose historical text does not match the query is logged as a
+``matched_only_current_text`` rejection. Revisions learned live are stored with ``origin='live'``: they serve
+display and provenance, never another cutoff's snapshot.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+from frozen_search.adapters import wikipedia
+from frozen_search.adapters.wikipedia_live import LiveRevision, WikipediaLive
+from frozen_search.adapters.wikitext import WikitextRenderer, join_rendered
+from frozen_search.errors import NotFoundBeforeCutoff
+from frozen_search.models import Rejection
+from frozen_search.store import NewRevision, RevisionRow, Store
+
+
+@dataclass(frozen=True)
+class Shown:
+    """A revision about to be shown, and the redirect followed to reach it: ``(doc_id, valid_from)`` or ``None``."""
+
+    row: RevisionRow
+    redirect: tuple[str, int] | None = None
+
+
+class LiveBridge:
+    """Resolve through ``adapter`` and store what it finds in ``store`` (one renderer; not thread-safe).
+
+    ``api_url`` is recorded in each live revision's provenance.
+    """
+
+    def __init__(self, adapter: WikipediaLive, store: Store, api_url: str) -> None:
+        self.adapter = adapter
+        self.store = store
+        self.api_url = api_url
+        self._renderer = WikitextRenderer(memo_chars=4_000_000)
+
+    def store_revision(self, rev: LiveRevision) -> RevisionRow:
+        """The stored row for ``rev`` under its title at ``T``, inserting it (``origin='live'``) when new."""
+        doc = wikipedia.doc_id(rev.title)
+        existing = self.store.get(doc, str(rev.revid))
+        if existing is not None:
+            return existing
+        chunks = self._renderer.render_chunks(rev.wikitext)
+        displayed = join_rendered([c.text for c in chunks])
+        with self.store.transaction():
+            self.store.put_chunks((c.key, c.source, c.text) for c in chunks)
+            self.store.add_revision(NewRevision(
+                doc_id=doc, source=wikipedia.SOURCE, version=str(rev.revid),
+                parent_version=None if rev.parentid is None else str(rev.parentid), valid_from=rev.timestamp,
+                title=wikipedia.normalize_title(rev.title), redirect=rev.redirect,
+                chunk_keys=b"".join(c.key for c in chunks),
+                sha256=hashlib.sha256(displayed.encode("utf-8")).hexdigest(), chars=len(displayed),
+                metadata={"page_id": str(rev.page_id), "current_title": rev.current_title, "renderer":
+                          "wikitext-chunks/1"},
+                provenance={"upstream": self.api_url, "wikitext_sha1": rev.sha1, "resolved": "live"},
+                origin="live"))
+        stored = self.store.get(doc, str(rev.revid))
+        assert stored is not None
+        return stored
+
+    def at_reference(self, reference: wikipedia.WikiReference) -> Shown:
+        """What a fetch of ``reference`` shows at ``T``.
+
+        Raises:
+            NotFoundBeforeCutoff: no such page or revision before the cutoff, or its title at ``T`` is unprovable.
+        """
+        if reference.oldid is not None:
+            rev = self.adapter.by_revid(int(reference.oldid))
+            if rev is None:
+                raise NotFoundBeforeCutoff(f"revision {reference.oldid} does not exist before the cutoff")
+            return Shown(self.store_revision(rev))
+        assert reference.title is not None
+        found = self.adapter.at_title(reference.title)
+        if found is None:
+            raise NotFoundBeforeCutoff(f"{wikipedia.doc_id(reference.title)} has no revision before the cutoff "
+                                       f"(as resolved by {self.api_url})")
+        return self._shown(*found)
+
+    def _shown(self, rev: LiveRevision, redirected_from: str | None) -> Shown:
+        row = self.store_revision(rev)
+        if redirected_from is None:
+            return Shown(row)
+        source = self.adapter.candidate(redirected_from)  # the redirect page's own revision at T (for check 1)
+        stamp = source.timestamp if source is not None else self.adapter.bound
+        return Shown(row, (wikipedia.doc_id(redirected_from), stamp))
+
+    def candidates(self, query: str, limit: int) -> tuple[list[Shown], list[Rejection]]:
+        """Upstream search candidates resolved at ``T``; those that cannot be shown come back as rejections."""
+        shown: list[Shown] = []
+        rejections: list[Rejection] = []
+        for title in self.adapter.search_titles(query, limit):
+            doc = wikipedia.doc_id(title)
+            try:
+                rev = self.adapter.candidate(title)
+            except NotFoundBeforeCutoff as exc:
+                rejections.append(Rejection(id=doc, reason="title_unprovable", evidence=exc.message))
+                continue
+            if rev is None:
+                rejections.append(Rejection(id=doc, reason="created_after_cutoff",
+                                            evidence="MediaWiki search proposed it; it has no revision before T"))
+                continue
+            if rev.redirect is not None:
+                target = self.adapter.at_title(rev.redirect, hops=1)
+                if target is None:
+                    rejections.append(Rejection(id=doc, reason="redirect_target_missing",
+                                                evidence=f"redirects to {rev.redirect!r} at the cutoff"))
+                    continue
+                shown.append(Shown(self.store_revision(target[0]),
+                                   (wikipedia.doc_id(rev.title), rev.timestamp)))
+                continue
+            shown.append(Shown(self.store_revision(rev)))
+        return shown, rejections
