@@ -19,7 +19,7 @@ from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeE
 
 from frozen_search.config import Settings
 from frozen_search.cutoff_rules.base import parse_cutoff
-from frozen_search.errors import ConfigError, FrozenSearchError
+from frozen_search.errors import ConfigError, FrozenSearchError, InvalidRequest
 from frozen_search.querylog import audit, error_dict, replay
 from frozen_search.service import FrozenSearchService
 from frozen_search.store import Store
@@ -46,15 +46,26 @@ def _data_dir_option(func: F) -> F:
 
 def _cutoff_option(func: F) -> F:
     return click.option("--cutoff", required=True, envvar="FROZEN_SEARCH_CUTOFF",
-                        help="The cutoff T: 2026-01-06 (midnight UTC) or 2026-01-06T00:00:00Z.")(func)
+                        help="The cutoff T: 2026-01-06 (midnight UTC) or 2026-01-06T00:00:00Z "
+                             "(or set FROZEN_SEARCH_CUTOFF).")(func)
+
+
+def _existing_store(settings: Settings) -> Store:
+    if not settings.store_path.exists():
+        raise ConfigError(f"no store at {settings.store_path}: ingest a dump first (frozen-search ingest wikipedia "
+                          "FILE...)")
+    return Store(settings.store_path)
 
 
 def _service(data_dir: Path | None, cutoff: str) -> FrozenSearchService:
     settings = Settings.from_env(data_dir=data_dir, cutoff=cutoff)
-    if not settings.store_path.exists():
-        raise ConfigError(f"no store at {settings.store_path}: ingest a dump first (frozen-search ingest wikipedia "
-                          "FILE...)")
-    return FrozenSearchService(settings)
+    return FrozenSearchService(settings, store=_existing_store(settings))
+
+
+def _log_file(path: Path) -> Path:
+    if not path.is_file():
+        raise InvalidRequest(f"query log {path} does not exist or is not a file")
+    return path
 
 
 @click.group()
@@ -89,7 +100,8 @@ def ingest_wikipedia_command(files: tuple[Path, ...], namespaces: tuple[int, ...
 
         def on_file(path: Path) -> None:
             size = path.stat().st_size if path.exists() else None
-            bar.reset(task, total=size, description=path.name, revisions=bar.tasks[task].fields["revisions"])
+            name = path.name if len(path.name) <= 28 else path.name[:27] + "…"
+            bar.reset(task, total=size, completed=0, description=name, revisions=bar.tasks[task].fields["revisions"])
 
         def progress(done: int, revisions: int) -> None:
             bar.update(task, completed=done, revisions=revisions)
@@ -187,13 +199,14 @@ def mcp(cutoff: str, data_dir: Path | None) -> None:
 
 
 @main.command("replay")
-@click.argument("log", type=click.Path(exists=True, path_type=Path))
+@click.argument("log", type=click.Path(path_type=Path))
 @_data_dir_option
 @_fail_cleanly
 def replay_command(log: Path, data_dir: Path | None) -> None:
     """Recompute every logged response from the store; print identical/different per line; exit 1 on any diff."""
     settings = Settings.from_env(data_dir=data_dir)
-    store = Store(settings.store_path)
+    log = _log_file(log)
+    store = _existing_store(settings)
     services: dict[str, FrozenSearchService] = {}
 
     def execute(cutoff: str, tool: str, arguments: dict[str, Any]) -> tuple[Any, Any]:
@@ -214,17 +227,17 @@ def replay_command(log: Path, data_dir: Path | None) -> None:
             click.echo(f"line {line.line} {line.tool}: {status}")
     finally:
         store.close()
-    click.echo(f"{different} line(s) different", err=True)
+    click.echo(f"{different} line(s) different")
     sys.exit(1 if different else 0)
 
 
 @main.command("audit")
-@click.argument("log", type=click.Path(exists=True, path_type=Path))
+@click.argument("log", type=click.Path(path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @_fail_cleanly
 def audit_command(log: Path, as_json: bool) -> None:
     """Summarize a query log; exit 1 if a hit is dated at/after its cutoff or the hash chain is broken."""
-    report = audit(log)
+    report = audit(_log_file(log))
     if as_json:
         from dataclasses import asdict
 

@@ -13,7 +13,7 @@ import re
 import secrets
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any
 
@@ -21,6 +21,7 @@ from frozen_search.adapters import wikipedia
 from frozen_search.config import Settings
 from frozen_search.cutoff_rules.base import cutoff_bound, iso_utc
 from frozen_search.errors import (
+    FrozenSearchError,
     IndexNotReady,
     InvalidRequest,
     NotFoundBeforeCutoff,
@@ -35,6 +36,8 @@ from frozen_search.store import RevisionRow, Store
 from frozen_search.verify import Displayed, verify
 
 SERVED_SOURCES = ("wikipedia",)
+TOOL_ARGUMENTS = {"search": frozenset({"query", "source", "limit"}), "fetch": frozenset({"id", "offset", "max_chars"})}
+ATTEMPTED_CUTOFF = "attempted_cutoff"
 KNOWN_SOURCES = ("arxiv", "math.stackexchange", "mathoverflow", "openalex", "wikipedia")
 MAX_REFERENCE_CHARS = 2_000
 HISTORY_NOTES = {
@@ -115,12 +118,36 @@ class FrozenSearchService:
         return outcome.response
 
     def execute(self, tool: str, arguments: dict[str, Any]) -> Outcome:
-        """Compute a call's outcome (response, hits, rejections) without logging it; used by ``replay``."""
-        if tool == "search":
-            return self._search(**arguments)
-        if tool == "fetch":
-            return self._fetch(**arguments)
-        raise InvalidRequest(f"unknown tool {tool!r}; the tools are search and fetch")
+        """Compute a call's outcome (response, hits, rejections) without logging it; used by ``replay``.
+
+        Raises:
+            InvalidRequest: an unknown tool or argument; an attempt to set the cutoff (logged by the faces as
+                ``attempted_cutoff``, see :meth:`log_refusal`).
+        """
+        if tool not in TOOL_ARGUMENTS:
+            raise InvalidRequest(f"unknown tool {tool!r}; the tools are search and fetch")
+        if ATTEMPTED_CUTOFF in arguments:
+            raise InvalidRequest(cutoff_refusal(self.cutoff_iso))
+        unknown = sorted(set(arguments) - TOOL_ARGUMENTS[tool])
+        if unknown:
+            raise InvalidRequest(f"{tool} has no argument {unknown[0]!r}")
+        return self._search(**arguments) if tool == "search" else self._fetch(**arguments)
+
+    def log_refusal(self, tool: str, arguments: Mapping[str, Any]) -> None:
+        """Log a call a face refused before it reached the service because it tried to set the cutoff.
+
+        The attempted value is kept under ``attempted_cutoff`` so auditors see the attempt; ``replay`` recomputes
+        the same refusal. Calls of other tools are not logged (the log holds search and fetch only).
+        """
+        if self.log is None or tool not in TOOL_ARGUMENTS:
+            return
+        logged = {(ATTEMPTED_CUTOFF if str(key).lower() == "cutoff" else str(key)): _jsonable(value)
+                  for key, value in arguments.items()}
+        try:
+            with self.log.call(self.session, tool, logged, self.cutoff):  # type: ignore[arg-type]
+                self.execute(tool, logged)
+        except FrozenSearchError:
+            pass
 
     # -- search -------------------------------------------------------------------------------------------------
 
@@ -330,6 +357,16 @@ class FrozenSearchService:
         self.store.close()
         if self.log is not None:
             self.log.close()
+
+
+def cutoff_refusal(cutoff_iso: str) -> str:
+    """The message refusing a request that tries to set the cutoff (shared by every face and by ``replay``)."""
+    return (f"the cutoff is fixed at server start: this server answers as of {cutoff_iso} and no request can "
+            "change it; start another server for another cutoff")
+
+
+def _jsonable(value: Any) -> Any:
+    return value if isinstance(value, (str, int, float, bool, type(None))) else str(value)
 
 
 def _hit(row: RevisionRow) -> HitRecord:

@@ -83,6 +83,8 @@ def parse_reference(ref: str, host: str) -> WikiReference:
     elif not re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*://", text):
         text = "https://" + text
     parts = urlsplit(text)
+    if "." not in (parts.hostname or ""):
+        raise InvalidRequest(f"{ref[:100]!r} is neither an id (wikipedia:Title) nor a URL")
     if parts.scheme not in ("http", "https"):
         raise InvalidRequest(f"{ref[:100]!r} is neither an id nor an http(s) URL")
     hostname = (parts.hostname or "").lower()

@@ -34,8 +34,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from frozen_search.errors import FrozenSearchError, InvalidRequest
 from frozen_search.models import FetchResponse, SearchResponse
-from frozen_search.server.mcp import create_mcp, cutoff_refusal, package_version
-from frozen_search.service import FrozenSearchService
+from frozen_search.server.mcp import create_mcp, package_version
+from frozen_search.service import FrozenSearchService, cutoff_refusal
 
 logger = logging.getLogger(__name__)
 PROBLEM_TYPE = "urn:frozen-search:error:"  # + code; a stable URI per code (RFC 9457 §3.1.1), not dereferenceable
@@ -98,7 +98,7 @@ def create_app(service: FrozenSearchService, *, host: str = "127.0.0.1", port: i
             yield
 
     app = FastAPI(title="frozen-search", version=package_version(), lifespan=lifespan, docs_url=None,
-                  redoc_url=None, dependencies=[Depends(_cutoff_guard(service.cutoff_iso))],
+                  redoc_url=None, dependencies=[Depends(_cutoff_guard(service))],
                   description=f"Search and fetch as of {service.cutoff_iso}: nothing later is shown. MCP "
                               "(streamable HTTP) is served at /mcp.")
     for exc_class in (FrozenSearchError, RequestValidationError, HTTPException, Exception):
@@ -147,19 +147,24 @@ def _routes(service: FrozenSearchService) -> APIRouter:
     return router
 
 
-def _cutoff_guard(cutoff_iso: str) -> Any:
-    """A dependency refusing any request that carries a ``cutoff`` query parameter or JSON body field."""
+def _cutoff_guard(service: FrozenSearchService) -> Any:
+    """A dependency refusing any request that carries a ``cutoff`` query parameter or JSON body field.
+
+    A refused ``/v1/search`` or ``/v1/fetch`` call is still logged (``attempted_cutoff``) for auditors.
+    """
 
     async def refuse_cutoff(request: Request) -> None:
-        names = list(request.query_params)
+        arguments: dict[str, Any] = dict(request.query_params)
         if request.method in ("POST", "PUT", "PATCH"):
             try:
                 body = await request.json()
             except ValueError:  # malformed JSON: the body's own validation reports it
                 body = None
-            names += list(body) if isinstance(body, dict) else []
-        if any(name.lower() == "cutoff" for name in names):
-            raise InvalidRequest(cutoff_refusal(cutoff_iso))
+            arguments.update(body if isinstance(body, dict) else {})
+        if any(str(name).lower() == "cutoff" for name in arguments):
+            tool = request.url.path.rsplit("/", 1)[-1]
+            service.log_refusal(tool, arguments)
+            raise InvalidRequest(cutoff_refusal(service.cutoff_iso))
 
     return refuse_cutoff
 

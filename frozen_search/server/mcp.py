@@ -27,18 +27,12 @@ from pydantic import Field
 
 from frozen_search.errors import FrozenSearchError
 from frozen_search.models import FetchResponse, SearchResponse
-from frozen_search.service import SERVED_SOURCES, FrozenSearchService
+from frozen_search.service import SERVED_SOURCES, FrozenSearchService, cutoff_refusal
 
 SOURCE_NAMES = {"arxiv": "arXiv", "math.stackexchange": "Math.SE", "mathoverflow": "MathOverflow",
                 "openalex": "OpenAlex", "wikipedia": "Wikipedia"}
 _CODED = re.compile(r"^\[[a-z_]+\] ")
 _READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True)
-
-
-def cutoff_refusal(cutoff_iso: str) -> str:
-    """The message refusing a request that tries to set the cutoff (shared by the HTTP and MCP faces)."""
-    return (f"the cutoff is fixed at server start: this server answers as of {cutoff_iso} and no request can "
-            "change it; start another server for another cutoff")
 
 
 def search_description(service: FrozenSearchService) -> str:
@@ -84,7 +78,7 @@ def create_mcp(service: FrozenSearchService) -> MCPServer:
     Tool errors: every refusal is an error result whose text starts with ``[code]`` (see :mod:`errors`).
     """
     server = MCPServer(
-        name="frozen-search", version=package_version(), middleware=[_RefusalMiddleware(service.cutoff_iso)],
+        name="frozen-search", version=package_version(), log_level="WARNING", middleware=[_RefusalMiddleware(service)],
         instructions=f"Frozen retrieval: every source is shown as it stood before {service.cutoff_iso}. "
                      "Use search to find documents and fetch to read one; nothing later exists here.")
 
@@ -122,14 +116,16 @@ def package_version() -> str:
 class _RefusalMiddleware:
     """``tools/call`` only: refuse a ``cutoff`` argument, and start every error result's text with its code."""
 
-    def __init__(self, cutoff_iso: str) -> None:
-        self._refusal = f"[invalid_request] {cutoff_refusal(cutoff_iso)}"
+    def __init__(self, service: FrozenSearchService) -> None:
+        self._service = service
+        self._refusal = f"[invalid_request] {cutoff_refusal(service.cutoff_iso)}"
 
     async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
         if ctx.method != "tools/call" or not isinstance(ctx.params, Mapping):
             return await call_next(ctx)
         arguments = ctx.params.get("arguments")
         if isinstance(arguments, Mapping) and any(str(key).lower() == "cutoff" for key in arguments):
+            self._service.log_refusal(str(ctx.params.get("name")), arguments)  # auditors see the attempt
             return CallToolResult(content=[TextContent(type="text", text=self._refusal)], is_error=True)
         result = await call_next(ctx)
         if not isinstance(result, dict) or result.get("isError") is not True:

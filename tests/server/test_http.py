@@ -16,6 +16,7 @@ from starlette.testclient import TestClient
 
 from frozen_search.config import Settings
 from frozen_search.cutoff_rules.base import parse_cutoff
+from frozen_search.errors import FrozenSearchError
 from frozen_search.server.http import create_app, transport_security
 from frozen_search.service import FrozenSearchService
 from tests.conftest import make_service
@@ -245,3 +246,28 @@ def test_transport_security_allows_localhost_and_the_bound_host() -> None:
     assert "10.1.2.3:*" not in settings.allowed_hosts
     assert "http://10.1.2.3:8123" in settings.allowed_origins
     assert "[::1]:9000" in transport_security("::1", 9000).allowed_hosts
+
+
+def test_cutoff_attempts_are_logged_and_replay_identically(wiki_data_dir: Path, tmp_path: Path) -> None:
+    from frozen_search.querylog import audit, error_dict, replay
+
+    log = tmp_path / "attempts.jsonl"
+    service = make_service(wiki_data_dir, "2010-06-01", log=log)
+    client = TestClient(create_app(service), base_url="http://127.0.0.1")
+    assert client.get("/v1/search", params={"query": "pear", "cutoff": "2030-01-01"}).status_code == 400
+    assert client.post("/v1/fetch", json={"id": "wikipedia:Pear", "CUTOFF": "2030-01-01"}).status_code == 400
+    assert client.get("/healthz", params={"cutoff": "2030-01-01"}).status_code == 400  # refused, not a tool call
+    lines = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [(line["tool"], line["arguments"].get("attempted_cutoff")) for line in lines] == [
+        ("search", "2030-01-01"), ("fetch", "2030-01-01")]
+    assert audit(log).ok
+
+    def execute(cutoff: str, tool: str, arguments: dict[str, Any]) -> tuple[Any, Any]:
+        try:
+            service.execute(tool, arguments)
+        except FrozenSearchError as exc:
+            return None, error_dict(exc)
+        raise AssertionError("a cutoff attempt must be refused on replay too")
+
+    assert all(line.identical for line in replay(log, execute))
+    service.close()

@@ -219,7 +219,10 @@ async def test_stdio_server_via_the_cli(wiki_data_dir: Path, tmp_path: Path) -> 
     assert refused.content[0].text.startswith("[invalid_request] the cutoff is fixed")
     assert [hit["id"] for hit in hits[1]["results"]] == ["wikipedia:Pear"]
     logged = [json.loads(line) for line in log.read_text().splitlines()]
-    assert [(line["tool"], line["cutoff"]) for line in logged] == [("search", CUTOFF_ISO)] * 2
+    assert [(line["tool"], line["cutoff"]) for line in logged] == [("search", CUTOFF_ISO)] * 3
+    # The refused attempt to move the cutoff is logged too, for auditors, and replays to the same refusal.
+    assert logged[0]["arguments"] == {"query": "pear", "attempted_cutoff": "2030-01-01"}
+    assert logged[0]["error"]["code"] == "invalid_request" and logged[0]["response"] is None
 
 
 @pytest.mark.serial
