@@ -42,7 +42,15 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("max_limit", "FROZEN_SEARCH_MAX_LIMIT", 50, "Largest number of search results per call."),
     Setting("wikipedia_host", "FROZEN_SEARCH_WIKIPEDIA_HOST", "en.wikipedia.org",
             "The wiki whose URLs fetch accepts and search results carry."),
+    Setting("mode", "FROZEN_SEARCH_MODE", "local",
+            "local: the store only (dumps and what was learned before); live: also ask the upstream wiki and record "
+            "every exchange in the HTTP cache; offline: the same as live but from the HTTP cache only."),
+    Setting("wikipedia_api", "FROZEN_SEARCH_WIKIPEDIA_API", "https://en.wikipedia.org/w/api.php",
+            "The MediaWiki Action API endpoint live mode asks (a local MediaWiki in tests)."),
+    Setting("contact", "FROZEN_SEARCH_CONTACT", None,
+            "Contact (an e-mail or URL) sent in the User-Agent of every upstream request, as Wikimedia asks."),
 )
+MODES = ("local", "live", "offline")
 
 _INT_SETTINGS = {"max_chars", "max_chars_limit", "snippet_chars", "max_query_chars", "max_limit"}
 
@@ -66,6 +74,9 @@ class Settings:
     max_query_chars: int = 1_000
     max_limit: int = 50
     wikipedia_host: str = "en.wikipedia.org"
+    mode: str = "local"
+    wikipedia_api: str = "https://en.wikipedia.org/w/api.php"
+    contact: str | None = None
     extra: Mapping[str, str] = field(default_factory=dict)
 
     @property
@@ -77,6 +88,11 @@ class Settings:
     def index_path(self) -> Path:
         """The tantivy index folder: ``DATA_DIR/index``."""
         return self.data_dir / "index"
+
+    @property
+    def cache_path(self) -> Path:
+        """The HTTP cache of upstream exchanges (diskcache): ``DATA_DIR/http-cache``."""
+        return self.data_dir / "http-cache"
 
     @property
     def querylog_path(self) -> Path:
@@ -119,6 +135,8 @@ def _convert(name: str, raw: Any) -> Any:
             return raw if isinstance(raw, datetime) else parse_cutoff(str(raw))
         if name in ("data_dir", "log_path"):
             return Path(raw).expanduser()
+        if name == "mode" and raw not in MODES:
+            raise ValueError(f"must be one of {', '.join(MODES)}")
         if name in _INT_SETTINGS:
             value = int(raw)
             if value <= 0:
