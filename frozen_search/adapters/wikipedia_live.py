@@ -192,8 +192,9 @@ class WikipediaLive:
     def at_title(self, title: str, hops: int = 0) -> tuple[LiveRevision, str | None] | None:
         """What the page titled ``title`` was at ``T``, a redirect followed; ``(revision, redirected_from)``."""
         moved = self._moves_out(title)
-        if moved:  # the page bearing this title at T has been moved away since: follow it by page id
-            found = self._last_before(pageids=int(moved[0]["pageid"]))
+        if moved:  # the page bearing this title at T has been moved away since: follow it by its page id, which
+            # the log gives as ``logpage`` (``pageid`` is whatever page bears the title today, e.g. the redirect)
+            found = self._last_before(pageids=int(moved[0]["logpage"]))
             resolved = None if found is None else self._revision(found[0], found[1], title, str(found[0]["title"]))
         else:
             candidate = self.candidate(title)
