@@ -1,0 +1,350 @@
+"""The one upstream HTTP layer: every adapter's traffic passes through :class:`Upstream`, whichever library drives it.
+
+mwclient, arxiv, pyalex and stackapi are all ``requests``-based: give them ``Upstream.session()``, whose mounted
+:class:`~frozen_search.cache.transport.UpstreamAdapter` sends every request here; or call :meth:`Upstream.get`
+and hand the bytes to the library's parser. Here live: timeouts, a descriptive User-Agent, allowed hosts (every
+redirect hop checked), per-host rate limits and connection caps, retries, and the HTTP cache.
+
+Modes (decided here, issue 3):
+
+- ``live``: every request goes upstream and the complete, validated answer is recorded (replacing an older
+  record), so a warm run refreshes the cache. With ``prefer_cache=True`` (per layer or per call) a recorded answer
+  is served instead and only misses go upstream: warm re-runs and resumed warms download nothing twice.
+- ``offline``: the cache only. A miss raises ``OfflineCacheMiss`` naming the method and URL; no socket is ever
+  opened (no network adapter exists in this mode).
+
+Both modes serve the *recorded* response (same status, header pairs and body bytes), so a live session and its
+offline rerun see identical bytes. Recorded: 2xx, 3xx, 400, 404, 410 (answers that do not change on retry).
+Retried, with full-jitter exponential backoff or the server's ``Retry-After`` (seconds or HTTP date): 429, 500,
+502, 503, 504, timeouts, refused/broken connections and truncated bodies; never recorded. Other 4xx raise
+``UpstreamRejected`` at once (a 400 is recorded first, so offline reruns reject it the same way); other 5xx
+``UpstreamUnavailable``. A body that fails the caller's ``validate`` is never recorded and is not retried.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from importlib.metadata import PackageNotFoundError, version
+from types import MappingProxyType, TracebackType
+from typing import Any, Literal
+from urllib.parse import urljoin
+
+import requests
+import requests.adapters
+
+from frozen_search.cache.http_cache import CachedResponse, HttpCache, Validator, guarded, require_json
+from frozen_search.cache.keys import host_of, namespace_for_cutoff, redact_url, request_key
+from frozen_search.cache.transport import (
+    HostLimiter,
+    HostPolicy,
+    NetworkLeg,
+    UpstreamAdapter,
+    backoff_delay,
+    backoff_field,
+    first_header,
+    is_transient,
+    map_requests_exceptions,
+    parse_retry_after,
+)
+from frozen_search.errors import (
+    ConfigError,
+    FrozenSearchError,
+    InvalidRequest,
+    OfflineCacheMiss,
+    RefusedSource,
+    UpstreamRateLimited,
+    UpstreamRejected,
+    UpstreamUnavailable,
+)
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["DEFAULT_ALLOWED_HOSTS", "DEFAULT_HOST_POLICIES", "HostPolicy", "Mode", "Upstream", "UpstreamConfig",
+           "UpstreamStats", "namespace_for_cutoff", "require_json", "user_agent"]
+
+Mode = Literal["live", "offline"]
+Params = Mapping[str, Any] | Sequence[tuple[str, Any]] | None
+
+RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
+PASS_STATUSES = frozenset({404, 410})  # real answers ("no such thing"), returned to the caller
+_RECORDED_ERRORS = frozenset({400, 404, 410})
+
+try:
+    __version__ = version("frozen-search")
+except PackageNotFoundError:  # pragma: no cover - running from a bare checkout
+    __version__ = "0"
+
+
+def user_agent(contact: str | None = None) -> str:
+    """The User-Agent every request carries (Wikimedia's policy asks for a contact: pass an e-mail or URL)."""
+    who = contact or "set FROZEN_SEARCH_CONTACT"
+    return f"frozen-search/{__version__} (+https://github.com/frozen-search; research benchmark; contact: {who})"
+
+
+DEFAULT_HOST_POLICIES: Mapping[str, HostPolicy] = MappingProxyType({
+    "export.arxiv.org": HostPolicy(3.0, 1),  # arXiv terms: one request every 3 s, one connection
+    "arxiv.org": HostPolicy(3.0, 1),
+    "api.stackexchange.com": HostPolicy(0.1, 2, honour_backoff_field=True),  # > 30 req/s per IP are dropped
+    "api.openalex.org": HostPolicy(0.1, 4),  # 10 req/s
+    "en.wikipedia.org": HostPolicy(0.0, 1),  # Wikimedia API etiquette: requests in series
+})
+DEFAULT_ALLOWED_HOSTS = frozenset(DEFAULT_HOST_POLICIES)
+
+
+@dataclass(frozen=True)
+class UpstreamConfig:
+    """Everything the layer does to a request; times in seconds. Hosts are matched by name, without the port.
+
+    Raises:
+        ConfigError: a negative or zero timeout, negative retries, or an empty host list.
+    """
+
+    user_agent: str = field(default_factory=user_agent)
+    connect_timeout_s: float = 10.0
+    read_timeout_s: float = 60.0
+    max_retries: int = 3
+    backoff_base_s: float = 1.0
+    backoff_max_s: float = 30.0
+    max_retry_after_s: float = 120.0  # a longer Retry-After fails at once with UpstreamRateLimited
+    max_redirects: int = 5
+    allowed_hosts: frozenset[str] = DEFAULT_ALLOWED_HOSTS
+    host_policies: Mapping[str, HostPolicy] = field(default_factory=lambda: DEFAULT_HOST_POLICIES)
+    default_policy: HostPolicy = HostPolicy()
+
+    def __post_init__(self) -> None:
+        if min(self.connect_timeout_s, self.read_timeout_s) <= 0 or self.max_retries < 0 or self.max_redirects < 0:
+            raise ConfigError("upstream timeouts must be positive, retries and redirects not negative")
+        if not self.allowed_hosts:
+            raise ConfigError("no allowed upstream host")
+        object.__setattr__(self, "allowed_hosts", frozenset(h.lower().rstrip(".") for h in self.allowed_hosts))
+
+    def policy_for(self, host: str) -> HostPolicy:
+        """The policy of ``host`` (lower-case name), or ``default_policy``."""
+        return self.host_policies.get(host, self.default_policy)
+
+
+@dataclass(frozen=True)
+class UpstreamStats:
+    """Counters since the layer was built: network attempts (retries included), retries, cache hits, records."""
+
+    network_requests: int = 0
+    retries: int = 0
+    cache_hits: int = 0
+    recorded: int = 0
+
+
+class Upstream:
+    """The upstream layer of one service: config, the HTTP cache, a mode and a namespace (the cutoff).
+
+    ``clock`` (tz-aware UTC ``datetime``) stamps ``fetched_at`` and reads HTTP-date ``Retry-After``;
+    ``monotonic`` (seconds) and ``sleep`` (seconds) drive rate limits and backoff; ``rng`` the jitter.
+
+    Raises:
+        ConfigError: unknown ``mode`` or empty ``namespace``.
+    """
+
+    def __init__(self, config: UpstreamConfig, cache: HttpCache, *, namespace: str, mode: Mode = "live",
+                 prefer_cache: bool = False, clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+                 monotonic: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep,
+                 rng: random.Random | None = None) -> None:
+        if mode not in ("live", "offline"):
+            raise ConfigError(f"unknown upstream mode {mode!r}: use live or offline")
+        if not namespace:
+            raise ConfigError("the upstream layer needs a namespace (the cutoff)")
+        self.config, self.cache, self.namespace, self.mode = config, cache, namespace, mode
+        self.prefer_cache = prefer_cache
+        self._clock, self._monotonic, self._rng = clock, monotonic, rng or random.Random()
+        self._limiter = HostLimiter(config.policy_for, monotonic, sleep)
+        pool = max([p.max_connections for p in config.host_policies.values()] + [config.default_policy.max_connections])
+        timeout = (config.connect_timeout_s, config.read_timeout_s)
+        # offline: no network leg at all, so no code path can open a socket
+        self._network = NetworkLeg(self._limiter, monotonic, timeout, pool) if mode == "live" else None
+        self._counts = {"network_requests": 0, "retries": 0, "cache_hits": 0, "recorded": 0}
+        self._lock = threading.Lock()
+        self._session = self.session()
+
+    def _count(self, name: str) -> None:
+        with self._lock:
+            self._counts[name] += 1
+
+    def session(self, *, validate: Validator | None = None) -> requests.Session:
+        """A new ``requests.Session`` whose every request goes through this layer (hand it to a library).
+
+        ``validate`` checks every 2xx response before it is recorded or served. The session ignores the
+        environment (no proxies, no ``.netrc``), follows at most ``max_redirects`` redirects, each hop checked.
+        The caller closes it.
+        """
+        session = requests.Session()
+        session.trust_env = False
+        session.max_redirects = self.config.max_redirects
+        session.headers["User-Agent"] = self.config.user_agent
+        adapter = UpstreamAdapter(self, validate)
+        session.mount("http://", adapter)
+        session.mount("https://", adapter)
+        return session
+
+    def get(self, url: str, params: Params = None, *, headers: Mapping[str, str] | None = None,
+            validate: Validator | None = None, prefer_cache: bool | None = None) -> CachedResponse:
+        """GET ``url`` (``params`` appended), following allowed redirects; returns the final recorded response.
+
+        Raises:
+            RefusedSource: ``url`` or a redirect hop is not on an allowed host.
+            OfflineCacheMiss: offline mode and the request (or a hop) was never recorded.
+            UpstreamUnavailable / UpstreamTimeout / UpstreamRateLimited: failed after retries, truncated, invalid.
+            UpstreamRejected: a 4xx other than 404/410/429.
+            InvalidRequest: ``url`` is malformed.
+        """
+        where = f"GET {redact_url(url)}"
+        with map_requests_exceptions(where):
+            request = self._session.prepare_request(requests.Request("GET", url, params=params, headers=headers))
+        for _ in range(self.config.max_redirects + 1):
+            record = self.exchange(request, validate=validate, prefer_cache=prefer_cache)
+            location = record.header("Location")
+            if not (300 <= record.status < 400 and location):
+                return record
+            with map_requests_exceptions(where):
+                target = urljoin(request.url or url, location)
+                request = self._session.prepare_request(requests.Request("GET", target, headers=headers))
+        raise UpstreamUnavailable(f"{where} redirected more than {self.config.max_redirects} times")
+
+    def exchange(self, request: requests.PreparedRequest, *, validate: Validator | None = None,
+                 prefer_cache: bool | None = None) -> CachedResponse:
+        """Answer one prepared request (no redirect following) from upstream or the cache, per the mode.
+
+        Raises: as :meth:`get`; a redirect whose ``Location`` leaves the allowed hosts is ``RefusedSource``.
+        """
+        method, url = (request.method or "GET").upper(), request.url or ""
+        where = f"{method} {redact_url(url)}"
+        self._check_host(url, where)
+        if request.body is not None and not isinstance(request.body, bytes | str):
+            raise InvalidRequest(f"{where}: streamed request bodies cannot be keyed or recorded")
+        key = request_key(method, url, request.headers, request.body, self.namespace)
+        checked = guarded(validate, where)
+        record = None
+        if self.mode == "offline" or (self.prefer_cache if prefer_cache is None else prefer_cache):
+            record = self.cache.get(key)
+            if record is None and self.mode == "offline":
+                raise OfflineCacheMiss(f"offline mode: no recorded response for {where} "
+                                       f"(namespace {self.namespace}); warm the cache in live mode first")
+            if record is not None:
+                self._count("cache_hits")
+                logger.debug("%s -> %d from the cache", where, record.status)
+                if checked is not None and 200 <= record.status < 300:
+                    checked(record)
+        if record is None:
+            record = self._record(self._with_user_agent(request), key, where, checked)
+        return self._answer(record, url, where)
+
+    def _check_host(self, url: str, where: str) -> None:
+        host = host_of(url)
+        if not url.lower().startswith(("http://", "https://")) or host not in self.config.allowed_hosts:
+            raise RefusedSource(f"{where}: host {host or '(none)'!r} is not an allowed upstream host")
+
+    def _with_user_agent(self, request: requests.PreparedRequest) -> requests.PreparedRequest:
+        """The configured User-Agent, unless the library already prefixed it to its own (mwclient does)."""
+        current = request.headers.get("User-Agent")
+        if isinstance(current, str) and current.startswith(self.config.user_agent):
+            return request
+        request = request.copy()
+        request.headers["User-Agent"] = self.config.user_agent
+        return request
+
+    def _record(self, request: requests.PreparedRequest, key: str, where: str,
+                checked: Validator | None) -> CachedResponse:
+        status, headers, body = self._live(request, where)
+        method, url = (request.method or "GET").upper(), redact_url(request.url or "")
+        fetched_at = self._clock()
+        if not (200 <= status < 400 or status in _RECORDED_ERRORS):
+            raise _status_error(status, where) or UpstreamUnavailable(f"{where} answered HTTP {status}")
+        record = self.cache.put(key, method=method, url=url, status=status, headers=headers, body=body,
+                                fetched_at=fetched_at, validate=checked if status < 300 else None)
+        self._count("recorded")
+        return record
+
+    def _answer(self, record: CachedResponse, url: str, where: str) -> CachedResponse:
+        """Apply the redirect-host and status rules to a recorded or fresh response (same rules both ways)."""
+        location = record.header("Location")
+        if 300 <= record.status < 400 and location:
+            target = urljoin(url, location)
+            self._check_host(target, f"redirect from {where} to {redact_url(target)}")
+        error = _status_error(record.status, where)
+        if error is not None:
+            raise error
+        return record
+
+    def _live(self, request: requests.PreparedRequest, where: str) -> tuple[int, list[tuple[str, str]], bytes]:
+        """One exchange with retries: returns status, cleaned header pairs and the complete decoded body."""
+        if self._network is None:  # offline: never reached, exchange() answers from the cache or raises first
+            raise OfflineCacheMiss(f"offline mode: {where} cannot go upstream")
+        host = host_of(request.url or "")
+        attempts = self.config.max_retries + 1
+        for attempt in range(attempts):
+            last = attempt == attempts - 1
+            self._count("network_requests")
+            try:
+                status, headers, body = self._network.send(request, host, where, f"{attempt + 1}/{attempts}")
+            except UpstreamUnavailable as err:
+                if last or not is_transient(err.__cause__):
+                    raise
+                self._retry_later(host, None, attempt)
+                continue
+            if status not in RETRY_STATUSES:
+                if self.config.policy_for(host).honour_backoff_field:
+                    self._honour_backoff(host, backoff_field(headers, body))
+                return status, headers, body
+            retry_after = parse_retry_after(first_header(headers, "retry-after"), self._clock())
+            too_long = retry_after is not None and retry_after > self.config.max_retry_after_s
+            if last or too_long:
+                if retry_after is not None:
+                    self._limiter.defer(host, retry_after)
+                if status == 429:
+                    raise UpstreamRateLimited(f"{where} was still rate-limited (HTTP 429) after {attempt + 1} "
+                                              f"attempt(s); retry after {retry_after} s", retry_after=retry_after)
+                raise UpstreamUnavailable(f"{where} failed with HTTP {status} after {attempt + 1} attempt(s)")
+            self._retry_later(host, retry_after, attempt)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _retry_later(self, host: str, retry_after: float | None, attempt: int) -> None:
+        """Push the host's next start by ``Retry-After`` or a jittered backoff; the next slot() sleeps it."""
+        self._count("retries")
+        delay = retry_after if retry_after is not None else backoff_delay(
+            attempt, self.config.backoff_base_s, self.config.backoff_max_s, self._rng)
+        self._limiter.defer(host, delay)
+
+    def _honour_backoff(self, host: str, backoff: float | None) -> None:
+        if backoff is not None:
+            logger.info("%s asked for a backoff of %s s", host, backoff)
+            self._limiter.defer(host, backoff)
+
+    def stats(self) -> UpstreamStats:
+        """A snapshot of the network/retry/cache counters (the cache keeps its own in ``cache.stats()``)."""
+        with self._lock:
+            return UpstreamStats(**self._counts)
+
+    def close(self) -> None:
+        """Close the layer's own session and connection pool (not the cache, not sessions handed out)."""
+        self._session.close()
+        if self._network is not None:
+            self._network.close()
+
+    def __enter__(self) -> Upstream:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
+
+
+def _status_error(status: int, where: str) -> FrozenSearchError | None:
+    """The error a final (not retried) status stands for: other 4xx are rejections, 5xx failures."""
+    if 400 <= status < 500 and status not in PASS_STATUSES:
+        return UpstreamRejected(f"{where} was rejected with HTTP {status}", status=status)
+    if status >= 500:
+        return UpstreamUnavailable(f"{where} failed with HTTP {status}")
+    return None
