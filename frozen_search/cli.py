@@ -57,9 +57,9 @@ def _existing_store(settings: Settings) -> Store:
     return Store(settings.store_path)
 
 
-def _service(data_dir: Path | None, cutoff: str) -> FrozenSearchService:
-    settings = Settings.from_env(data_dir=data_dir, cutoff=cutoff)
-    return FrozenSearchService(settings, store=_existing_store(settings))
+def _service(data_dir: Path | None, cutoff: str, mode: str | None = None) -> FrozenSearchService:
+    settings = Settings.from_env(data_dir=data_dir, cutoff=cutoff, mode=mode)
+    return FrozenSearchService.open(settings, store=_existing_store(settings))
 
 
 def _log_file(path: Path) -> Path:

@@ -12,11 +12,16 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 from frozen_search.adapters import wikipedia
-from frozen_search.adapters.wikipedia_live import LiveRevision, WikipediaLive
+from frozen_search.adapters.http import DEFAULT_ALLOWED_HOSTS, Upstream, UpstreamConfig, require_json, user_agent
+from frozen_search.adapters.wikipedia_live import LiveRevision, WikipediaLive, connect
+from frozen_search.cache.http_cache import HttpCache
+from frozen_search.cache.keys import namespace_for_cutoff
+from frozen_search.config import Settings
 from frozen_search.adapters.wikitext import WikitextRenderer, join_rendered
-from frozen_search.errors import NotFoundBeforeCutoff
+from frozen_search.errors import ConfigError, NotFoundBeforeCutoff
 from frozen_search.models import Rejection
 from frozen_search.store import NewRevision, RevisionRow, Store
 
@@ -117,3 +122,31 @@ class LiveBridge:
                 continue
             shown.append(Shown(self.store_revision(rev)))
         return shown, rejections
+
+
+def open_live(settings: Settings, store: Store, *, prefer_cache: bool = False) -> tuple[LiveBridge, Upstream]:
+    """The live bridge of ``settings.mode`` (``live`` or ``offline``) and the upstream layer under it.
+
+    The HTTP cache is ``settings.cache_path``; its namespace is the cutoff, so exchanges recorded at one cutoff never
+    answer another. The wiki's API host is added to the allowed hosts (a local MediaWiki in tests).
+
+    Raises:
+        ConfigError: the mode is ``local`` or the API URL is not http(s).
+        OfflineCacheMiss: offline, and the wiki's siteinfo was never recorded at this cutoff.
+    """
+    if settings.mode not in ("live", "offline"):
+        raise ConfigError(f"mode {settings.mode!r} asks no upstream")
+    parts = urlsplit(settings.wikipedia_api)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ConfigError(f"wikipedia_api {settings.wikipedia_api!r} is not an http(s) URL")
+    config = UpstreamConfig(user_agent=user_agent(settings.contact),
+                            allowed_hosts=DEFAULT_ALLOWED_HOSTS | {parts.hostname})
+    cutoff = settings.require_cutoff()
+    upstream = Upstream(config, HttpCache(settings.cache_path), namespace=namespace_for_cutoff(cutoff),
+                        mode="live" if settings.mode == "live" else "offline", prefer_cache=prefer_cache)
+    try:
+        site = connect(upstream.session(validate=require_json), settings.wikipedia_api, config.user_agent)
+    except BaseException:
+        upstream.close()
+        raise
+    return LiveBridge(WikipediaLive(site, cutoff), store, settings.wikipedia_api), upstream

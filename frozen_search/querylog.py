@@ -88,8 +88,9 @@ class QueryEvent:
 
     ``ts``/``cutoff`` are ISO UTC strings; ``arguments`` exclude the cutoff; ``response`` is JSON-able or ``None``;
     ``error`` is ``{"code", "message"}`` or ``None``; ``hits``/``rejections`` are ``HitRecord``/``Rejection`` dicts;
-    ``latency_ms`` is wall time in milliseconds. ``ValueError`` on an unknown tool or an argument named ``cutoff``,
-    :class:`InvalidRequest` on an unparseable cutoff.
+    ``latency_ms`` is wall time in milliseconds; ``mode`` the service's mode (``local``, ``live`` or ``offline``:
+    ``replay`` reruns live and offline lines from the HTTP cache). ``ValueError`` on an unknown tool or an argument
+    named ``cutoff``, :class:`InvalidRequest` on an unparseable cutoff.
     """
 
     NAME = "frozen_search.call"
@@ -105,6 +106,7 @@ class QueryEvent:
     hits: list[dict[str, Any]]
     rejections: list[dict[str, Any]]
     latency_ms: float
+    mode: str = "local"
 
     def __post_init__(self) -> None:
         _check_call(self.tool, self.arguments)
@@ -187,7 +189,7 @@ class QueryLog:
 
     @contextmanager
     def call(
-        self, session: str, tool: Tool, arguments: dict[str, Any], cutoff: datetime | str
+        self, session: str, tool: Tool, arguments: dict[str, Any], cutoff: datetime | str, mode: str = "local"
     ) -> Iterator[CallRecorder]:
         """Log one call in a ``finally``: the body fills the recorder; an exception is logged, then re-raised.
 
@@ -205,7 +207,7 @@ class QueryLog:
         finally:
             latency_ms = (time.perf_counter() - started) * 1000.0
             event = QueryEvent(ts, session, tool, dict(arguments), cutoff_iso, recorder.response, recorder.error,
-                               recorder.hits, recorder.rejections, latency_ms)  # fmt: skip
+                               recorder.hits, recorder.rejections, latency_ms, mode)  # fmt: skip
             recorder.record = self.append(event)
 
     def close(self) -> None:

@@ -29,7 +29,8 @@ from frozen_search.errors import (
     VerificationFailed,
 )
 from frozen_search.index import IndexedRevision, RevisionIndex, rank, tokenize
-from frozen_search.live import LiveBridge, Shown
+from frozen_search.adapters.http import Upstream
+from frozen_search.live import LiveBridge, Shown, open_live
 from frozen_search.models import FetchResponse, HitRecord, Outcome, Rejection, SearchResponse, SearchResult
 from frozen_search.querylog import QueryLog, format_instant
 from frozen_search.store import RevisionRow, Store
@@ -73,11 +74,30 @@ class FrozenSearchService:
         self.log = log
         self.session = session or secrets.token_hex(8)
         self.live = live
+        self.upstream: Upstream | None = None
         self._index: RevisionIndex | None = None
         self._lock = threading.RLock()
         self._texts: OrderedDict[int, str] = OrderedDict()
         self._text_chars = 0
         self._scans: dict[str, str | None] = {}  # future-reference scan by text sha256, at this service's cutoff
+
+    @classmethod
+    def open(cls, settings: Settings, *, store: Store | None = None, logging: bool = True,
+             prefer_cache: bool = False) -> FrozenSearchService:
+        """A service for ``settings``: in ``live``/``offline`` mode with the Wikipedia live bridge over the upstream
+        layer and HTTP cache (``prefer_cache``: serve recorded answers first, for warm re-runs).
+
+        Raises:
+            ConfigError: no cutoff, an unusable store, log or API URL.
+            OfflineCacheMiss: offline, and nothing was recorded for this cutoff.
+        """
+        store = store if store is not None else Store(settings.store_path)
+        if settings.mode == "local":
+            return cls(settings, store=store, logging=logging)
+        bridge, upstream = open_live(settings, store, prefer_cache=prefer_cache)
+        service = cls(settings, store=store, logging=logging, live=bridge)
+        service.upstream = upstream
+        return service
 
     @property
     def cutoff_iso(self) -> str:
@@ -112,7 +132,8 @@ class FrozenSearchService:
     def _logged(self, tool: str, arguments: dict[str, Any]) -> SearchResponse | FetchResponse | None:
         if self.log is None:
             return self.execute(tool, arguments).response
-        with self.log.call(self.session, tool, arguments, self.cutoff) as recorder:  # type: ignore[arg-type]
+        with self.log.call(self.session, tool, arguments, self.cutoff,  # type: ignore[arg-type]
+                           self.settings.mode) as recorder:
             outcome = self.execute(tool, arguments)
             recorder.set_outcome(outcome)
         return outcome.response
@@ -144,7 +165,7 @@ class FrozenSearchService:
         logged = {(ATTEMPTED_CUTOFF if str(key).lower() == "cutoff" else str(key)): _jsonable(value)
                   for key, value in arguments.items()}
         try:
-            with self.log.call(self.session, tool, logged, self.cutoff):  # type: ignore[arg-type]
+            with self.log.call(self.session, tool, logged, self.cutoff, self.settings.mode):  # type: ignore[arg-type]
                 self.execute(tool, logged)
         except FrozenSearchError:
             pass
@@ -357,6 +378,8 @@ class FrozenSearchService:
         self.store.close()
         if self.log is not None:
             self.log.close()
+        if self.upstream is not None:
+            self.upstream.close()
 
 
 def cutoff_refusal(cutoff_iso: str) -> str:
