@@ -20,7 +20,7 @@ from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeE
 from frozen_search.config import Settings
 from frozen_search.cutoff_rules.base import parse_cutoff
 from frozen_search.errors import ConfigError, FrozenSearchError, InvalidRequest
-from frozen_search.querylog import audit, error_dict, replay
+from frozen_search.querylog import audit, error_dict, read_log, replay
 from frozen_search.service import FrozenSearchService
 from frozen_search.store import Store
 
@@ -57,9 +57,18 @@ def _existing_store(settings: Settings) -> Store:
     return Store(settings.store_path)
 
 
+def _mode_option(func: F) -> F:
+    return click.option("--mode", type=click.Choice(["local", "live", "offline"]), default=None,
+                        envvar="FROZEN_SEARCH_MODE",
+                        help="local: the store only (default); live: also ask the wiki and record every exchange; "
+                             "offline: the recorded exchanges only.")(func)
+
+
 def _service(data_dir: Path | None, cutoff: str, mode: str | None = None) -> FrozenSearchService:
     settings = Settings.from_env(data_dir=data_dir, cutoff=cutoff, mode=mode)
-    return FrozenSearchService.open(settings, store=_existing_store(settings))
+    if settings.mode == "local":
+        return FrozenSearchService.open(settings, store=_existing_store(settings))
+    return FrozenSearchService.open(settings)
 
 
 def _log_file(path: Path) -> Path:
@@ -140,11 +149,12 @@ def reindex(data_dir: Path | None) -> None:
 @_cutoff_option
 @click.option("--source", default=None, help="Restrict to one source (wikipedia).")
 @click.option("--limit", type=int, default=10, show_default=True)
+@_mode_option
 @_data_dir_option
 @_fail_cleanly
-def search(query: str, cutoff: str, source: str | None, limit: int, data_dir: Path | None) -> None:
+def search(query: str, cutoff: str, source: str | None, limit: int, mode: str | None, data_dir: Path | None) -> None:
     """Search as of the cutoff; prints the JSON response (the same shape as HTTP and MCP)."""
-    service = _service(data_dir, cutoff)
+    service = _service(data_dir, cutoff, mode)
     try:
         response = service.search(query, source=source, limit=limit)
     finally:
@@ -157,11 +167,12 @@ def search(query: str, cutoff: str, source: str | None, limit: int, data_dir: Pa
 @_cutoff_option
 @click.option("--offset", type=int, default=0, show_default=True, help="First character to return.")
 @click.option("--max-chars", type=int, default=None, help="Page size in characters.")
+@_mode_option
 @_data_dir_option
 @_fail_cleanly
-def fetch(id: str, cutoff: str, offset: int, max_chars: int | None, data_dir: Path | None) -> None:
+def fetch(id: str, cutoff: str, offset: int, max_chars: int | None, mode: str | None, data_dir: Path | None) -> None:
     """Fetch one document (id or canonical URL) as it stood at the cutoff; prints JSON."""
-    service = _service(data_dir, cutoff)
+    service = _service(data_dir, cutoff, mode)
     try:
         response = service.fetch(id, offset=offset, max_chars=max_chars)
     finally:
@@ -173,29 +184,32 @@ def fetch(id: str, cutoff: str, offset: int, max_chars: int | None, data_dir: Pa
 @_cutoff_option
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", type=int, default=8000, show_default=True)
+@_mode_option
 @_data_dir_option
 @_fail_cleanly
-def serve(cutoff: str, host: str, port: int, data_dir: Path | None) -> None:
+def serve(cutoff: str, host: str, port: int, mode: str | None, data_dir: Path | None) -> None:
     """Serve HTTP (/v1/search, /v1/fetch, /healthz, /readyz) and MCP streamable HTTP (/mcp) at a fixed cutoff."""
     import uvicorn
 
     from frozen_search.server.http import create_app
 
-    service = _service(data_dir, cutoff)
-    click.echo(f"frozen-search: cutoff {service.cutoff_iso}, store {service.settings.store_path}, "
+    service = _service(data_dir, cutoff, mode)
+    click.echo(f"frozen-search: cutoff {service.cutoff_iso}, mode {service.settings.mode}, store "
+               f"{service.settings.store_path}, log {service.settings.querylog_path}, "
                f"http://{host}:{port}/v1/search and /mcp", err=True)
     uvicorn.run(create_app(service, host=host, port=port), host=host, port=port)
 
 
 @main.command()
 @_cutoff_option
+@_mode_option
 @_data_dir_option
 @_fail_cleanly
-def mcp(cutoff: str, data_dir: Path | None) -> None:
+def mcp(cutoff: str, mode: str | None, data_dir: Path | None) -> None:
     """Serve the MCP tools search and fetch over stdio at a fixed cutoff."""
     from frozen_search.server.mcp import run_stdio
 
-    run_stdio(_service(data_dir, cutoff))
+    run_stdio(_service(data_dir, cutoff, mode))
 
 
 @main.command("replay")
@@ -204,15 +218,17 @@ def mcp(cutoff: str, data_dir: Path | None) -> None:
 @_fail_cleanly
 def replay_command(log: Path, data_dir: Path | None) -> None:
     """Recompute every logged response from the store; print identical/different per line; exit 1 on any diff."""
-    settings = Settings.from_env(data_dir=data_dir)
     log = _log_file(log)
+    # Lines answered live or offline are recomputed from the HTTP cache (offline): never a live request.
+    live_lines = any(record.get("mode", "local") != "local" for _, record in read_log(log))
+    settings = Settings.from_env(data_dir=data_dir, mode="offline" if live_lines else "local")
     store = _existing_store(settings)
     services: dict[str, FrozenSearchService] = {}
 
     def execute(cutoff: str, tool: str, arguments: dict[str, Any]) -> tuple[Any, Any]:
         if cutoff not in services:
-            services[cutoff] = FrozenSearchService(settings.with_cutoff(parse_cutoff(cutoff)), store=store,
-                                                   logging=False)
+            services[cutoff] = FrozenSearchService.open(settings.with_cutoff(parse_cutoff(cutoff)), store=store,
+                                                        logging=False)
         try:
             outcome = services[cutoff].execute(tool, arguments)
         except FrozenSearchError as exc:

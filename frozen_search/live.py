@@ -17,10 +17,10 @@ from urllib.parse import urlsplit
 from frozen_search.adapters import wikipedia
 from frozen_search.adapters.http import DEFAULT_ALLOWED_HOSTS, Upstream, UpstreamConfig, require_json, user_agent
 from frozen_search.adapters.wikipedia_live import LiveRevision, WikipediaLive, connect
+from frozen_search.adapters.wikitext import WikitextRenderer, join_rendered
 from frozen_search.cache.http_cache import HttpCache
 from frozen_search.cache.keys import namespace_for_cutoff
 from frozen_search.config import Settings
-from frozen_search.adapters.wikitext import WikitextRenderer, join_rendered
 from frozen_search.errors import ConfigError, NotFoundBeforeCutoff
 from frozen_search.models import Rejection
 from frozen_search.store import NewRevision, RevisionRow, Store

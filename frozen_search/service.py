@@ -18,6 +18,7 @@ from datetime import datetime
 from typing import Any
 
 from frozen_search.adapters import wikipedia
+from frozen_search.adapters.http import Upstream
 from frozen_search.config import Settings
 from frozen_search.cutoff_rules.base import cutoff_bound, iso_utc
 from frozen_search.errors import (
@@ -29,7 +30,6 @@ from frozen_search.errors import (
     VerificationFailed,
 )
 from frozen_search.index import IndexedRevision, RevisionIndex, rank, tokenize
-from frozen_search.adapters.http import Upstream
 from frozen_search.live import LiveBridge, Shown, open_live
 from frozen_search.models import FetchResponse, HitRecord, Outcome, Rejection, SearchResponse, SearchResult
 from frozen_search.querylog import QueryLog, format_instant
@@ -174,7 +174,10 @@ class FrozenSearchService:
 
     def _search(self, query: Any, source: Any = None, limit: Any = 10) -> Outcome:
         terms, phrases, limit = self._check_search(query, source, limit)
-        candidates = self._open_index().search(terms, phrases, self.bound, source, limit * 3)
+        if self.live is not None and self.store.generation == 0:
+            candidates = []  # live mode over a store no dump was ever ingested into: no local index to ask
+        else:
+            candidates = self._open_index().search(terms, phrases, self.bound, source, limit * 3)
         with self._lock:
             rows = self.store.revisions([rev_pk for _, rev_pk, _ in candidates])
             outcome = Outcome(response=SearchResponse(results=[]))
