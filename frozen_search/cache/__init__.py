@@ -1,2 +1,8 @@
-"""The HTTP cache for live mode and offline reruns (issue 3). Dump ingestion makes no upstream requests, so
-nothing is cached yet; this package holds the place the design gives it."""
+"""The HTTP cache of live mode and offline reruns, and the bundles that carry it to another machine.
+
+- :mod:`~frozen_search.cache.keys`: the normalized request key (method, URL with sorted query, relevant headers,
+  body sha256, and a namespace: the cutoff);
+- :mod:`~frozen_search.cache.http_cache`: raw exchanges in diskcache (status, headers, body, fetch time, sha256);
+- :mod:`~frozen_search.cache.transport`: the ``requests`` adapter, retries, rate limits and error translation;
+- :mod:`~frozen_search.cache.bundle`: export/import of store + cache (+ index) with a checked manifest.
+"""

@@ -186,6 +186,9 @@ async def problem_response(request: Request, exc: Exception) -> JSONResponse:
     headers: dict[str, str] = {"X-Request-ID": request_id}
     if isinstance(exc, FrozenSearchError):
         status, code, detail = exc.http_status, exc.code, exc.message
+        retry_after = getattr(exc, "retry_after", None)
+        if isinstance(retry_after, (int, float)):
+            headers["Retry-After"] = str(max(1, round(retry_after)))  # RFC 9110: delay-seconds
     elif isinstance(exc, RequestValidationError):
         status, code, detail = 400, InvalidRequest.code, _validation_detail(exc)
     elif isinstance(exc, HTTPException):

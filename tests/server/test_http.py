@@ -271,3 +271,18 @@ def test_cutoff_attempts_are_logged_and_replay_identically(wiki_data_dir: Path, 
 
     assert all(line.identical for line in replay(log, execute))
     service.close()
+
+
+def test_rate_limited_upstream_gives_retry_after(wiki_data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from frozen_search.errors import UpstreamRateLimited
+
+    service = make_service(wiki_data_dir, "2010-06-01")
+
+    def throttled(*args: Any, **kwargs: Any) -> Any:
+        raise UpstreamRateLimited("en.wikipedia.org kept answering 429", retry_after=30.4)
+
+    monkeypatch.setattr(service, "search", throttled)
+    answer = TestClient(create_app(service), base_url="http://127.0.0.1").get("/v1/search", params={"query": "x"})
+    assert answer.status_code == 503 and answer.headers["Retry-After"] == "30"
+    assert answer.json()["code"] == "upstream_rate_limited"
+    service.close()
