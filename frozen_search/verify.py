@@ -36,6 +36,9 @@ REASON_CODES: dict[str, str] = {
     "future_reference": "the text cites an identifier or date that could not exist before the cutoff",
     "refused_source": "the source or URL host is not served",
     "redirect_target_missing": "a redirect's target has no revision before the cutoff",
+    "not_in_store": "the index names a revision the store does not hold (stale index)",
+    "created_after_cutoff": "an upstream candidate has no revision before the cutoff",
+    "title_unprovable": "an upstream candidate's title at the cutoff cannot be proven (long or hidden history)",
 }
 
 _ARXIV_PREFIXED = re.compile(r"arxiv(?:\.org/(?:abs|pdf)/|:\s?)(\d{2})(\d{2})\.\d{4,5}", re.IGNORECASE)

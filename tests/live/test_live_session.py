@@ -29,6 +29,7 @@ SESSION: list[tuple[str, dict[str, Any]]] = [
     ("search", {"query": "POSTCUTOFFCREATION"}),
     ("search", {"query": "MOVEDPAGEBODY"}),
     ("search", {"query": "greeting"}),
+    ("search", {"query": "EXACTLYATCUTOFF"}),
     ("fetch", {"id": "wikipedia:Cutoff_exact_revision"}),
     ("fetch", {"id": "https://en.wikipedia.org/wiki/Greeting_page"}),
     ("fetch", {"id": "wikipedia:Nested_page"}),
@@ -94,7 +95,7 @@ def by_call(responses: list[str]) -> dict[str, Any]:
 
 def test_each_case_shows_the_page_as_it_was(live_run: LiveRun) -> None:
     answers = list(by_call(live_run.responses).values())
-    exact, greeting, nested, moved, moved_after, created, flip, mrr = answers[6:]
+    exact, greeting, nested, moved, moved_after, created, flip, mrr = answers[7:]
     assert exact["metadata"]["as_of"] == "2026-01-05T23:59:59Z"
     assert "ONESECONDBEFORECUTOFF" in exact["text"] and "EXACTLYATCUTOFF" not in exact["text"]
     assert moved["title"] == "Moved page before" and moved["id"] == "wikipedia:Moved_page_before"
@@ -108,12 +109,13 @@ def test_each_case_shows_the_page_as_it_was(live_run: LiveRun) -> None:
 
 def test_search_results_are_historical(live_run: LiveRun) -> None:
     answers = list(by_call(live_run.responses).values())
-    ids = [[hit["id"] for hit in answer["results"]] for answer in answers[:6]]
+    ids = [[hit["id"] for hit in answer["results"]] for answer in answers[:7]]
     assert ids[0][0] == "wikipedia:Mean_reciprocal_rank"
     assert "wikipedia:Pear" in ids[1]
     assert ids[2] == [] and ids[3] == []  # the words exist only in post-cutoff text
     assert ids[4] == ["wikipedia:Moved_page_before"]  # today's title is "Moved page after"
-    for answer in answers[:6]:
+    assert ids[6] == []  # only in the revision stamped exactly at T
+    for answer in answers[:7]:
         assert all(hit["as_of"] < CUTOFF for hit in answer["results"])
 
 
@@ -129,6 +131,7 @@ def test_rejections_are_logged_with_reasons(live_run: LiveRun) -> None:
     reasons = {(r["id"], r["reason"]) for line in lines for r in line["rejections"]}
     assert ("wikipedia:Late_word_page", "matched_only_current_text") in reasons
     assert ("wikipedia:Created_after_cutoff", "created_after_cutoff") in reasons
+    assert ("wikipedia:Cutoff_exact_revision", "matched_only_current_text") in reasons
 
 
 @pytest.mark.parametrize("where", ["same data dir", "fresh data dir with the cache only"])
