@@ -16,6 +16,7 @@ HTTP status the web face maps it to. The faces (CLI, HTTP, MCP) catch only the r
     ├─ IndexNotReady           index_not_ready          503
     ├─ IngestError             ingest_failed            422  a dump file could not be read; nothing was stored
     ├─ StoreIntegrityError     store_integrity          500  stored content no longer matches its sha256
+    ├─ BundleInvalid           bundle_invalid           422  a bundle failed its checks; nothing was imported
     ├─ VerificationFailed      verification_failed      422  a fetched document failed re-verification
     ├─ ReplayMismatch          replay_mismatch          -    `replay` found a difference (CLI exit 1)
     └─ ConfigError             config_error             -    startup only (CLI exit 2)
@@ -135,6 +136,14 @@ class StoreIntegrityError(FrozenSearchError):
     http_status = 500
 
 
+class BundleInvalid(FrozenSearchError):
+    """A bundle is unreadable, has no valid manifest, or a member is missing, extra, unsafe or fails its sha256/size;
+    it is refused whole and nothing is written into the data dir (HTTP 422)."""
+
+    code = "bundle_invalid"
+    http_status = 422
+
+
 class VerificationFailed(FrozenSearchError):
     """A fetched document failed the re-verification pass; the message starts with the reason code (HTTP 422)."""
 
@@ -169,6 +178,7 @@ ERROR_CLASSES: tuple[type[FrozenSearchError], ...] = (
     IndexNotReady,
     IngestError,
     StoreIntegrityError,
+    BundleInvalid,
     VerificationFailed,
     ReplayMismatch,
     ConfigError,

@@ -13,6 +13,10 @@ displayed text, recomputed at display time by re-verification (design.md check 2
 ``continuity`` says what is known of the gap between a revision and the next stored one: ``proven`` (the next
 revision's ``parentid`` is this one), ``gap`` (the next revision's parent is another, unknown revision),
 ``unverified`` (the dump gave no parent ids, e.g. export schemas 0.3/0.4) or ``open`` (no later revision stored).
+
+``origin`` is ``dump`` (part of an ingested history: indexed, and eligible as a snapshot at any cutoff) or ``live``
+(learned from the upstream while answering at one cutoff: kept for display and provenance, never taken as another
+cutoff's snapshot; design.md: "resolve again rather than guess"). Schema 2 added ``origin``.
 """
 
 from __future__ import annotations
