@@ -4,7 +4,7 @@ cutoff, OpenAPI, and /mcp inside the FastAPI app (no redirect, DNS-rebinding pro
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -20,24 +20,12 @@ from frozen_search.errors import FrozenSearchError
 from frozen_search.server.http import create_app, transport_security
 from frozen_search.service import FrozenSearchService
 from tests.conftest import make_service
+from tests.server.conftest import CUTOFF, CUTOFF_ISO
 
 pytestmark = pytest.mark.anyio
-CUTOFF = "2010-06-01"
-CUTOFF_ISO = "2010-06-01T00:00:00Z"
+
 PROBLEM_KEYS = {"type", "title", "status", "detail", "code", "request_id"}
 BIG_QUERY = "pear " * 20_000  # 100 kB
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"  # the installed trio is too old for anyio 4 (no abandon_on_cancel)
-
-
-@pytest.fixture(scope="module")
-def service(wiki_data_dir: Path) -> Iterator[FrozenSearchService]:
-    made = make_service(wiki_data_dir, CUTOFF)
-    yield made
-    made.close()
 
 
 @pytest.fixture(scope="module")

@@ -24,10 +24,10 @@ from frozen_search.server.http import create_app
 from frozen_search.server.mcp import create_mcp
 from frozen_search.service import FrozenSearchService
 from tests.conftest import make_service
+from tests.server.conftest import CUTOFF, CUTOFF_ISO
 
 pytestmark = pytest.mark.anyio
-CUTOFF = "2010-06-01"
-CUTOFF_ISO = "2010-06-01T00:00:00Z"
+
 REPO = Path(__file__).resolve().parents[2]
 PARITY_CALLS: list[tuple[str, dict[str, Any]]] = [
     ("search", {"query": "reciprocal rank"}),
@@ -37,18 +37,6 @@ PARITY_CALLS: list[tuple[str, dict[str, Any]]] = [
     ("fetch", {"id": "wikipedia:Mean_reciprocal_rank", "max_chars": 500}),
     ("fetch", {"id": "https://en.wikipedia.org/wiki/Pyrus"}),
 ]
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"  # the installed trio is too old for anyio 4 (no abandon_on_cancel)
-
-
-@pytest.fixture(scope="module")
-def service(wiki_data_dir: Path) -> Iterator[FrozenSearchService]:
-    made = make_service(wiki_data_dir, CUTOFF)
-    yield made
-    made.close()
 
 
 @pytest.fixture(scope="module")
