@@ -261,3 +261,89 @@ def audit_command(log: Path, as_json: bool) -> None:
     else:
         click.echo(report.render())
     sys.exit(0 if report.ok else 1)
+
+
+# -- bundles and warm (issue 3) --------------------------------------------------------------------------------------
+
+
+def _phase_bar(bar: Progress) -> Callable[[str, int, int | None], None]:
+    """A ``progress(phase, done, total)`` callback driving one rich task, reset whenever the phase changes."""
+    task = bar.add_task("", total=None)
+    phase_now = [""]
+
+    def update(phase: str, done: int, total: int | None) -> None:
+        if phase != phase_now[0]:
+            phase_now[0] = phase
+            bar.reset(task, description=phase, total=total)
+        bar.update(task, completed=done, total=total)
+    return update
+
+
+def _bundle_summary(manifest: Any) -> str:
+    counts = manifest.counts
+    return (f"{counts.get('dump_revisions', 0)} dump and {counts.get('live_revisions', 0)} live revisions, "
+            f"{counts.get('cache_entries', 0)} HTTP cache entries, {counts.get('log_lines', 0)} query-log lines, "
+            f"cutoffs {', '.join(manifest.cutoffs) or 'none'}; {len(manifest.files)} files")
+
+
+@main.command("export")
+@click.argument("bundle", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--no-index", is_flag=True, help="Leave the index out (import rebuilds it from the store).")
+@_data_dir_option
+@_fail_cleanly
+def export_command(bundle: Path, no_index: bool, data_dir: Path | None) -> None:
+    """Write store, HTTP cache, index and query log to one BUNDLE file (.tar.gz) with a checksummed manifest."""
+    from frozen_search.cache.bundle import export_bundle, file_sha256
+
+    settings = Settings.from_env(data_dir=data_dir)
+    with Progress(TextColumn("export {task.description}"), BarColumn(), TimeElapsedColumn(), console=_stderr,
+                  transient=True) as bar:
+        manifest = export_bundle(settings, bundle, include_index=not no_index, progress=_phase_bar(bar))
+    index = "index included" if manifest.index_included else "no index (rebuilt on import)"
+    click.echo(f"exported {settings.data_dir} to {bundle}: {_bundle_summary(manifest)}; {index}\n"
+               f"sha256 {file_sha256(bundle)} (pass it to import --sha256 to check the whole file)")
+
+
+@main.command("import")
+@click.argument("bundle", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--sha256", "expect_sha256", default=None, help="The whole file's sha256, as export printed it.")
+@_data_dir_option
+@_fail_cleanly
+def import_command(bundle: Path, expect_sha256: str | None, data_dir: Path | None) -> None:
+    """Import a BUNDLE into a fresh data dir: refused whole, nothing written, unless every checksum matches."""
+    from frozen_search.cache.bundle import bundled_index_usable, import_bundle
+
+    settings = Settings.from_env(data_dir=data_dir)
+    with Progress(TextColumn("import {task.description}"), BarColumn(), TimeElapsedColumn(), console=_stderr,
+                  transient=True) as bar:
+        manifest = import_bundle(bundle, settings, progress=_phase_bar(bar), expect_sha256=expect_sha256)
+    index = "index from the bundle" if bundled_index_usable(manifest) else "index rebuilt from the store"
+    click.echo(f"imported {bundle} into {settings.data_dir}: {_bundle_summary(manifest)}; {index}")
+
+
+@main.command("warm")
+@click.argument("queries", type=click.Path(dir_okay=False, path_type=Path))
+@_cutoff_option
+@click.option("--fetch", "fetch_top", type=int, default=0, show_default=True,
+              help="Also fetch the top N hits of each query.")
+@click.option("--limit", type=int, default=10, show_default=True, help="Results per search.")
+@_data_dir_option
+@_fail_cleanly
+def warm_command(queries: Path, cutoff: str, fetch_top: int, limit: int, data_dir: Path | None) -> None:
+    """Run each query of QUERIES (one a line; blanks and # comments skipped) in live mode to fill store and HTTP
+    cache; resumable (finished queries are skipped on a rerun). Exit 1 when some queries must be retried."""
+    from rich.progress import MofNCompleteColumn
+
+    from frozen_search.warm import warm
+
+    settings = Settings.from_env(data_dir=data_dir, cutoff=cutoff, mode="live")
+    with Progress(TextColumn("warm"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  TextColumn("{task.fields[query]}"), console=_stderr) as bar:
+        task = bar.add_task("warm", total=None, query="")
+
+        def progress(done: int, total: int, query: str) -> None:
+            bar.update(task, completed=done, total=total, query=query if len(query) <= 40 else query[:39] + "…")
+
+        report = warm(settings, queries, fetch=fetch_top, limit=limit, progress=progress)
+    click.echo(report.render())
+    sys.exit(1 if report.unfinished else 0)

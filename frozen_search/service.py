@@ -383,6 +383,7 @@ class FrozenSearchService:
             self.log.close()
         if self.upstream is not None:
             self.upstream.close()
+            self.upstream.cache.close()
 
 
 def cutoff_refusal(cutoff_iso: str) -> str:

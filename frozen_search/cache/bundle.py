@@ -1,0 +1,479 @@
+"""Bundles: one ``.tar.gz`` that carries a data dir (store, HTTP cache, index, query log) to another machine.
+
+Members (relative POSIX paths; regular files only — no directories, links or devices)::
+
+    manifest.json     always the first member: versions, cutoffs, counts and {path: {sha256, bytes}} of the others
+    store.sqlite3     a consistent copy made with SQLite's online backup API (journal mode DELETE: one file)
+    http-cache/...    a fresh diskcache holding every entry of the source cache, each re-verified on the way
+    index/...         the tantivy index, only when it reflects the copied store's generation (else rebuilt)
+    querylog.jsonl    the query log up to its last complete line, when there is one
+
+:func:`import_bundle` refuses the whole bundle on any defect — unreadable gzip or tar, a missing or invalid
+manifest, a member missing, extra, duplicated, not a regular file, on an unsafe path, or differing from its listed
+sha256 or size — with :class:`~frozen_search.errors.BundleInvalid` naming the first bad member. It extracts into a
+temporary folder beside the data dir, verifies there, and only then moves the pieces in (the store last).
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import io
+import json
+import os
+import shutil
+import sqlite3
+import tarfile
+import tempfile
+import zlib
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any
+
+from frozen_search.cache.http_cache import HttpCache
+from frozen_search.config import Settings
+from frozen_search.errors import BundleInvalid, ConfigError, InvalidRequest, StoreIntegrityError
+from frozen_search.store import SCHEMA_VERSION, Store
+
+FORMAT = "frozen-search-bundle/1"
+MANIFEST, STORE, CACHE, INDEX, LOG = "manifest.json", "store.sqlite3", "http-cache", "index", "querylog.jsonl"
+GZIP_HEADER = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff"
+"""deflate, no flags, mtime 0, level 6, OS unknown: the header is not covered by the gzip CRC, so it is fixed."""
+_MAX_MANIFEST_BYTES = 256 * 2**20
+_CHUNK = 2**20
+
+ProgressFn = Callable[[str, int, "int | None"], None]
+"""``progress(phase, done, total)``: export phases ``store`` (SQLite pages), ``http-cache`` (entries), ``hash`` and
+``write`` (bytes); import phases ``read`` (bundle bytes), ``verify`` (cache entries), ``reindex`` (revisions)."""
+
+
+_FIELD_TYPES: dict[str, type] = {"format": str, "created": str, "frozen_search": str, "tantivy": str,
+                                 "store_schema": int, "store_generation": int, "index_included": bool,
+                                 "cutoffs": list, "counts": dict, "files": dict, "manifest_sha256": str}
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """``manifest.json``: ``frozen_search``/``tantivy`` versions, ``store_schema`` and ``store_generation``,
+    ``cutoffs`` (distinct cutoffs in the query log), ``counts`` (``dump_revisions``, ``live_revisions``,
+    ``cache_entries``, ``log_lines``), ``files`` (member path -> ``{"sha256": hex, "bytes": size}``) and
+    ``manifest_sha256`` (of the canonical JSON of all the other fields: no byte of the manifest goes unchecked)."""
+
+    format: str
+    created: str
+    frozen_search: str
+    tantivy: str
+    store_schema: int
+    store_generation: int
+    index_included: bool
+    cutoffs: list[str]
+    counts: dict[str, int]
+    files: dict[str, dict[str, Any]]
+    manifest_sha256: str = ""
+
+    def to_json(self) -> bytes:
+        """The one serialization (sorted keys, indented, ASCII), ``manifest_sha256`` computed afresh."""
+        body = {k: v for k, v in asdict(self).items() if k != "manifest_sha256"}
+        digest = hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+        return json.dumps({**body, "manifest_sha256": digest}, sort_keys=True, indent=1).encode("ascii")
+
+    @classmethod
+    def from_json(cls, raw: bytes) -> Manifest:
+        """Parse and check a manifest.
+
+        Raises:
+            BundleInvalid: not JSON, another format, a missing or mistyped field, not the canonical serialization
+                or failing its own sha256, an unsafe or unexpected path, another store schema version.
+        """
+        try:
+            data = json.loads(raw.decode("utf-8"))
+            if not isinstance(data, dict) or data.get("format") != FORMAT:
+                raise ValueError(f"format is not {FORMAT}")
+            if set(data) != set(_FIELD_TYPES):
+                raise ValueError(f"fields differ: {sorted(set(data) ^ set(_FIELD_TYPES))}")
+            wrong = [name for name, kind in _FIELD_TYPES.items() if not isinstance(data[name], kind)]
+            if wrong:
+                raise ValueError(f"{wrong[0]} is not a {_FIELD_TYPES[wrong[0]].__name__}")
+            manifest = cls(**data)
+        except (ValueError, TypeError) as exc:
+            raise BundleInvalid(f"{MANIFEST} is invalid: {type(exc).__name__}: {exc}") from exc
+        if manifest.to_json() != raw:
+            raise BundleInvalid(f"{MANIFEST} fails its own sha256 or is not in canonical form: it was changed")
+        for path, entry in manifest.files.items():
+            problem = path_problem(path)
+            if problem is None and not (isinstance(entry, dict) and set(entry) == {"sha256", "bytes"}
+                                        and isinstance(entry["sha256"], str) and len(entry["sha256"]) == 64
+                                        and type(entry["bytes"]) is int and entry["bytes"] >= 0):
+                problem = "has no valid sha256 and bytes"
+            if problem is not None:
+                raise BundleInvalid(f"{MANIFEST} lists {path!r}, which {problem}")
+        if STORE not in manifest.files:
+            raise BundleInvalid(f"{MANIFEST} lists no {STORE}")
+        if manifest.store_schema != SCHEMA_VERSION:
+            raise BundleInvalid(f"the bundle's store has schema version {manifest.store_schema}; this frozen-search "
+                                f"reads {SCHEMA_VERSION}")
+        return manifest
+
+
+def path_problem(name: str) -> str | None:
+    """Why ``name`` may not be a bundle member (absolute, ``..``, empty parts, outside the known layout), or None."""
+    parts = name.split("/")
+    if not name or "\\" in name or "\x00" in name or name.startswith("/"):
+        return "is absolute or malformed"
+    if any(part in ("", ".", "..") for part in parts):
+        return "escapes the bundle (empty, '.' or '..' parts)"
+    if parts[0] in (STORE, LOG) and len(parts) == 1 or parts[0] in (CACHE, INDEX) and len(parts) > 1:
+        return None
+    return "is not part of the bundle layout"
+
+
+class _Counted(io.RawIOBase):
+    """A readable raw stream that reports every chunk read to ``tick(bytes)``."""
+
+    def __init__(self, handle: io.BufferedReader, tick: Callable[[int], None]) -> None:
+        self._handle, self._tick = handle, tick
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        count = self._handle.readinto(buffer)
+        self._tick(count)
+        return count
+
+    def close(self) -> None:
+        self._handle.close()
+        super().close()
+
+
+def _ticker(progress: ProgressFn | None, phase: str, total: int | None) -> Callable[[int], None]:
+    done = [0]
+
+    def tick(count: int) -> None:
+        done[0] += count
+        if progress is not None:
+            progress(phase, done[0], total)
+    return tick
+
+
+def file_sha256(path: Path, tick: Callable[[int], None] = lambda _count: None) -> str:
+    """sha256 hex of the file at ``path`` (``tick(bytes)`` after each 1 MiB read); ``OSError`` if unreadable."""
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        while chunk := handle.read(_CHUNK):
+            digest.update(chunk)
+            tick(len(chunk))
+    return digest.hexdigest()
+
+
+def _member(name: str, size: int) -> tarfile.TarInfo:
+    info = tarfile.TarInfo(name)
+    info.size, info.mode, info.mtime = size, 0o644, 0
+    return info
+
+
+def _files(root: Path) -> list[str]:
+    return sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file())
+
+
+# -- export -------------------------------------------------------------------------------------------------------
+
+
+def _copy_store(source: Path, target: Path, progress: ProgressFn | None) -> tuple[int, dict[str, int]]:
+    """Back up the store with SQLite's backup API; returns its generation and revision counts by origin."""
+    src, dst = sqlite3.connect(source), sqlite3.connect(target)
+    try:
+        src.backup(dst, pages=4096, progress=None if progress is None else
+                   lambda _status, left, total: progress("store", total - left, total))
+        dst.execute("PRAGMA journal_mode=DELETE")
+        meta = dict(dst.execute("SELECT key, value FROM meta").fetchall())
+        if meta.get("schema_version") != str(SCHEMA_VERSION):
+            raise ConfigError(f"{source} has store schema version {meta.get('schema_version')}; this frozen-search "
+                              f"exports {SCHEMA_VERSION}")
+        counts = dict(dst.execute("SELECT origin, COUNT(*) FROM revisions GROUP BY origin").fetchall())
+    except sqlite3.DatabaseError as exc:
+        raise ConfigError(f"{source} is not a usable frozen-search store: {exc}") from exc
+    finally:
+        src.close()
+        dst.close()
+    return int(meta.get("generation", 0)), {"dump_revisions": counts.get("dump", 0),
+                                            "live_revisions": counts.get("live", 0)}
+
+
+def _copy_cache(source: Path, target: Path, progress: ProgressFn | None) -> int:
+    """Copy every entry, verified (its body sha256), into a fresh cache; returns the number copied."""
+    with HttpCache(source) as src, HttpCache(target) as dst:
+        tick, copied = _ticker(progress, "http-cache", len(src)), 0
+        for key in src:
+            record = src.get(key)  # StoreIntegrityError on a corrupt entry: never exported
+            if record is not None:  # deleted meanwhile
+                dst.put(key, method=record.method, url=record.url, status=record.status, headers=record.headers,
+                        body=record.body, fetched_at=datetime.fromisoformat(record.fetched_at))
+                copied += 1
+            tick(1)
+    return copied
+
+
+def _copy_index(source: Path, target: Path, generation: int) -> bool:
+    """Copy the index when it reflects ``generation`` and did not change while copied; returns whether it did."""
+    marker = source / "generation.json"
+    try:
+        before = (marker.read_bytes(), (source / "meta.json").read_bytes())
+        if json.loads(before[0]).get("generation") != generation:
+            return False
+        shutil.copytree(source, target, ignore=shutil.ignore_patterns(".tantivy-*.lock"))
+        if before == (marker.read_bytes(), (source / "meta.json").read_bytes()):
+            return True
+    except (OSError, ValueError):
+        pass
+    shutil.rmtree(target, ignore_errors=True)
+    return False
+
+
+def _copy_log(source: Path, target: Path) -> tuple[int, list[str]]:
+    """Copy the log's complete lines (a line being written is left out); returns their count and the cutoffs."""
+    cutoffs: set[str] = set()
+    lines = 0
+    with source.open("rb") as src, target.open("wb") as dst:
+        for line in src:
+            if not line.endswith(b"\n"):
+                break
+            dst.write(line)
+            lines += 1
+            try:
+                record = json.loads(line.decode("utf-8", "surrogatepass"))
+            except ValueError:
+                continue
+            if isinstance(record, dict) and isinstance(record.get("cutoff"), str):
+                cutoffs.add(record["cutoff"])
+    return lines, sorted(cutoffs)
+
+
+def export_bundle(settings: Settings, bundle_path: Path, *, include_index: bool = True,
+                  progress: ProgressFn | None = None) -> Manifest:
+    """Write the data dir of ``settings`` as one gzip-compressed tar at ``bundle_path`` (replaced atomically).
+
+    A running server may keep writing meanwhile: the store is copied with SQLite's backup API, cache entries one
+    by one, the index only if unchanged during the copy, the log up to its last complete line. Staging space (a
+    full uncompressed copy) is taken beside ``bundle_path``.
+
+    Raises:
+        ConfigError: no store in the data dir, or not a frozen-search store of this schema version.
+        StoreIntegrityError: an HTTP cache entry is corrupt (nothing is written at ``bundle_path``).
+        OSError: the bundle or its staging folder cannot be written.
+    """
+    if not settings.store_path.is_file():
+        raise ConfigError(f"no store at {settings.store_path}: nothing to export")
+    bundle_path = Path(bundle_path)
+    bundle_path.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix=".frozen-search-export-", dir=bundle_path.parent) as tmp:
+        root = Path(tmp) / "bundle"
+        root.mkdir()
+        generation, counts = _copy_store(settings.store_path, root / STORE, progress)
+        counts["cache_entries"] = _copy_cache(settings.cache_path, root / CACHE, progress) \
+            if settings.cache_path.is_dir() else 0
+        indexed = include_index and settings.index_path.is_dir() and \
+            _copy_index(settings.index_path, root / INDEX, generation)
+        counts["log_lines"], cutoffs = _copy_log(settings.querylog_path, root / LOG) \
+            if settings.querylog_path.is_file() else (0, [])
+        names = _files(root)
+        sizes = {name: (root / name).stat().st_size for name in names}
+        tick = _ticker(progress, "hash", sum(sizes.values()))
+        files = {name: {"sha256": file_sha256(root / name, tick), "bytes": sizes[name]} for name in names}
+        manifest = Manifest(FORMAT, datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
+                            version("frozen-search"), version("tantivy"), SCHEMA_VERSION, generation, indexed,
+                            cutoffs, counts, files)
+        partial = Path(tmp) / "bundle.tar.gz"
+        tick = _ticker(progress, "write", sum(sizes.values()))
+        # A fixed gzip header (no name, mtime 0): the CRC does not cover it, so import requires exactly this one.
+        with partial.open("wb") as out, gzip.GzipFile("", "wb", 6, out, mtime=0) as packed, \
+                tarfile.open(fileobj=packed, mode="w", format=tarfile.PAX_FORMAT) as tar:
+            raw = manifest.to_json()
+            tar.addfile(_member(MANIFEST, len(raw)), io.BytesIO(raw))
+            for name in names:
+                with io.BufferedReader(_Counted((root / name).open("rb"), tick)) as handle:
+                    tar.addfile(_member(name, sizes[name]), handle)
+        os.replace(partial, bundle_path)
+    return manifest
+
+
+# -- import -------------------------------------------------------------------------------------------------------
+
+
+def bundled_index_usable(manifest: Manifest) -> bool:
+    """Whether the bundle's index is used as is: it was included and written by the installed tantivy version
+    (otherwise :func:`import_bundle` rebuilds it from the store)."""
+    return manifest.index_included and manifest.tantivy == version("tantivy")
+
+
+def _check_target(settings: Settings) -> None:
+    for path in (settings.store_path, settings.store_path.with_name(STORE + "-wal"), settings.cache_path,
+                 settings.index_path, settings.querylog_path):
+        if path.exists():
+            raise ConfigError(f"{path} already exists: a bundle is imported only into a fresh data dir, never over "
+                              "existing data")
+
+
+def _member_problem(member: tarfile.TarInfo, manifest: Manifest | None, seen: set[str]) -> str | None:
+    """Why ``member`` may not be extracted (the manifest comes first; then only listed regular files, once)."""
+    if manifest is None:
+        return None if member.name == MANIFEST and member.isreg() else f"comes first, not {MANIFEST}"
+    entry = manifest.files.get(member.name)
+    if (problem := path_problem(member.name)) is not None:
+        return problem
+    if not member.isreg():
+        return "is not a regular file (links, folders and devices are refused)"
+    if entry is None:
+        return f"is not listed in {MANIFEST}"
+    if member.name in seen:
+        return "appears twice"
+    return None if member.size == entry["bytes"] else f"has {member.size} bytes, {MANIFEST} lists {entry['bytes']}"
+
+
+def _members(tar: tarfile.TarFile, staging: Path) -> Manifest:
+    """Extract each member into ``staging`` as it streams by, checked against the manifest (the first member)."""
+    manifest: Manifest | None = None
+    seen: set[str] = set()
+    for member in tar:
+        name = member.name
+        if (problem := _member_problem(member, manifest, seen)) is not None:
+            raise BundleInvalid(f"bundle member {name!r} {problem}; nothing was imported")
+        source = tar.extractfile(member)
+        assert source is not None  # a regular file
+        if manifest is None:
+            if member.size > _MAX_MANIFEST_BYTES:
+                raise BundleInvalid(f"{MANIFEST} is larger than {_MAX_MANIFEST_BYTES} bytes")
+            manifest = Manifest.from_json(source.read())
+            continue
+        target = staging / name
+        digest = hashlib.sha256()
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with target.open("xb") as out:
+            while chunk := source.read(_CHUNK):
+                digest.update(chunk)
+                out.write(chunk)
+        if digest.hexdigest() != manifest.files[name]["sha256"]:
+            raise BundleInvalid(f"bundle member {name!r} fails its sha256 check (content {digest.hexdigest()}, "
+                                f"{MANIFEST} {manifest.files[name]['sha256']}); nothing was imported")
+        seen.add(name)
+    if manifest is None:
+        raise BundleInvalid(f"the bundle holds no {MANIFEST}")
+    missing = sorted(set(manifest.files) - seen)
+    if missing:
+        raise BundleInvalid(f"bundle member {missing[0]!r} listed in {MANIFEST} is missing; nothing was imported")
+    return manifest
+
+
+def _extract(bundle: Path, staging: Path, progress: ProgressFn | None) -> Manifest:
+    try:
+        with bundle.open("rb") as raw:
+            if raw.read(len(GZIP_HEADER)) != GZIP_HEADER:
+                raise BundleInvalid(f"{bundle} does not start with the gzip header frozen-search writes; nothing "
+                                    "was imported")
+            raw.seek(0)
+            reader = io.BufferedReader(_Counted(raw, _ticker(progress, "read", bundle.stat().st_size)))
+            with gzip.GzipFile(fileobj=reader, mode="rb") as unzipped:
+                with tarfile.open(fileobj=unzipped, mode="r|") as tar:
+                    manifest = _members(tar, staging)
+                while unzipped.read(_CHUNK):  # read to the end: gzip checks its CRC and length there
+                    pass
+    except OSError as exc:
+        if exc.errno is not None:  # the system's (no space, no permission), not the bundle's format
+            raise ConfigError(f"cannot import {bundle} beside {staging.parent}: {exc}") from exc
+        raise BundleInvalid(f"{bundle} is unreadable ({type(exc).__name__}: {exc}); nothing was imported") from exc
+    except (tarfile.TarError, EOFError, zlib.error) as exc:
+        raise BundleInvalid(f"{bundle} is unreadable ({type(exc).__name__}: {exc}); nothing was imported") from exc
+    return manifest
+
+
+def _verify_staged(manifest: Manifest, staging: Path, progress: ProgressFn | None) -> None:
+    """The staged store, cache and log hold what the manifest counts; every cache entry re-verified."""
+    try:
+        store = Store(staging / STORE)
+    except ConfigError as exc:
+        raise BundleInvalid(f"{STORE}: {exc.message}") from exc
+    try:
+        found = {"dump_revisions": store.count_revisions("dump"), "live_revisions": store.count_revisions("live"),
+                 "generation": store.generation}
+    finally:
+        store.close()
+    found["cache_entries"] = 0
+    if (staging / CACHE).is_dir():
+        with HttpCache(staging / CACHE) as cache:
+            tick = _ticker(progress, "verify", len(cache))
+            for key in cache:
+                try:
+                    cache.get(key)
+                except StoreIntegrityError as exc:
+                    raise BundleInvalid(f"{CACHE}: {exc.message}") from exc
+                found["cache_entries"] += 1
+                tick(1)
+    log = staging / LOG
+    with log.open("rb") if log.is_file() else io.BytesIO() as lines:
+        found["log_lines"] = sum(1 for _ in lines)
+    expected = {**manifest.counts, "generation": manifest.store_generation}
+    for key, value in found.items():
+        if expected.get(key, 0) != value:
+            raise BundleInvalid(f"the bundle holds {value} {key.replace('_', ' ')}; {MANIFEST} says "
+                                f"{expected.get(key, 0)}")
+
+
+def import_bundle(bundle_path: Path, settings: Settings, *, progress: ProgressFn | None = None,
+                  expect_sha256: str | None = None) -> Manifest:
+    """Import a bundle into the (fresh) data dir of ``settings``; returns its manifest.
+
+    ``expect_sha256``: the whole file's sha256 as :func:`file_sha256` printed it at export (checked first; this
+    also catches the rare changed bit that deflate ignores, which leaves every extracted byte as exported).
+    Nothing is written into the data dir unless the whole bundle passed: it is extracted into a temporary folder
+    beside the data dir, checked there (every member's sha256 and size, the counts, every cache entry), the index
+    rebuilt from the store when the bundle has none (or one from another tantivy version), then moved into place,
+    the store last.
+
+    Raises:
+        BundleInvalid: the bundle is unreadable, its manifest missing or invalid, a member missing, extra,
+            duplicated, unsafe (``..``, absolute, a link) or not matching its sha256/size; a count differs; the
+            file differs from ``expect_sha256``.
+        ConfigError: the data dir already holds a store, cache, index or query log; staging cannot be written.
+        InvalidRequest: ``bundle_path`` is not a file.
+    """
+    from frozen_search.reindex import rebuild_index
+
+    if not Path(bundle_path).is_file():
+        raise InvalidRequest(f"no bundle file at {bundle_path}")
+    _check_target(settings)
+    if expect_sha256 is not None and file_sha256(Path(bundle_path)) != expect_sha256.strip().lower():
+        raise BundleInvalid(f"{bundle_path} does not have the expected sha256 {expect_sha256}; nothing was imported")
+    parent = settings.data_dir.absolute().parent
+    parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{settings.data_dir.absolute().name}.import-", dir=parent))
+    try:
+        manifest = _extract(Path(bundle_path), staging, progress)
+        _verify_staged(manifest, staging, progress)
+        if not bundled_index_usable(manifest):
+            shutil.rmtree(staging / INDEX, ignore_errors=True)
+            store = Store(staging / STORE)
+            try:
+                total = store.count_revisions()
+                rebuild_index(store, staging / INDEX, None if progress is None else
+                              lambda done: progress("reindex", done, total))
+            finally:
+                store.close()
+        _check_target(settings)
+        moved: list[tuple[Path, Path]] = []
+        try:
+            for name, target in ((INDEX, settings.index_path), (CACHE, settings.cache_path),
+                                 (LOG, settings.querylog_path), (STORE, settings.store_path)):
+                if (staging / name).exists():
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    shutil.move(staging / name, target)
+                    moved.append((staging / name, target))
+        except OSError:
+            for source, target in reversed(moved):
+                shutil.move(target, source)
+            raise
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return manifest
