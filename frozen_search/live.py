@@ -88,13 +88,11 @@ class LiveBridge:
                                        f"(as resolved by {self.api_url})")
         return self._shown(*found)
 
-    def _shown(self, rev: LiveRevision, redirected_from: str | None) -> Shown:
+    def _shown(self, rev: LiveRevision, redirect: LiveRevision | None) -> Shown:
         row = self.store_revision(rev)
-        if redirected_from is None:
+        if redirect is None:
             return Shown(row)
-        source = self.adapter.candidate(redirected_from)  # the redirect page's own revision at T (for check 1)
-        stamp = source.timestamp if source is not None else self.adapter.bound
-        return Shown(row, (wikipedia.doc_id(redirected_from), stamp))
+        return Shown(row, (wikipedia.doc_id(redirect.title), redirect.timestamp))
 
     def candidates(self, query: str, limit: int) -> tuple[list[Shown], list[Rejection]]:
         """Upstream search candidates resolved at ``T``; those that cannot be shown come back as rejections."""

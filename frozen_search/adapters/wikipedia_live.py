@@ -189,8 +189,12 @@ class WikipediaLive:
         current = str(page["title"])
         return self._revision(page, rev, self._title_at_cutoff(int(page["pageid"]), current), current)
 
-    def at_title(self, title: str, hops: int = 0) -> tuple[LiveRevision, str | None] | None:
-        """What the page titled ``title`` was at ``T``, a redirect followed; ``(revision, redirected_from)``."""
+    def at_title(self, title: str, hops: int = 0) -> tuple[LiveRevision, LiveRevision | None] | None:
+        """What the page titled ``title`` was at ``T``, a redirect followed: ``(revision, redirect revision)``.
+
+        The second item is the redirect page's own revision at ``T`` when one was followed (its timestamp is a
+        displayed part for re-verification), else ``None``.
+        """
         moved = self._moves_out(title)
         if moved:  # the page bearing this title at T has been moved away since: follow it by its page id, which
             # the log gives as ``logpage`` (``pageid`` is whatever page bears the title today, e.g. the redirect)
@@ -203,7 +207,7 @@ class WikipediaLive:
             return None
         if resolved.redirect is not None and hops < MAX_REDIRECT_HOPS:
             target = self.at_title(resolved.redirect, hops + 1)
-            return None if target is None else (target[0], title)
+            return None if target is None else (target[0], resolved)
         return resolved, None
 
     def by_revid(self, revid: int) -> LiveRevision | None:

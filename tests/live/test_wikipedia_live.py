@@ -26,8 +26,8 @@ def live(mediawiki: LocalMediaWiki) -> Iterator[WikipediaLive]:
 def test_revision_exactly_at_the_cutoff_is_not_shown(live: WikipediaLive) -> None:
     found = live.at_title("Cutoff exact revision")
     assert found is not None
-    rev, redirected_from = found
-    assert redirected_from is None
+    rev, redirect = found
+    assert redirect is None
     assert rev.timestamp == int(parse_cutoff("2026-01-05T23:59:59Z").timestamp())
 
 
@@ -57,8 +57,9 @@ def test_moved_page_bears_its_title_at_the_cutoff(live: WikipediaLive) -> None:
 def test_redirect_is_followed_as_it_stood(live: WikipediaLive) -> None:
     found = live.at_title("Redirect flip")  # -> Pear before T, -> Pyrus after
     assert found is not None
-    rev, redirected_from = found
-    assert (rev.title, redirected_from) == ("Pear", "Redirect flip")
+    rev, redirect = found
+    assert redirect is not None and (rev.title, redirect.title) == ("Pear", "Redirect flip")
+    assert redirect.timestamp < live.bound and redirect.redirect == "Pear"
     assert rev.timestamp == int(parse_cutoff("2014-12-17T21:09:18Z").timestamp())
 
 
