@@ -53,9 +53,10 @@ HISTORY_NOTES = {
 class FrozenSearchService:
     """Search and fetch as the store stood before ``settings.cutoff`` (a UTC instant, fixed for life).
 
-    ``store``/``index``/``log`` default to the files under ``settings.data_dir``; pass ``log=None`` explicitly
-    with ``logging=False`` to run without a query log (``replay`` does). ``session`` names this service's calls
-    in the log (random when omitted).
+    ``store``/``index``/``log`` default to the files under ``settings.data_dir``; ``logging=False`` runs without a
+    query log (``replay`` does). ``session`` names this service's calls in the log (random when omitted). ``live``
+    (built by :meth:`open` in ``live``/``offline`` mode) adds the upstream wiki's candidates and resolves fetches
+    through it; without it the store alone answers.
 
     Raises:
         ConfigError: no cutoff in ``settings`` or an unusable store or log.
@@ -111,6 +112,7 @@ class FrozenSearchService:
             InvalidRequest: empty or over-long query, bad ``limit``.
             RefusedSource: a source this server does not serve.
             IndexNotReady: no index, or one older than the store.
+            UpstreamUnavailable, UpstreamRejected, OfflineCacheMiss: live/offline mode, from the upstream layer.
         """
         response = self._logged("search", {"query": query, "source": source, "limit": limit})
         assert isinstance(response, SearchResponse)
@@ -124,6 +126,7 @@ class FrozenSearchService:
             RefusedSource: a URL of another site.
             NotFoundBeforeCutoff: no revision before the cutoff (or an oldid saved at or after it).
             VerificationFailed: the document failed re-verification (reason code and evidence in the message).
+            UpstreamUnavailable, UpstreamRejected, OfflineCacheMiss: live/offline mode, from the upstream layer.
         """
         response = self._logged("fetch", {"id": id, "offset": offset, "max_chars": max_chars})
         assert isinstance(response, FetchResponse)
