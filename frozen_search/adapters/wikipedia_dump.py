@@ -8,19 +8,29 @@ read inside a synthetic ``<mediawiki>`` root, as MediaWiki's own importer needs 
 
 All files of one call are ingested in one store transaction and one index commit: a truncated, non-XML or
 non-MediaWiki file raises :class:`~frozen_search.errors.IngestError` and leaves store and index as they were.
+
+A long history (past :data:`PARALLEL_RENDER_AFTER` revisions) is rendered in a pipeline: this process reads, splits
+and stores, a child process renders the chunks missing from the memo, a tantivy thread indexes. Rendering is a pure
+function of each chunk, so what is stored and indexed does not depend on where it ran (the tests check it).
 """
 
 from __future__ import annotations
 
 import bz2
+import contextlib
 import gzip
 import hashlib
 import io
+import json
 import lzma
+import pickle
+import subprocess
+import sys
+import threading
 import time
 import xml.etree.ElementTree as ElementTree
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -30,7 +40,13 @@ import mwxml
 from mwxml.errors import MalformedXML
 
 from frozen_search.adapters import wikipedia
-from frozen_search.adapters.wikitext import WikitextRenderer, join_rendered, redirect_target
+from frozen_search.adapters.wikitext import (
+    DeferredChunks,
+    WikitextRenderer,
+    join_rendered,
+    redirect_target,
+    render_chunk_batch,
+)
 from frozen_search.errors import IngestError
 from frozen_search.index import IndexedRevision, IndexWriterSession, RevisionIndex
 from frozen_search.store import NewRevision, RevisionRow, Store
@@ -41,6 +57,16 @@ _PAGES_ONLY_HEADER = (b'<mediawiki xmlns="http://www.mediawiki.org/xml/export-0.
                       b'<namespace key="0" case="first-letter" /></namespaces></siteinfo>\n')
 _PAGES_ONLY_FOOTER = b"\n</mediawiki>\n"
 RENDERER_ID = "wikitext-chunks/1"
+PARALLEL_RENDER_AFTER = 500  # revisions of one call rendered inline before a render process is used (spawn ~0.3 s)
+RENDER_WINDOW = 64  # revisions read ahead of the one being stored while their chunks are rendered
+# One indexing thread with a large heap: fewer, larger segments cost far less CPU to write and merge than two threads
+# with 32 MB each (~12 s instead of ~18 s on the Anarchism history), and leave a core to this process and the renderer.
+INDEX_HEAP_BYTES, INDEX_THREADS = 128_000_000, 1
+# The render process: Ctrl-C is for the parent (which then closes the pipe), stdout carries replies only.
+_WORKER_CODE = ("import json, signal, sys; signal.signal(signal.SIGINT, signal.SIG_IGN); "
+                "sys.path[:] = json.loads(sys.argv[1]); replies, sys.stdout = sys.stdout.buffer, sys.stderr; "
+                "from frozen_search.adapters.wikitext import serve_render_batches; "
+                "serve_render_batches(sys.stdin.buffer, replies)")
 # What mwxml and ElementTree raise on broken input (seen on truncated, non-XML and root-less files).
 _READ_ERRORS = (ElementTree.ParseError, MalformedXML, AssertionError, ValueError, KeyError, AttributeError, TypeError)
 
@@ -119,7 +145,7 @@ def _root_kind(head: bytes) -> str:
     return "unknown"
 
 
-@contextmanager
+@contextlib.contextmanager
 def open_dump(path: Path) -> Iterator[tuple[IO[bytes], IO[bytes], _CountingReader]]:
     """Open a dump file: yields ``(raw file, XML byte stream for mwxml, counter of XML bytes read)``.
 
@@ -149,46 +175,214 @@ def open_dump(path: Path) -> Iterator[tuple[IO[bytes], IO[bytes], _CountingReade
         raw.close()
 
 
+def _widen(pipe: IO[bytes] | None) -> None:
+    """Give ``pipe`` room for a window of batches (1 MiB instead of 64 KiB) where the system allows (Linux)."""
+    with contextlib.suppress(ImportError, AttributeError, OSError, ValueError):
+        import fcntl
+
+        fcntl.fcntl(pipe, fcntl.F_SETPIPE_SZ, 1 << 20)  # type: ignore[arg-type, attr-defined, unused-ignore]
+
+
+class _RenderWorker:
+    """A child process (``python -c``, so no main module is re-run) rendering batches of chunk sources.
+
+    Requests go down its stdin, replies (in request order) come up its stdout, read by a thread so that neither side
+    can block the other for good. Rendering is a pure function of the source, so wherever a batch is rendered the texts
+    are the same: when the child cannot start or dies, batches are rendered in this process instead. :meth:`close`
+    always ends the child.
+    """
+
+    def __init__(self) -> None:
+        self._process: subprocess.Popen[bytes] | None = None
+        self._reader: threading.Thread | None = None
+        self._replies: dict[int, list[str]] = {}
+        self._arrived = threading.Condition()
+        self._sent = 0
+        self._broken = False
+
+    def start(self) -> None:
+        """Start the child (once); it is :attr:`ready` when it has answered a first small batch."""
+        if self._process is not None or self._broken:
+            return
+        if not sys.executable:  # embedded interpreter: no python to start
+            self._broken = True
+            return
+        search_path = json.dumps([str(entry) for entry in sys.path])  # the child imports the very same code
+        try:
+            self._process = subprocess.Popen([sys.executable, "-c", _WORKER_CODE, search_path],
+                                             stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        except (OSError, ValueError):
+            self._broken = True
+            return
+        for pipe in (self._process.stdin, self._process.stdout):
+            _widen(pipe)
+        self._reader = threading.Thread(target=self._read, name="frozen-search-render-replies", daemon=True)
+        self._reader.start()
+        self.submit(["''warm-up''"])
+
+    @property
+    def ready(self) -> bool:
+        return 0 in self._replies
+
+    def submit(self, sources: list[str]) -> Callable[[], list[str]]:
+        """Send ``sources`` to be rendered; the callable returned waits for their texts."""
+        number = self._sent
+        self._sent += 1
+        if not self._broken:
+            assert self._process is not None and self._process.stdin is not None
+            request = pickle.dumps(sources, protocol=pickle.HIGHEST_PROTOCOL)
+            try:
+                self._process.stdin.write(len(request).to_bytes(4, "big") + request)
+                self._process.stdin.flush()
+            except OSError:  # the child is gone
+                self._broken = True
+        reply: list[list[str]] = []  # filled by the first call, shared by every chunk of the batch
+
+        def wait() -> list[str]:
+            if not reply:
+                with self._arrived:
+                    while number not in self._replies and not self._broken:
+                        self._arrived.wait()
+                    texts = self._replies.pop(number, None)
+                reply.append(render_chunk_batch(sources) if texts is None else texts)
+            return reply[0]
+
+        return wait
+
+    def _read(self) -> None:
+        assert self._process is not None and self._process.stdout is not None
+        stdout, number = self._process.stdout, 0
+        try:
+            while len(header := stdout.read(4)) == 4:
+                texts = pickle.loads(stdout.read(int.from_bytes(header, "big")))
+                with self._arrived:
+                    self._replies[number] = texts
+                    self._arrived.notify_all()
+                number += 1
+        except (OSError, pickle.UnpicklingError, EOFError, ValueError):
+            pass
+        with self._arrived:
+            self._broken = True  # no more replies: whatever still waits is rendered here
+            self._arrived.notify_all()
+
+    def close(self) -> None:
+        """End the child and the reader thread (waits at most a few seconds, then kills)."""
+        process, self._process, self._broken = self._process, None, True
+        if process is None:
+            return
+        with contextlib.suppress(OSError):
+            assert process.stdin is not None
+            process.stdin.close()
+        try:
+            process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        if self._reader is not None:
+            self._reader.join()
+        assert process.stdout is not None
+        process.stdout.close()
+
+
+@dataclass
+class _Queued:
+    """A revision read and split, waiting for the texts of its chunks still being rendered."""
+
+    doc: str
+    title: str
+    namespace: int
+    page_id: Any
+    revision_id: Any
+    parent_id: Any
+    timestamp: int
+    redirect: str | None
+    sha1: str | None
+    chunks: DeferredChunks
+
+
 class _PageWriter:
-    """Stores one page's revisions as they stream by, indexing each once its successor is known."""
+    """Stores one page's revisions as they stream by, indexing each once its successor is known.
+
+    Past :data:`PARALLEL_RENDER_AFTER` revisions in one call, chunks missing from the memo are rendered in a worker
+    process while this one reads on: each revision waits in a queue (at most :data:`RENDER_WINDOW`) until its chunk
+    texts are back, then is stored exactly as it would have been at once (same order, same values).
+    """
 
     def __init__(self, store: Store, writer: IndexWriterSession, renderer: WikitextRenderer,
-                 provenance: dict[str, Any]) -> None:
+                 provenance: dict[str, Any], report: IngestReport, pool: _RenderWorker | None = None) -> None:
         self.store, self.writer, self.renderer, self.provenance = store, writer, renderer, provenance
+        self.report, self.pool = report, pool
+        self.tick: Callable[[], None] = lambda: None
         self.stored_chunks: set[bytes] = set()
         self.pending: IndexedRevision | None = None
         self.pending_version = ""
         self.unindexed: set[int] = set()
+        self.queue: deque[_Queued | str] = deque()  # revisions, and doc ids of pages ended
+        self.seen = 0
+        self.parallel = False
 
-    def add(self, doc: str, title: str, namespace: int, page_id: Any, revision: Any) -> bool:
-        """Store one mwxml revision; returns False when it was already stored."""
+    def add(self, doc: str, title: str, namespace: int, page_id: Any, revision: Any) -> None:
+        """Store one mwxml revision, now or once its chunks are rendered (:meth:`flush` stores all that waits)."""
+        self.seen += 1
+        if self.pool is not None and not self.parallel and self.seen > PARALLEL_RENDER_AFTER:
+            self.pool.start()
+            if self.pool.ready:
+                self.parallel = True
+                self.renderer.defer(self.pool.submit)
         text = revision.text or ""
-        chunks = self.renderer.render_chunks(text)
+        self.queue.append(_Queued(
+            doc, title, namespace, page_id, revision.id, revision.parent_id, int(revision.timestamp.unix()),
+            redirect_target(text), revision.sha1, self.renderer.render_chunks_deferred(text)))
+        self._settle(RENDER_WINDOW if self.parallel else 0)
+
+    def end_page(self, doc: str) -> None:
+        """Mark the end of page ``doc``: its intervals are settled once its revisions are stored."""
+        self.queue.append(doc)
+        self._settle(RENDER_WINDOW if self.parallel else 0)
+
+    def flush(self) -> None:
+        """Store everything that waits (at the end of each file)."""
+        self._settle(0)
+
+    def _settle(self, keep: int) -> None:
+        while len(self.queue) > keep:
+            item = self.queue.popleft()
+            if isinstance(item, str):
+                self._finish_page(item)
+            elif self._store(item):
+                self.report.revisions += 1
+                if self.report.revisions % 200 == 0:
+                    self.tick()
+            else:
+                self.report.duplicates += 1
+
+    def _store(self, rev: _Queued) -> bool:
+        """Store one revision; returns False when it was already stored."""
+        chunks = rev.chunks.result()
         fresh = [(c.key, c.source, c.text) for c in chunks if c.key not in self.stored_chunks]
         self.store.put_chunks(fresh)
         self._remember(c[0] for c in fresh)
         displayed = join_rendered([c.text for c in chunks])
-        timestamp = int(revision.timestamp.unix())
+        parent = None if rev.parent_id is None else str(rev.parent_id)
         rev_pk = self.store.add_revision(NewRevision(
-            doc_id=doc, source=wikipedia.SOURCE, version=str(revision.id),
-            parent_version=None if revision.parent_id is None else str(revision.parent_id),
-            valid_from=timestamp, title=title, redirect=redirect_target(text),
+            doc_id=rev.doc, source=wikipedia.SOURCE, version=str(rev.revision_id), parent_version=parent,
+            valid_from=rev.timestamp, title=rev.title, redirect=rev.redirect,
             chunk_keys=b"".join(c.key for c in chunks),
             sha256=hashlib.sha256(displayed.encode("utf-8")).hexdigest(), chars=len(displayed),
-            metadata={"namespace": namespace, "page_id": None if page_id is None else str(page_id),
+            metadata={"namespace": rev.namespace, "page_id": None if rev.page_id is None else str(rev.page_id),
                       "renderer": RENDERER_ID},
-            provenance={**self.provenance, "wikitext_sha1": revision.sha1}))
+            provenance={**self.provenance, "wikitext_sha1": rev.sha1}))
         if rev_pk is None:
             return False
-        parent = None if revision.parent_id is None else str(revision.parent_id)
+        timestamp = rev.timestamp
         if self.pending is not None and self.pending.valid_from <= timestamp:
             continuity = "unverified" if parent is None else ("proven" if parent == self.pending_version else "gap")
             self.store.set_interval(self.pending.rev_pk, timestamp, continuity)
             self._index(self.pending, timestamp)
         elif self.pending is not None:
             self.unindexed.add(self.pending.rev_pk)  # out of timestamp order: indexed from the store after relink
-        self.pending = IndexedRevision(rev_pk, doc, wikipedia.SOURCE, timestamp, None, title, displayed)
-        self.pending_version = str(revision.id)
+        self.pending = IndexedRevision(rev_pk, rev.doc, wikipedia.SOURCE, timestamp, None, rev.title, displayed)
+        self.pending_version = str(rev.revision_id)
         return True
 
     def _remember(self, keys: Iterable[bytes]) -> None:
@@ -200,7 +394,7 @@ class _PageWriter:
         self.writer.add(IndexedRevision(rev.rev_pk, rev.doc_id, rev.source, rev.valid_from, valid_to, rev.title,
                                         rev.text))
 
-    def finish_page(self, doc: str) -> None:
+    def _finish_page(self, doc: str) -> None:
         """Settle validity intervals of ``doc`` and (re-)index every revision whose interval changed."""
         pending = self.pending
         for row in self.store.relink(doc):
@@ -226,26 +420,28 @@ def _ingest_file(path: Path, page_writer: _PageWriter, namespaces: frozenset[int
             dump = mwxml.Dump.from_file(stream)
         except _READ_ERRORS as exc:
             raise IngestError(f"{path}: not a readable MediaWiki export: {exc}") from exc
-        page_writer.provenance = {"file": path.name, "dump_generator": dump.site_info.generator,
-                                  "dbname": dump.site_info.dbname}
         position = 0
 
         def tick() -> None:
             if progress is not None:
                 progress(raw.tell(), report.revisions)
 
+        page_writer.tick = tick
+        page_writer.provenance = {"file": path.name, "dump_generator": dump.site_info.generator,
+                                  "dbname": dump.site_info.dbname}
         try:
             for page in dump:
                 position += 1
-                _ingest_page(page, page_writer, namespaces, report, tick)
+                _ingest_page(page, page_writer, namespaces, report)
                 tick()
         except _READ_ERRORS as exc:
             raise IngestError(f"{path}: broken or truncated export at page {position}: {exc}") from exc
+        page_writer.flush()
+        tick()
         report.raw_bytes += counter.count
 
 
-def _ingest_page(page: Any, page_writer: _PageWriter, namespaces: frozenset[int], report: IngestReport,
-                 tick: Callable[[], None]) -> None:
+def _ingest_page(page: Any, page_writer: _PageWriter, namespaces: frozenset[int], report: IngestReport) -> None:
     if page.namespace not in namespaces:
         report.skipped_pages += 1
         for _ in page:
@@ -258,13 +454,8 @@ def _ingest_page(page: Any, page_writer: _PageWriter, namespaces: frozenset[int]
         if revision.timestamp is None or (revision.deleted is not None and revision.deleted.text):
             report.skipped_revisions += 1  # no timestamp or suppressed text: nothing provable to show
             continue
-        if page_writer.add(doc, title, page.namespace, page.id, revision):
-            report.revisions += 1
-            if report.revisions % 200 == 0:
-                tick()
-        else:
-            report.duplicates += 1
-    page_writer.finish_page(doc)
+        page_writer.add(doc, title, page.namespace, page.id, revision)
+    page_writer.end_page(doc)
 
 
 def ingest_wikipedia(paths: Sequence[Path], store: Store, index: RevisionIndex, *,
@@ -282,16 +473,20 @@ def ingest_wikipedia(paths: Sequence[Path], store: Store, index: RevisionIndex, 
     started = time.perf_counter()
     report = IngestReport(files=[str(p) for p in paths])
     renderer = WikitextRenderer()
-    with index.writer() as writer:
-        with store.transaction():
-            page_writer = _PageWriter(store, writer, renderer, {})
-            for path in paths:
-                if on_file is not None:
-                    on_file(path)
-                _ingest_file(path, page_writer, namespaces, report, progress)
-            generation = store.bump_generation()
-            store.record_ingest(wikipedia.SOURCE, report.files, datetime.now(UTC).isoformat(), report.pages,
-                                report.revisions)
-        writer.commit(generation)
+    pool = _RenderWorker()
+    try:
+        with index.writer(INDEX_HEAP_BYTES, INDEX_THREADS) as writer:
+            with store.transaction():
+                page_writer = _PageWriter(store, writer, renderer, {}, report, pool)
+                for path in paths:
+                    if on_file is not None:
+                        on_file(path)
+                    _ingest_file(path, page_writer, namespaces, report, progress)
+                generation = store.bump_generation()
+                store.record_ingest(wikipedia.SOURCE, report.files, datetime.now(UTC).isoformat(), report.pages,
+                                    report.revisions)
+            writer.commit(generation)
+    finally:
+        pool.close()
     report.seconds = time.perf_counter() - started
     return report

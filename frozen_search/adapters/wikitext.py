@@ -35,18 +35,20 @@ from __future__ import annotations
 
 import hashlib
 import html
+import pickle
 import re
+from bisect import bisect_left
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from itertools import pairwise
-from typing import Generic, TypeVar
+from typing import BinaryIO, Generic, TypeVar
 
 import mwparserfromhell
 from mwparserfromhell.nodes import ExternalLink, Heading, HTMLEntity, Node, Tag, Template, Text, Wikilink
 from mwparserfromhell.wikicode import Wikicode
 
-__all__ = ["Chunk", "WikitextRenderer", "join_rendered", "redirect_target", "render_chunk", "split_chunks"]
+__all__ = ["Chunk", "DeferredChunks", "WikitextRenderer", "join_rendered", "redirect_target", "render_chunk",
+           "render_chunk_batch", "serve_render_batches", "split_chunks"]
 
 # Scanner state: (closer of the raw span being skipped, or ""; depths of {{ {| [[ <ref> <gallery> <table> <div>).
 _State = tuple[str, tuple[int, ...]]
@@ -63,6 +65,7 @@ _RAW_CLOSE = {"-->": re.compile("-->")} | {
     name: re.compile(rf"</{name}\s*>", re.IGNORECASE) for name in ("math", "pre", "nowiki", "source", "syntaxhighlight")
 }
 _MAX_GROUP = 256  # candidate points an opener may span before it is taken as text
+_BATCH_SOURCES, _BATCH_SPLITS = 64, 8  # deferred rendering: send misses once this many, or after this many revisions
 
 _REDIRECT = re.compile(r"\s*#REDIRECT\s*:?\s*\[\[([^\]|\n]*)", re.IGNORECASE)
 _GAP = "\x00"  # where a template was: a space if it glued a word to the text before it, else nothing
@@ -83,13 +86,71 @@ K = TypeVar("K")
 V = TypeVar("V")
 
 
-@dataclass(frozen=True)
 class Chunk:
-    """One chunk of a revision: ``key`` = sha1 digest (20 bytes) of ``source`` in UTF-8, ``text`` = its rendering."""
+    """One chunk of a revision: ``key`` = sha1 digest (20 bytes) of ``source`` in UTF-8, ``text`` = its rendering.
 
-    key: bytes
-    source: str
-    text: str
+    Never changed once complete. A chunk rendered elsewhere (:meth:`WikitextRenderer.defer`) gets its ``text`` when
+    its batch is back; :meth:`DeferredChunks.result` waits for that.
+    """
+
+    __slots__ = ("key", "source", "text")
+
+    def __init__(self, key: bytes, source: str, text: str | None = None) -> None:
+        self.key, self.source = key, source
+        if text is not None:
+            self.text = text
+
+    def __repr__(self) -> str:
+        return f"Chunk(key={self.key!r}, source={self.source!r}, text={getattr(self, 'text', None)!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Chunk):
+            return NotImplemented
+        return (self.key, self.source, getattr(self, "text", None)) == (
+            other.key, other.source, getattr(other, "text", None))
+
+    def __hash__(self) -> int:
+        return hash(self.key)
+
+
+Submit = Callable[[list[str]], Callable[[], list[str]]]
+"""Starts rendering a batch of chunk sources elsewhere; the callable it returns waits for their texts, in order."""
+
+
+class _Batch:
+    """Chunks whose texts are rendered elsewhere together; :meth:`wait` sends the batch if needed and fills them."""
+
+    __slots__ = ("chunks", "done", "reply", "send")
+
+    def __init__(self, send: Callable[[], None]) -> None:
+        self.chunks: list[Chunk] = []
+        self.reply: Callable[[], list[str]] | None = None
+        self.send = send
+        self.done = False
+
+    def wait(self) -> None:
+        if self.done:
+            return
+        if self.reply is None:
+            self.send()
+        assert self.reply is not None
+        for chunk, text in zip(self.chunks, self.reply(), strict=True):
+            chunk.text = text
+        self.done, self.reply = True, None
+
+
+@dataclass(frozen=True)
+class DeferredChunks:
+    """The chunks of a revision, some perhaps still being rendered elsewhere: :meth:`result` waits for them."""
+
+    chunks: list[Chunk]
+    batches: tuple[_Batch, ...]
+
+    def result(self) -> list[Chunk]:
+        """The chunks, every text in (raises what the renderer raised)."""
+        for batch in self.batches:
+            batch.wait()
+        return self.chunks
 
 
 class _Lru(Generic[K, V]):
@@ -136,20 +197,80 @@ def _scan(state: _State, segment: str) -> _State:
             depths[index] = max(0, depths[index] + (-1 if match["close"] else delta))
 
 
-def _segments(wikitext: str) -> list[str]:
-    """``wikitext`` cut at every candidate point."""
-    cuts = [0, *(m.end() for m in _CANDIDATE.finditer(wikitext) if m.end() < len(wikitext)), len(wikitext)]
-    return [wikitext[a:b] for a, b in pairwise(cuts) if a < b]
+class _LazySegments:
+    """The segments of ``wikitext`` (cut at every candidate point) from ``start`` on, cut as they are asked for.
+
+    ``start`` is 0 or a candidate point: matching resumes there exactly as a scan of the whole text resumes after the
+    match that ends there, so these are the whole text's segments that lie after ``start``.
+    """
+
+    def __init__(self, wikitext: str, start: int = 0) -> None:
+        self._text, self._pos = wikitext, start
+        self._cuts = _CANDIDATE.finditer(wikitext, start)
+        self.items: list[str] = []
+
+    def get(self, index: int) -> str | None:
+        """Segment ``index`` (0 = the one at ``start``), or ``None`` past the end of the text."""
+        items, text = self.items, self._text
+        while index >= len(items):
+            if self._pos >= len(text):
+                return None
+            match = next(self._cuts, None)
+            end = match.end() if match is not None and match.end() < len(text) else len(text)
+            items.append(text[self._pos:end])
+            self._pos = end
+        return items[index]
 
 
-def _group_end(segments: list[str], start: int, scan: Callable[[_State, str], _State]) -> tuple[int, bool]:
+def _group_end(segments: _LazySegments, start: int, scan: Callable[[_State, str], _State]) -> tuple[int, bool]:
     """(index after the chunk that starts at ``segments[start]``, whether that chunk is balanced)."""
     state = _EMPTY
-    for index in range(start, min(len(segments), start + _MAX_GROUP)):
-        state = scan(state, segments[index])
+    for index in range(start, start + _MAX_GROUP):
+        segment = segments.get(index)
+        if segment is None:
+            break
+        state = scan(state, segment)
         if state == _EMPTY:
             return index + 1, True
     return start + 1, False  # never closed: the opener is text
+
+
+def _common_prefix(a: str, b: str) -> int:
+    """Length of the longest common prefix of ``a`` and ``b`` (blocks of doubling size, then bisection)."""
+    low, step, size = 0, 4096, min(len(a), len(b))
+    while True:  # a[:low] == b[:low]
+        high = min(size, low + step)
+        if low == high:
+            return low
+        if not b.startswith(a[low:high], low):
+            break
+        low, step = high, 2 * step
+    while high - low > 1:  # ... and a[:high] != b[:high]
+        middle = (low + high) // 2
+        if b.startswith(a[low:middle], low):
+            low = middle
+        else:
+            high = middle
+    return low
+
+
+def _common_suffix(a: str, b: str) -> int:
+    """Length of the longest common suffix of ``a`` and ``b``."""
+    low, step, size = 0, 4096, min(len(a), len(b))
+    while True:  # the last ``low`` characters agree
+        high = min(size, low + step)
+        if low == high:
+            return low
+        if not b.endswith(a[len(a) - high:len(a) - low], 0, len(b) - low):
+            break
+        low, step = high, 2 * step
+    while high - low > 1:  # ... and the last ``high`` do not
+        middle = (low + high) // 2
+        if b.endswith(a[len(a) - middle:len(a) - low], 0, len(b) - low):
+            low = middle
+        else:
+            high = middle
+    return low
 
 
 def split_chunks(wikitext: str) -> list[str]:
@@ -159,12 +280,12 @@ def split_chunks(wikitext: str) -> list[str]:
     runs to the first candidate where the text it spans is balanced (module docstring); with none within 256
     candidates, its opener is text and it ends at the next one. ``"".join(split_chunks(t)) == t``; no chunk is empty.
     """
-    segments = _segments(wikitext)
+    segments = _LazySegments(wikitext)
     chunks: list[str] = []
     start = 0
-    while start < len(segments):
+    while segments.get(start) is not None:
         end = _group_end(segments, start, _scan)[0]
-        chunks.append("".join(segments[start:end]))
+        chunks.append("".join(segments.items[start:end]))
         start = end
     return chunks
 
@@ -213,6 +334,23 @@ def render_chunk(source: str) -> str:
     text = _render_code(mwparserfromhell.parse(source, skip_style_tags=True))
     text = _tidy(_GLUE.sub(" ", text).replace(_GAP, ""), both_ends=True).strip()
     return text + "\n\n" if text else ""
+
+
+def render_chunk_batch(sources: list[str]) -> list[str]:
+    """:func:`render_chunk` of each source, in order (the unit of work sent to a render process)."""
+    return [render_chunk(source) for source in sources]
+
+
+def serve_render_batches(requests: BinaryIO, replies: BinaryIO) -> None:
+    """Answer batches until ``requests`` ends: each message is a 4-byte big-endian length and a pickled list of str.
+
+    The loop of a render process (``frozen_search.adapters.wikipedia_dump``): replies come in request order.
+    """
+    while header := requests.read(4):
+        sources = pickle.loads(requests.read(int.from_bytes(header, "big")))
+        reply = pickle.dumps(render_chunk_batch(sources), protocol=pickle.HIGHEST_PROTOCOL)
+        replies.write(len(reply).to_bytes(4, "big") + reply)
+        replies.flush()
 
 
 def _render_code(code: Wikicode) -> str:
@@ -280,23 +418,61 @@ def _render_tag(node: Tag) -> str:
     return inner
 
 
+@dataclass(frozen=True, eq=False)
+class _Split:
+    """A revision as split: its text, chunks, whether each chunk closed balanced, and the offset after each chunk."""
+
+    text: str
+    chunks: list[Chunk]
+    balanced: list[bool]
+    ends: list[int]
+
+
 class WikitextRenderer:
     """Renders revisions chunk by chunk, memoizing chunk source -> rendered text (LRU, bounded in characters).
 
     ``memo_chars`` bounds the characters held: 3/4 for the render memo (source + text of each entry), 1/4 for a memo
-    of the splitter's scans (segment lengths); 0 memoizes nothing. ``memo_hits`` and ``memo_misses`` count render-memo
-    look-ups, one per chunk. Results never depend on the memo. Not thread-safe: one renderer per thread.
+    of the splitter's scans (segment lengths); 0 memoizes nothing. ``memo_hits`` and ``memo_misses`` count chunks
+    taken from a memo and rendered. Results never depend on the memo. Not thread-safe: one renderer per thread.
+
+    Consecutive revisions mostly differ in one place, so a revision is split against the previous one: chunks that end
+    before the first difference, and chunks after a chunk boundary that falls at the same distance from the end of
+    both texts inside their common suffix, are the previous revision's (the split from a boundary on depends only on
+    the text after it); only the span between is split and looked up.
+
+    After :meth:`defer`, memo misses are rendered elsewhere in batches (one chunk per distinct source in flight):
+    :meth:`render_chunks_deferred` returns at once, its :meth:`DeferredChunks.result` waits for the texts.
     """
 
     def __init__(self, memo_chars: int = 24_000_000) -> None:
         if memo_chars < 0:
             raise ValueError(f"memo_chars must be >= 0, got {memo_chars}")
-        self._memo: _Lru[str, tuple[Chunk, bool]] = _Lru(memo_chars - memo_chars // 4)  # -> (chunk, balanced alone)
+        # source -> (chunk, balanced alone)
+        self._memo: _Lru[str, tuple[Chunk, bool]] = _Lru(memo_chars - memo_chars // 4)
         self._scans: _Lru[tuple[_State, str], _State] = _Lru(memo_chars // 4)
         # Whole revisions seen lately: a revert restores an earlier text exactly (~20% of Anarchism's revisions).
-        self._recent: OrderedDict[str, list[Chunk]] = OrderedDict()
+        # Looked up by length then content: hashing a 80 KB text costs more than comparing 32 lengths.
+        self._recent: list[_Split] = []
+        self._last: _Split | None = None  # the revision split last (none when memo_chars is 0)
+        self._submit: Submit | None = None
+        self._batch: _Batch | None = None  # misses not sent yet
+        self._batch_splits = 0  # revisions split since it was started
+        self._in_flight: list[_Batch] = []  # sent, perhaps not back
         self.memo_hits = 0
         self.memo_misses = 0
+
+    def defer(self, submit: Submit | None) -> None:
+        """Render memo misses through ``submit`` from now on (``None``: inline again, after sending what waits)."""
+        self.flush()
+        self._submit = submit
+
+    def flush(self) -> None:
+        """Send the misses gathered since the last batch for rendering (batches are sent every few revisions)."""
+        batch, self._batch, self._batch_splits = self._batch, None, 0
+        if batch is not None and batch.reply is None:
+            assert self._submit is not None
+            batch.reply = self._submit([chunk.source for chunk in batch.chunks])
+            self._in_flight.append(batch)
 
     def _scan(self, state: _State, segment: str) -> _State:
         after = self._scans.get((state, segment))
@@ -305,43 +481,92 @@ class WikitextRenderer:
             self._scans.put((state, segment), after, len(segment))
         return after
 
-    def _chunks(self, wikitext: str) -> list[Chunk]:
-        segments = _segments(wikitext)
+    def _split(self, wikitext: str) -> _Split:
         chunks: list[Chunk] = []
+        flags: list[bool] = []
+        ends: list[int] = []
+        last, pos, sync_from, shift = self._last, 0, len(wikitext) + 1, 0
+        if last is not None:
+            # Keep the previous chunks that end before the first difference and closed on their own (an unclosed
+            # opener's end depends on the 256 candidates after it).
+            keep = bisect_left(last.ends, _common_prefix(last.text, wikitext))
+            if False in last.balanced[:keep]:
+                keep = last.balanced.index(False)
+            chunks, flags, ends = last.chunks[:keep], last.balanced[:keep], last.ends[:keep]
+            pos = last.ends[keep - 1] if keep else 0
+            self.memo_hits += keep
+            sync_from = len(wikitext) - _common_suffix(last.text, wikitext)
+            shift = len(last.text) - len(wikitext)
+        segments = _LazySegments(wikitext, pos)
         start = 0
-        while start < len(segments):
-            entry = self._memo.get(segments[start])
+        while (segment := segments.get(start)) is not None:
+            if last is not None and pos >= sync_from:  # in the common suffix: at a previous boundary, the rest is known
+                index = bisect_left(last.ends, pos + shift)
+                if index < len(last.ends) and last.ends[index] == pos + shift:
+                    chunks += last.chunks[index + 1:]
+                    flags += last.balanced[index + 1:]
+                    ends += [end - shift for end in last.ends[index + 1:]]
+                    self.memo_hits += len(last.chunks) - index - 1
+                    break
+            entry = self._memo.get(segment)
             if entry is not None and entry[1]:  # known to be a balanced chunk on its own: no need to scan it
                 end, balanced = start + 1, True
             else:
                 end, balanced = _group_end(segments, start, self._scan)
+            source = segment if end == start + 1 else "".join(segments.items[start:end])
             if end != start + 1:
-                entry = self._memo.get("".join(segments[start:end]))
+                entry = self._memo.get(source)
             if entry is None:
                 self.memo_misses += 1
-                source = "".join(segments[start:end])
-                chunk = Chunk(hashlib.sha1(source.encode("utf-8")).digest(), source, render_chunk(source))
+                key = hashlib.sha1(source.encode("utf-8")).digest()
+                if self._submit is None:
+                    text = render_chunk(source)
+                    chunk, chars = Chunk(key, source, text), len(source) + len(text)
+                else:
+                    if self._batch is None:
+                        self._batch = _Batch(self.flush)
+                    chunk, chars = Chunk(key, source), 2 * len(source)  # text (length unknown) to come
+                    self._batch.chunks.append(chunk)
                 entry = (chunk, balanced and end == start + 1)
-                self._memo.put(source, entry, len(source) + len(chunk.text))
+                self._memo.put(source, entry, chars)
             else:
                 self.memo_hits += 1
             chunks.append(entry[0])  # chunks are immutable: a memoized one is shared between revisions
+            flags.append(balanced)
+            pos += len(source)
+            ends.append(pos)
             start = end
-        return chunks
+        return _Split(wikitext, chunks, flags, ends)
 
     def render_chunks(self, wikitext: str) -> list[Chunk]:
         """The chunks of ``wikitext`` (as :func:`split_chunks` cuts them) with their sha1 keys and rendered texts."""
-        chunks = self._recent.get(wikitext)
-        if chunks is not None:
-            self._recent.move_to_end(wikitext)
-            self.memo_hits += len(chunks)
-            return list(chunks)
-        chunks = self._chunks(wikitext)
+        return self.render_chunks_deferred(wikitext).result()
+
+    def render_chunks_deferred(self, wikitext: str) -> DeferredChunks:
+        """As :meth:`render_chunks`, but returns before the chunks rendered elsewhere are back."""
+        size = len(wikitext)
+        split = next((s for s in self._recent if len(s.text) == size and s.text == wikitext), None)
+        if split is not None:
+            self._recent.remove(split)
+            self._recent.append(split)
+            self.memo_hits += len(split.chunks)
+        else:
+            split = self._split(wikitext)
+            if self._memo.max_chars > 0:
+                self._recent.append(split)
+                if len(self._recent) > 32:
+                    del self._recent[0]
         if self._memo.max_chars > 0:
-            self._recent[wikitext] = chunks
-            if len(self._recent) > 32:
-                self._recent.popitem(last=False)
-        return list(chunks)
+            self._last = split
+        # Any chunk still without text belongs to a batch in flight or to the one being gathered.
+        self._in_flight = [batch for batch in self._in_flight if not batch.done]
+        batches = tuple(self._in_flight)
+        if self._batch is not None:
+            batches += (self._batch,)
+            self._batch_splits += 1
+            if len(self._batch.chunks) >= _BATCH_SOURCES or self._batch_splits >= _BATCH_SPLITS:
+                self.flush()
+        return DeferredChunks(list(split.chunks), batches)
 
     def render(self, wikitext: str) -> str:
         """The displayed plain text of ``wikitext``: ``join_rendered`` of its chunks' texts ("" for empty text)."""

@@ -6,15 +6,20 @@ import bz2
 import gzip
 import lzma
 import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from frozen_search.adapters import wikipedia_dump
 from frozen_search.adapters.wikipedia_dump import ingest_wikipedia
 from frozen_search.errors import IngestError
 from frozen_search.index import RevisionIndex
 from frozen_search.store import Store
-from tests.conftest import CULLU, MRR, PEAR_2002, PYRUS, wiki_file
+from tests.conftest import CULLU, MATH_SAMPLE, MRR, PEAR_2002, PEAR_2014, PYRUS, wiki_file
 
 
 def fresh(tmp_path: Path) -> tuple[Store, RevisionIndex]:
@@ -103,3 +108,114 @@ def test_truncated_compressed_file(tmp_path: Path) -> None:
     with pytest.raises(IngestError):
         ingest_wikipedia([path], store, index)
     assert store.count_revisions() == 0
+
+
+# --- the render process (long histories): same rows as rendering inline, always stopped -----------------------------
+
+
+def stored_rows(store: Store) -> tuple[list[tuple[object, ...]], list[tuple[object, ...]]]:
+    db = sqlite3.connect(store.path)
+    rows = db.execute("SELECT doc_id, version, valid_from, valid_to, continuity, sha256, chunk_keys FROM revisions "
+                      "ORDER BY rev_pk").fetchall()
+    chunks = db.execute("SELECT key, source, text FROM chunks ORDER BY key").fetchall()
+    db.close()
+    return rows, chunks
+
+
+class WorkerSpy:
+    """Forces the render process on from the first revision (waiting until it answers) and records what it did."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, window: int = 5,
+                 after_start: Callable[[object], None] | None = None) -> None:
+        self.workers: list[wikipedia_dump._RenderWorker] = []
+        self.processes: list[subprocess.Popen[bytes]] = []
+        self.batches = 0
+        start, submit = wikipedia_dump._RenderWorker.start, wikipedia_dump._RenderWorker.submit
+
+        def spied_start(worker: wikipedia_dump._RenderWorker) -> None:
+            first = worker not in self.workers
+            start(worker)
+            if first:
+                self.workers.append(worker)
+                if worker._process is not None:
+                    self.processes.append(worker._process)
+                deadline = time.monotonic() + 60
+                while not worker.ready and not worker._broken and time.monotonic() < deadline:
+                    time.sleep(0.005)
+                if after_start is not None:
+                    after_start(worker)
+
+        def spied_submit(worker: wikipedia_dump._RenderWorker, sources: list[str]) -> Callable[[], list[str]]:
+            self.batches += 1
+            return submit(worker, sources)
+
+        monkeypatch.setattr(wikipedia_dump, "PARALLEL_RENDER_AFTER", 0)
+        monkeypatch.setattr(wikipedia_dump, "RENDER_WINDOW", window)
+        monkeypatch.setattr(wikipedia_dump._RenderWorker, "start", spied_start)
+        monkeypatch.setattr(wikipedia_dump._RenderWorker, "submit", spied_submit)
+
+    def all_ended(self) -> bool:
+        return all(process.poll() is not None for process in self.processes) and all(
+            worker._process is None and (worker._reader is None or not worker._reader.is_alive())
+            for worker in self.workers)
+
+
+PIPELINE_FILES = (MRR, PEAR_2014, PYRUS, PEAR_2002, MATH_SAMPLE)
+QUERIES = (["reciprocal", "rank"], ["pear"], ["pyrus"], ["martingale"], ["the"])
+
+
+def ingest_snapshot(tmp_path: Path) -> tuple[object, ...]:
+    store, index = fresh(tmp_path)
+    report = ingest_wikipedia([wiki_file(name) for name in PIPELINE_FILES], store, index)
+    searches = [index.search(terms, [], bound, None, 50) for terms in QUERIES for bound in (1_200_000_000, 2**40)]
+    return (report.pages, report.revisions, report.duplicates), stored_rows(store), searches
+
+
+def test_render_process_stores_and_indexes_exactly_what_inline_rendering_does(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(wikipedia_dump, "PARALLEL_RENDER_AFTER", 10**9)
+    inline = ingest_snapshot(tmp_path / "inline")
+    for window in (1, 64):  # 1: a page ends while revisions of the next are still in flight
+        with monkeypatch.context() as patch:
+            spy = WorkerSpy(patch, window=window)
+            pooled = ingest_snapshot(tmp_path / f"pooled-{window}")
+        assert len(spy.processes) == 1 and spy.batches > 10  # the render process did render
+        assert spy.all_ended()
+        assert pooled == inline
+    assert inline[0] == (35, 80, 0)  # (pages, revisions, duplicates): 4 histories and 31 pages of one revision
+
+
+def test_render_process_is_stopped_when_a_file_is_bad(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    store, index = fresh(tmp_path)
+    ingest_wikipedia([wiki_file(PEAR_2002)], store, index)
+    before, generation = snapshot_of_store(store), index.generation
+    data = wiki_file(MRR).read_bytes()
+    path = tmp_path / "truncated.xml"
+    path.write_bytes(data[: len(data) * 3 // 4])
+    spy = WorkerSpy(monkeypatch)
+    with pytest.raises(IngestError):
+        ingest_wikipedia([wiki_file(MATH_SAMPLE), path], store, index)
+    assert len(spy.processes) == 1 and spy.batches > 1 and spy.all_ended()
+    assert snapshot_of_store(store) == before and index.generation == generation
+
+
+@pytest.mark.parametrize("failure", ["cannot_start", "dies"])
+def test_render_process_failure_falls_back_to_rendering_inline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                               failure: str) -> None:
+    monkeypatch.setattr(wikipedia_dump, "PARALLEL_RENDER_AFTER", 10**9)
+    store, index = fresh(tmp_path / "inline")
+    ingest_wikipedia([wiki_file(MRR), wiki_file(MATH_SAMPLE)], store, index)
+    expected = stored_rows(store)
+
+    def kill(worker: object) -> None:
+        assert isinstance(worker, wikipedia_dump._RenderWorker) and worker._process is not None
+        worker._process.kill()
+        worker._process.wait()
+
+    spy = WorkerSpy(monkeypatch, after_start=kill if failure == "dies" else None)
+    if failure == "cannot_start":
+        monkeypatch.setattr(sys, "executable", str(tmp_path / "no-python-here"))
+    store, index = fresh(tmp_path / "pooled")
+    ingest_wikipedia([wiki_file(MRR), wiki_file(MATH_SAMPLE)], store, index)
+    assert stored_rows(store) == expected
+    assert len(spy.processes) == (1 if failure == "dies" else 0) and spy.all_ended()

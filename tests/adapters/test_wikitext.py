@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 import hashlib
+import io
 import lzma
+import os.path
+import pickle
+import random
+import re
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -12,10 +17,16 @@ import mwxml
 import pytest
 
 from frozen_search.adapters.wikitext import (
+    _EMPTY,
+    _MAX_GROUP,
     WikitextRenderer,
+    _common_prefix,
+    _common_suffix,
+    _scan,
     join_rendered,
     redirect_target,
     render_chunk,
+    serve_render_batches,
     split_chunks,
 )
 from tests.conftest import MRR, PEAR_2002, PEAR_2014, PYRUS, wiki_file
@@ -232,3 +243,125 @@ def test_anarchism_sample_warm_equals_fresh() -> None:
         if n % 5 == 0:
             assert WikitextRenderer().render(text) == join_rendered(expected), (index, rev_id)
     assert warm.memo_hits > 3 * warm.memo_misses
+
+
+# --- splitting against the previous revision, deferred rendering -------------------------------------------------
+
+
+def whole_text_split(wikitext: str) -> list[str]:
+    """The chunking rule applied to the whole text at once (segments listed up front), as a reference."""
+    cuts = [0, *(m.end() for m in re.finditer(r"\n(?:\n+|(?==))", wikitext) if m.end() < len(wikitext)), len(wikitext)]
+    segments = [wikitext[a:b] for a, b in zip(cuts, cuts[1:], strict=False) if a < b]
+    chunks, start = [], 0
+    while start < len(segments):
+        end, state = start + 1, _EMPTY
+        for index in range(start, min(len(segments), start + _MAX_GROUP)):
+            state = _scan(state, segments[index])
+            if state == _EMPTY:
+                end = index + 1
+                break
+        chunks.append("".join(segments[start:end]))
+        start = end
+    return chunks
+
+
+SNIPPETS = ["{{", "}}", "[[", "]]", "<!--", "-->", "\n\n", "\n", "\n=", "== H ==\n", "{|", "\n|}", "<ref>", "</ref>",
+            "<ref name=x/>", "<math>", "</math>", "x", "Α", "\n\n{{cite|a\n\nb}}\n\n", "[[File:a|b\n\nc]]"]
+
+
+def edited_histories() -> Iterator[str]:
+    """Real revisions, then random edits of them (markup openers and closers, blank lines, headings, deletions),
+    with reverts to earlier texts now and then: what a warm renderer meets in a long history, and worse."""
+    rng = random.Random(20240611)
+    for name in SMALL_HISTORIES:
+        texts = [text for _, text in revisions(name)]
+        yield from texts
+        text = texts[-1]
+        for step in range(150):
+            pos = rng.randrange(len(text) + 1)
+            if rng.random() < 0.4:  # at a candidate point or next to one: where chunks begin and end
+                points = [m.end() for m in re.finditer(r"\n(?:\n+|(?==))", text)]
+                pos = max(0, min(len(text), rng.choice(points or [pos]) + rng.choice([-2, -1, 0, 0, 1])))
+            action = rng.random()
+            if action < 0.35:
+                text = text[:pos] + rng.choice(SNIPPETS) + text[pos:]
+            elif action < 0.6:
+                text = text[:pos] + text[pos + rng.randrange(1, 300):]
+            elif action < 0.75:
+                text = text[:pos] + rng.choice(SNIPPETS) + text[pos + rng.randrange(1, 40):]
+            elif action < 0.9:
+                text = text[:pos] + rng.choice("xΑ=\n{") + text[pos + 1:]  # one character replaced
+            else:
+                text = rng.choice(texts)  # a revert
+            yield text
+            if step % 50 == 49:
+                yield text  # the same text twice
+
+
+def test_split_against_previous_revision_equals_whole_text_split() -> None:
+    warm, small, cold = WikitextRenderer(), WikitextRenderer(memo_chars=100_000), WikitextRenderer(memo_chars=0)
+    rendered_once: dict[str, str] = {}
+    for text in edited_histories():
+        expected = whole_text_split(text)
+        assert split_chunks(text) == expected
+        for source in expected:
+            if source not in rendered_once:
+                rendered_once[source] = render_chunk(source)
+        for renderer in (warm, small):  # small: evicts now and then
+            chunks = renderer.render_chunks(text)
+            assert [c.source for c in chunks] == expected
+            assert [c.text for c in chunks] == [rendered_once[source] for source in expected]
+    assert [c.source for c in cold.render_chunks(text)] == expected
+    assert warm.memo_hits > 5 * warm.memo_misses
+
+
+def test_common_prefix_and_suffix() -> None:
+    rng = random.Random(7)
+    for _ in range(1000):
+        size = rng.choice([0, 1, 3, 100, 4095, 4096, 4097, 9000, 20_000])
+        a = "".join(rng.choice("ab\n") for _ in range(size)) if size < 200 else rng.choice("aΑ") * size
+        b = a
+        pos = rng.randrange(len(a) + 1)
+        b = rng.choice([a[:pos] + "z" + a[pos + 1:], a[:pos] + rng.choice(["q", "Ω", "\U0001f600"]) + a[pos:],
+                        a[:pos] + a[pos + 1:], a])
+        prefix = len(os.path.commonprefix([a, b]))
+        suffix = len(os.path.commonprefix([a[::-1], b[::-1]]))
+        assert _common_prefix(a, b) == _common_prefix(b, a) == prefix
+        assert _common_suffix(a, b) == _common_suffix(b, a) == suffix
+
+
+def test_deferred_rendering_sends_each_missing_source_once() -> None:
+    sent: list[list[str]] = []
+
+    def submit(sources: list[str]) -> Callable[[], list[str]]:
+        sent.append(list(sources))
+        return lambda: [render_chunk(source) for source in sources]
+
+    renderer = WikitextRenderer()
+    renderer.defer(submit)
+    small = renderer.render_chunks_deferred("a\n\n''b''")
+    assert sent == []  # gathered, not sent yet ...
+    assert [c.text for c in small.result()] == ["a\n\n", "b\n\n"]
+    assert sent == [["a\n\n", "''b''"]]  # ... until a result is wanted
+    texts = [text for _, text in revisions(MRR)]
+    deferred = [renderer.render_chunks_deferred(text) for text in texts]
+    fresh = WikitextRenderer()
+    for text, chunks in zip(texts, deferred, strict=True):
+        assert [(c.key, c.source, c.text) for c in chunks.result()] == [
+            (c.key, c.source, c.text) for c in fresh.render_chunks(text)]
+    assert 1 < len(sent) < len(texts)  # batches of several revisions
+    assert sum(map(len, sent)) == len({source for batch in sent for source in batch}) == renderer.memo_misses
+    renderer.defer(None)
+    before = len(sent)
+    assert renderer.render("new\n\ntext") == "new\n\ntext" and len(sent) == before  # inline again
+
+
+def test_serve_render_batches() -> None:
+    batches = [["a [[b|c]]", "{{x}}"], [], ["== H ==\nt"]]
+    requests = b"".join(len(p).to_bytes(4, "big") + p for p in map(pickle.dumps, batches))
+    replies = io.BytesIO()
+    serve_render_batches(io.BytesIO(requests), replies)
+    stream, answers = io.BytesIO(replies.getvalue()), []
+    while header := stream.read(4):
+        answers.append(pickle.loads(stream.read(int.from_bytes(header, "big"))))
+    assert answers == [["a c\n\n", ""], [], ["H\nt\n\n"]]
