@@ -335,6 +335,9 @@ class FrozenSearchService:
     def _displayed(self, shown: Shown, text: str) -> Displayed:
         row = shown.row
         parts = [(f"revision {row.version} of {row.doc_id}", row.valid_from)]
+        titled = self.store.titled_since(row.doc_id, row.title)
+        if titled is not None:  # the page got this title by a move: the title is dated by that move (check 1)
+            parts.append((f"title {row.title!r} (given by a move)", titled))
         title = row.title
         if shown.redirect is not None:
             parts.append((f"redirect {shown.redirect[0]}", shown.redirect[1]))

@@ -17,6 +17,10 @@ revision's ``parentid`` is this one), ``gap`` (the next revision's parent is ano
 ``origin`` is ``dump`` (part of an ingested history: indexed, and eligible as a snapshot at any cutoff) or ``live``
 (learned from the upstream while answering at one cutoff: kept for display and provenance, never taken as another
 cutoff's snapshot; design.md: "resolve again rather than guess"). Schema 2 added ``origin``.
+
+``moves`` records the page moves a dump shows (the null revision's "moved [[A]] to [[B]]" comment): a dump page
+carries the title it had when *exported*, so the time it got that title is a displayed part of its own, checked
+against the cutoff like any other (schema 3).
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ from typing import Any
 
 from frozen_search.errors import ConfigError, StoreIntegrityError
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -57,6 +61,10 @@ CREATE TABLE IF NOT EXISTS revisions (
 );
 CREATE INDEX IF NOT EXISTS revisions_doc_time ON revisions (doc_id, valid_from);
 CREATE INDEX IF NOT EXISTS revisions_version ON revisions (source, version);
+CREATE TABLE IF NOT EXISTS moves (
+    doc_id TEXT NOT NULL, moved_at INTEGER NOT NULL, old_title TEXT NOT NULL, new_title TEXT NOT NULL,
+    UNIQUE (doc_id, moved_at, old_title, new_title)
+);
 CREATE TABLE IF NOT EXISTS ingests (
     id INTEGER PRIMARY KEY, source TEXT NOT NULL, files TEXT NOT NULL, finished TEXT NOT NULL,
     pages INTEGER NOT NULL, revisions INTEGER NOT NULL
@@ -209,6 +217,16 @@ class Store:
     def set_interval(self, rev_pk: int, valid_to: int | None, continuity: str) -> None:
         """Set one revision's ``valid_to`` (UTC seconds) and ``continuity`` (see the module docstring)."""
         self._db.execute("UPDATE revisions SET valid_to=?, continuity=? WHERE rev_pk=?", (valid_to, continuity, rev_pk))
+
+    def add_move(self, doc_id: str, moved_at: int, old_title: str, new_title: str) -> None:
+        """Record that page ``doc_id`` was moved from ``old_title`` to ``new_title`` at ``moved_at`` (UTC seconds)."""
+        self._db.execute("INSERT OR IGNORE INTO moves VALUES (?,?,?,?)", (doc_id, moved_at, old_title, new_title))
+
+    def titled_since(self, doc_id: str, title: str) -> int | None:
+        """When page ``doc_id`` last got ``title`` by a move (UTC seconds), or ``None`` if no move to it is known."""
+        found = self._db.execute("SELECT MAX(moved_at) FROM moves WHERE doc_id=? AND new_title=?",
+                                 (doc_id, title)).fetchone()
+        return None if found is None or found[0] is None else int(found[0])
 
     def relink(self, doc_id: str) -> list[RevisionRow]:
         """Recompute ``valid_to`` and ``continuity`` of every revision of ``doc_id`` from its neighbours.

@@ -13,10 +13,12 @@ from pathlib import Path
 import pytest
 from lxml import etree
 
+from frozen_search.adapters.wikipedia_dump import ingest_wikipedia
 from frozen_search.adapters.wikitext import WikitextRenderer
 from frozen_search.errors import NotFoundBeforeCutoff
-from frozen_search.index import tokenize
+from frozen_search.index import RevisionIndex, tokenize
 from frozen_search.service import FrozenSearchService
+from frozen_search.store import Store
 from tests.conftest import MRR, PEAR_2002, PEAR_2014, wiki_file
 
 Factory = Callable[[str], FrozenSearchService]
@@ -160,3 +162,32 @@ def test_pages_only_fragment_is_searchable(service_at: Factory, wiki_data_dir: P
     assert hits[0].id == "wikipedia:Axiom_of_choice"
     assert hits[0].as_of.startswith("2012-")
     assert "wikipedia:Axiom_of_choice" not in [r.id for r in service_at("2012-01-01").search("axiom of choice").results]
+
+
+def test_a_title_given_after_the_cutoff_is_never_shown(tmp_path: Path) -> None:
+    """A dump carries the title of export time; a move after T dates that title after T: refused (check 1)."""
+    from frozen_search.errors import VerificationFailed
+    from tests.conftest import CULLU, make_service
+
+    data = tmp_path / "moved"
+    data.mkdir()
+    store = Store(data / "store.sqlite3")
+    ingest_wikipedia([Path(__file__).parent / "data" / "wiki-moved-page.xml", wiki_file(CULLU)], store,
+                     RevisionIndex.create(data / "index"))
+    store.close()
+    before = make_service(data, "2020-01-01")
+    with pytest.raises(VerificationFailed, match="valid_not_before_cutoff"):
+        before.fetch("wikipedia:Renamed_theorem")
+    outcome = before.execute("search", {"query": "BOUNDWORD"})
+    assert outcome.response is not None and outcome.response.results == []  # type: ignore[union-attr]
+    assert [(r.id, r.reason) for r in outcome.rejections] == [("wikipedia:Renamed_theorem", "valid_not_before_cutoff")]
+    assert "Renamed theorem" not in before.fetch("wikipedia:Çullu,_Agdam").text  # unrelated pages unaffected
+    after = make_service(data, "2021-07-01")
+    assert after.fetch("wikipedia:Renamed_theorem").metadata["as_of"] == "2021-06-01T12:00:00Z"
+    assert [r.id for r in after.search("BOUNDWORD").results] == ["wikipedia:Renamed_theorem"]
+    # Çullu, Agdam's first revision comment names a move *away from* it: no title of its own is dated by it.
+    early = make_service(data, "2008-09-10")
+    assert early.fetch("wikipedia:Çullu,_Agdam").metadata["as_of"] == "2008-09-09T22:41:28Z"
+    early.close()
+    for service in (before, after):
+        service.close()

@@ -47,7 +47,7 @@ from frozen_search.adapters.wikitext import (
     redirect_target,
     render_chunk_batch,
 )
-from frozen_search.errors import IngestError
+from frozen_search.errors import IngestError, InvalidRequest
 from frozen_search.index import IndexedRevision, IndexWriterSession, RevisionIndex
 from frozen_search.store import NewRevision, RevisionRow, Store
 
@@ -454,8 +454,18 @@ def _ingest_page(page: Any, page_writer: _PageWriter, namespaces: frozenset[int]
         if revision.timestamp is None or (revision.deleted is not None and revision.deleted.text):
             report.skipped_revisions += 1  # no timestamp or suppressed text: nothing provable to show
             continue
+        move = wikipedia.MOVE_COMMENT.search(revision.comment or "")
+        if move is not None:
+            _record_move(page_writer.store, doc, int(revision.timestamp.unix()), move[1], move[2])
         page_writer.add(doc, title, page.namespace, page.id, revision)
     page_writer.end_page(doc)
+
+
+def _record_move(store: Store, doc: str, moved_at: int, old: str, new: str) -> None:
+    try:
+        store.add_move(doc, moved_at, wikipedia.normalize_title(old), wikipedia.normalize_title(new))
+    except InvalidRequest:
+        pass  # a comment that only looks like a move (no valid titles): nothing to record
 
 
 def ingest_wikipedia(paths: Sequence[Path], store: Store, index: RevisionIndex, *,

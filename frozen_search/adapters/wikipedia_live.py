@@ -18,7 +18,6 @@ whose comments are hidden cannot be proven to bear its title at ``T``: it is ref
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -30,7 +29,7 @@ import mwclient
 import mwclient.errors
 import requests
 
-from frozen_search.adapters.wikipedia import normalize_title
+from frozen_search.adapters.wikipedia import MOVE_COMMENT, normalize_title
 from frozen_search.adapters.wikitext import redirect_target
 from frozen_search.cutoff_rules.base import cutoff_bound, iso_utc
 from frozen_search.errors import (
@@ -40,7 +39,6 @@ from frozen_search.errors import (
     UpstreamUnavailable,
 )
 
-_MOVE_COMMENT = re.compile(r"moved (?:page )?\[\[([^\]|]+)\]\] to \[\[([^\]|]+)\]\]")
 MAX_REDIRECT_HOPS = 1  # as MediaWiki follows redirects
 
 
@@ -163,7 +161,7 @@ class WikipediaLive:
                     if rev.get("commenthidden"):
                         raise NotFoundBeforeCutoff(f"page {current!r}: a comment after the cutoff is hidden, so "
                                                    "its title at the cutoff cannot be proven")
-                    match = _MOVE_COMMENT.search(str(rev.get("comment", "")))
+                    match = MOVE_COMMENT.search(str(rev.get("comment", "")))
                     if match:
                         moves.append((normalize_title(match[1]), normalize_title(match[2])))
             if "continue" not in answer:
