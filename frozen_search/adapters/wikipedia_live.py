@@ -173,9 +173,14 @@ class WikipediaLive:
     def _undo_moves(self, moves: list[tuple[str, str]], current: str) -> str:
         title = current
         for source, target in reversed(moves):
-            if target == title and any(e.get("params", {}).get("target_title") == target
-                                       for e in self._moves_out(source)):
-                title = source  # confirmed by the move log
+            if target != title:
+                continue
+            if not any(e.get("params", {}).get("target_title") == target for e in self._moves_out(source)):
+                # A comment claims a move after T that the log does not show (suppressed or forged): the title at
+                # T cannot be proven either way, so fail closed rather than show today's title.
+                raise NotFoundBeforeCutoff(f"page {current!r}: a move from {source!r} after the cutoff is not "
+                                           "confirmed by the move log; its title at the cutoff cannot be proven")
+            title = source
         return title
 
     def candidate(self, current_title: str) -> LiveRevision | None:

@@ -10,6 +10,7 @@ import requests
 from frozen_search.adapters.wikipedia_live import WikipediaLive, connect
 from frozen_search.adapters.wikitext import WikitextRenderer
 from frozen_search.cutoff_rules.base import parse_cutoff
+from frozen_search.errors import NotFoundBeforeCutoff
 from tests.live.conftest import CUTOFF
 from tests.live.mediawiki_server import LocalMediaWiki
 
@@ -87,3 +88,9 @@ def test_oldid_after_the_cutoff_is_refused(live: WikipediaLive, mediawiki: Local
     assert live.by_revid(late) is None
     found = live.by_revid(early)
     assert found is not None and found.title == "Cutoff exact revision"
+
+
+def test_a_move_comment_the_log_does_not_confirm_fails_closed(live: WikipediaLive) -> None:
+    # "Unlogged move claim" has, after T, a revision whose comment claims a move into it; no such move was made.
+    with pytest.raises(NotFoundBeforeCutoff, match="not confirmed by the move log"):
+        live.candidate("Unlogged move claim")
