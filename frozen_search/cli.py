@@ -125,6 +125,70 @@ def ingest_wikipedia_command(files: tuple[Path, ...], namespaces: tuple[int, ...
                f"namespaces {sorted(namespaces)}, {report.skipped_revisions} revisions without text or date)")
 
 
+def _ingest_states(name: str, files: tuple[Path, ...], data_dir: Path | None, **options: Any) -> None:
+    """Run a document-state source's ingester with a progress bar per file; print its report."""
+    from frozen_search import sources
+    from frozen_search.index import RevisionIndex
+
+    if sources.spec_named(name) is None:
+        raise ConfigError(f"this frozen-search has no {name} ingester")
+    settings = Settings.from_env(data_dir=data_dir)
+    store = Store(settings.store_path)
+    index = RevisionIndex.create(settings.index_path)
+    with Progress(TextColumn("{task.description}"), BarColumn(), DownloadColumn(), TransferSpeedColumn(),
+                  TextColumn("{task.fields[revisions]} states"), TimeElapsedColumn(), console=_stderr) as bar:
+        task = bar.add_task("ingest", total=None, revisions=0)
+
+        def on_file(path: Path) -> None:
+            size = path.stat().st_size if path.is_file() else None
+            label = path.name if len(path.name) <= 28 else path.name[:27] + "…"
+            bar.reset(task, total=size, completed=0, description=label, revisions=bar.tasks[task].fields["revisions"])
+
+        def progress(done: int, revisions: int) -> None:
+            bar.update(task, completed=done, revisions=revisions)
+
+        try:
+            report = sources.ingest(name, list(files), store, index, settings=settings, progress=progress,
+                                    on_file=on_file, **options)
+        finally:
+            store.close()
+    for problem in report.problems:
+        click.echo(f"skipped: {problem}", err=True)
+    rate = report.documents / report.seconds if report.seconds > 0 else 0.0
+    click.echo(f"ingested {report.revisions} states of {report.documents} documents from {len(files)} file(s) in "
+               f"{report.seconds:.1f} s ({rate:.0f} documents/s; {report.duplicates} already stored, "
+               f"{len(report.problems)} records skipped)")
+
+
+@ingest.command("arxiv")
+@click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
+@_data_dir_option
+@_fail_cleanly
+def ingest_arxiv_command(files: tuple[Path, ...], data_dir: Path | None) -> None:
+    """Ingest arXiv metadata: OAI-PMH arXivRaw XML, the bulk snapshot (JSON lines) or .abs files (no network)."""
+    _ingest_states("arxiv", files, data_dir)
+
+
+@ingest.command("stackexchange")
+@click.argument("site_dir", type=click.Path(path_type=Path))
+@click.option("--site", default=None, help="The site's host (e.g. mathoverflow.net); it must be served "
+              "(FROZEN_SEARCH_STACKEXCHANGE_SITES). Default: read from the dump.")
+@_data_dir_option
+@_fail_cleanly
+def ingest_stackexchange_command(site_dir: Path, site: str | None, data_dir: Path | None) -> None:
+    """Ingest a Stack Exchange site dump folder (Posts.xml, PostHistory.xml, Comments.xml, PostLinks.xml)."""
+    _ingest_states("stackexchange", (site_dir,), data_dir, site=site)
+
+
+@ingest.command("openalex")
+@click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
+@_data_dir_option
+@_fail_cleanly
+def ingest_openalex_command(files: tuple[Path, ...], data_dir: Path | None) -> None:
+    """Ingest OpenAlex works: saved API responses (one work or a results list) or snapshot JSON lines."""
+    _ingest_states("openalex", files, data_dir)
+
+
 @main.command()
 @_data_dir_option
 @_fail_cleanly
@@ -147,7 +211,8 @@ def reindex(data_dir: Path | None) -> None:
 @main.command()
 @click.argument("query")
 @_cutoff_option
-@click.option("--source", default=None, help="Restrict to one source (wikipedia).")
+@click.option("--source", default=None,
+              help="Restrict to one source (wikipedia, arxiv, mathoverflow, math.stackexchange, openalex).")
 @click.option("--limit", type=int, default=10, show_default=True)
 @_mode_option
 @_data_dir_option

@@ -49,6 +49,22 @@ SETTINGS: tuple[Setting, ...] = (
             "The MediaWiki Action API endpoint live mode asks (a local MediaWiki in tests)."),
     Setting("contact", "FROZEN_SEARCH_CONTACT", None,
             "Contact (an e-mail or URL) sent in the User-Agent of every upstream request, as Wikimedia asks."),
+    Setting("live_sources", "FROZEN_SEARCH_LIVE_SOURCES", "wikipedia,arxiv,stackexchange,openalex",
+            "Comma-separated sources that live/offline mode asks upstream; the others answer from the store only."),
+    Setting("arxiv_api", "FROZEN_SEARCH_ARXIV_API", "https://export.arxiv.org/api/query",
+            "The arXiv API query endpoint live mode asks (one request every 3 s, one connection)."),
+    Setting("arxiv_oai", "FROZEN_SEARCH_ARXIV_OAI", "https://export.arxiv.org/oai2",
+            "The arXiv OAI-PMH endpoint live mode reads version dates from (arXivRaw)."),
+    Setting("stackexchange_api", "FROZEN_SEARCH_STACKEXCHANGE_API", "https://api.stackexchange.com/2.3",
+            "The Stack Exchange API endpoint live mode asks."),
+    Setting("stackexchange_sites", "FROZEN_SEARCH_STACKEXCHANGE_SITES", "mathoverflow.net,math.stackexchange.com",
+            "Comma-separated Stack Exchange site hosts served; every other site is refused."),
+    Setting("stackexchange_key", "FROZEN_SEARCH_STACKEXCHANGE_KEY", None,
+            "Stack Exchange API key (raises the daily quota); sent as the API documents (key= parameter)."),
+    Setting("openalex_api", "FROZEN_SEARCH_OPENALEX_API", "https://api.openalex.org",
+            "The OpenAlex API endpoint live mode asks."),
+    Setting("openalex_key", "FROZEN_SEARCH_OPENALEX_KEY", None,
+            "OpenAlex API key, sent as the api_key= URL parameter the API documents."),
 )
 MODES = ("local", "live", "offline")
 
@@ -77,6 +93,14 @@ class Settings:
     mode: str = "local"
     wikipedia_api: str = "https://en.wikipedia.org/w/api.php"
     contact: str | None = None
+    live_sources: str = "wikipedia,arxiv,stackexchange,openalex"
+    arxiv_api: str = "https://export.arxiv.org/api/query"
+    arxiv_oai: str = "https://export.arxiv.org/oai2"
+    stackexchange_api: str = "https://api.stackexchange.com/2.3"
+    stackexchange_sites: str = "mathoverflow.net,math.stackexchange.com"
+    stackexchange_key: str | None = None
+    openalex_api: str = "https://api.openalex.org"
+    openalex_key: str | None = None
     extra: Mapping[str, str] = field(default_factory=dict)
 
     @property
@@ -98,6 +122,10 @@ class Settings:
     def querylog_path(self) -> Path:
         """The query log: ``log_path`` or ``DATA_DIR/querylog.jsonl``."""
         return self.log_path or (self.data_dir / "querylog.jsonl")
+
+    def live_source_names(self) -> tuple[str, ...]:
+        """The names in ``live_sources`` (stripped, empty ones dropped)."""
+        return tuple(name.strip() for name in self.live_sources.split(",") if name.strip())
 
     def require_cutoff(self) -> datetime:
         """The cutoff, or :class:`ConfigError` when none was given."""

@@ -8,6 +8,8 @@ HTTP status the web face maps it to. The faces (CLI, HTTP, MCP) catch only the r
     ├─ InvalidRequest          invalid_request          400  bad id, query, cutoff or arguments
     ├─ RefusedSource           refused_source           403  not an allowed source or host
     ├─ NotFoundBeforeCutoff    not_found_before_cutoff  404  missing, or only revisions at/after T
+    ├─ ContentUnproven         content_unproven         409  the state current at T is known, its content is not
+    ├─ NotEligible             not_eligible             403  the source's rules exclude the document (cutoff_rules/)
     ├─ UpstreamUnavailable     upstream_unavailable     502  upstream failed, truncated or invalid after retries
     │  ├─ UpstreamTimeout      upstream_timeout         504  connect/read timeout, retries included
     │  └─ UpstreamRateLimited  upstream_rate_limited    503  still throttled after the retries (``retry_after``)
@@ -64,6 +66,22 @@ class NotFoundBeforeCutoff(FrozenSearchError):
 
     code = "not_found_before_cutoff"
     http_status = 404
+
+
+class ContentUnproven(FrozenSearchError):
+    """The revision current at the cutoff is known (e.g. arXiv v2 and its date) but its own content is not in the
+    store or cannot be read, so nothing is shown in its place: never another revision's text (HTTP 409)."""
+
+    code = "content_unproven"
+    http_status = 409
+
+
+class NotEligible(FrozenSearchError):
+    """The document exists before the cutoff but the source's rules exclude it (an OpenAlex work whose primary
+    location is a repository, paratext, ...; see ``frozen_search/cutoff_rules/``) (HTTP 403)."""
+
+    code = "not_eligible"
+    http_status = 403
 
 
 class UpstreamUnavailable(FrozenSearchError):
@@ -170,6 +188,8 @@ ERROR_CLASSES: tuple[type[FrozenSearchError], ...] = (
     InvalidRequest,
     RefusedSource,
     NotFoundBeforeCutoff,
+    ContentUnproven,
+    NotEligible,
     UpstreamUnavailable,
     UpstreamRejected,
     UpstreamTimeout,

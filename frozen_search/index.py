@@ -80,6 +80,10 @@ class IndexWriterSession:
         self._writer.delete_documents_by_term("rev", rev.rev_pk)
         self.add(rev)
 
+    def delete(self, rev_pk: int) -> None:
+        """Remove any indexed copy of revision ``rev_pk`` (a state that must not be found)."""
+        self._writer.delete_documents_by_term("rev", rev_pk)
+
     def commit(self, generation: int) -> None:
         """Make the changes visible and record the store ``generation`` they reflect."""
         self._writer.commit()

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from frozen_search.adapters import wikipedia
+from frozen_search.adapters.documents import SourceLive
 from frozen_search.adapters.http import DEFAULT_ALLOWED_HOSTS, Upstream, UpstreamConfig, require_json, user_agent
 from frozen_search.adapters.wikipedia_live import LiveRevision, WikipediaLive, connect
 from frozen_search.adapters.wikitext import WikitextRenderer, join_rendered
@@ -122,29 +123,55 @@ class LiveBridge:
         return shown, rejections
 
 
-def open_live(settings: Settings, store: Store, *, prefer_cache: bool = False) -> tuple[LiveBridge, Upstream]:
-    """The live bridge of ``settings.mode`` (``live`` or ``offline``) and the upstream layer under it.
+@dataclass
+class LiveSet:
+    """What live/offline mode asks: the Wikipedia bridge (``None`` when ``wikipedia`` is not in ``live_sources``),
+    the other sources' live adapters by registry name, and the one upstream layer they all share."""
+
+    upstream: Upstream
+    wikipedia: LiveBridge | None
+    sources: dict[str, SourceLive]
+
+
+def open_live(settings: Settings, store: Store, *, prefer_cache: bool = False) -> LiveSet:
+    """The live adapters of ``settings.mode`` (``live`` or ``offline``) over one upstream layer.
 
     The HTTP cache is ``settings.cache_path``; its namespace is the cutoff, so exchanges recorded at one cutoff never
-    answer another. The wiki's API host is added to the allowed hosts (a local MediaWiki in tests).
+    answer another. The configured API hosts (a local MediaWiki or stub in tests) are added to the allowed hosts.
+    Only the sources named in ``settings.live_sources`` get a live adapter.
 
     Raises:
-        ConfigError: the mode is ``local`` or the API URL is not http(s).
+        ConfigError: the mode is ``local``, an API URL is not http(s), or ``live_sources`` names an unknown source.
         OfflineCacheMiss: offline, and the wiki's siteinfo was never recorded at this cutoff.
     """
+    from frozen_search import sources as registry
+
     if settings.mode not in ("live", "offline"):
         raise ConfigError(f"mode {settings.mode!r} asks no upstream")
+    names = settings.live_source_names()
+    unknown = [name for name in names if name not in registry.SOURCE_NAMES]
+    if unknown:
+        raise ConfigError(f"live_sources names {unknown[0]!r}; known: {', '.join(registry.SOURCE_NAMES)}")
+    hosts = set(DEFAULT_ALLOWED_HOSTS)
     parts = urlsplit(settings.wikipedia_api)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ConfigError(f"wikipedia_api {settings.wikipedia_api!r} is not an http(s) URL")
-    config = UpstreamConfig(user_agent=user_agent(settings.contact),
-                            allowed_hosts=DEFAULT_ALLOWED_HOSTS | {parts.hostname})
+    if "wikipedia" in names:
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ConfigError(f"wikipedia_api {settings.wikipedia_api!r} is not an http(s) URL")
+        hosts.add(parts.hostname)
+    specs = [spec for spec in registry.REGISTRY if spec.name in names and spec.open_live is not None]
+    for spec in specs:
+        hosts.update(spec.api_hosts(settings))
+    config = UpstreamConfig(user_agent=user_agent(settings.contact), allowed_hosts=frozenset(hosts))
     cutoff = settings.require_cutoff()
     upstream = Upstream(config, HttpCache(settings.cache_path), namespace=namespace_for_cutoff(cutoff),
                         mode="live" if settings.mode == "live" else "offline", prefer_cache=prefer_cache)
     try:
-        site = connect(upstream.session(validate=require_json), settings.wikipedia_api, config.user_agent)
+        bridge = None
+        if "wikipedia" in names:
+            site = connect(upstream.session(validate=require_json), settings.wikipedia_api, config.user_agent)
+            bridge = LiveBridge(WikipediaLive(site, cutoff), store, settings.wikipedia_api)
+        lives = {spec.name: spec.open_live(upstream, settings) for spec in specs if spec.open_live is not None}
     except BaseException:
         upstream.close()
         raise
-    return LiveBridge(WikipediaLive(site, cutoff), store, settings.wikipedia_api), upstream
+    return LiveSet(upstream, bridge, lives)

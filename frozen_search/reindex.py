@@ -10,7 +10,8 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
-from frozen_search.adapters import DISPLAY_TEXT
+from frozen_search.adapters import display_text_for
+from frozen_search.adapters.documents import refusal_of
 from frozen_search.index import IndexedRevision, RevisionIndex
 from frozen_search.store import Store
 
@@ -26,7 +27,9 @@ def rebuild_index(store: Store, index_path: Path, progress: Callable[[int], None
     count = 0
     with index.writer() as writer:
         for row in store.iter_revisions():
-            text = DISPLAY_TEXT[row.source](store.text_parts(row))
+            if refusal_of(row) is not None:  # a state that must not be found (content unproven, not eligible)
+                continue
+            text = display_text_for(row.source)(store.text_parts(row))
             writer.add(IndexedRevision(row.rev_pk, row.doc_id, row.source, row.valid_from, row.valid_to, row.title,
                                        text))
             count += 1

@@ -17,14 +17,18 @@ from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any
 
-from frozen_search.adapters import wikipedia
+from frozen_search import sources as registry
+from frozen_search.adapters import display_text_for, wikipedia
+from frozen_search.adapters.documents import DocReference, DocState, SourceLive, StateWriter, refusal_of
 from frozen_search.adapters.http import Upstream
 from frozen_search.config import Settings
 from frozen_search.cutoff_rules.base import cutoff_bound, iso_utc
 from frozen_search.errors import (
+    ContentUnproven,
     FrozenSearchError,
     IndexNotReady,
     InvalidRequest,
+    NotEligible,
     NotFoundBeforeCutoff,
     RefusedSource,
     VerificationFailed,
@@ -36,7 +40,6 @@ from frozen_search.querylog import QueryLog, format_instant
 from frozen_search.store import RevisionRow, Store
 from frozen_search.verify import Displayed, verify
 
-SERVED_SOURCES = ("wikipedia",)
 TOOL_ARGUMENTS = {"search": frozenset({"query", "source", "limit"}), "fetch": frozenset({"id", "offset", "max_chars"})}
 ATTEMPTED_CUTOFF = "attempted_cutoff"
 KNOWN_SOURCES = ("arxiv", "math.stackexchange", "mathoverflow", "openalex", "wikipedia")
@@ -64,7 +67,8 @@ class FrozenSearchService:
 
     def __init__(self, settings: Settings, *, store: Store | None = None, log: QueryLog | None = None,
                  logging: bool = True, session: str | None = None,
-                 clock: Callable[[], datetime] | None = None, live: LiveBridge | None = None) -> None:
+                 clock: Callable[[], datetime] | None = None, live: LiveBridge | None = None,
+                 source_lives: Mapping[str, SourceLive] | None = None) -> None:
         self.settings = settings
         self.cutoff = settings.require_cutoff()
         self.bound = cutoff_bound(self.cutoff)
@@ -75,6 +79,9 @@ class FrozenSearchService:
         self.log = log
         self.session = session or secrets.token_hex(8)
         self.live = live
+        self.source_lives = dict(source_lives or {})
+        self.served = registry.served_sources(settings)
+        self.hosts = registry.served_hosts(settings)
         self.upstream: Upstream | None = None
         self._index: RevisionIndex | None = None
         self._lock = threading.RLock()
@@ -95,9 +102,9 @@ class FrozenSearchService:
         store = store if store is not None else Store(settings.store_path)
         if settings.mode == "local":
             return cls(settings, store=store, logging=logging)
-        bridge, upstream = open_live(settings, store, prefer_cache=prefer_cache)
-        service = cls(settings, store=store, logging=logging, live=bridge)
-        service.upstream = upstream
+        found = open_live(settings, store, prefer_cache=prefer_cache)
+        service = cls(settings, store=store, logging=logging, live=found.wikipedia, source_lives=found.sources)
+        service.upstream = found.upstream
         return service
 
     @property
@@ -177,7 +184,7 @@ class FrozenSearchService:
 
     def _search(self, query: Any, source: Any = None, limit: Any = 10) -> Outcome:
         terms, phrases, limit = self._check_search(query, source, limit)
-        if self.live is not None and self.store.generation == 0:
+        if (self.live is not None or self.source_lives) and self.store.generation == 0:
             candidates = []  # live mode over a store no dump was ever ingested into: no local index to ask
         else:
             candidates = self._open_index().search(terms, phrases, self.bound, source, limit * 3)
@@ -189,9 +196,22 @@ class FrozenSearchService:
                 shown = self._local_hit(rows.get(rev_pk), doc, outcome)
                 if shown is not None:
                     pool.append(shown)
-            if self.live is not None:
-                fresh, rejections = self.live.candidates(query, limit * 2)
+            fresh: list[Shown] = []
+            if self.live is not None and source in (None, wikipedia.SOURCE):
+                found, rejections = self.live.candidates(query, limit * 2)
+                fresh.extend(found)
                 outcome.rejections.extend(rejections)
+            for name, live in sorted(self.source_lives.items()):
+                spec = registry.spec_named(name)
+                if spec is None or (source is not None and source not in spec.sources(self.settings)):
+                    continue
+                candidates_found, rejections = live.candidates(query, source, limit * 2)
+                outcome.rejections.extend(rejections)
+                for states in candidates_found:
+                    shown_state = self._live_state(states, outcome)
+                    if shown_state is not None:
+                        fresh.append(shown_state)
+            if fresh or self.live is not None or self.source_lives:
                 pool = self._merge_ranked(pool, fresh, terms, phrases, outcome)
             seen: set[str] = set()
             for shown in pool:
@@ -223,7 +243,7 @@ class FrozenSearchService:
             if shown.row.doc_id not in matched:
                 outcome.rejections.append(Rejection(
                     id=shown.row.doc_id, reason="matched_only_current_text",
-                    evidence=f"MediaWiki's search matched today's text; revision {shown.row.version} of "
+                    evidence=f"the upstream search matched today's text; revision {shown.row.version} of "
                              f"{iso_utc(shown.row.valid_from)} does not match the query"))
         return [by_doc[doc] for _, _, doc in ranked]
 
@@ -233,9 +253,9 @@ class FrozenSearchService:
         if len(query) > self.settings.max_query_chars:
             raise InvalidRequest(f"the query has {len(query)} characters; the limit is "
                                  f"{self.settings.max_query_chars}")
-        if source is not None and source not in SERVED_SOURCES:
-            known = "a known source not served by this store" if source in KNOWN_SOURCES else "not a source"
-            raise RefusedSource(f"source {str(source)[:50]!r} is {known}; served: {', '.join(SERVED_SOURCES)}")
+        if source is not None and source not in self.served:
+            known = "a known source not served by this server" if source in KNOWN_SOURCES else "not a source"
+            raise RefusedSource(f"source {str(source)[:50]!r} is {known}; served: {', '.join(self.served)}")
         if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= self.settings.max_limit:
             raise InvalidRequest(f"limit must be an integer from 1 to {self.settings.max_limit}")
         terms = tokenize(query)
@@ -284,19 +304,24 @@ class FrozenSearchService:
         if offset > len(text):
             raise InvalidRequest(f"offset {offset} is past the end of the document ({len(text)} characters)")
         end = min(len(text), offset + size)
-        metadata = {
+        metadata: dict[str, Any] = {} if row.source == wikipedia.SOURCE else dict(row.metadata.get("display", {}))
+        metadata.update({
             "source": row.source, "as_of": iso_utc(row.valid_from), "revision": row.version,
-            "revision_url": wikipedia.oldid_url(row.version, self.settings.wikipedia_host),
             "cutoff": self.cutoff_iso, "offset": offset, "next_offset": end if end < len(text) else None,
             "total_chars": len(text), "history": row.continuity,
             "history_note": HISTORY_NOTES.get(row.continuity, ""),
-            "redirected_from": None if shown.redirect is None else shown.redirect[0],
-        }
+        })
+        if row.source == wikipedia.SOURCE:
+            metadata["revision_url"] = wikipedia.oldid_url(row.version, self.settings.wikipedia_host)
+            metadata["redirected_from"] = None if shown.redirect is None else shown.redirect[0]
         response = FetchResponse(id=row.doc_id, title=row.title, text=text[offset:end], url=displayed.url,
                                  metadata=metadata)
         return Outcome(response=response, hits=[_hit(row)])
 
     def _resolve(self, ref: str) -> Shown:
+        doc_reference = registry.parse_reference(ref, self.settings)
+        if doc_reference is not None:
+            return self._resolve_state(doc_reference)
         reference = wikipedia.parse_reference(ref, self.settings.wikipedia_host)
         if self.live is not None:
             return self.live.at_reference(reference)
@@ -319,6 +344,74 @@ class FrozenSearchService:
                                        "revision before it")
         return shown
 
+    def _resolve_state(self, reference: DocReference) -> Shown:
+        """The state a fetch of a document-state source shows at ``T``; refused states raise their code."""
+        spec = registry.spec_for_source(reference.source, self.settings)
+        live = None if spec is None else self.source_lives.get(spec.name)
+        if live is not None:
+            rows = self._store_live(live.resolve(reference))
+            if reference.version is not None:
+                chosen = [r for r in rows if r.version == reference.version and r.doc_id == (reference.doc_id
+                                                                                              or r.doc_id)]
+            else:
+                chosen = [current for current in _current_by_doc(rows, self.bound).values()]
+            return Shown(self._showable(chosen, reference))
+        if reference.doc_id is not None:
+            docs = [reference.doc_id]
+        else:
+            assert reference.alias is not None
+            docs = self.store.docs_for_alias(reference.alias)
+        found: list[RevisionRow] = []
+        for doc in docs:
+            if reference.version is not None:
+                row = self.store.get(doc, reference.version)
+            else:
+                row = self.store.snapshot(doc, self.bound)
+            if row is not None:
+                found.append(row)
+        return Shown(self._showable(found, reference))
+
+    def _showable(self, rows: list[RevisionRow], reference: DocReference) -> RevisionRow:
+        """The first of ``rows`` that may be shown at ``T`` (sorted by document id); else the first refusal."""
+        named = reference.doc_id or reference.alias
+        if not rows:
+            raise NotFoundBeforeCutoff(f"{named}{'' if reference.version is None else ' ' + reference.version} "
+                                       f"has no state before the cutoff {self.cutoff_iso} in the store")
+        refusals: list[tuple[str, str, RevisionRow]] = []
+        for row in sorted(rows, key=lambda r: (r.doc_id, r.valid_from)):
+            if row.valid_from >= self.bound:
+                refusals.append(("not_found_before_cutoff", f"{row.doc_id} {row.version} appeared at "
+                                 f"{iso_utc(row.valid_from)}, not before the cutoff {self.cutoff_iso}", row))
+                continue
+            refusal = refusal_of(row)
+            if refusal is None:
+                return row
+            refusals.append((*refusal, row))
+        code, message, row = refusals[0]
+        error = {"content_unproven": ContentUnproven, "not_eligible": NotEligible}.get(code, NotFoundBeforeCutoff)
+        raise error(f"{row.doc_id} {row.version} ({iso_utc(row.valid_from)}): {message}")
+
+    def _store_live(self, states: list[DocState]) -> list[RevisionRow]:
+        with self.store.transaction():
+            return StateWriter(self.store, None, origin="live").write(states)
+
+    def _live_state(self, states: list[DocState], outcome: Outcome) -> Shown | None:
+        """The state of a live candidate current at ``T``, or ``None`` with the rejection logged."""
+        rows = self._store_live(states)
+        current = _current_by_doc(rows, self.bound)
+        if not current:
+            doc = states[0].doc_id if states else "?"
+            outcome.rejections.append(Rejection(id=doc, reason="created_after_cutoff",
+                                                evidence="the upstream proposed it; it has no state before T"))
+            return None
+        row = next(iter(current.values()))
+        refusal = refusal_of(row)
+        if refusal is not None:
+            reason = refusal[0] if refusal[0] in ("content_unproven", "not_eligible") else "created_after_cutoff"
+            outcome.rejections.append(Rejection(id=row.doc_id, reason=reason, evidence=refusal[1]))
+            return None
+        return Shown(row)
+
     def _follow_redirect(self, row: RevisionRow) -> Shown | None:
         """One hop, as MediaWiki follows redirects; the target's snapshot is taken at the same cutoff."""
         if row.redirect is None:
@@ -335,6 +428,10 @@ class FrozenSearchService:
     def _displayed(self, shown: Shown, text: str) -> Displayed:
         row = shown.row
         parts = [(f"revision {row.version} of {row.doc_id}", row.valid_from)]
+        if row.source != wikipedia.SOURCE:
+            parts.extend((str(what), int(when)) for what, when in row.metadata.get("dated", []))
+            return Displayed(id=row.doc_id, source=row.source, url=str(row.metadata.get("url", "")), title=row.title,
+                             text=text, stored_sha256=row.sha256, parts=parts)
         titled = self.store.titled_since(row.doc_id, row.title)
         if titled is not None:  # the page got this title by a move: the title is dated by that move (check 1)
             parts.append((f"title {row.title!r} (given by a move)", titled))
@@ -349,8 +446,8 @@ class FrozenSearchService:
     def _verify(self, displayed: Displayed, terms: list[str] | None) -> Rejection | None:
         if len(self._scans) > 200_000:
             self._scans.clear()
-        return verify(displayed, self.cutoff, allowed_sources=SERVED_SOURCES,
-                      allowed_hosts=(self.settings.wikipedia_host,), query_terms=terms, scan_cache=self._scans)
+        return verify(displayed, self.cutoff, allowed_sources=self.served, allowed_hosts=self.hosts,
+                      query_terms=terms, scan_cache=self._scans)
 
     def _text(self, row: RevisionRow) -> str:
         """The displayed text of ``row``, from a bounded in-memory cache or the store (chunks joined)."""
@@ -358,7 +455,7 @@ class FrozenSearchService:
         if cached is not None:
             self._texts.move_to_end(row.rev_pk)
             return cached
-        text = wikipedia.display_text(self.store.text_parts(row))
+        text = display_text_for(row.source)(self.store.text_parts(row))
         self._texts[row.rev_pk] = text
         self._text_chars += len(text)
         while self._text_chars > 50_000_000 and self._texts:
@@ -400,6 +497,15 @@ def cutoff_refusal(cutoff_iso: str) -> str:
 
 def _jsonable(value: Any) -> Any:
     return value if isinstance(value, (str, int, float, bool, type(None))) else str(value)
+
+
+def _current_by_doc(rows: list[RevisionRow], bound: int) -> dict[str, RevisionRow]:
+    """Per document, the row with the greatest ``valid_from < bound`` (UTC seconds)."""
+    current: dict[str, RevisionRow] = {}
+    for row in rows:
+        if row.valid_from < bound and (row.doc_id not in current or row.valid_from > current[row.doc_id].valid_from):
+            current[row.doc_id] = row
+    return current
 
 
 def _hit(row: RevisionRow) -> HitRecord:

@@ -21,6 +21,10 @@ cutoff's snapshot; design.md: "resolve again rather than guess"). Schema 2 added
 ``moves`` records the page moves a dump shows (the null revision's "moved [[A]] to [[B]]" comment): a dump page
 carries the title it had when *exported*, so the time it got that title is a displayed part of its own, checked
 against the cutoff like any other (schema 3).
+
+``aliases`` maps another name of a document (a DOI, ``doi:10.2140/agt.2014.14.229``) to the documents that carry
+it; one alias can name several documents (OpenAlex keeps a repository and a journal record of one DOI), and the
+service picks the one eligible at ``T`` (schema 4).
 """
 
 from __future__ import annotations
@@ -35,7 +39,7 @@ from typing import Any
 
 from frozen_search.errors import ConfigError, StoreIntegrityError
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -64,6 +68,9 @@ CREATE INDEX IF NOT EXISTS revisions_version ON revisions (source, version);
 CREATE TABLE IF NOT EXISTS moves (
     doc_id TEXT NOT NULL, moved_at INTEGER NOT NULL, old_title TEXT NOT NULL, new_title TEXT NOT NULL,
     UNIQUE (doc_id, moved_at, old_title, new_title)
+);
+CREATE TABLE IF NOT EXISTS aliases (
+    alias TEXT NOT NULL, doc_id TEXT NOT NULL, UNIQUE (alias, doc_id)
 );
 CREATE TABLE IF NOT EXISTS ingests (
     id INTEGER PRIMARY KEY, source TEXT NOT NULL, files TEXT NOT NULL, finished TEXT NOT NULL,
@@ -213,6 +220,27 @@ class Store:
                                      "origin='live' RETURNING rev_pk", (rev.doc_id, rev.version)).fetchone()
             return None if found is None else int(found[0])
         return None
+
+    def replace_content(self, rev_pk: int, rev: NewRevision) -> None:
+        """Give revision ``rev_pk`` the title, text, metadata and provenance of ``rev`` (same document and version).
+
+        Used only to fill a revision stored without its own content (``content_unproven``) once an input carries
+        that very version's content; the caller checks that.
+        """
+        self._db.execute(
+            "UPDATE revisions SET title=?, redirect=?, chunk_keys=?, sha256=?, chars=?, metadata=?, provenance=? "
+            "WHERE rev_pk=?",
+            (rev.title, rev.redirect, rev.chunk_keys, rev.sha256, rev.chars, json.dumps(rev.metadata, sort_keys=True),
+             json.dumps(rev.provenance, sort_keys=True), rev_pk))
+
+    def add_alias(self, alias: str, doc_id: str) -> None:
+        """Record that ``alias`` (e.g. ``doi:10.1/x``, lower-cased by the caller) names document ``doc_id``."""
+        self._db.execute("INSERT OR IGNORE INTO aliases VALUES (?,?)", (alias, doc_id))
+
+    def docs_for_alias(self, alias: str) -> list[str]:
+        """The documents ``alias`` names, sorted."""
+        found = self._db.execute("SELECT doc_id FROM aliases WHERE alias=? ORDER BY doc_id", (alias,))
+        return [str(row[0]) for row in found.fetchall()]
 
     def set_interval(self, rev_pk: int, valid_to: int | None, continuity: str) -> None:
         """Set one revision's ``valid_to`` (UTC seconds) and ``continuity`` (see the module docstring)."""

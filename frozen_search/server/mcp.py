@@ -27,7 +27,7 @@ from pydantic import Field
 
 from frozen_search.errors import FrozenSearchError
 from frozen_search.models import FetchResponse, SearchResponse
-from frozen_search.service import SERVED_SOURCES, FrozenSearchService, cutoff_refusal
+from frozen_search.service import FrozenSearchService, cutoff_refusal
 
 SOURCE_NAMES = {"arxiv": "arXiv", "math.stackexchange": "Math.SE", "mathoverflow": "MathOverflow",
                 "openalex": "OpenAlex", "wikipedia": "Wikipedia"}
@@ -37,13 +37,13 @@ _READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempo
 
 def search_description(service: FrozenSearchService) -> str:
     """The ``search`` tool description; it states the cutoff and what the tool can and cannot show."""
-    names = ", ".join(SOURCE_NAMES.get(s, s) for s in SERVED_SOURCES)
+    names = ", ".join(SOURCE_NAMES.get(s, s) for s in service.served)
     return (
         f"Searches {names} as it stood before {service.cutoff_iso}; nothing later is shown. Each hit is the "
         "version of a document that was current at that instant, ranked and matched on that historical text; "
         "documents created later do not exist here. Returns {\"results\": [{id, title, url, text, source, "
         "as_of}]}: `text` is a snippet, `as_of` the date of the version shown. Put a phrase in double quotes to "
-        f"match it exactly. `source` (optional) is one of: {', '.join(SERVED_SOURCES)}. `limit` is 1 to "
+        f"match it exactly. `source` (optional) is one of: {', '.join(service.served)}. `limit` is 1 to "
         f"{service.settings.max_limit}. Pass a hit's `id` to fetch to read the whole document. Errors start "
         "with a code in brackets, e.g. [invalid_request] or [refused_source]."
     )

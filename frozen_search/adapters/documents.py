@@ -1,0 +1,281 @@
+"""Document states: how every source other than Wikipedia stores what it can show, and ingests it.
+
+A source adapter (arXiv, Stack Exchange, OpenAlex) turns its input — dump files, saved API responses, or live
+upstream answers — into :class:`DocState` values: one per state a document was in (an arXiv version, a Stack
+Exchange thread after each change, an OpenAlex record), each with the UTC instant it appeared (``valid_from``), its
+fully rendered displayed text split into parts (e.g. one per post), and the date of every displayed part. The
+generic machinery here stores them as revisions (content-addressed chunks, sha256 of the displayed text), settles
+their validity intervals (``valid_to`` = the next state's ``valid_from``) and indexes them; the service then shows a
+document exactly like a Wikipedia page: the state with the greatest ``valid_from < T``.
+
+Fail closed by construction:
+
+- a state whose own content is not in the input (``refusal`` with code ``content_unproven``, e.g. arXiv v2 when
+  only v3's text is known) still occupies its interval, so the previous state is never taken as current at ``T``;
+  it is never indexed, and ``fetch`` refuses it with that code — never showing another state's text;
+- a state the source's rules exclude (``not_eligible``) or a document invisible at that time
+  (``not_found_before_cutoff``, e.g. a deleted question) works the same way;
+- ``dated`` lists every displayed part with its own ``valid_from``; re-verification (check 1) refuses the state if
+  any is at or after ``T``.
+
+Row metadata written here (read by the service): ``url``, ``dated`` (``[[what, valid_from], ...]``), ``display``
+(the proven fields shown under ``fetch``'s ``metadata``) and, for a refused state, ``refusal`` ``{code, message}``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Protocol
+
+from frozen_search.errors import IngestError
+from frozen_search.index import IndexedRevision, IndexWriterSession, RevisionIndex
+from frozen_search.models import Rejection
+from frozen_search.store import NewRevision, RevisionRow, Store
+
+REFUSAL_CODES = ("content_unproven", "not_eligible", "not_found_before_cutoff")
+PART_SEPARATOR = "\n\n"
+_CHUNK_NAMESPACE = b"frozen-search document state\0"  # keeps these keys apart from Wikipedia's wikitext chunk keys
+
+
+@dataclass(frozen=True)
+class DocState:
+    """One state of a document, ready to store.
+
+    ``doc_id`` is ``<source>:<local id>`` (``arxiv:2101.10016``, ``mathoverflow:12345``, ``openalex:W2566526179``);
+    ``source`` the row's source (the ``source`` filter of ``search``); ``version`` unique within the document, and
+    the same key must always mean the same content (``v6``; a content hash for a rebuilt thread state);
+    ``valid_from`` UTC seconds; ``parts`` the displayed text in pieces (joined with a blank line), ``None`` when the
+    state's own content is unknown (then ``refusal`` must say so); ``dated`` every displayed part and its
+    ``valid_from`` (UTC seconds); ``display`` proven fields shown in ``fetch`` metadata (JSON values); ``aliases``
+    other names of the document (``doi:10.…``, lower-case); ``refusal`` ``(code, message)`` with a code of
+    :data:`REFUSAL_CODES` for a state that must not be shown.
+    """
+
+    doc_id: str
+    source: str
+    version: str
+    valid_from: int
+    title: str
+    url: str
+    parts: tuple[str, ...] | None
+    dated: tuple[tuple[str, int], ...] = ()
+    display: dict[str, Any] = field(default_factory=dict)
+    provenance: dict[str, Any] = field(default_factory=dict)
+    parent_version: str | None = None
+    aliases: tuple[str, ...] = ()
+    refusal: tuple[str, str] | None = None
+
+    def __post_init__(self) -> None:
+        if self.parts is None and self.refusal is None:
+            raise ValueError(f"{self.doc_id} {self.version}: a state without content needs a refusal")
+        if self.refusal is not None and self.refusal[0] not in REFUSAL_CODES:
+            raise ValueError(f"unknown refusal code {self.refusal[0]!r}")
+
+
+def display_text(parts: Sequence[str]) -> str:
+    """The displayed text of a document state from its parts (blank line between parts)."""
+    return PART_SEPARATOR.join(parts)
+
+
+def chunk_key(text: str) -> bytes:
+    """Content address (20-byte sha1) of one part's text, in a namespace of its own."""
+    return hashlib.sha1(_CHUNK_NAMESPACE + text.encode("utf-8")).digest()
+
+
+def refusal_of(row: RevisionRow) -> tuple[str, str] | None:
+    """The stored ``(code, message)`` refusal of a state, or ``None`` when it can be shown."""
+    found = row.metadata.get("refusal")
+    return None if not found else (str(found["code"]), str(found["message"]))
+
+
+def new_revision(state: DocState, origin: str = "dump") -> tuple[NewRevision, list[tuple[bytes, str, str]]]:
+    """The store row and the chunks ``(key, source, text)`` of ``state``."""
+    parts = list(state.parts or ())
+    chunks = [(chunk_key(p), "", p) for p in parts]
+    displayed = display_text(parts)
+    metadata: dict[str, Any] = {"url": state.url, "dated": [list(d) for d in state.dated], "display": state.display}
+    if state.refusal is not None:
+        metadata["refusal"] = {"code": state.refusal[0], "message": state.refusal[1]}
+    row = NewRevision(
+        doc_id=state.doc_id, source=state.source, version=state.version, parent_version=state.parent_version,
+        valid_from=state.valid_from, title=state.title, redirect=None, chunk_keys=b"".join(c[0] for c in chunks),
+        sha256=hashlib.sha256(displayed.encode("utf-8")).hexdigest(), chars=len(displayed), metadata=metadata,
+        provenance=state.provenance, origin=origin)
+    return row, chunks
+
+
+class StateWriter:
+    """Stores documents' states in ``store`` (inside the caller's transaction) and indexes them with ``writer``.
+
+    ``origin='dump'`` (ingestion: intervals settled, indexed) or ``'live'`` (learned while answering: stored for
+    display and provenance only, ``writer`` unused). A state already stored under the same ``(doc_id, version)`` is
+    kept as it was, except that a stored ``content_unproven`` state gets the content of a new state that has it.
+    """
+
+    def __init__(self, store: Store, writer: IndexWriterSession | None, origin: str = "dump") -> None:
+        self.store, self.writer, self.origin = store, writer, origin
+        self.revisions = 0
+        self.duplicates = 0
+
+    def write(self, states: Sequence[DocState]) -> list[RevisionRow]:
+        """Store the states of one or more documents; returns the stored rows of ``states``, in order."""
+        docs: dict[str, None] = {}
+        touched: list[int] = []
+        for state in states:
+            row, chunks = new_revision(state, self.origin)
+            self.store.put_chunks(chunks)
+            rev_pk = self.store.add_revision(row)
+            if rev_pk is None:
+                existing = self.store.get(state.doc_id, state.version)
+                assert existing is not None
+                if state.parts is not None and (refusal_of(existing) or ("", ""))[0] == "content_unproven":
+                    self.store.replace_content(existing.rev_pk, row)
+                    self.revisions += 1
+                    touched.append(existing.rev_pk)
+                else:
+                    self.duplicates += 1
+            else:
+                self.revisions += 1
+                touched.append(rev_pk)
+            for alias in state.aliases:
+                self.store.add_alias(alias, state.doc_id)
+            docs[state.doc_id] = None
+        if self.origin == "dump" and self.writer is not None:
+            settled = {changed.rev_pk: changed for doc in docs for changed in self.store.relink(doc)}
+            for rev_pk in touched:
+                if rev_pk not in settled:
+                    settled[rev_pk] = self.store.revision(rev_pk)
+            for stored in settled.values():
+                self._reindex(stored)
+        return [self._stored(state) for state in states]
+
+    def _stored(self, state: DocState) -> RevisionRow:
+        row = self.store.get(state.doc_id, state.version)
+        assert row is not None
+        return row
+
+    def _reindex(self, row: RevisionRow) -> None:
+        assert self.writer is not None
+        if refusal_of(row) is not None:
+            self.writer.delete(row.rev_pk)
+            return
+        self.writer.replace(indexed(row, display_text(self.store.text_parts(row))))
+
+
+def indexed(row: RevisionRow, text: str) -> IndexedRevision:
+    """What the index holds of a stored state."""
+    return IndexedRevision(row.rev_pk, row.doc_id, row.source, row.valid_from, row.valid_to, row.title, text)
+
+
+@dataclass
+class StateIngestReport:
+    """Counts of one ingest call: files, documents and states stored, states already stored, records skipped
+    (each problem as ``"<file>: record N (<position>): <why>"``), input bytes and seconds."""
+
+    source: str
+    files: list[str] = field(default_factory=list)
+    documents: int = 0
+    revisions: int = 0
+    duplicates: int = 0
+    problems: list[str] = field(default_factory=list)
+    raw_bytes: int = 0
+    seconds: float = 0.0
+
+
+Progress = Callable[[int, int], None]  # (bytes read so far in this file, states stored so far)
+# Reads one input file: yields each document's states (a list); reports skipped records in the report's problems;
+# calls ``tick(bytes_read)`` now and then. Raises IngestError when the file as a whole is unusable.
+DocumentReader = Callable[[Path, StateIngestReport, Callable[[int], None]], Iterator[list[DocState]]]
+
+
+def ingest_states(source: str, paths: Sequence[Path], store: Store, index: RevisionIndex, read: DocumentReader, *,
+                  progress: Progress | None = None, on_file: Callable[[Path], None] | None = None,
+                  batch: int = 200) -> StateIngestReport:
+    """Ingest ``paths`` with ``read`` into ``store`` and ``index``, all or nothing (one transaction).
+
+    A record ``read`` skips (reported in ``problems``) does not stop the ingest; an :class:`IngestError` from
+    ``read`` (a missing, empty or foreign file) rolls everything back: store and index are as before.
+
+    Raises:
+        IngestError: a file is missing or unusable as a whole; nothing is stored.
+    """
+    started = time.perf_counter()
+    report = StateIngestReport(source=source, files=[str(p) for p in paths])
+    for path in paths:
+        if not path.is_file():
+            raise IngestError(f"{path} is not a readable file")
+    with index.writer() as writer:
+        with store.transaction():
+            state_writer = StateWriter(store, writer)
+            for path in paths:
+                if on_file is not None:
+                    on_file(path)
+                def tick(read_bytes: int) -> None:
+                    if progress is not None:
+                        progress(read_bytes, state_writer.revisions)
+
+                pending: list[DocState] = []
+                for states in read(path, report, tick):
+                    report.documents += 1
+                    pending.extend(states)
+                    if len(pending) >= batch:
+                        state_writer.write(pending)
+                        pending = []
+                if pending:
+                    state_writer.write(pending)
+                report.raw_bytes += path.stat().st_size
+                tick(path.stat().st_size)
+            report.revisions, report.duplicates = state_writer.revisions, state_writer.duplicates
+            generation = store.bump_generation()
+            store.record_ingest(source, report.files, datetime.now(UTC).isoformat(), report.documents,
+                                report.revisions)
+        writer.commit(generation)
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+@dataclass(frozen=True)
+class DocReference:
+    """What ``fetch`` was asked for, parsed by a source adapter: a document (``doc_id``, optionally one
+    ``version``), or an ``alias`` (``doi:10.…``) that the store or the live adapter resolves to documents."""
+
+    source: str
+    doc_id: str | None = None
+    version: str | None = None
+    alias: str | None = None
+
+
+class SourceLive(Protocol):
+    """A source's live adapter, driven over the shared upstream layer (and so its cache, in offline mode).
+
+    Both methods return states already resolved at the adapter's cutoff ``T``: every returned state has its own
+    content and dates (or a refusal), and includes the one current at ``T``. Upstream candidates prove nothing:
+    the service ranks the returned states on their own text and re-verifies them.
+    """
+
+    def candidates(self, query: str, source: str | None, limit: int) -> tuple[list[list[DocState]],
+                                                                                    list[Rejection]]:
+        """Up to ``limit`` candidate documents for ``query`` (each: its states), and the candidates refused."""
+        ...
+
+    def resolve(self, reference: DocReference) -> list[DocState]:
+        """The states of the referenced document that ``fetch`` needs at ``T``.
+
+        Raises:
+            NotFoundBeforeCutoff, NotEligible, ContentUnproven, UpstreamUnavailable, UpstreamRejected,
+            OfflineCacheMiss.
+        """
+        ...
+
+
+def states_by_doc(states: Iterable[DocState]) -> dict[str, list[DocState]]:
+    """Group states by document, keeping order."""
+    grouped: dict[str, list[DocState]] = {}
+    for state in states:
+        grouped.setdefault(state.doc_id, []).append(state)
+    return grouped

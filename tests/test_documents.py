@@ -1,0 +1,146 @@
+"""Document-state sources: the generic store/index/service path every non-Wikipedia source plugs into.
+
+A small made-up source ("example", ids ``example:N``) is registered for the test; its states follow the shapes the
+real adapters produce (a version with its own text, a version known only by its date, a refused record).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from frozen_search import sources
+from frozen_search.adapters.documents import DocReference, DocState, StateIngestReport, ingest_states
+from frozen_search.config import Settings
+from frozen_search.cutoff_rules.base import parse_cutoff
+from frozen_search.errors import ContentUnproven, IngestError, NotEligible, NotFoundBeforeCutoff
+from frozen_search.index import RevisionIndex
+from frozen_search.service import FrozenSearchService
+from frozen_search.store import Store
+
+DAY = 86_400
+V1, V2, V3 = 1_300_000_000, 1_330_000_000, 1_476_000_000  # 2011-03-13, 2012-02-23, 2016-10-09
+
+
+def _reference(ref: str, settings: Settings) -> DocReference | None:
+    if ref.startswith("example:"):
+        doc, _, version = ref.partition("v")
+        return DocReference(source="example", doc_id=doc, version=version and "v" + version or None)
+    if ref.startswith("doi:"):
+        return DocReference(source="example", alias=ref.lower())
+    return None
+
+
+def _state(doc: str, version: str, when: int, text: str | None, **extra: Any) -> DocState:
+    return DocState(doc_id=doc, source="example", version=version, valid_from=when, title=f"{doc} {version}",
+                    url=f"https://example.org/{doc.split(':')[1]}", parts=None if text is None else (text,),
+                    refusal=extra.pop("refusal", None if text is not None else
+                                      ("content_unproven", "only the latest version's text is in the input")),
+                    **extra)
+
+
+INPUT = [
+    [_state("example:1", "v1", V1, "Groups of order sixteen, first version."),
+     _state("example:1", "v2", V2, None, parent_version="v1"),
+     _state("example:1", "v3", V3, "Groups of order sixteen, rewritten with quasigroups.", parent_version="v2")],
+    [_state("example:2", "r", V1, "A repository copy of the monoid paper.", aliases=("doi:10.1/x",),
+            refusal=("not_eligible", "the primary location is a repository"))],
+    [_state("example:3", "r", V1 + DAY, "The journal version of the monoid paper.", aliases=("doi:10.1/x",))],
+]
+
+
+def _reader(batches: list[list[DocState]]) -> Callable[[Path, StateIngestReport, Callable[[int], None]],
+                                                        Iterator[list[DocState]]]:
+    def read(path: Path, report: StateIngestReport, tick: Callable[[int], None]) -> Iterator[list[DocState]]:
+        if path.read_text() == "broken":
+            raise IngestError(f"{path} is not an example file")
+        yield from batches
+        report.problems.append(f"{path.name}: record 4 (line 4): no id")
+
+    return read
+
+
+@pytest.fixture
+def example(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Callable[[str], FrozenSearchService]]:
+    spec = sources.SourceSpec(name="example", sources=lambda s: ("example",), hosts=lambda s: ("example.org",),
+                              parse_reference=_reference, ingest=lambda *a, **k: StateIngestReport("example"))
+    monkeypatch.setattr(sources, "REGISTRY", (spec,))
+    source_file = tmp_path / "input.txt"
+    source_file.write_text("records")
+    store = Store(tmp_path / "store.sqlite3")
+    report = ingest_states("example", [source_file], store, RevisionIndex.create(tmp_path / "index"),
+                           _reader(INPUT))
+    store.close()
+    assert (report.documents, report.revisions, len(report.problems)) == (3, 5, 1)
+    made: list[FrozenSearchService] = []
+
+    def at(cutoff: str) -> FrozenSearchService:
+        settings = Settings.from_env({}, data_dir=tmp_path, cutoff=parse_cutoff(cutoff))
+        made.append(FrozenSearchService(settings, logging=False))
+        return made[-1]
+
+    yield at
+    for service in made:
+        service.close()
+
+
+def test_the_version_current_at_the_cutoff_is_shown_and_searched(example: Callable[[str], FrozenSearchService]
+                                                                 ) -> None:
+    early = example("2012-01-01")
+    fetched = early.fetch("example:1")
+    assert fetched.text == "Groups of order sixteen, first version." and fetched.metadata["revision"] == "v1"
+    assert [r.id for r in early.search("sixteen").results] == ["example:1"]
+    assert early.search("quasigroups").results == []
+    late = example("2017-01-01")
+    assert "quasigroups" in late.fetch("example:1").text
+    assert [r.as_of for r in late.search("quasigroups").results] == ["2016-10-09T08:00:00Z"]
+
+
+def test_a_version_without_its_own_text_is_refused_not_replaced(example: Callable[[str], FrozenSearchService]
+                                                               ) -> None:
+    service = example("2013-01-01")  # v2 is current; only v1's and v3's texts are known
+    with pytest.raises(ContentUnproven, match="only the latest version's text"):
+        service.fetch("example:1")
+    assert service.search("sixteen").results == []  # v1 is no longer current, v2 is not indexed
+    assert service.search("quasigroups").results == []
+    assert service.fetch("example:1v1").metadata["revision"] == "v1"  # an explicit earlier version is fine
+    with pytest.raises(NotFoundBeforeCutoff, match="not before the cutoff"):
+        service.fetch("example:1v3")
+
+
+def test_an_alias_resolves_to_the_eligible_document(example: Callable[[str], FrozenSearchService]) -> None:
+    assert example("2012-01-01").fetch("doi:10.1/X").id == "example:3"
+    with pytest.raises(NotEligible, match="repository"):
+        example("2011-03-14").fetch("doi:10.1/x")  # the journal twin appears a day later
+    with pytest.raises(NotEligible):
+        example("2012-01-01").fetch("example:2")
+    assert [r.id for r in example("2012-01-01").search("monoid").results] == ["example:3"]
+
+
+def test_a_later_input_with_the_versions_own_text_fills_it(example: Callable[[str], FrozenSearchService],
+                                                          tmp_path: Path) -> None:
+    store = Store(tmp_path / "store.sqlite3")
+    more = tmp_path / "v2.txt"
+    more.write_text("records")
+    own = [[_state("example:1", "v2", V2, "Groups of order sixteen, second version.", parent_version="v1")]]
+    ingest_states("example", [more], store, RevisionIndex.open(tmp_path / "index"), _reader(own))
+    store.close()
+    service = example("2013-01-01")
+    assert service.fetch("example:1").text == "Groups of order sixteen, second version."
+    assert [r.id for r in service.search("second").results] == ["example:1"]
+
+
+def test_an_unusable_file_stores_nothing(example: Callable[[str], FrozenSearchService], tmp_path: Path) -> None:
+    store = Store(tmp_path / "store.sqlite3")
+    before = store.count_revisions()
+    bad = tmp_path / "bad.txt"
+    bad.write_text("broken")
+    with pytest.raises(IngestError):
+        ingest_states("example", [bad], store, RevisionIndex.open(tmp_path / "index"),
+                      _reader([[_state("example:9", "v1", V1, "never stored")]]))
+    assert store.count_revisions() == before and store.get("example:9", "v1") is None
+    store.close()
+    assert example("2012-01-01").search("stored").results == []
