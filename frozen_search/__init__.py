@@ -7,10 +7,12 @@ from frozen_search.config import Settings
 from frozen_search.cutoff_rules.base import parse_cutoff
 from frozen_search.errors import (
     ConfigError,
+    ContentUnproven,
     FrozenSearchError,
     IndexNotReady,
     IngestError,
     InvalidRequest,
+    NotEligible,
     NotFoundBeforeCutoff,
     OfflineCacheMiss,
     RefusedSource,
@@ -27,12 +29,14 @@ from frozen_search.service import FrozenSearchService
 
 __all__ = [
     "ConfigError",
+    "ContentUnproven",
     "FetchResponse",
     "FrozenSearchError",
     "FrozenSearchService",
     "IndexNotReady",
     "IngestError",
     "InvalidRequest",
+    "NotEligible",
     "NotFoundBeforeCutoff",
     "OfflineCacheMiss",
     "RefusedSource",

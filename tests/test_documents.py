@@ -144,3 +144,47 @@ def test_an_unusable_file_stores_nothing(example: Callable[[str], FrozenSearchSe
     assert store.count_revisions() == before and store.get("example:9", "v1") is None
     store.close()
     assert example("2012-01-01").search("stored").results == []
+
+
+class FakeLive:
+    """A live adapter answering from fixed states, as a real one answers after resolving at ``T``."""
+
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+
+    def candidates(self, query: str, source: str | None, limit: int) -> tuple[list[list[DocState]], list[Any]]:
+        self.calls.append(f"search {query}")
+        return ([[_state("example:7", "v1", V1, "Sixteen lattices, as first posted.")],
+                 [_state("example:8", "v1", V1, "Only today's version mentions lattices; this one does not."
+                         .replace("lattices", "groups"))],
+                 [_state("example:9", "v1", V3, "Sixteen lattices posted after the cutoff.")],
+                 [_state("example:10", "v1", V1, None)]], [])
+
+    def resolve(self, reference: DocReference) -> list[DocState]:
+        self.calls.append(f"resolve {reference.doc_id}")
+        if reference.doc_id == "example:10":
+            return [_state("example:10", "v1", V1, None)]
+        return [_state("example:7", "v1", V1, "Sixteen lattices, as first posted."),
+                _state("example:7", "v2", V3, "Sixteen lattices, revised after the cutoff.", parent_version="v1")]
+
+
+def test_live_states_are_resolved_ranked_and_refused_like_stored_ones(
+        example: Callable[[str], FrozenSearchService], tmp_path: Path) -> None:
+    base = example("2013-01-01")
+    live = FakeLive()
+    service = FrozenSearchService(base.settings, logging=False, source_lives={"example": live})
+    try:
+        outcome = service.execute("search", {"query": "sixteen lattices", "source": "example", "limit": 5})
+        results = outcome.response.results  # type: ignore[union-attr]
+        assert [r.id for r in results] == ["example:7"]
+        reasons = {r.id: r.reason for r in outcome.rejections}
+        assert reasons == {"example:8": "matched_only_current_text", "example:9": "created_after_cutoff",
+                           "example:10": "content_unproven"}
+        fetched = service.fetch("example:7")
+        assert fetched.text == "Sixteen lattices, as first posted." and "revised" not in fetched.model_dump_json()
+        with pytest.raises(ContentUnproven):
+            service.fetch("example:10")
+        assert live.calls[-2:] == ["resolve example:7", "resolve example:10"]
+        assert service.store.snapshot("example:7", service.bound) is None  # live states never serve other cutoffs
+    finally:
+        service.close()

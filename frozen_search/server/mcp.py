@@ -49,12 +49,20 @@ def search_description(service: FrozenSearchService) -> str:
     )
 
 
+ID_EXAMPLES = {"wikipedia": "wikipedia:Pear", "arxiv": "arxiv:2101.10016", "mathoverflow": "mathoverflow:12345",
+               "math.stackexchange": "math.stackexchange:12345", "openalex": "openalex:W2566526179 or doi:10.…"}
+
+
+def _id_examples(service: FrozenSearchService) -> str:
+    return ", ".join(ID_EXAMPLES[s] for s in service.served if s in ID_EXAMPLES)
+
+
 def fetch_description(service: FrozenSearchService) -> str:
     """The ``fetch`` tool description; it states the cutoff and how paging works."""
     host = service.settings.wikipedia_host
     return (
         f"Reads one document as it stood before {service.cutoff_iso} (the last version saved before then); "
-        f"nothing later is shown. `id` is an id from search (e.g. wikipedia:Pear) or a canonical URL "
+        f"nothing later is shown. `id` is an id from search (e.g. {_id_examples(service)}) or a canonical URL "
         f"(https://{host}/wiki/Pear, or …/w/index.php?oldid=N for an older revision). Returns {{id, title, "
         "text, url, metadata}}; long documents are paged by characters: when metadata.next_offset is not null, "
         f"call again with offset=next_offset. `max_chars` is the page size (default {service.settings.max_chars}, "
