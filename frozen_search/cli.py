@@ -9,7 +9,8 @@ from __future__ import annotations
 import functools
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -288,21 +289,30 @@ def replay_command(log: Path, data_dir: Path | None) -> None:
     live_lines = any(record.get("mode", "local") != "local" for _, record in read_log(log))
     settings = Settings.from_env(data_dir=data_dir, mode="offline" if live_lines else "local")
     store = _existing_store(settings)
-    services: dict[str, FrozenSearchService] = {}
+    services: dict[tuple[str, str | None], FrozenSearchService] = {}
+    asked: list[str | None] = [None]  # the live sources of the line being recomputed
+
+    def before(record: Mapping[str, Any]) -> None:
+        names = record.get("live_sources")
+        asked[0] = ",".join(map(str, names)) if isinstance(names, list) else None
 
     def execute(cutoff: str, tool: str, arguments: dict[str, Any]) -> tuple[Any, Any]:
-        if cutoff not in services:
-            services[cutoff] = FrozenSearchService.open(settings.with_cutoff(parse_cutoff(cutoff)), store=store,
-                                                        logging=False)
+        # each line is recomputed asking the same upstream sources as when it was logged
+        key = (cutoff, asked[0])
+        if key not in services:
+            at = settings.with_cutoff(parse_cutoff(cutoff))
+            if key[1] is not None:
+                at = replace(at, live_sources=key[1])
+            services[key] = FrozenSearchService.open(at, store=store, logging=False)
         try:
-            outcome = services[cutoff].execute(tool, arguments)
+            outcome = services[key].execute(tool, arguments)
         except FrozenSearchError as exc:
             return None, error_dict(exc)
         return (None if outcome.response is None else outcome.response.model_dump(mode="json")), None
 
     different = 0
     try:
-        for line in replay(log, execute):
+        for line in replay(log, execute, before):
             different += not line.identical
             status = "identical" if line.identical else f"different: {line.detail}"
             click.echo(f"line {line.line} {line.tool}: {status}")

@@ -11,6 +11,7 @@ display and provenance, never another cutoff's snapshot.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
@@ -41,11 +42,23 @@ class LiveBridge:
     ``api_url`` is recorded in each live revision's provenance.
     """
 
-    def __init__(self, adapter: WikipediaLive, store: Store, api_url: str) -> None:
-        self.adapter = adapter
+    def __init__(self, adapter: WikipediaLive | Callable[[], WikipediaLive], store: Store, api_url: str) -> None:
+        self._adapter = adapter
         self.store = store
         self.api_url = api_url
         self._renderer = WikitextRenderer(memo_chars=4_000_000)
+
+    @property
+    def adapter(self) -> WikipediaLive:
+        """The Wikipedia live adapter, connected on first use (a session that never asks the wiki never needs its
+        siteinfo, e.g. an offline rerun of an arXiv-only session).
+
+        Raises:
+            OfflineCacheMiss: offline, and the wiki's siteinfo was never recorded at this cutoff.
+        """
+        if not isinstance(self._adapter, WikipediaLive):
+            self._adapter = self._adapter()
+        return self._adapter
 
     def store_revision(self, rev: LiveRevision) -> RevisionRow:
         """The stored row for ``rev`` under its title at ``T``, inserting it (``origin='live'``) when new."""
@@ -142,7 +155,7 @@ def open_live(settings: Settings, store: Store, *, prefer_cache: bool = False) -
 
     Raises:
         ConfigError: the mode is ``local``, an API URL is not http(s), or ``live_sources`` names an unknown source.
-        OfflineCacheMiss: offline, and the wiki's siteinfo was never recorded at this cutoff.
+    The wiki is connected (siteinfo read) on first use, not here.
     """
     from frozen_search import sources as registry
 
@@ -168,8 +181,11 @@ def open_live(settings: Settings, store: Store, *, prefer_cache: bool = False) -
     try:
         bridge = None
         if "wikipedia" in names:
-            site = connect(upstream.session(validate=require_json), settings.wikipedia_api, config.user_agent)
-            bridge = LiveBridge(WikipediaLive(site, cutoff), store, settings.wikipedia_api)
+            def wiki() -> WikipediaLive:
+                site = connect(upstream.session(validate=require_json), settings.wikipedia_api, config.user_agent)
+                return WikipediaLive(site, cutoff)
+
+            bridge = LiveBridge(wiki, store, settings.wikipedia_api)
         lives = {spec.name: spec.open_live(upstream, settings) for spec in specs if spec.open_live is not None}
     except BaseException:
         upstream.close()

@@ -89,8 +89,9 @@ class QueryEvent:
     ``ts``/``cutoff`` are ISO UTC strings; ``arguments`` exclude the cutoff; ``response`` is JSON-able or ``None``;
     ``error`` is ``{"code", "message"}`` or ``None``; ``hits``/``rejections`` are ``HitRecord``/``Rejection`` dicts;
     ``latency_ms`` is wall time in milliseconds; ``mode`` the service's mode (``local``, ``live`` or ``offline``:
-    ``replay`` reruns live and offline lines from the HTTP cache). ``ValueError`` on an unknown tool or an argument
-    named ``cutoff``, :class:`InvalidRequest` on an unparseable cutoff.
+    ``replay`` reruns live and offline lines from the HTTP cache); ``live_sources`` the sources a live or offline
+    service asked upstream (``None`` in local mode, and then not written), so ``replay`` asks the same.
+    ``ValueError`` on an unknown tool or an argument named ``cutoff``, :class:`InvalidRequest` on an unparseable cutoff.
     """
 
     NAME = "frozen_search.call"
@@ -107,6 +108,7 @@ class QueryEvent:
     rejections: list[dict[str, Any]]
     latency_ms: float
     mode: str = "local"
+    live_sources: list[str] | None = None
 
     def __post_init__(self) -> None:
         _check_call(self.tool, self.arguments)
@@ -115,6 +117,8 @@ class QueryEvent:
     def to_record(self) -> dict[str, Any]:
         """The line before chaining: ``event``, ``schema_version`` and the fields above."""
         values = {f.name: getattr(self, f.name) for f in fields(self)}
+        if values["live_sources"] is None:
+            del values["live_sources"]
         return {"event": self.NAME, "schema_version": self.VERSION, **values}
 
 
@@ -189,7 +193,8 @@ class QueryLog:
 
     @contextmanager
     def call(
-        self, session: str, tool: Tool, arguments: dict[str, Any], cutoff: datetime | str, mode: str = "local"
+        self, session: str, tool: Tool, arguments: dict[str, Any], cutoff: datetime | str, mode: str = "local",
+        live_sources: list[str] | None = None,
     ) -> Iterator[CallRecorder]:
         """Log one call in a ``finally``: the body fills the recorder; an exception is logged, then re-raised.
 
@@ -207,7 +212,7 @@ class QueryLog:
         finally:
             latency_ms = (time.perf_counter() - started) * 1000.0
             event = QueryEvent(ts, session, tool, dict(arguments), cutoff_iso, recorder.response, recorder.error,
-                               recorder.hits, recorder.rejections, latency_ms, mode)  # fmt: skip
+                               recorder.hits, recorder.rejections, latency_ms, mode, live_sources)  # fmt: skip
             recorder.record = self.append(event)
 
     def close(self) -> None:
@@ -412,8 +417,11 @@ def _replay_one(record: Mapping[str, Any], execute: Execute) -> str:
     return compare(logged, {"response": response, "error": error})
 
 
-def replay(path: str | os.PathLike[str], execute: Execute) -> Iterator[ReplayLine]:
+def replay(path: str | os.PathLike[str], execute: Execute,
+           before: Callable[[Mapping[str, Any]], None] | None = None) -> Iterator[ReplayLine]:
     """Re-run each logged call through ``execute`` and compare response and error byte for byte (not ts/latency).
+
+    ``before(record)``, when given, sees each line just before it is recomputed (the CLI reads ``live_sources``).
 
     ``execute(cutoff_iso, tool, arguments)`` returns ``(response, None)`` or ``(None, {"code", "message"})``; a
     :class:`FrozenSearchError` it raises counts as that error. :class:`InvalidRequest` on an unreadable line.
@@ -421,5 +429,7 @@ def replay(path: str | os.PathLike[str], execute: Execute) -> Iterator[ReplayLin
     checker = _ChainChecker()
     for line, record in read_log(path):
         breaks = tuple(checker.check(line, record))
+        if before is not None:
+            before(record)
         detail = _replay_one(record, execute)
         yield ReplayLine(line, str(record.get("tool")), detail == "", detail, breaks)

@@ -143,10 +143,17 @@ class FrozenSearchService:
         if self.log is None:
             return self.execute(tool, arguments).response
         with self.log.call(self.session, tool, arguments, self.cutoff,  # type: ignore[arg-type]
-                           self.settings.mode) as recorder:
+                           self.settings.mode, self._live_sources()) as recorder:
             outcome = self.execute(tool, arguments)
             recorder.set_outcome(outcome)
         return outcome.response
+
+    def _live_sources(self) -> list[str] | None:
+        """The sources this service asks upstream (logged with each call), or ``None`` in local mode."""
+        if self.settings.mode == "local":
+            return None
+        return [name for name in self.settings.live_source_names()
+                if name == wikipedia.SOURCE and self.live is not None or name in self.source_lives]
 
     def execute(self, tool: str, arguments: dict[str, Any]) -> Outcome:
         """Compute a call's outcome (response, hits, rejections) without logging it; used by ``replay``.
@@ -175,7 +182,8 @@ class FrozenSearchService:
         logged = {(ATTEMPTED_CUTOFF if str(key).lower() == "cutoff" else str(key)): _jsonable(value)
                   for key, value in arguments.items()}
         try:
-            with self.log.call(self.session, tool, logged, self.cutoff, self.settings.mode):  # type: ignore[arg-type]
+            with self.log.call(self.session, tool, logged, self.cutoff,  # type: ignore[arg-type]
+                               self.settings.mode, self._live_sources()):
                 self.execute(tool, logged)
         except FrozenSearchError:
             pass

@@ -53,7 +53,8 @@ def own_wiki(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalMediaWik
 
 
 def settings(data_dir: Path, mode: str, api_url: str) -> Settings:
-    return Settings.from_env({}, data_dir=data_dir, cutoff=parse_cutoff(CUTOFF), mode=mode, wikipedia_api=api_url)
+    return Settings.from_env({}, data_dir=data_dir, cutoff=parse_cutoff(CUTOFF), mode=mode, wikipedia_api=api_url,
+                             live_sources="wikipedia")
 
 
 def run_session(service: FrozenSearchService) -> list[str]:
@@ -128,6 +129,7 @@ def test_post_cutoff_text_never_appears(live_run: LiveRun) -> None:
 def test_rejections_are_logged_with_reasons(live_run: LiveRun) -> None:
     lines = [record for _, record in read_log(live_run.data_dir / "querylog.jsonl")]
     assert {line["mode"] for line in lines} == {"live"}
+    assert {tuple(line["live_sources"]) for line in lines} == {("wikipedia",)}  # replay asks the same sources
     reasons = {(r["id"], r["reason"]) for line in lines for r in line["rejections"]}
     assert ("wikipedia:Late_word_page", "matched_only_current_text") in reasons
     assert ("wikipedia:Created_after_cutoff", "created_after_cutoff") in reasons
