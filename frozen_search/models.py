@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 
 class SearchResult(BaseModel):
@@ -28,10 +28,33 @@ class SearchResult(BaseModel):
     as_of: str
 
 
+class SourceError(BaseModel):
+    """One source that could not answer a search over several sources: which, the stable error code, and why."""
+
+    model_config = ConfigDict(frozen=True)
+
+    source: str
+    code: str
+    message: str
+
+
 class SearchResponse(BaseModel):
-    """``{"results": [...]}``: the hits that passed re-verification, best first (BM25 on historical text)."""
+    """``{"results": [...]}``: the hits that passed re-verification, best first (BM25 on historical text).
+
+    When a search over several sources could not ask one of them upstream (live/offline mode), the others' results
+    are still returned and ``errors`` lists each failed source beside them (omitted when empty): one source down
+    never sinks a search, and its absence is never silent.
+    """
 
     results: list[SearchResult]
+    errors: list[SourceError] = Field(default_factory=list)
+
+    @model_serializer(mode="wrap")
+    def _omit_no_errors(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if not data.get("errors"):
+            data.pop("errors", None)
+        return data
 
 
 class FetchResponse(BaseModel):

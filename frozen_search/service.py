@@ -35,7 +35,15 @@ from frozen_search.errors import (
 )
 from frozen_search.index import IndexedRevision, RevisionIndex, rank, tokenize
 from frozen_search.live import LiveBridge, Shown, open_live
-from frozen_search.models import FetchResponse, HitRecord, Outcome, Rejection, SearchResponse, SearchResult
+from frozen_search.models import (
+    FetchResponse,
+    HitRecord,
+    Outcome,
+    Rejection,
+    SearchResponse,
+    SearchResult,
+    SourceError,
+)
 from frozen_search.querylog import QueryLog, format_instant
 from frozen_search.store import RevisionRow, Store
 from frozen_search.verify import Displayed, verify
@@ -205,20 +213,37 @@ class FrozenSearchService:
                 if shown is not None:
                     pool.append(shown)
             fresh: list[Shown] = []
+            failed: list[tuple[str, FrozenSearchError]] = []
+            asked = 0
             if self.live is not None and source in (None, wikipedia.SOURCE):
-                found, rejections = self.live.candidates(query, limit * 2)
-                fresh.extend(found)
-                outcome.rejections.extend(rejections)
+                asked += 1
+                try:
+                    found, rejections = self.live.candidates(query, limit * 2)
+                except FrozenSearchError as exc:
+                    failed.append((wikipedia.SOURCE, exc))
+                else:
+                    fresh.extend(found)
+                    outcome.rejections.extend(rejections)
             for name, live in sorted(self.source_lives.items()):
                 spec = registry.spec_named(name)
                 if spec is None or (source is not None and source not in spec.sources(self.settings)):
                     continue
-                candidates_found, rejections = live.candidates(query, source, limit * 2)
+                asked += 1
+                try:
+                    candidates_found, rejections = live.candidates(query, source, limit * 2)
+                except FrozenSearchError as exc:
+                    failed.append((name, exc))
+                    continue
                 outcome.rejections.extend(rejections)
                 for states in candidates_found:
                     shown_state = self._live_state(states, outcome)
                     if shown_state is not None:
                         fresh.append(shown_state)
+            if failed and len(failed) == asked:
+                raise failed[0][1]  # every source asked upstream failed: the search itself fails
+            for name, error in failed:  # one source down never sinks the search, and is never silent
+                assert isinstance(outcome.response, SearchResponse)
+                outcome.response.errors.append(SourceError(source=name, code=error.code, message=error.message))
             if fresh or self.live is not None or self.source_lives:
                 pool = self._merge_ranked(pool, fresh, terms, phrases, outcome)
             seen: set[str] = set()

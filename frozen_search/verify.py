@@ -39,6 +39,8 @@ REASON_CODES: dict[str, str] = {
     "not_in_store": "the index names a revision the store does not hold (stale index)",
     "created_after_cutoff": "an upstream candidate has no revision before the cutoff",
     "title_unprovable": "an upstream candidate's title at the cutoff cannot be proven (long or hidden history)",
+    "content_unproven": "an upstream candidate's state at the cutoff is known, but not its own content",
+    "not_eligible": "an upstream candidate exists before the cutoff but the source's rules exclude it",
 }
 
 _ARXIV_PREFIXED = re.compile(r"arxiv(?:\.org/(?:abs|pdf)/|:\s?)(\d{2})(\d{2})\.\d{4,5}", re.IGNORECASE)

@@ -16,7 +16,13 @@ from frozen_search import sources
 from frozen_search.adapters.documents import DocReference, DocState, StateIngestReport, ingest_states
 from frozen_search.config import Settings
 from frozen_search.cutoff_rules.base import parse_cutoff
-from frozen_search.errors import ContentUnproven, IngestError, NotEligible, NotFoundBeforeCutoff
+from frozen_search.errors import (
+    ContentUnproven,
+    IngestError,
+    NotEligible,
+    NotFoundBeforeCutoff,
+    UpstreamUnavailable,
+)
 from frozen_search.index import RevisionIndex
 from frozen_search.service import FrozenSearchService
 from frozen_search.store import Store
@@ -186,5 +192,32 @@ def test_live_states_are_resolved_ranked_and_refused_like_stored_ones(
             service.fetch("example:10")
         assert live.calls[-2:] == ["resolve example:7", "resolve example:10"]
         assert service.store.snapshot("example:7", service.bound) is None  # live states never serve other cutoffs
+    finally:
+        service.close()
+
+
+class DownLive(FakeLive):
+    """A live adapter whose upstream is down."""
+
+    def candidates(self, query: str, source: str | None, limit: int) -> tuple[list[list[DocState]], list[Any]]:
+        raise UpstreamUnavailable("GET https://other.example/api failed after 3 attempts: 503")
+
+
+def test_one_source_down_is_reported_beside_the_others_results(
+        example: Callable[[str], FrozenSearchService], monkeypatch: pytest.MonkeyPatch) -> None:
+    other = sources.SourceSpec(name="other", sources=lambda s: ("other",), hosts=lambda s: ("other.example",),
+                               parse_reference=lambda ref, s: None, ingest=lambda *a, **k: StateIngestReport("other"))
+    monkeypatch.setattr(sources, "REGISTRY", (*sources.REGISTRY, other))
+    base = example("2013-01-01")
+    service = FrozenSearchService(base.settings, logging=False,
+                                  source_lives={"example": FakeLive(), "other": DownLive()})
+    try:
+        response = service.search("sixteen lattices")
+        assert [r.id for r in response.results] == ["example:7"]
+        assert [(e.source, e.code) for e in response.errors] == [("other", "upstream_unavailable")]
+        assert "errors" in response.model_dump(mode="json")
+        assert "errors" not in service.search("sixteen lattices", source="example").model_dump(mode="json")
+        with pytest.raises(UpstreamUnavailable):  # the only source asked is down: the search fails, never empty
+            service.search("sixteen lattices", source="other")
     finally:
         service.close()

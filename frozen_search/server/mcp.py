@@ -39,13 +39,15 @@ def search_description(service: FrozenSearchService) -> str:
     """The ``search`` tool description; it states the cutoff and what the tool can and cannot show."""
     names = ", ".join(SOURCE_NAMES.get(s, s) for s in service.served)
     return (
-        f"Searches {names} as it stood before {service.cutoff_iso}; nothing later is shown. Each hit is the "
+        f"Searches {names} as {'they' if len(service.served) > 1 else 'it'} stood before {service.cutoff_iso}; "
+        "nothing later is shown. Each hit is the "
         "version of a document that was current at that instant, ranked and matched on that historical text; "
         "documents created later do not exist here. Returns {\"results\": [{id, title, url, text, source, "
         "as_of}]}: `text` is a snippet, `as_of` the date of the version shown. Put a phrase in double quotes to "
         f"match it exactly. `source` (optional) is one of: {', '.join(service.served)}. `limit` is 1 to "
-        f"{service.settings.max_limit}. Pass a hit's `id` to fetch to read the whole document. Errors start "
-        "with a code in brackets, e.g. [invalid_request] or [refused_source]."
+        f"{service.settings.max_limit}. Pass a hit's `id` to fetch to read the whole document. When one of "
+        "several sources could not be asked, `errors` lists it (source, code, message) beside the results. Errors "
+        "start with a code in brackets, e.g. [invalid_request] or [refused_source]."
     )
 
 
