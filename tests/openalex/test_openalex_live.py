@@ -75,8 +75,8 @@ class OpenAlexStub:
         parts = urlsplit(raw)
         query = {name: values[0] for name, values in parse_qs(parts.query).items()}
         works = self.listed["results"]
-        redirects = {"/works/W1": "/works/W2566526179", "/works/W2": "http://en.wikipedia.org/wiki/Operad",
-                     "/works/W3": "/sources/S106486924"}
+        redirects = {"/works/W1": "/works/W2566526179", "/works/W2": "http://en.wikipedia.org/works/W2566526179",
+                     "/works/W3": "/sources/S106486924", "/works/W6": "http://127.0.0.1:9/works/W2566526179"}
         if parts.path in redirects:
             return 301, [("Location", redirects[parts.path])], b""
         if parts.path == "/works/W2741809807":
@@ -157,7 +157,7 @@ def test_resolve_a_work_a_merged_id_and_a_doi(stub: OpenAlexStub, live: OpenAlex
     assert stub.queries()[-1]["filter"] == "doi:10.2140/agt.2014.14.229"
 
 
-@pytest.mark.parametrize("work", ["W2", "W3"])
+@pytest.mark.parametrize("work", ["W2", "W3", "W6"])  # another host (allowed by the layer), not a work, another port
 def test_redirects_leaving_the_api_works_are_refused(live: OpenAlexLive, work: str) -> None:
     with pytest.raises(RefusedSource, match="not a work of"):
         live.resolve(DocReference(source="openalex", doc_id=f"openalex:{work}"))
