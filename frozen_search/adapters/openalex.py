@@ -39,6 +39,7 @@ API_HOST = "api.openalex.org"
 WORK_ID = re.compile(r"^[Ww](\d{1,12})$")
 _WORK_URL = re.compile(r"^(?:https?://)?(?:www\.)?openalex\.org/(?:works/)?([^/?#]+)/?$", re.IGNORECASE)
 _API_URL = re.compile(r"^(?:https?://)?api\.openalex\.org/works/([^/?#]+)/?$", re.IGNORECASE)
+_OPENALEX_URL = re.compile(r"^(?:https?://)?(?:www\.|api\.)?openalex\.org(?:[/?#]|$)", re.IGNORECASE)
 _DOI_URL = re.compile(r"^(?:https?://)?(?:dx\.)?doi\.org/(.+)$", re.IGNORECASE)
 _DOI = re.compile(r"^10\.\d{4,9}/\S+$")
 _ABSTRACT_HEADINGS = frozenset({"abstract", "abstract.", "abstract:"})
@@ -102,7 +103,7 @@ def parse_reference(ref: str, settings: Settings) -> DocReference | None:
         key = text[len(SOURCE) + 1:]
     else:
         found = _API_URL.match(text) or _WORK_URL.match(text)
-        key = found.group(1) if found else None
+        key = found.group(1) if found else ("" if _OPENALEX_URL.match(text) else None)
     if key is not None:
         match = WORK_ID.match(key.strip())
         if match is None:
