@@ -16,8 +16,8 @@ pre-"Walden" single work W2741809807):
   with the placeholder date 2014-01-01, whose journal twin W2023702627 is dated 2014-01-09). A missing primary
   source (W3122258942, W3125871015) is refused too.
 
-**Merged records** (a journal/conference record whose ``locations`` also list repository copies: 21 of the 35
-journal-primary works list an arXiv copy). Decided on the records: their displayed fields are the publisher's —
+**Merged records** (a journal/conference record whose ``locations`` also list repository copies: 26 of the 36
+eligible works, 21 of them an arXiv copy). Decided on the records: their displayed fields are the publisher's —
 
 - the date is the journal's, not the preprint's (W2023702627: 2014-01-09, its arXiv copy 1304.6641 is of
   April 2013; W2566526179: 2022-07-25, arXiv 2106.14987 of June 2021);
@@ -25,9 +25,9 @@ journal-primary works list an arXiv copy). Decided on the records: their display
   record W2205679476 "Enhanced $A$-infinity obstruction theory"; W4401066978's en dash vs W4318620816's ``--``);
 - the abstract is the publisher's (Crossref) abstract, never filled in from the repository copy: W2566526179's
   abstract differs from its own arXiv record W4287158800's, W2117014000's differs from W2949685280's and carries
-  Crossref's JATS ``&#13;`` line ends, and the ten merged records of publishers that deposit no abstract with
-  Crossref (Elsevier, Springer before 2020: W1984329983, W1932423927, W2788566559, ...) have no abstract at all,
-  although their arXiv copies have one.
+  Crossref's JATS ``&#13;`` line ends, and the nine journal records with an arXiv copy from publishers that
+  deposit no abstract with Crossref (Elsevier, Springer before 2020: W1984329983, W1932423927, W2788566559, ...)
+  have no abstract at all, although their arXiv copies have one.
 
 So a merged record is shown with title, authors, venue, date, DOI, type and abstract, **provided the record is
 indexed in Crossref** (``indexed_in`` lists ``crossref``: the publisher's metadata is its source). A merged record
