@@ -1,0 +1,270 @@
+"""OpenAlex works as document states: references, the displayed record, abstracts, and the registry entry.
+
+One OpenAlex work object (API ``/works`` responses and snapshot lines share the shape; the pre-"Walden" schema
+too) becomes one :class:`~frozen_search.adapters.documents.DocState`: ``openalex:W…``, row source ``openalex``,
+``valid_from`` from the publication date (:func:`frozen_search.cutoff_rules.openalex.publication_date`), URL
+``https://openalex.org/W…``, alias ``doi:<lower-case DOI>``. An eligible work shows title, authors, venue,
+publication date, DOI, type and the abstract rebuilt from ``abstract_inverted_index``; a work the rules refuse
+(:func:`frozen_search.cutoff_rules.openalex.judge`) is stored without content, refused ``not_eligible``.
+
+Nothing of :data:`frozen_search.cutoff_rules.openalex.NEVER_DISPLAYED` is ever read into a state: the state is
+built from the displayed fields only. Authors are the names as deposited (``raw_author_name``) and the venue the
+name deposited with the work (``raw_source_name``), falling back to OpenAlex's display names, which are today's.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import json
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+from lxml import etree  # type: ignore[import-untyped]
+
+from frozen_search.adapters.documents import DocReference, DocState, SourceLive, StateIngestReport
+from frozen_search.adapters.http import Upstream
+from frozen_search.config import Settings
+from frozen_search.cutoff_rules import openalex as rules
+from frozen_search.errors import InvalidRequest
+from frozen_search.index import RevisionIndex
+from frozen_search.sources import SourceSpec
+from frozen_search.store import Store
+
+SOURCE = "openalex"
+HOST = "openalex.org"
+API_HOST = "api.openalex.org"
+WORK_ID = re.compile(r"^[Ww](\d{1,12})$")
+_WORK_URL = re.compile(r"^(?:https?://)?(?:www\.)?openalex\.org/(?:works/)?([^/?#]+)/?$", re.IGNORECASE)
+_API_URL = re.compile(r"^(?:https?://)?api\.openalex\.org/works/([^/?#]+)/?$", re.IGNORECASE)
+_OPENALEX_URL = re.compile(r"^(?:https?://)?(?:www\.|api\.)?openalex\.org(?:[/?#]|$)", re.IGNORECASE)
+_DOI_URL = re.compile(r"^(?:https?://)?(?:dx\.)?doi\.org/(.+)$", re.IGNORECASE)
+_DOI = re.compile(r"^10\.\d{4,9}/\S+$")
+_ABSTRACT_HEADINGS = frozenset({"abstract", "abstract.", "abstract:"})
+_ESCAPED = re.compile(r"\\(\\|n|t|r|\")")
+_ESCAPES = {"\\": "\\", "n": "\n", "t": "\t", "r": "\r", '"': '"'}
+_MATHML = re.compile(r"<mml:math\b.*?</mml:math>", re.DOTALL)
+_TEX_BEFORE = re.compile(r"\$\$[^$]+\$\$\s*$")
+
+
+class RecordError(ValueError):
+    """A record that cannot become a state (no OpenAlex work id, no usable publication date, no title)."""
+
+
+def work_key(value: Any) -> str:
+    """``W2741809807`` from an OpenAlex work id (``https://openalex.org/W…``, ``W…``, any case).
+
+    Raises:
+        RecordError: not an OpenAlex work id.
+    """
+    text = str(value or "").strip()
+    found = _WORK_URL.match(text)
+    key = found.group(1) if found else text
+    match = WORK_ID.match(key)
+    if match is None:
+        raise RecordError(f"{text[:80]!r} is not an OpenAlex work id (https://openalex.org/W…)")
+    return "W" + match.group(1)
+
+
+def doc_id(key: str) -> str:
+    """``openalex:W…`` for a work key."""
+    return f"{SOURCE}:{key}"
+
+
+def normalize_doi(value: Any) -> str | None:
+    """The lower-case DOI (``10.2140/agt.2014.14.229``) of an OpenAlex ``doi`` field or a DOI reference, or
+    ``None`` when ``value`` holds no DOI."""
+    text = unquote(str(value or "").strip())
+    found = _DOI_URL.match(text)
+    if found:
+        text = found.group(1)
+    elif text.lower().startswith("doi:"):
+        text = text[4:].strip()
+    text = text.lower()
+    return text if _DOI.match(text) else None
+
+
+def parse_reference(ref: str, settings: Settings) -> DocReference | None:
+    """A reference to an OpenAlex work or a DOI, or ``None`` when ``ref`` is neither.
+
+    Accepted: ``openalex:W…``, ``openalex.org/W…`` (with or without ``https://``), ``api.openalex.org/works/W…``,
+    ``doi:10.…``, ``doi.org/10.…``, ``https://doi.org/10.…`` (``dx.doi.org`` too). A DOI becomes the alias
+    ``doi:<lower-case DOI>``, which names every stored record of that DOI.
+
+    Raises:
+        InvalidRequest: an ``openalex:``/``openalex.org`` reference that is not a work id, or a malformed DOI.
+    """
+    text = ref.strip()
+    lowered = text.lower()
+    key: str | None = None
+    if lowered.startswith(f"{SOURCE}:"):
+        key = text[len(SOURCE) + 1:]
+    else:
+        found = _API_URL.match(text) or _WORK_URL.match(text)
+        key = found.group(1) if found else ("" if _OPENALEX_URL.match(text) else None)
+    if key is not None:
+        match = WORK_ID.match(key.strip())
+        if match is None:
+            raise InvalidRequest(f"{text[:100]!r} is not an OpenAlex work (expected openalex:W followed by digits)")
+        return DocReference(source=SOURCE, doc_id=doc_id("W" + match.group(1)))
+    if lowered.startswith("doi:") or _DOI_URL.match(text):
+        doi = normalize_doi(text)
+        if doi is None:
+            raise InvalidRequest(f"{text[:100]!r} is not a DOI (expected doi:10.<registrant>/<suffix>)")
+        return DocReference(source=SOURCE, alias=f"doi:{doi}")
+    return None
+
+
+def rebuild_abstract(index: Any) -> tuple[str | None, str | None]:
+    """The abstract text of an ``abstract_inverted_index`` (word → positions), and why it is withheld.
+
+    Returns ``(text, None)``; ``(None, None)`` when the record has no abstract; ``(None, why)`` when the index
+    cannot be put back in order (a position missing or held by two words, a malformed entry): fail closed, the
+    abstract is not shown. Words are joined in position order with one space, repeated words kept; LaTeX split
+    across keys (``$\\mathbb`` ``{Q}$``) is joined back as it was split. Cleaned, following the real records:
+    a record whose keys hold doubled backslashes was JSON-escaped twice (W4294057474: ``$d\\\\geq1$``, ``\\n`` line
+    ends), and its escapes are decoded; Crossref's ``&#13;\\n`` line ends (W2117014000) and HTML entities are
+    decoded; a leading "Abstract" heading is dropped; MathML that follows its own TeX alternative (``$$…$$``,
+    W4415015346) is dropped, other MathML is reduced to its text; whitespace runs become one space.
+    """
+    if index is None or index == {}:
+        return None, None
+    if not isinstance(index, Mapping):
+        return None, "abstract_inverted_index is not an object"
+    words: dict[int, str] = {}
+    for word, positions in index.items():
+        if not isinstance(positions, list) or not all(type(p) is int and p >= 0 for p in positions):
+            return None, f"abstract_inverted_index has a malformed entry for {str(word)[:40]!r}"
+        for position in positions:
+            if position in words:
+                return None, f"position {position} of abstract_inverted_index holds two words"
+            words[position] = str(word)
+    if not words:
+        return None, None
+    missing = [p for p in range(max(words) + 1) if p not in words]
+    if missing:
+        return None, (f"abstract_inverted_index has no word at position(s) {', '.join(map(str, missing[:5]))} "
+                      f"(of 0–{max(words)}): the abstract cannot be put back in order")
+    tokens = [words[p] for p in range(len(words))]
+    if any("\\\\" in token for token in tokens):
+        tokens = [_ESCAPED.sub(lambda m: _ESCAPES[m.group(1)], token) for token in tokens]
+    else:
+        tokens = [token.replace("&#13;\\n", " ") for token in tokens]
+    if tokens and tokens[0].lower() in _ABSTRACT_HEADINGS:
+        tokens = tokens[1:]
+    text = _drop_mathml(html.unescape(" ".join(tokens)))
+    return " ".join(text.split()) or None, None
+
+
+def _drop_mathml(text: str) -> str:
+    def replace(match: re.Match[str]) -> str:
+        if _TEX_BEFORE.search(text[:match.start()]):
+            return " "
+        try:
+            return " " + " ".join(etree.fromstring(match.group(0)).itertext()) + " "
+        except etree.XMLSyntaxError:
+            return match.group(0)
+
+    return _MATHML.sub(replace, text) if "<mml:math" in text else text
+
+
+def _authors(work: Mapping[str, Any]) -> list[str]:
+    names: list[str] = []
+    for authorship in work.get("authorships") or ():
+        if not isinstance(authorship, Mapping):
+            continue
+        author = authorship.get("author") if isinstance(authorship.get("author"), Mapping) else {}
+        name = authorship.get("raw_author_name") or (author or {}).get("display_name")
+        if name:
+            names.append(" ".join(str(name).split()))
+    return names
+
+
+def _venue(work: Mapping[str, Any]) -> tuple[str, str]:
+    primary = work.get("primary_location") or {}
+    source = primary.get("source") or {}
+    name = html.unescape(str(primary.get("raw_source_name") or "")).strip() or str(source.get("display_name") or "")
+    return " ".join(name.split()), str(source.get("type") or "")
+
+
+def _version(*pieces: Any) -> str:
+    digest = hashlib.sha256(json.dumps(pieces, sort_keys=True, ensure_ascii=False).encode("utf-8")).hexdigest()
+    return "rec-" + digest[:16]
+
+
+def work_state(work: Any, provenance: Mapping[str, Any]) -> DocState:
+    """The state of one OpenAlex work object (see the module docstring); ``provenance`` is stored with it.
+
+    The version is a hash of everything stored, so the same record always gives the same version and a changed
+    record (a later retrieval) a new one, which supersedes it when its date is the same.
+
+    Raises:
+        RecordError: not a work object, no OpenAlex work id, no usable ``publication_date``, or an eligible work
+            without a title.
+    """
+    if not isinstance(work, Mapping):
+        raise RecordError("not a JSON object")
+    key = work_key(work.get("id"))
+    try:
+        published = rules.publication_date(work.get("publication_date"))
+    except ValueError as exc:
+        raise RecordError(f"{key}: {exc}: nothing dates it before a cutoff") from exc
+    doi = normalize_doi(work.get("doi"))
+    aliases = (f"doi:{doi}",) if doi else ()
+    url = f"https://{HOST}/{key}"
+    verdict = rules.judge(work)
+    if not verdict.eligible:
+        return DocState(doc_id=doc_id(key), source=SOURCE, version=_version(key, published.day.isoformat(),
+                        verdict.reason), valid_from=published.given_from, title=doc_id(key), url=url, parts=None,
+                        provenance=dict(provenance), aliases=aliases, refusal=("not_eligible", verdict.reason))
+    title = " ".join(str(work.get("title") or work.get("display_name") or "").split())
+    if not title:
+        raise RecordError(f"{key}: an eligible work without a title")
+    return _shown_state(work, key, title, doi, published, aliases, url, provenance)
+
+
+def _shown_state(work: Mapping[str, Any], key: str, title: str, doi: str | None, published: rules.PublicationDate,
+                 aliases: tuple[str, ...], url: str, provenance: Mapping[str, Any]) -> DocState:
+    authors = _authors(work)
+    venue, venue_type = _venue(work)
+    abstract, withheld = rebuild_abstract(work.get("abstract_inverted_index"))
+    day = published.day.isoformat()
+    header = [title, f"Authors: {', '.join(authors) or 'not given'}", f"Venue: {venue or 'not named'} ({venue_type})",
+              f"Publication date: {day}", f"DOI: {doi or 'none'}", f"Type: {work.get('type') or 'not given'}"]
+    parts: tuple[str, ...] = ("\n".join(header),) + ((f"Abstract: {abstract}",) if abstract else ())
+    display: dict[str, Any] = {
+        "openalex_id": key, "doi": doi, "authors": authors, "venue": venue, "venue_type": venue_type,
+        "publication_date": day, "type": work.get("type"),
+        "abstract": "shown" if abstract else (f"withheld: {withheld}" if withheld else "none in the record"),
+    }
+    if published.precision != "day":
+        display["publication_date_note"] = (f"OpenAlex writes a {published.precision}-only date as {day}: the work "
+                                            f"is shown only from the end of that {published.precision}")
+    dated = tuple((f"{what} (OpenAlex {key}, published {day})", published.shown_from)
+                  for what in ("record", "abstract")[:len(parts)])
+    return DocState(doc_id=doc_id(key), source=SOURCE, version=_version(parts, display, title), title=title,
+                    valid_from=published.shown_from, url=url, parts=parts, dated=dated, display=display,
+                    provenance=dict(provenance), aliases=aliases)
+
+
+def _ingest(paths: Sequence[Any], store: Store, index: RevisionIndex, **kwargs: Any) -> StateIngestReport:
+    from frozen_search.adapters.openalex_ingest import ingest_openalex
+
+    return ingest_openalex(paths, store, index, **kwargs)
+
+
+def _open_live(upstream: Upstream, settings: Settings) -> SourceLive:
+    from frozen_search.adapters.openalex_live import OpenAlexLive
+
+    return OpenAlexLive.from_settings(upstream, settings)
+
+
+def _api_hosts(settings: Settings) -> tuple[str, ...]:
+    host = urlsplit(settings.openalex_api).hostname
+    return (host.lower(),) if host else ()
+
+
+SPEC = SourceSpec(name=SOURCE, sources=lambda settings: (SOURCE,), hosts=lambda settings: (HOST,),
+                  parse_reference=parse_reference, ingest=_ingest, api_hosts=_api_hosts, open_live=_open_live)

@@ -1,0 +1,147 @@
+"""``frozen-search ingest openalex FILE...``: saved OpenAlex API responses and snapshot JSON lines, no network.
+
+Accepted inputs, told apart by their content (a ``.gz`` file is read through gzip):
+
+- a saved ``/works`` list response, ``{"meta": …, "results": [work, …]}`` (cursor-paged lists concatenated into
+  one ``results``, as ``../shared/realdata/openalex/works_list_*.json``), or a bare JSON array of works;
+- a saved single work, ``{"id": "https://openalex.org/W…", …}`` (``/works/W…``; the pre-"Walden" schema too);
+- OpenAlex snapshot part files (``data/works/updated_date=…/part_000.gz``): JSON lines, one work per line (a
+  line may also hold a whole list response).
+
+Each work becomes one state (:func:`frozen_search.adapters.openalex.work_state`). A record that cannot (not an
+object, no OpenAlex work id, no ``publication_date``, a line that is not JSON) is skipped and reported as
+``"<file>: record N (<position>): <why>"`` with the position ``results[i]`` or ``line L``. A file that is not
+JSON, or holds no OpenAlex work at all, raises :class:`~frozen_search.errors.IngestError` and nothing of the
+whole ingest is stored.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import IO, Any
+
+from frozen_search.adapters.documents import DocState, Progress, StateIngestReport, ingest_states
+from frozen_search.adapters.openalex import SOURCE, RecordError, work_key, work_state
+from frozen_search.errors import IngestError
+from frozen_search.index import RevisionIndex
+from frozen_search.store import Store
+
+Record = tuple[str, Any]  # (position, parsed record or the RecordError that stops it)
+
+
+def _open(path: Path) -> IO[bytes]:
+    with path.open("rb") as probe:
+        gzipped = probe.read(2) == b"\x1f\x8b"
+    stream: IO[bytes] = gzip.open(path, "rb") if gzipped else path.open("rb")  # type: ignore[assignment]
+    return stream
+
+
+def _whole_file(path: Path, stream: IO[bytes]) -> Iterator[Record]:
+    try:
+        document = json.load(stream)
+    except (ValueError, UnicodeDecodeError, OSError, EOFError) as exc:
+        raise IngestError(f"{path} is neither an OpenAlex JSON response nor JSON lines: {exc}") from exc
+    if isinstance(document, dict) and isinstance(document.get("results"), list):
+        yield from ((f"results[{i}]", work) for i, work in enumerate(document["results"]))
+    elif isinstance(document, dict) and "id" in document:
+        yield "work", document
+    elif isinstance(document, list):
+        yield from ((f"[{i}]", work) for i, work in enumerate(document))
+    else:
+        raise IngestError(f"{path} is JSON but not an OpenAlex work, a works list (results) or JSON lines")
+
+
+def _json_lines(first: bytes, stream: IO[bytes], tick: Callable[[int], None]) -> Iterator[Record]:
+    consumed = 0
+    for number, line in enumerate(_chain(first, stream), start=1):
+        consumed += len(line)
+        if number % 2000 == 0:
+            tick(consumed)
+        if not line.strip():
+            continue
+        try:
+            parsed = json.loads(line)
+        except ValueError as exc:
+            yield f"line {number}", RecordError(f"not JSON ({exc})")
+            continue
+        if isinstance(parsed, dict) and isinstance(parsed.get("results"), list):
+            yield from ((f"line {number} results[{i}]", work) for i, work in enumerate(parsed["results"]))
+        else:
+            yield f"line {number}", parsed
+
+
+def _chain(first: bytes, stream: IO[bytes]) -> Iterator[bytes]:
+    yield first
+    yield from stream
+
+
+def records(path: Path, tick: Callable[[int], None]) -> Iterator[Record]:
+    """Every record of one input file with its position, in file order.
+
+    Raises:
+        IngestError: the file cannot be read, or is neither OpenAlex JSON nor JSON lines.
+    """
+    try:
+        stream = _open(path)
+    except OSError as exc:
+        raise IngestError(f"{path} cannot be read: {exc}") from exc
+    with stream:
+        try:
+            first = stream.readline()
+            while first and not first.strip():
+                first = stream.readline()
+        except (OSError, EOFError) as exc:
+            raise IngestError(f"{path} cannot be read: {exc}") from exc
+        if not first:
+            raise IngestError(f"{path} is empty")
+        try:
+            one_line = json.loads(first)
+        except (ValueError, UnicodeDecodeError):
+            one_line = None
+        if isinstance(one_line, dict):
+            yield from _json_lines(first, stream, tick)
+        else:
+            stream.seek(0)
+            yield from _whole_file(path, stream)
+
+
+def read_openalex(path: Path, report: StateIngestReport, tick: Callable[[int], None]) -> Iterator[list[DocState]]:
+    """The :data:`~frozen_search.adapters.documents.DocumentReader` of OpenAlex files: one state per work.
+
+    Raises:
+        IngestError: see :func:`records`; or no record of the file is an OpenAlex work.
+    """
+    works = 0  # records carrying an OpenAlex work id, usable or not
+    for number, (position, record) in enumerate(records(path, tick), start=1):
+        try:
+            if isinstance(record, RecordError):
+                raise record
+            work_key(record.get("id") if isinstance(record, dict) else None)
+            works += 1
+            state = work_state(record, {"file": path.name, "position": position})
+        except RecordError as exc:
+            report.problems.append(f"{path.name}: record {number} ({position}): {exc}")
+            continue
+        yield [state]
+    if works == 0:
+        raise IngestError(f"{path} holds no OpenAlex work (no record has an https://openalex.org/W… id): "
+                          "nothing was stored")
+
+
+def ingest_openalex(paths: Sequence[Path], store: Store, index: RevisionIndex, *, settings: Any = None,
+                    progress: Progress | None = None, on_file: Callable[[Path], None] | None = None,
+                    **options: Any) -> StateIngestReport:
+    """Ingest OpenAlex files into ``store`` and ``index``, all or nothing (see the module docstring).
+
+    ``settings`` is accepted for the registry's calling convention and unused; unknown ``options`` are refused.
+
+    Raises:
+        IngestError: a file is missing, unreadable, not OpenAlex, or an unknown option was given; nothing stored.
+    """
+    if options:
+        raise IngestError(f"ingest openalex takes no option {sorted(options)[0]!r}")
+    return ingest_states(SOURCE, [Path(p) for p in paths], store, index, read_openalex, progress=progress,
+                         on_file=on_file)

@@ -1,0 +1,195 @@
+"""The OpenAlex live adapter: ``/works`` over the shared upstream layer, direct calls (not pyalex), at cutoff ``T``.
+
+Why not pyalex (../shared/sources.md): it hard-codes its host, sends the key as a header where the API documents
+``api_key=`` in the URL, and mis-combines ``filter`` with ``filter_or``. Here every request is built explicitly:
+
+- search: ``GET {api}/works?search=<query>&filter=to_publication_date:<last day>,primary_location.source.type:
+  journal|conference,is_paratext:false&per_page=N&cursor=*`` then ``cursor=<next_cursor>`` (cursor paging; plain
+  paging stops at 10,000). ``to_publication_date`` is inclusive, so it is the day before a midnight ``T``
+  (:func:`frozen_search.cutoff_rules.openalex.last_publication_day`);
+- a work: ``GET {api}/works/W…``; a merged work answers with a redirect to the work that absorbed it, which is
+  followed only when it stays on the configured API's scheme, host and port and names another ``/works/W…``
+  (:class:`~frozen_search.errors.RefusedSource` otherwise, even to a host the layer allows);
+- a DOI: ``GET {api}/works?filter=doi:<doi>`` (every record of the DOI: the repository and the journal record);
+- ``api_key=<openalex_key>`` and ``mailto=<contact>`` go in the query string, as the API documents; the cache
+  keys and stored URLs leave them out (:mod:`frozen_search.cache.keys`).
+
+Upstream answers are candidates: every record is re-checked locally by the same code as ingestion
+(:func:`frozen_search.adapters.openalex.work_state`: eligibility, date, fields never displayed), and the service
+re-verifies what it shows.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from datetime import datetime
+from typing import Any
+from urllib.parse import urljoin, urlsplit
+
+import requests
+
+from frozen_search.adapters.documents import DocReference, DocState
+from frozen_search.adapters.http import Upstream
+from frozen_search.adapters.openalex import SOURCE, RecordError, doc_id, work_key, work_state
+from frozen_search.cache.http_cache import CachedResponse
+from frozen_search.cache.keys import redact_url
+from frozen_search.config import Settings
+from frozen_search.cutoff_rules import openalex as rules
+from frozen_search.cutoff_rules.base import cutoff_bound
+from frozen_search.errors import ConfigError, InvalidRequest, NotFoundBeforeCutoff, RefusedSource, UpstreamUnavailable
+from frozen_search.models import Rejection
+
+SEARCH_FILTER = "primary_location.source.type:journal|conference,is_paratext:false"
+_WORK_PATH = re.compile(r"^/works/([Ww]\d{1,12})/?$")
+
+
+def _require_work(response: CachedResponse) -> None:
+    body = response.json()
+    if not isinstance(body, dict) or "id" not in body:
+        raise ValueError("not an OpenAlex work object")
+
+
+def _require_results(response: CachedResponse) -> None:
+    body = response.json()
+    if not isinstance(body, dict) or not isinstance(body.get("results"), list):
+        raise ValueError("not an OpenAlex list response (no results)")
+
+
+class OpenAlexLive:
+    """:class:`~frozen_search.adapters.documents.SourceLive` for OpenAlex at ``cutoff`` (a UTC instant).
+
+    ``api`` is the API root (``https://api.openalex.org``); ``api_key``/``mailto`` are sent as query parameters
+    when given; ``per_page`` (1–200) and ``max_pages`` bound a search.
+
+    Raises:
+        ConfigError: ``api`` is not an absolute http(s) URL.
+    """
+
+    def __init__(self, upstream: Upstream, api: str, cutoff: datetime, *, api_key: str | None = None,
+                 mailto: str | None = None, per_page: int = 25, max_pages: int = 3) -> None:
+        parts = urlsplit(api)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ConfigError(f"openalex_api {api!r} is not an http(s) URL")
+        self.upstream, self.api, self.cutoff = upstream, api.rstrip("/"), cutoff
+        self.bound = cutoff_bound(cutoff)
+        self.per_page, self.max_pages = max(1, min(per_page, 200)), max_pages
+        self._origin, self._path = (parts.scheme, parts.netloc.lower()), parts.path.rstrip("/")
+        self._auth = [(name, value) for name, value in (("api_key", api_key), ("mailto", mailto)) if value]
+
+    @classmethod
+    def from_settings(cls, upstream: Upstream, settings: Settings) -> OpenAlexLive:
+        """The adapter of ``settings`` (``openalex_api``, ``openalex_key``, ``contact``, ``cutoff``)."""
+        return cls(upstream, settings.openalex_api, settings.require_cutoff(), api_key=settings.openalex_key,
+                   mailto=settings.contact)
+
+    @property
+    def search_filter(self) -> str:
+        """The ``filter`` value of a search at this cutoff."""
+        return f"to_publication_date:{rules.last_publication_day(self.bound).isoformat()},{SEARCH_FILTER}"
+
+    def candidates(self, query: str, source: str | None, limit: int) -> tuple[list[list[DocState]],
+                                                                                    list[Rejection]]:
+        """Up to ``limit`` works OpenAlex's search proposes (one state each, eligible or refused), and the records
+        that cannot become states (no usable date) as ``created_after_cutoff`` rejections.
+
+        Raises:
+            UpstreamUnavailable, UpstreamRejected, OfflineCacheMiss: from the upstream layer.
+        """
+        if source not in (None, SOURCE):
+            return [], []
+        params = [("search", query), ("filter", self.search_filter), ("per_page", str(min(self.per_page, limit)))]
+        found: list[list[DocState]] = []
+        rejections: list[Rejection] = []
+        for url, work in self._listed(params, limit):
+            try:
+                found.append([work_state(work, {"upstream": url})])
+            except RecordError as exc:
+                rejections.append(Rejection(id=_doc_of(work), reason="created_after_cutoff",
+                                            evidence=f"OpenAlex search proposed it; {exc}"))
+        return found, rejections
+
+    def resolve(self, reference: DocReference) -> list[DocState]:
+        """The state of the referenced work (a merged id resolves to the work that absorbed it), or of every
+        record of a DOI; the service picks the one shown at ``T`` or the refusal.
+
+        Raises:
+            NotFoundBeforeCutoff: no such work or DOI, or no record of it carries a usable publication date.
+            RefusedSource: a redirect leaving the OpenAlex API's works.
+            UpstreamUnavailable, UpstreamRejected, OfflineCacheMiss: from the upstream layer.
+        """
+        if reference.doc_id is not None:
+            key = work_key(reference.doc_id.split(":", 1)[-1])
+            url, work = self._work(key)
+            try:
+                return [work_state(work, {"upstream": url})]
+            except RecordError as exc:
+                raise NotFoundBeforeCutoff(f"{doc_id(key)}: {exc}") from exc
+        alias = reference.alias or ""
+        doi = alias.removeprefix("doi:")
+        if not alias.startswith("doi:") or any(c in doi for c in ",|"):
+            raise InvalidRequest(f"{alias[:100]!r} cannot be asked of OpenAlex (a DOI without ',' or '|')")
+        states: list[DocState] = []
+        problems: list[str] = []
+        for url, work in self._listed([("filter", f"doi:{doi}"), ("per_page", "50")], None):
+            try:
+                states.append(work_state(work, {"upstream": url}))
+            except RecordError as exc:
+                problems.append(str(exc))
+        if not states:
+            why = f": {problems[0]}" if problems else ""
+            raise NotFoundBeforeCutoff(f"OpenAlex has no usable work with DOI {doi}{why}")
+        return states
+
+    def _listed(self, params: Sequence[tuple[str, str]], limit: int | None) -> Iterator[tuple[str, Any]]:
+        """Works of a ``/works`` list, page after page by cursor, with the (redacted) URL of their page."""
+        cursor: Any = "*"
+        seen = 0
+        for _ in range(self.max_pages):
+            record = self._get(f"{self.api}/works", [*params, ("cursor", cursor), *self._auth], _require_results)
+            body = record.json()
+            for work in body["results"]:
+                yield record.url, work
+                seen += 1
+                if limit is not None and seen >= limit:
+                    return
+            meta = body.get("meta") if isinstance(body.get("meta"), dict) else {}
+            cursor = meta.get("next_cursor")
+            if not cursor or not body["results"]:
+                return
+
+    def _work(self, key: str) -> tuple[str, Any]:
+        """One work by key, following merged-id redirects within the API's works."""
+        url = f"{self.api}/works/{key}"
+        for _ in range(self.upstream.config.max_redirects + 1):
+            record = self._get(url, list(self._auth), _require_work, follow=False)
+            if record.status in (404, 410):
+                raise NotFoundBeforeCutoff(f"OpenAlex has no work {key} ({record.status})")
+            location = record.header("Location")
+            if not (300 <= record.status < 400 and location):
+                return record.url, record.json()
+            target = urljoin(url, location)
+            parts = urlsplit(target)
+            moved = _WORK_PATH.match(parts.path.removeprefix(self._path))
+            if (parts.scheme, parts.netloc.lower()) != self._origin or moved is None:
+                raise RefusedSource(f"OpenAlex redirected {doc_id(key)} to {redact_url(target)}, which is not a "
+                                    f"work of {self.api}")
+            key = "W" + moved.group(1)[1:]
+            url = f"{self.api}/works/{key}"
+        raise UpstreamUnavailable(f"OpenAlex redirected {doc_id(key)} too many times")
+
+    def _get(self, url: str, params: list[tuple[str, str]], validate: Any, follow: bool = True) -> CachedResponse:
+        request = requests.Request("GET", url, params=params).prepare()
+        record = self.upstream.exchange(request, validate=validate)
+        if follow and 300 <= record.status < 400:
+            raise UpstreamUnavailable(f"GET {record.url} answered an unexpected redirect ({record.status})")
+        if follow and record.status in (404, 410):
+            raise NotFoundBeforeCutoff(f"GET {record.url} answered {record.status}")
+        return record
+
+
+def _doc_of(work: Any) -> str:
+    try:
+        return doc_id(work_key(work.get("id") if isinstance(work, dict) else None))
+    except RecordError:
+        return f"{SOURCE}:?"

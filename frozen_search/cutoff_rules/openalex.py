@@ -1,0 +1,187 @@
+"""OpenAlex's cutoff rule, as data and pure decisions (design.md, "OpenAlex"; issue 6). No I/O, no clock.
+
+Decided on the real records in ``../shared/realdata/openalex`` (65 works of one author, listed 2026-08-12, and the
+pre-"Walden" single work W2741809807):
+
+**Eligible** — a work is shown when all of these hold, else it is stored refused (``not_eligible``, never indexed):
+
+- its primary location's source is a ``journal`` or a ``conference``; a ``book series`` source only for a work
+  typed ``conference-paper`` in its ``publishedVersion`` (proceedings published as a volume of a book series:
+  W4401066978, Abel Symposia, Springer, DOI 10.1007/978-3-031-57789-5_4). A book series also carries monographs
+  and chapters, which are not proceedings, so nothing else in one is eligible;
+- the work is not typed ``preprint`` and ``is_paratext`` is ``false`` (a missing flag proves nothing: refused);
+- a primary location in a ``repository`` (arXiv, institutional archives, LA Referencia) is refused: it is a
+  preprint or a deposited copy, whose date and text may come from a later version. This covers records typed
+  ``article`` (W2950535099, arXiv math/0604030; W3121618067, the repository record of DOI 10.2140/agt.2014.14.229
+  with the placeholder date 2014-01-01, whose journal twin W2023702627 is dated 2014-01-09). A missing primary
+  source (W3122258942, W3125871015) is refused too.
+
+**Merged records** (a journal/conference record whose ``locations`` also list repository copies: 26 of the 36
+eligible works, 21 of them an arXiv copy). Decided on the records: their displayed fields are the publisher's —
+
+- the date is the journal's, not the preprint's (W2023702627: 2014-01-09, its arXiv copy 1304.6641 is of
+  April 2013; W2566526179: 2022-07-25, arXiv 2106.14987 of June 2021);
+- the title is the publisher's form (W2960281742 "Enhanced $$A_{\\infty }$$-obstruction theory" vs its arXiv
+  record W2205679476 "Enhanced $A$-infinity obstruction theory"; W4401066978's en dash vs W4318620816's ``--``);
+- the abstract is the publisher's (Crossref) abstract, never filled in from the repository copy: W2566526179's
+  abstract differs from its own arXiv record W4287158800's, W2117014000's differs from W2949685280's and carries
+  Crossref's JATS ``&#13;`` line ends, and the nine journal records with an arXiv copy from publishers that
+  deposit no abstract with Crossref (Elsevier, Springer before 2020: W1984329983, W1932423927, W2788566559, ...)
+  have no abstract at all, although their arXiv copies have one.
+
+So a merged record is shown with title, authors, venue, date, DOI, type and abstract, **provided the record is
+indexed in Crossref** (``indexed_in`` lists ``crossref``: the publisher's metadata is its source). A merged record
+not indexed in Crossref is refused: nothing shows which of its fields are the repository version's. Nothing about
+the locations (how many copies, which repositories, open-access status) is ever displayed.
+
+**Date** — ``valid_from`` is the publication date at 00:00 UTC, read at the coarsest precision it may stand for:
+OpenAlex writes a year-only date as ``YYYY-01-01`` and a month-only one as ``YYYY-MM-01`` (W3121618067's
+2014-01-01 stands for a paper published 2014-01-09). Such a date proves only that the work appeared within that
+year (month), so the work is shown from the first instant after it: 2024-01-01 → 2025-01-01, 2008-12-01 →
+2009-01-01. Other dates count as given. A refused work keeps its date as given (it is never shown; the date only
+decides whether the refusal is ``not_eligible`` or ``not_found_before_cutoff``). No date, or an unparseable one:
+the work is not ingested (a skipped record) and refused live.
+
+**Abstract** — rebuilt from ``abstract_inverted_index``; an index with a missing or doubled position cannot be
+put back in order, so that work's abstract is withheld (the rest of the record is shown, and ``fetch`` metadata
+says why). Repeated words, word order and LaTeX split across keys are kept.
+
+**Never displayed** (text, title or metadata): see :data:`NEVER_DISPLAYED`.
+"""
+
+from __future__ import annotations
+
+import calendar
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
+from typing import Any
+
+ELIGIBLE_SOURCE_TYPES = ("journal", "conference")
+BOOK_SERIES = "book series"
+BOOK_SERIES_WORK_TYPES = ("conference-paper",)
+REPOSITORY = "repository"
+COPY_VERSIONS = ("submittedVersion", "acceptedVersion")
+NEVER_DISPLAYED: tuple[str, ...] = (
+    "cited_by_count", "counts_by_year", "fwci", "citation_normalized_percentile", "cited_by_percentile_year",
+    "updated_date", "created_date", "topics", "primary_topic", "concepts", "keywords", "mesh", "related_works",
+    "referenced_works", "open_access", "best_oa_location", "locations", "is_oa", "oa_status", "has_fulltext",
+    "has_content", "content_urls", "is_retracted", "sustainable_development_goals", "apc_paid", "apc_list",
+)
+
+
+@dataclass(frozen=True)
+class OpenAlexRule:
+    """The declarative rule: the date that counts, the eligible sources, and what is never displayed."""
+
+    date_that_counts: str = ("publication_date at 00:00 UTC, strictly before T; a YYYY-01-01 (YYYY-MM-01) date "
+                             "counts from the next year (month)")
+    eligible_source_types: tuple[str, ...] = ELIGIBLE_SOURCE_TYPES
+    book_series_work_types: tuple[str, ...] = BOOK_SERIES_WORK_TYPES
+    refused_source_types: tuple[str, ...] = (REPOSITORY, "ebook platform", "metadata", "other")
+    merged_records: str = "shown only when indexed in Crossref (the publisher's fields); else refused"
+    never_displayed: tuple[str, ...] = NEVER_DISPLAYED
+
+
+RULE = OpenAlexRule()
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Whether a work may be shown: ``eligible``, else ``reason`` (one sentence, for the ``not_eligible`` refusal)."""
+
+    eligible: bool
+    reason: str = ""
+
+
+def _source(location: Any) -> Mapping[str, Any]:
+    found = location.get("source") if isinstance(location, Mapping) else None
+    return found if isinstance(found, Mapping) else {}
+
+
+def judge(work: Mapping[str, Any]) -> Verdict:
+    """The eligibility of one OpenAlex work object (API or snapshot schema), per the module docstring.
+
+    Pure; never raises on odd shapes (a missing field refuses the work).
+    """
+    primary = work.get("primary_location")
+    source = _source(primary)
+    kind = source.get("type")
+    name = str(source.get("display_name") or "unnamed source")
+    work_type = work.get("type")
+    if not source:
+        return Verdict(False, "the record names no primary source: nothing shows it was published in a journal or "
+                              "proceedings")
+    if kind == REPOSITORY:
+        return Verdict(False, f"the primary location is a repository ({name}): a preprint or deposited copy, whose "
+                              "date and text may come from a later version")
+    if kind == BOOK_SERIES:
+        version = primary.get("version") if isinstance(primary, Mapping) else None
+        if work_type not in BOOK_SERIES_WORK_TYPES or version != "publishedVersion":
+            return Verdict(False, f"the primary source is a book series ({name}); only conference papers in their "
+                                  f"published version count as proceedings (this is a {work_type!s}, {version!s})")
+    elif kind not in ELIGIBLE_SOURCE_TYPES:
+        return Verdict(False, f"the primary source {name} is of type {kind!r}, not a journal or conference")
+    if work_type == "preprint":
+        return Verdict(False, f"the work is typed preprint although its primary source is {name}")
+    if work.get("is_paratext") is not False:
+        return Verdict(False, "the record does not show that the work is not paratext (front matter, index, cover)")
+    copies = repository_copies(work)
+    if copies and "crossref" not in (work.get("indexed_in") or ()):
+        return Verdict(False, f"the record merges repository copies ({copies[0]}) and is not indexed in Crossref: "
+                              "its title, authors and abstract may be those of a repository version")
+    return Verdict(True)
+
+
+def repository_copies(work: Mapping[str, Any]) -> list[str]:
+    """Names of the non-primary locations that are repository copies (a repository source, or a submitted or
+    accepted version): the versions a merged record absorbed."""
+    found: list[str] = []
+    for location in work.get("locations") or ():
+        if not isinstance(location, Mapping) or location == work.get("primary_location"):
+            continue
+        source = _source(location)
+        if source.get("type") == REPOSITORY or location.get("version") in COPY_VERSIONS:
+            found.append(str(source.get("display_name") or location.get("landing_page_url") or "unnamed copy"))
+    return found
+
+
+@dataclass(frozen=True)
+class PublicationDate:
+    """A publication date as given (``day``) and the UTC second from which it proves the work had appeared
+    (``shown_from``); ``precision`` is ``day``, ``month`` or ``year`` (the coarsest the date may stand for)."""
+
+    day: date
+    shown_from: int
+    precision: str
+
+    @property
+    def given_from(self) -> int:
+        """The given day at 00:00 UTC, in UTC seconds."""
+        return calendar.timegm(self.day.timetuple())
+
+
+def publication_date(text: Any) -> PublicationDate:
+    """Parse an OpenAlex ``publication_date`` (``YYYY-MM-DD``) and apply the precision rule.
+
+    Raises:
+        ValueError: not a string of that form, or not a calendar date.
+    """
+    if not isinstance(text, str) or len(text) != 10 or text[4] != "-" or text[7] != "-":
+        raise ValueError(f"publication_date {text!r} is not a YYYY-MM-DD date")
+    day = date.fromisoformat(text)
+    if day.month == 1 and day.day == 1:
+        following, precision = date(day.year + 1, 1, 1), "year"
+    elif day.day == 1:
+        following = date(day.year + (day.month == 12), day.month % 12 + 1, 1)
+        precision = "month"
+    else:
+        following, precision = day, "day"
+    return PublicationDate(day, int(datetime(following.year, following.month, following.day,
+                                             tzinfo=UTC).timestamp()), precision)
+
+
+def last_publication_day(bound: int) -> date:
+    """The last ``publication_date`` whose 00:00 UTC is before the cutoff bound (``ceil(T)``, UTC seconds): the
+    inclusive value of OpenAlex's ``to_publication_date`` filter (``T`` minus one day for a cutoff at midnight)."""
+    return datetime.fromtimestamp(bound - 1, UTC).date()

@@ -1,0 +1,63 @@
+"""OpenAlex test helpers: the real works in ../shared/realdata/openalex and the responses recorder's list.
+
+A plain module (not the conftest), so that every test imports the one same ``RESPONSES`` list. Real data is read
+in place, never copied: tests skip when ../shared is absent (and fail under ``CI=true``).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from frozen_search.adapters.openalex_ingest import ingest_openalex
+from frozen_search.index import RevisionIndex
+from frozen_search.store import Store
+from tests.conftest import REALDATA
+
+OPENALEX = REALDATA / "openalex"
+WORKS_LIST = "works_list_orcid_0000-0001-8457-9889_2026-08-12.json"
+SINGLE_WORK = "work_W2741809807_2025-06.json"
+RESPONSES: list[str] = []  # every response any service produced in this folder's tests, as JSON
+
+
+def openalex_file(name: str) -> Path:
+    """A real OpenAlex file, or skip (fail under ``CI=true``) when ../shared/realdata is absent."""
+    path = OPENALEX / name
+    if not path.exists():
+        message = f"real data not found at {path} (../shared/realdata is absent on this machine)"
+        if os.environ.get("CI") == "true":
+            pytest.fail(message + "; CI must have ../shared beside the clone")
+        pytest.skip(message)
+    return path
+
+
+@cache
+def _works() -> dict[str, dict[str, Any]]:
+    body = json.loads(openalex_file(WORKS_LIST).read_text(encoding="utf-8"))
+    return {work["id"].rsplit("/", 1)[-1]: work for work in body["results"]}
+
+
+def real_work(key: str) -> dict[str, Any]:
+    """A deep copy of one real work of the 65-work list (``W2566526179``), safe to alter in a test."""
+    return copy.deepcopy(_works()[key])
+
+
+def real_works() -> list[dict[str, Any]]:
+    """Deep copies of the 65 real works, in the list's order."""
+    return [copy.deepcopy(work) for work in _works().values()]
+
+
+def build(data_dir: Path, paths: list[Path]) -> Path:
+    """Ingest ``paths`` into a fresh store and index under ``data_dir``; returns ``data_dir``."""
+    store = Store(data_dir / "store.sqlite3")
+    try:
+        ingest_openalex(paths, store, RevisionIndex.create(data_dir / "index"))
+    finally:
+        store.close()
+    return data_dir

@@ -1,0 +1,111 @@
+"""OpenAlex through the service (local mode, the real works ingested): what is shown, what is refused, and why."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from frozen_search.errors import NotEligible, NotFoundBeforeCutoff
+from frozen_search.service import FrozenSearchService
+from tests.openalex.realworks import build, real_work, real_works
+
+Service = Callable[..., FrozenSearchService]
+
+
+def test_the_work_dated_after_the_cutoff_is_excluded(service_on: Service) -> None:
+    service = service_on("2026-01-06")
+    with pytest.raises(NotFoundBeforeCutoff):
+        service.fetch("openalex:W7161840241")  # JAMS, 2026-05-15
+    with pytest.raises(NotFoundBeforeCutoff):
+        service.fetch("doi:10.1090/jams/1079")
+    assert "openalex:W7161840241" not in [r.id for r in service.search("Auslander-Iyama correspondence").results]
+    later = service_on("2026-05-15T00:00:01Z")
+    assert later.fetch("doi:10.1090/jams/1079").id == "openalex:W7161840241"
+    assert "openalex:W7161840241" in [r.id for r in later.search("Auslander-Iyama correspondence").results]
+
+
+@pytest.mark.parametrize("cutoff", ["2014-01-09T00:00:01Z", "2014-01-10", "2026-01-06"])
+def test_the_repository_record_of_a_doi_is_refused_and_its_journal_twin_shown(service_on: Service,
+                                                                               cutoff: str) -> None:
+    service = service_on(cutoff)
+    for ref in ("doi:10.2140/agt.2014.14.229", "https://doi.org/10.2140/AGT.2014.14.229",
+                "doi.org/10.2140/agt.2014.14.229", "openalex:W2023702627"):
+        fetched = service.fetch(ref)
+        assert fetched.id == "openalex:W2023702627" and fetched.metadata["venue"] == "Algebraic & Geometric Topology"
+    with pytest.raises(NotEligible, match="primary location is a repository"):
+        service.fetch("openalex:W3121618067")
+    found = [r.id for r in service.search("non-symmetric operads change of base category").results]
+    assert "openalex:W2023702627" in found and "openalex:W3121618067" not in found
+
+
+def test_at_the_journal_date_only_the_refusal_remains(service_on: Service) -> None:
+    service = service_on("2014-01-09")  # the journal record is dated 2014-01-09 00:00: not before T
+    with pytest.raises(NotEligible):  # the DOI names only the repository record at T, and it is refused
+        service.fetch("doi:10.2140/agt.2014.14.229")
+    with pytest.raises(NotFoundBeforeCutoff):
+        service.fetch("openalex:W2023702627")
+
+
+def test_the_arxiv_record_typed_article_is_refused(service_on: Service) -> None:
+    service = service_on("2026-01-06")
+    assert real_work("W2950535099")["type"] == "article"
+    with pytest.raises(NotEligible, match="repository"):
+        service.fetch("openalex:W2950535099")
+    with pytest.raises(NotEligible, match="repository"):  # a DOI of a non-eligible work
+        service.fetch("doi:10.48550/arxiv.math/0604030")
+    twin = service.fetch("openalex:W1821246645")  # the journal version, 2008-05-01 (a month-only date)
+    assert twin.metadata["as_of"] == "2008-06-01T00:00:00Z"
+    found = [r.id for r in service.search("symmetric action secondary homotopy groups").results]
+    assert "openalex:W1821246645" in found and "openalex:W2950535099" not in found
+
+
+def test_the_abstract_keeps_its_latex(service_on: Service) -> None:
+    fetched = service_on("2026-01-06").fetch("https://openalex.org/W2566526179")
+    assert "Abstract: We develop a theory of minimal models for algebras over a Koszul operad" in fetched.text
+    assert "(containing $\\mathbb {Q}$ in the symmetric case)" in fetched.text
+    assert fetched.metadata["authors"] == ["Jeroen Maes", "Fernando Muro"]
+    assert fetched.metadata["doi"] == "10.1017/prm.2022.42" and fetched.metadata["abstract"] == "shown"
+
+
+def test_the_older_schema_work(service_on: Service) -> None:
+    fetched = service_on("2018-02-14").fetch("https://api.openalex.org/works/W2741809807")
+    assert fetched.title.startswith("The state of OA") and "oaDOI" in fetched.text
+    with pytest.raises(NotFoundBeforeCutoff):
+        service_on("2018-02-13").fetch("doi:10.7717/peerj.4375")
+
+
+def test_proceedings_in_a_book_series_with_a_year_only_date(service_on: Service) -> None:
+    with pytest.raises(NotFoundBeforeCutoff):  # 2024-01-01 stands for "2024": not proven before mid-2024
+        service_on("2024-06-01").fetch("openalex:W4401066978")
+    fetched = service_on("2025-01-01T00:00:01Z").fetch("doi:10.1007/978-3-031-57789-5_4")
+    assert fetched.metadata["venue"] == "Abel Symposia" and fetched.metadata["venue_type"] == "book series"
+    assert "year-only" in fetched.metadata["publication_date_note"]
+
+
+def test_a_withheld_abstract_is_said_not_shown(tmp_path: Path, service_on: Service) -> None:
+    holed = real_work("W2566526179")
+    holed["abstract_inverted_index"]["models"] = [45]
+    path = tmp_path / "work.json"
+    path.write_text(json.dumps(holed))
+    service = service_on("2026-01-06", build(tmp_path / "data", [path]))
+    fetched = service.fetch("openalex:W2566526179")
+    assert "Abstract" not in fetched.text and "minimal models" not in fetched.text
+    assert "position(s) 6" in fetched.metadata["abstract"]
+    assert service.search("Koszul operad").results == []
+
+
+def test_every_shown_work_of_the_list_at_a_late_cutoff(service_on: Service) -> None:
+    service = service_on("2026-08-12")
+    shown, refused = [], []
+    keys = [work["id"].rsplit("/", 1)[-1] for work in real_works()] + ["W2741809807"]
+    for key in keys:
+        try:
+            shown.append(service.fetch(f"openalex:{key}"))
+        except NotEligible:
+            refused.append(key)
+    assert (len(shown), len(refused)) == (37, 29)  # 36 of the list + W2741809807
+    for fetched in shown:
+        assert set(fetched.metadata) >= {"openalex_id", "doi", "authors", "venue", "publication_date", "type"}
