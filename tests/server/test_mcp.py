@@ -73,7 +73,7 @@ async def test_exactly_two_tools_whose_descriptions_state_the_cutoff(server: MCP
         assert "cutoff" not in {name.lower() for name in tool.input_schema["properties"]}
         assert tool.output_schema is not None and tool.annotations and tool.annotations.read_only_hint
     assert tools["search"].description.startswith("Searches Wikipedia")  # then the registered sources, if any
-    assert f"as it stood before {CUTOFF_ISO}; nothing later is shown" in tools["search"].description
+    assert f"stood before {CUTOFF_ISO}; nothing later is shown" in tools["search"].description
     assert list(tools["search"].input_schema["properties"]) == ["query", "source", "limit"]
     assert list(tools["fetch"].input_schema["properties"]) == ["id", "offset", "max_chars"]
     assert tools["search"].input_schema["required"] == ["query"]
