@@ -143,10 +143,15 @@ def detect_format(path: Path) -> str:
 
 
 def _oai_records(path: Path, report: StateIngestReport, tick: Tick) -> Iterator[PaperRecord]:
+    with path.open("rb") as handle:
+        yield from _oai_stream(path, handle, report, tick)
+
+
+def _oai_stream(path: Path, handle: Any, report: StateIngestReport, tick: Tick) -> Iterator[PaperRecord]:
     position = 0
     seen_root = False
-    context = etree.iterparse(str(path), events=("start", "end"), recover=True, huge_tree=True,
-                              remove_blank_text=False)
+    # recover: a malformed record costs that record only (reported), not the rest of the file
+    context = etree.iterparse(handle, events=("start", "end"), recover=True, huge_tree=True)
     for event, element in context:
         if event == "start":
             if not seen_root:
@@ -174,7 +179,7 @@ def _oai_records(path: Path, report: StateIngestReport, tick: Tick) -> Iterator[
                 yield record
         element.clear(keep_tail=True)
         if position % 200 == 0:
-            tick(0)
+            tick(handle.tell())
     if not seen_root:
         raise IngestError(f"{path} holds no XML element")
     errors = [e for e in context.error_log if e.level >= etree.ErrorLevels.ERROR]

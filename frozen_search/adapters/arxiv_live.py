@@ -30,7 +30,6 @@ from dateutil import parser as dateutil_parser
 from lxml import etree
 
 from frozen_search.adapters.arxiv import (
-    HOST,
     SOURCE,
     PaperRecord,
     VersionEntry,
@@ -260,6 +259,9 @@ class ArxivLive:
     def _oai_record(self, paper: str) -> PaperRecord:
         params = {"verb": "GetRecord", "identifier": f"oai:arXiv.org:{paper}", "metadataPrefix": "arXivRaw"}
         answer = self.upstream.get(self.settings.arxiv_oai, params, validate=_valid_oai)
+        if answer.status != 200:
+            raise UpstreamUnavailable(f"OAI-PMH GetRecord of {paper} answered HTTP {answer.status}: its version "
+                                      "dates cannot be read")
         root = etree.fromstring(answer.body)
         record = root.find(f".//{{{OAI}}}record")
         error = root.find(f"{{{OAI}}}error")
@@ -276,15 +278,14 @@ class ArxivLive:
 
     def _pdf_text(self, entry: Entry) -> str | None:
         """The version's PDF text (pypdf), or ``None`` when the PDF is not reachable or unreadable."""
-        url = entry.pdf_url or f"https://{HOST}/pdf/{entry.paper}v{entry.version}"
-        if urlsplit(url).hostname not in self.upstream.config.allowed_hosts:
-            url = f"https://{HOST}/pdf/{entry.paper}v{entry.version}"
+        api = urlsplit(self.settings.arxiv_api)  # export.arxiv.org serves /pdf/ too: same host, same rate limit
+        url = f"{api.scheme}://{api.netloc}/pdf/{entry.paper}v{entry.version}"
         try:
             answer = self.upstream.get(url)
         except FrozenSearchError as exc:
             logger.info("no PDF text for %sv%d: %s", entry.paper, entry.version, exc)
             return None
-        return pdf_text(answer.body)
+        return pdf_text(answer.body) if answer.status == 200 else None
 
     # -- requests ----------------------------------------------------------------------------------------------
 
