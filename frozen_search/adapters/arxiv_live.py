@@ -292,23 +292,32 @@ class ArxivLive:
     def _search_page(self, search: str, start: int) -> Feed:
         params = {"search_query": search, "start": str(start), "max_results": str(self.page_size),
                   "sortBy": "relevance", "sortOrder": "descending"}
-        feed = self._query(params)
-        if not feed.entries and feed.total > start:
-            feed = self._query(params, prefer_cache=False)  # arXiv's API sometimes answers an empty page: once more
-            if not feed.entries and feed.total > start:
-                raise UpstreamUnavailable(f"the arXiv API answered an empty page at start={start} although its feed "
-                                          f"reports {feed.total} results; not taken for 'no results'")
-        return feed
+        for attempt in (1, 2):  # arXiv's API sometimes answers an empty page: ask once more, then refuse
+            try:
+                return self._query(params)
+            except UpstreamUnavailable as exc:
+                if not exc.message.startswith(_EMPTY_PAGE) or attempt == 2:
+                    raise
+        raise AssertionError("unreachable")  # pragma: no cover
 
-    def _query(self, params: dict[str, str], prefer_cache: bool | None = None) -> Feed:
-        answer = self.upstream.get(self.settings.arxiv_api, params, validate=_valid_feed, prefer_cache=prefer_cache)
+    def _query(self, params: dict[str, str]) -> Feed:
+        answer = self.upstream.get(self.settings.arxiv_api, params, validate=_valid_feed)
+        if answer.status != 200:
+            raise UpstreamUnavailable(f"the arXiv API answered HTTP {answer.status} to {sorted(params.items())}")
         return parse_feed(answer.body)
 
 
+_EMPTY_PAGE = "the arXiv API answered an empty page"
+
+
 def _valid_feed(response: CachedResponse) -> None:
+    """An empty page whose feed reports results past its start is refused (never recorded, never 'no results')."""
+    root = etree.fromstring(response.body)
+    start = int(root.findtext("os:startIndex", default="0", namespaces=NS) or 0)
     feed = parse_feed(response.body)
-    if not feed.entries and feed.total > 0:
-        raise UpstreamUnavailable(f"empty page although totalResults={feed.total}")  # never recorded
+    if not feed.entries and feed.total > start:
+        raise UpstreamUnavailable(f"{_EMPTY_PAGE} at start={start} although its totalResults is {feed.total}; "
+                                  "not taken for 'no results'")
 
 
 def _valid_oai(response: CachedResponse) -> None:
