@@ -113,7 +113,8 @@ class ArxivStub:
 
 
 def _feed(entries: list[bytes]) -> bytes:
-    head = (f'<?xml version=\'1.0\' encoding=\'UTF-8\'?>\n<feed xmlns:opensearch="http://a9.com/-/spec/opensearch/1.1/" '
+    head = ("<?xml version='1.0' encoding='UTF-8'?>\n"
+            '<feed xmlns:opensearch="http://a9.com/-/spec/opensearch/1.1/" '
             f'xmlns:arxiv="http://arxiv.org/schemas/atom" xmlns="{ATOM}">\n  <id>https://arxiv.org/api/stub</id>\n'
             f"  <title>arXiv Query</title>\n  <updated>2026-04-12T22:09:27Z</updated>\n"
             f"  <opensearch:itemsPerPage>{len(entries)}</opensearch:itemsPerPage>\n"
