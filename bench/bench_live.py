@@ -79,7 +79,7 @@ def main() -> None:
 
         def settings(mode: str) -> Settings:
             return Settings.from_env({}, data_dir=data, cutoff=parse_cutoff(CUTOFF), mode=mode,
-                                     wikipedia_api=wiki.api_url)
+                                     wikipedia_api=wiki.api_url, live_sources="wikipedia")
 
         live = run(FrozenSearchService.open(settings("live"), logging=False))
         offline = [run(FrozenSearchService.open(settings("offline"), logging=False)) for _ in range(args.reps)]
