@@ -50,6 +50,8 @@ class SourceSpec:
 def _registry() -> tuple[SourceSpec, ...]:
     specs: list[SourceSpec] = []
     # Each source module exposes SPEC; listed here in a fixed order (reference parsing tries them in turn).
+    from frozen_search.adapters import arxiv
+    specs.append(arxiv.SPEC)
     from frozen_search.adapters import openalex
     specs.append(openalex.SPEC)
     return tuple(specs)

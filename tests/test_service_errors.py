@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 
 import pytest
 
+from frozen_search import sources
 from frozen_search.config import Settings
 from frozen_search.cutoff_rules.base import parse_cutoff
 from frozen_search.errors import ConfigError, FrozenSearchError, InvalidRequest, NotFoundBeforeCutoff, RefusedSource
@@ -48,7 +49,8 @@ def test_bad_limits(service_at: Factory, limit: object) -> None:
         service_at("2016-01-01").search("pear", limit=limit)  # type: ignore[arg-type]
 
 
-def test_sources(service_at: Factory) -> None:
+def test_sources(service_at: Factory, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sources, "REGISTRY", ())  # a server whose registry serves no arXiv
     service = service_at("2016-01-01")
     assert service.search("pear", source="wikipedia").results
     with pytest.raises(RefusedSource, match="not served"):
@@ -63,7 +65,7 @@ def test_sources(service_at: Factory) -> None:
     ("https://en.wikipedia.org/w/index.php?oldid=999999999", NotFoundBeforeCutoff),
     ("https://de.wikipedia.org/wiki/Birne", RefusedSource),
     ("https://example.com/wiki/Pear", RefusedSource),
-    ("https://arxiv.org/abs/2101.10016", RefusedSource),
+    ("https://arxiv.org/abs/2101.10016", NotFoundBeforeCutoff),  # an arXiv reference; not in this store
     ("wikipedia:", InvalidRequest),
     ("wikipedia:a[b]", InvalidRequest),
     ("https://en.wikipedia.org/w/index.php?oldid=12abc", InvalidRequest),

@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from lxml import etree  # type: ignore[import-untyped]
+from lxml import etree
 
 from frozen_search.adapters.documents import DocReference, DocState, SourceLive, StateIngestReport
 from frozen_search.adapters.http import Upstream

@@ -105,7 +105,7 @@ ERROR_CASES = [
                  "not_found_before_cutoff", id="only-after-cutoff"),
     pytest.param("POST", "/v1/fetch", {"json": {"id": "https://example.org/wiki/Pear"}}, 403, "refused_source",
                  id="other-site-url"),
-    pytest.param("GET", "/v1/search", {"params": {"query": "pear", "source": "arxiv"}}, 403, "refused_source",
+    pytest.param("GET", "/v1/search", {"params": {"query": "pear", "source": "google"}}, 403, "refused_source",
                  id="unserved-source"),
     pytest.param("GET", "/v1/search", {"params": {"query": ""}}, 400, "invalid_request", id="empty-query"),
     pytest.param("POST", "/v1/search", {"json": {"query": "   "}}, 400, "invalid_request", id="blank-query"),

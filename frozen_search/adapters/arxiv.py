@@ -1,0 +1,291 @@
+"""arXiv as a document-state source: identifiers, the per-paper record every input is turned into, and its states.
+
+Every input (OAI-PMH ``arXivRaw``, the bulk metadata snapshot, abs files, arXiv's per-version metadata rows, and the
+live API) is read into one :class:`PaperRecord`: the version list with submission dates, the texts the input carries
+*for a given version itself*, and records frozen at a version's submission (proof for late fields). Then
+:func:`paper_states` makes one :class:`~frozen_search.adapters.documents.DocState` per version, following
+:mod:`frozen_search.cutoff_rules.arxiv`: a version without its own text is stored without text
+(``content_unproven``), never with another version's.
+
+Identifiers (arXiv's "Understanding the arXiv identifier" help page): new style ``YYMM.NNNN`` (0704-1412) or
+``YYMM.NNNNN`` (from 1501), old style ``archive[.SC]/YYMMNNN`` (1991-2007), optionally ``vN`` (N >= 1). The document
+id is ``arxiv:<id>`` without version (old style without subject class); a state's version is ``v<N>``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+from frozen_search.adapters.documents import DocReference, DocState
+from frozen_search.config import Settings
+from frozen_search.cutoff_rules import arxiv as rules
+from frozen_search.cutoff_rules.base import iso_utc
+from frozen_search.errors import InvalidRequest
+
+SOURCE = "arxiv"
+HOST = "arxiv.org"
+ARCHIVES = frozenset({
+    "acc-phys", "adap-org", "alg-geom", "ao-sci", "astro-ph", "atom-ph", "bayes-an", "chao-dyn", "chem-ph",
+    "cmp-lg", "comp-gas", "cond-mat", "cs", "dg-ga", "funct-an", "gr-qc", "hep-ex", "hep-lat", "hep-ph", "hep-th",
+    "math", "math-ph", "mtrl-th", "nlin", "nucl-ex", "nucl-th", "patt-sol", "physics", "plasm-ph", "q-alg",
+    "q-bio", "quant-ph", "solv-int", "supr-con",
+})
+_NEW = re.compile(r"^(\d{2})(\d{2})\.(\d{4,5})(?:v(\d+))?$")
+_OLD = re.compile(r"^([a-z-]+)(?:\.[A-Za-z-]{2,})?/(\d{2})(\d{2})(\d{3})(?:v(\d+))?$")
+_URL_HOSTS = ("arxiv.org", "www.arxiv.org", "export.arxiv.org")
+_LOOKS_NEW = re.compile(r"^\d{4}\.\d")
+_LOOKS_OLD = re.compile(r"^([a-z-]+)(?:\.[A-Za-z-]+)?/")
+
+
+@dataclass(frozen=True)
+class ArxivId:
+    """A parsed identifier: ``paper`` (``2101.10016``, ``math/0202001``) and ``version`` (``None`` or >= 1)."""
+
+    paper: str
+    version: int | None = None
+
+    @property
+    def doc_id(self) -> str:
+        """``arxiv:<paper>``."""
+        return f"{SOURCE}:{self.paper}"
+
+
+def parse_id(text: str) -> ArxivId:
+    """Parse a bare identifier (``2101.10016``, ``2101.10016v6``, ``math/0202001``, ``math.GT/0309136v2``).
+
+    Raises:
+        InvalidRequest: not a well-formed arXiv identifier (month 01-12, 4 digits for 0704-1412 and 5 from 1501,
+            old-style archive known and dated 1991-2007, version >= 1).
+    """
+    value = text.strip()
+    found = _NEW.match(value)
+    if found is not None:
+        yy, mm, number, version = found.groups()
+        yymm = int(yy + mm)
+        digits = 5 if yymm >= 1501 else 4
+        if not 1 <= int(mm) <= 12 or yymm < 704 or len(number) != digits:
+            raise InvalidRequest(f"{text[:60]!r} is not an arXiv identifier: YYMM.{'N' * digits} expected for "
+                                 f"{yy}{mm} (month 01-12, from 0704)")
+        return ArxivId(f"{yy}{mm}.{number}", _version(version, text))
+    found = _OLD.match(value)
+    if found is not None:
+        archive, yy, mm, number, version = found.groups()
+        year = (1900 if int(yy) >= 91 else 2000) + int(yy)
+        if archive not in ARCHIVES or not 1 <= int(mm) <= 12 or not (1991 <= year <= 2007):
+            raise InvalidRequest(f"{text[:60]!r} is not an old-style arXiv identifier (archive/YYMMNNN, 1991-2007)")
+        return ArxivId(f"{archive}/{yy}{mm}{number}", _version(version, text))
+    raise InvalidRequest(f"{text[:60]!r} is not an arXiv identifier (2101.10016, 2101.10016v6 or math/0202001)")
+
+
+def _version(version: str | None, text: str) -> int | None:
+    if version is None:
+        return None
+    if int(version) < 1 or version.startswith("0"):
+        raise InvalidRequest(f"{text[:60]!r}: arXiv versions start at v1")
+    return int(version)
+
+
+def parse_reference(ref: str, settings: Settings) -> DocReference | None:
+    """A :class:`DocReference` for an arXiv id or URL accepted by ``fetch``; ``None`` for a reference of another
+    source. Accepted: ``2101.10016``, ``2101.10016v6``, ``math/0202001``, ``arxiv:…``/``arXiv:…``, and
+    ``[http(s)://](www.|export.)arxiv.org/abs|pdf/<id>[vN][.pdf]``.
+
+    Raises:
+        InvalidRequest: a malformed arXiv id or URL (``2101.1001``, ``2101.10016v0``, ``hep-th/99``,
+            ``arxiv:../../etc``, an arXiv URL that is not an abs or pdf page).
+    """
+    text = ref.strip()
+    if text.lower().startswith("arxiv:"):
+        return _reference(parse_id(text[len("arxiv:"):]))
+    bare = re.sub(r"^(?:https?:)?//", "", text, flags=re.IGNORECASE)
+    host, _, path = bare.partition("/")
+    if host.lower() in _URL_HOSTS:
+        parts = urlsplit("https://" + bare)
+        found = re.match(r"^/(abs|pdf)/(.+?)(?:\.pdf)?/?$", unquote(parts.path))
+        if found is None or parts.query or parts.fragment:
+            raise InvalidRequest(f"{ref[:100]!r} is not an arXiv abs or pdf URL (https://arxiv.org/abs/<id>)")
+        return _reference(parse_id(found.group(2)))
+    if text != bare or "://" in text:
+        return None
+    old_style = _LOOKS_OLD.match(text)
+    if _LOOKS_NEW.match(text) or (old_style is not None and old_style.group(1) in ARCHIVES):
+        return _reference(parse_id(text))
+    if text.startswith(("../", "./", "/")) or "/../" in text:
+        raise InvalidRequest(f"{ref[:100]!r} is a path, not an arXiv identifier")
+    return None
+
+
+def _reference(found: ArxivId) -> DocReference:
+    return DocReference(source=SOURCE, doc_id=found.doc_id,
+                        version=None if found.version is None else f"v{found.version}")
+
+
+def abs_url(paper: str, version: int) -> str:
+    """The abstract page of one version: ``https://arxiv.org/abs/<paper>v<version>``."""
+    return f"https://{HOST}/abs/{paper}v{version}"
+
+
+@dataclass(frozen=True)
+class VersionEntry:
+    """One line of a paper's submission history: ``number`` (>= 1), ``submitted`` (UTC seconds), the size in kB
+    when the input gives it, arXiv's flags/source type (``I`` = withdrawn), and whether the date is known."""
+
+    number: int
+    submitted: int
+    size_kb: int | None = None
+    flags: str = ""
+    dated: bool = True  # False: the input does not give this version's date (``submitted`` is only a lower bound)
+
+
+@dataclass(frozen=True)
+class VersionText:
+    """What a record says about a version: own fields (title, authors, abstract, comments, categories — the first
+    category is the primary) and the late fields (``journal_ref``, ``doi``, ``report_no``, ``cross_lists``) it
+    carried, whether or not they are proven."""
+
+    title: str
+    authors: str
+    abstract: str
+    comments: str | None = None
+    categories: str = ""
+    late: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def primary_category(self) -> str:
+        """The first listed category."""
+        return self.categories.split()[0] if self.categories.split() else ""
+
+
+def late_fields(journal_ref: str | None, doi: str | None, report_no: str | None, categories: str) -> dict[str, str]:
+    """The late fields of a record, whitespace-collapsed; cross-lists are every category after the primary."""
+    found = {"journal_ref": clean(journal_ref), "doi": clean(doi), "report_no": clean(report_no),
+             "cross_lists": " ".join(categories.split()[1:])}
+    return {name: value for name, value in found.items() if value}
+
+
+def clean(value: str | None) -> str:
+    """Whitespace collapsed (inputs re-wrap lines and indent continuation lines)."""
+    return " ".join((value or "").split())
+
+
+@dataclass
+class PaperRecord:
+    """Everything one input says about one paper.
+
+    ``versions`` the submission history; ``texts`` version number -> that version's own text; ``frozen`` version
+    number -> a record frozen no later than that version's submission (proof for late fields); ``provenance`` where
+    it came from (file, record position, upstream request).
+    """
+
+    paper: str
+    versions: list[VersionEntry]
+    texts: dict[int, VersionText] = field(default_factory=dict)
+    frozen: dict[int, VersionText] = field(default_factory=dict)
+    provenance: dict[str, Any] = field(default_factory=dict)
+    content: str = "abstract"
+    full_texts: dict[int, str] = field(default_factory=dict)
+
+    def check(self) -> None:
+        """Raises ``ValueError`` when the history is unusable: no versions, gaps, duplicates or dates going back."""
+        numbers = [v.number for v in self.versions]
+        if not numbers:
+            raise ValueError("no version history")
+        if numbers != list(range(1, len(numbers) + 1)):
+            raise ValueError(f"versions {numbers} are not v1..v{len(numbers)}")
+        dates = [v.submitted for v in self.versions if v.dated]
+        if dates != sorted(dates):
+            raise ValueError("version dates go back in time")
+        unknown = sorted(set(self.texts) - set(numbers))
+        if unknown:
+            raise ValueError(f"text for v{unknown[0]}, which is not in the history")
+
+
+def paper_states(record: PaperRecord) -> list[DocState]:
+    """One state per version of ``record`` (see the module docstring and :mod:`frozen_search.cutoff_rules.arxiv`).
+
+    Raises:
+        ValueError: the record's history is unusable (:meth:`PaperRecord.check`).
+    """
+    record.check()
+    states = []
+    for entry in record.versions:
+        states.append(_version_state(record, entry))
+    return states
+
+
+def _version_state(record: PaperRecord, entry: VersionEntry) -> DocState:
+    k, when = entry.number, entry.submitted
+    history = [[f"v{v.number}", iso_utc(v.submitted) if v.dated else None] for v in record.versions if v.number <= k]
+    own = record.texts.get(k)
+    withdrawn = rules.is_withdrawal(entry.size_kb, entry.flags, own.comments if own else None)
+    base: dict[str, Any] = dict(
+        doc_id=f"{SOURCE}:{record.paper}", source=SOURCE, version=f"v{k}", valid_from=when,
+        url=abs_url(record.paper, k), parent_version=None if k == 1 else f"v{k - 1}",
+        provenance={**record.provenance, "version": f"v{k}"})
+    display: dict[str, Any] = {"arxiv_id": f"{record.paper}v{k}", "submitted": iso_utc(when),
+                               "submission_history": history, "withdrawn": withdrawn}
+    dated = ((f"version v{k} submitted", when), (f"submission history v1-v{k}", when))
+    if own is None:
+        if withdrawn:
+            notice = (f"arXiv:{record.paper}v{k}, submitted {iso_utc(when)}, is a withdrawal "
+                      f"({entry.size_kb if entry.size_kb is not None else '?'}kb, {entry.flags}): this version has no "
+                      "article. Its own abstract page text is not in the input.")
+            return DocState(title=f"arXiv:{record.paper}v{k} (withdrawn)", parts=(notice,), dated=dated,
+                            display={**display, "content": "withdrawal notice"}, **base)
+        why = (f"the input carries no text of {record.paper}v{k} itself (only of other versions); another version's "
+               "title, authors or abstract is never shown in its place")
+        return DocState(title=f"arXiv:{record.paper}v{k}", parts=None, refusal=("content_unproven", why),
+                        dated=dated, display=display, **base)
+    proven = rules.proven_late_fields(own.late, record.frozen[k].late if k in record.frozen else None)
+    display.update({"title": own.title, "authors": own.authors, "comments": own.comments,
+                    "primary_category": own.primary_category, **proven,
+                    "content": "full_text" if k in record.full_texts else record.content})
+    head = [own.title, f"Authors: {own.authors}"]
+    if own.comments:
+        head.append(f"Comments: {own.comments}")
+    head.append(f"arXiv:{record.paper}v{k} [{own.primary_category}], submitted {iso_utc(when)}"
+                + (" (withdrawal)" if withdrawn else ""))
+    for name, label in (("journal_ref", "Journal-ref"), ("doi", "DOI"), ("report_no", "Report-no")):
+        if name in proven:
+            head.append(f"{label}: {proven[name]}")
+    parts = ["\n".join(head), own.abstract] + ([record.full_texts[k]] if k in record.full_texts else [])
+    own_dated = (f"title, authors, abstract and comments of v{k}", when)
+    return DocState(title=own.title, parts=tuple(p for p in parts if p), dated=(*dated, own_dated),
+                    display=display, **base)
+
+
+def _ingest(paths: Any, store: Any, index: Any, *, settings: Settings, progress: Any = None, on_file: Any = None,
+            **options: Any) -> Any:
+    from frozen_search.adapters import arxiv_ingest
+
+    return arxiv_ingest.ingest_arxiv(paths, store, index, progress=progress, on_file=on_file)
+
+
+def _open_live(upstream: Any, settings: Settings) -> Any:
+    from frozen_search.adapters import arxiv_live
+
+    return arxiv_live.ArxivLive(upstream, settings)
+
+
+def _api_hosts(settings: Settings) -> tuple[str, ...]:
+    hosts = {urlsplit(settings.arxiv_api).hostname, urlsplit(settings.arxiv_oai).hostname, HOST}
+    return tuple(sorted(h for h in hosts if h))
+
+
+def _spec() -> Any:
+    from frozen_search.sources import SourceSpec
+
+    return SourceSpec(name=SOURCE, sources=lambda settings: (SOURCE,), hosts=lambda settings: (HOST,),
+                      parse_reference=parse_reference, ingest=_ingest, api_hosts=_api_hosts, open_live=_open_live)
+
+
+def __getattr__(name: str) -> Any:
+    """``SPEC``: the :class:`~frozen_search.sources.SourceSpec` of arXiv, built on first use (``sources`` imports
+    this module while it builds its registry, so the spec cannot be built at import time)."""
+    if name == "SPEC":
+        return _spec()
+    raise AttributeError(name)

@@ -1,0 +1,435 @@
+"""Bulk arXiv ingestion with no network: ``frozen-search ingest arxiv FILE...``.
+
+The format of each file is detected from its content, never its name:
+
+- **OAI-PMH** ``ListRecords``/``GetRecord`` responses in the ``arXivRaw`` format (http://arxiv.org/OAI/arXivRaw/),
+  streamed record by record with lxml: the version list (``<version version="vN"><date>``, ``<size>``,
+  ``<source_type>``) and the *latest* version's text only;
+- the **bulk metadata snapshot** (Kaggle ``arxiv-metadata-oai-snapshot.json``): JSON lines with ``versions[]``
+  (``created`` dates) and the latest version's text only;
+- **abs files** (arXiv's ``.abs`` source of the abstract page): a current file (latest version's text, full
+  submission history) or a per-version file (``orig/<id>vN.abs``: version N's own text, frozen when N+1 was
+  submitted); raw, or arxiv-browse's converted JSON lines (``{"path", "text"}``, grouped per paper in the file);
+- arXiv's **per-version metadata rows** (``arXiv_metadata`` table as JSON lines: one row per version with that
+  version's own title/abstract; ``created``/``modtime`` in arXiv's local time, US Eastern).
+
+Each version becomes a state (see :func:`frozen_search.adapters.arxiv.paper_states`). A record that cannot be read
+(a broken OAI record, a JSON line without ``id``, a bad date) is skipped and reported by position; a file that is not
+arXiv metadata at all raises :class:`~frozen_search.errors.IngestError` and nothing is stored.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterator, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from dateutil import parser as dateutil_parser
+from dateutil import tz
+from lxml import etree
+
+from frozen_search.adapters.arxiv import PaperRecord, VersionEntry, VersionText, clean, late_fields, paper_states
+from frozen_search.adapters.documents import DocState, StateIngestReport, ingest_states
+from frozen_search.errors import IngestError
+from frozen_search.index import RevisionIndex
+from frozen_search.store import Store
+
+OAI = "http://www.openarchives.org/OAI/2.0/"
+RAW = "http://arxiv.org/OAI/arXivRaw/"
+EASTERN = tz.gettz("America/New_York")
+_ABS_DATE = re.compile(r"^Date(?: \(revised v(\d+)\))?:\s*(.+?)\s+\((\d+)kb(?:,\s*([A-Za-z]+))?\)\s*$")
+_ABS_FIELD = re.compile(r"^([A-Za-z][A-Za-z-]*):\s?(.*)$")
+Tick = Callable[[int], None]
+
+
+def ingest_arxiv(paths: Sequence[Path], store: Store, index: RevisionIndex, *,
+                 progress: Callable[[int, int], None] | None = None,
+                 on_file: Callable[[Path], None] | None = None) -> StateIngestReport:
+    """Ingest arXiv metadata files into ``store`` and ``index`` in one transaction (all or nothing).
+
+    Raw abs files given together are grouped per paper (a per-version file proves late fields of the next version).
+
+    Raises:
+        IngestError: a file is missing, empty or not arXiv metadata in a known format; nothing is stored.
+    """
+    paths = list(paths)
+    return ingest_states("arxiv", paths, store, index, ArxivReader(paths), progress=progress, on_file=on_file)
+
+
+class ArxivReader:
+    """The :data:`~frozen_search.adapters.documents.DocumentReader` of arXiv files: formats detected from content;
+    raw abs files among ``paths`` are read up front and grouped by paper (yielded with the paper's first file)."""
+
+    def __init__(self, paths: Sequence[Path]) -> None:
+        self.groups: dict[str, _AbsGroup] = {}
+        self.first: dict[Path, list[str]] = {}
+        for path in paths:
+            if path.is_file() and detect_format(path) == "abs":
+                paper, versions, own = _read_abs_file(path)
+                if paper not in self.groups:
+                    self.groups[paper] = _AbsGroup(paper, "file")
+                    self.first.setdefault(path, []).append(paper)
+                self.groups[paper].add(versions, own, path.name)
+
+    def __call__(self, path: Path, report: StateIngestReport, tick: Tick) -> Iterator[list[DocState]]:
+        """Yield each paper's states from one file.
+
+        Raises:
+            IngestError: the file is empty or not arXiv metadata.
+        """
+        kind = detect_format(path)
+        if kind == "abs":
+            records: Iterator[PaperRecord] = iter([self.groups[p].record() for p in self.first.get(path, [])])
+        else:
+            records = _READERS[kind](path, report, tick)
+        yield from _states(path, report, records)
+
+
+def read_arxiv(path: Path, report: StateIngestReport, tick: Tick) -> Iterator[list[DocState]]:
+    """Yield each paper's states from one file of any supported format (detected from the content).
+
+    Raises:
+        IngestError: the file is empty or not arXiv metadata.
+    """
+    yield from ArxivReader([path])(path, report, tick)
+
+
+def _states(path: Path, report: StateIngestReport, records: Iterator[PaperRecord]) -> Iterator[list[DocState]]:
+    for position, record in enumerate(records, start=1):
+        try:
+            yield paper_states(record)
+        except ValueError as exc:
+            where = record.provenance.get("position", f"paper {record.paper}")
+            report.problems.append(f"{path.name}: record {position} ({where}): {exc}")
+
+
+def detect_format(path: Path) -> str:
+    """``oai``, ``snapshot``, ``abs``, ``abs_jsonl`` or ``db_rows``, from the first bytes of ``path``.
+
+    Raises:
+        IngestError: empty, or none of the supported formats.
+    """
+    with path.open("rb") as handle:
+        head = handle.read(65_536)
+    text = head.decode("utf-8", errors="replace").lstrip("\ufeff \t\r\n")
+    if not text:
+        raise IngestError(f"{path} is empty")
+    if text.startswith("<"):
+        if f'xmlns="{OAI}"' in text or "<OAI-PMH" in text:
+            return "oai"
+        raise IngestError(f"{path} is XML but not an OAI-PMH response (arXivRaw expected)")
+    if text.startswith("-" * 20) and re.search(r"^arXiv:\S+", text, re.MULTILINE):
+        return "abs"
+    if text.startswith("{"):
+        try:
+            first = json.loads(text.split("\n", 1)[0])
+        except ValueError as exc:
+            raise IngestError(f"{path}: the first line is not JSON ({exc})") from exc
+        if isinstance(first, dict):
+            if "id" in first and "versions" in first:
+                return "snapshot"
+            if str(first.get("path", "")).endswith(".abs") and "text" in first:
+                return "abs_jsonl"
+            if {"paper_id", "version", "created", "modtime"} <= set(first):
+                return "db_rows"
+    raise IngestError(f"{path} is not arXiv metadata (OAI-PMH arXivRaw XML, the bulk snapshot JSON lines, abs "
+                      "files or per-version metadata rows)")
+
+
+# -- OAI-PMH arXivRaw ------------------------------------------------------------------------------------------
+
+
+def _oai_records(path: Path, report: StateIngestReport, tick: Tick) -> Iterator[PaperRecord]:
+    with path.open("rb") as handle:
+        yield from _oai_stream(path, handle, report, tick)
+
+
+def _oai_stream(path: Path, handle: Any, report: StateIngestReport, tick: Tick) -> Iterator[PaperRecord]:
+    position = 0
+    seen_root = False
+    # recover: a malformed record costs that record only (reported), not the rest of the file
+    context = etree.iterparse(handle, events=("start", "end"), recover=True, huge_tree=True)
+    for event, element in context:
+        if event == "start":
+            if not seen_root:
+                seen_root = True
+                if element.tag != f"{{{OAI}}}OAI-PMH":
+                    raise IngestError(f"{path} is not an OAI-PMH response (root {element.tag!r})")
+            continue
+        if element.tag == f"{{{OAI}}}request" and element.get("metadataPrefix", "arXivRaw") != "arXivRaw":
+            raise IngestError(f"{path}: OAI-PMH metadataPrefix {element.get('metadataPrefix')!r}; only arXivRaw "
+                              "carries the version history")
+        if element.tag == f"{{{OAI}}}error":
+            raise IngestError(f"{path}: the OAI-PMH response is an error ({element.get('code')}: "
+                              f"{clean(element.text)})")
+        if element.tag != f"{{{OAI}}}record":
+            continue
+        position += 1
+        where = f"line {element.sourceline}"
+        try:
+            record = _oai_record(element)
+        except ValueError as exc:
+            report.problems.append(f"{path.name}: record {position} ({where}): {exc}")
+        else:
+            if record is not None:
+                record.provenance.update({"file": path.name, "position": where, "format": "oai-arXivRaw"})
+                yield record
+        element.clear(keep_tail=True)
+        if position % 200 == 0:
+            tick(handle.tell())
+    if not seen_root:
+        raise IngestError(f"{path} holds no XML element")
+    errors = [e for e in context.error_log if e.level >= etree.ErrorLevels.ERROR]
+    for error in errors[:20]:
+        report.problems.append(f"{path.name}: XML error at line {error.line}: {error.message}")
+
+
+def _oai_record(element: Any) -> PaperRecord | None:
+    header = element.find(f"{{{OAI}}}header")
+    if header is not None and header.get("status") == "deleted":
+        return None
+    raw = element.find(f".//{{{RAW}}}arXivRaw")
+    if raw is None:
+        raise ValueError("no arXivRaw metadata (only the arXivRaw format carries the version history)")
+
+    def text(name: str) -> str | None:
+        found = raw.find(f"{{{RAW}}}{name}")
+        return None if found is None else "".join(found.itertext())
+
+    paper = clean(text("id"))
+    if not paper:
+        raise ValueError("no <id>")
+    versions = []
+    for version in raw.findall(f"{{{RAW}}}version"):
+        label = version.get("version", "")
+        if not re.fullmatch(r"v[1-9]\d*", label):
+            raise ValueError(f"{paper}: version label {label!r}")
+        date = version.findtext(f"{{{RAW}}}date")
+        size = version.findtext(f"{{{RAW}}}size")
+        versions.append(VersionEntry(int(label[1:]), _gmt(date), _kb(size),
+                                     clean(version.findtext(f"{{{RAW}}}source_type"))))
+    versions.sort(key=lambda v: v.number)  # arXivRaw lists v1, v10, v11, ..., v2 (string order)
+    title, authors, abstract = clean(text("title")), clean(text("authors")), clean(text("abstract"))
+    if not (title and versions):
+        raise ValueError(f"{paper}: no title or no version")
+    categories = clean(text("categories"))
+    latest = VersionText(title, authors, abstract, clean(text("comments")) or None, categories,
+                         late_fields(text("journal-ref"), text("doi"), text("report-no"), categories))
+    return PaperRecord(paper, versions, texts={len(versions): latest})
+
+
+# -- bulk snapshot (JSON lines) ----------------------------------------------------------------------------------
+
+
+def _json_lines(path: Path, report: StateIngestReport, tick: Tick) -> Iterator[tuple[int, dict[str, Any]]]:
+    with path.open("rb") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                value = json.loads(line)
+                if not isinstance(value, dict):
+                    raise ValueError("not a JSON object")
+            except ValueError as exc:
+                report.problems.append(f"{path.name}: record {number} (line {number}): not a JSON object ({exc})")
+                continue
+            if number % 500 == 0:
+                tick(handle.tell())
+            yield number, value
+
+
+def _snapshot_records(path: Path, report: StateIngestReport, tick: Tick) -> Iterator[PaperRecord]:
+    for number, line in _json_lines(path, report, tick):
+        try:
+            paper = clean(line.get("id"))
+            if not paper:
+                raise ValueError("no id")
+            versions = []
+            for position, version in enumerate(line.get("versions") or [], start=1):
+                if version.get("version") != f"v{position}":
+                    raise ValueError(f"version {version.get('version')!r} where v{position} was expected")
+                versions.append(VersionEntry(position, _gmt(version.get("created"))))
+            categories = clean(line.get("categories"))
+            latest = VersionText(clean(line.get("title")), clean(line.get("authors")), clean(line.get("abstract")),
+                                 clean(line.get("comments")) or None, categories,
+                                 late_fields(line.get("journal-ref"), line.get("doi"), line.get("report-no"),
+                                             categories))
+            if not latest.title or not versions:
+                raise ValueError(f"{paper}: no title or no version")
+        except (ValueError, TypeError, AttributeError) as exc:
+            report.problems.append(f"{path.name}: record {number} (line {number}): {exc}")
+            continue
+        yield PaperRecord(paper, versions, texts={len(versions): latest},
+                          provenance={"file": path.name, "position": f"line {number}", "format": "bulk-snapshot"})
+
+
+# -- abs files -------------------------------------------------------------------------------------------------
+
+
+def parse_abs(text: str) -> tuple[str, list[VersionEntry], VersionText]:
+    """Parse one abs file: the paper id, its submission history, and the text of its last listed version.
+
+    Raises:
+        ValueError: not an abs file, or a date line that cannot be read.
+    """
+    blocks = text.split("\n\\\\\n")
+    if len(blocks) < 3:
+        raise ValueError("not an abs file (expected header, metadata and abstract between '\\\\' lines)")
+    header, abstract = blocks[1], blocks[2]
+    fields: dict[str, str] = {}
+    versions: list[VersionEntry] = []
+    last: str | None = None
+    for line in header.split("\n"):
+        if line[:1] in (" ", "\t") and last is not None:
+            fields[last] += " " + line.strip()
+            continue
+        found_date = _ABS_DATE.match(line)
+        if found_date is not None:
+            number = int(found_date.group(1) or 1)
+            versions.append(VersionEntry(number, _gmt(found_date.group(2)), int(found_date.group(3)),
+                                         found_date.group(4) or ""))
+            last = None
+            continue
+        found = _ABS_FIELD.match(line)
+        if found is not None:
+            last = found.group(1).lower()
+            fields[last] = found.group(2)
+        elif line.startswith("Date"):
+            raise ValueError(f"unreadable date line {line[:80]!r}")
+    paper = clean(fields.get("arxiv") or fields.get("paper"))
+    if not paper or not versions:
+        raise ValueError("no arXiv id or no Date line")
+    categories = clean(fields.get("categories"))
+    own = VersionText(clean(fields.get("title")), clean(fields.get("authors")), clean(abstract),
+                      clean(fields.get("comments")) or None, categories,
+                      late_fields(fields.get("journal-ref"), fields.get("doi"), fields.get("report-no"), categories))
+    return paper, versions, own
+
+
+class _AbsGroup:
+    """The abs files of one paper: the longest history seen, and each file's text by its last listed version."""
+
+    def __init__(self, paper: str, where: str) -> None:
+        self.paper, self.where = paper, where
+        self.versions: list[VersionEntry] = []
+        self.texts: dict[int, VersionText] = {}
+        self.files: list[str] = []
+
+    def add(self, versions: list[VersionEntry], own: VersionText, source: str) -> None:
+        if len(versions) > len(self.versions):
+            self.versions = versions
+        self.texts[versions[-1].number] = own
+        self.files.append(source)
+
+    def record(self) -> PaperRecord:
+        # a per-version file of v(k-1) was frozen when vk was submitted: its late fields held at vk's valid_from
+        frozen = {k + 1: text for k, text in self.texts.items()}
+        return PaperRecord(self.paper, self.versions, texts=dict(self.texts), frozen=frozen,
+                           provenance={"files": sorted(set(self.files)), "position": self.where, "format": "abs"})
+
+
+def _read_abs_file(path: Path) -> tuple[str, list[VersionEntry], VersionText]:
+    raw = path.read_bytes()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        text = raw.decode("latin-1")  # arXiv's older abs files are latin-1 (e.g. 1607.08199)
+    try:
+        return parse_abs(text.replace("\r\n", "\n"))
+    except ValueError as exc:
+        raise IngestError(f"{path}: {exc}") from exc
+
+
+def _abs_jsonl_records(path: Path, report: StateIngestReport, tick: Tick) -> Iterator[PaperRecord]:
+    groups: dict[str, _AbsGroup] = {}
+    for number, line in _json_lines(path, report, tick):
+        try:
+            paper, versions, own = parse_abs(str(line.get("text", "")))
+        except ValueError as exc:
+            report.problems.append(f"{path.name}: record {number} (line {number}, {line.get('path')}): {exc}")
+            continue
+        groups.setdefault(paper, _AbsGroup(paper, f"line {number}")).add(versions, own, path.name)
+    for group in groups.values():
+        yield group.record()
+
+
+# -- per-version metadata rows -------------------------------------------------------------------------------------
+
+
+def _db_records(path: Path, report: StateIngestReport, tick: Tick) -> Iterator[PaperRecord]:
+    rows: list[tuple[int, dict[str, Any]]] = []
+    for number, row in _json_lines(path, report, tick):
+        if rows and rows[-1][1].get("paper_id") != row.get("paper_id"):
+            yield from _db_paper(path, report, rows)
+            rows = []
+        rows.append((number, row))
+    if rows:
+        yield from _db_paper(path, report, rows)
+
+
+def _db_paper(path: Path, report: StateIngestReport, rows: list[tuple[int, dict[str, Any]]]) -> Iterator[PaperRecord]:
+    first = rows[0][0]
+    try:
+        paper = clean(rows[0][1].get("paper_id"))
+        ordered = sorted(rows, key=lambda r: int(r[1]["version"]))
+        versions, texts, modified = [], {}, {}
+        for _, row in ordered:
+            k = int(row["version"])
+            size = int(row["source_size"]) // 1024 if row.get("source_size") not in (None, "") else None
+            withdrawn = "I" if row.get("is_withdrawn") == "1" else ""
+            versions.append(VersionEntry(k, _eastern(row["created"]), size, withdrawn))
+            categories = clean(row.get("abs_categories"))
+            texts[k] = VersionText(clean(row.get("title")), clean(row.get("authors")), clean(row.get("abstract")),
+                                   clean(row.get("comments")) or None, categories,
+                                   late_fields(row.get("journal_ref"), row.get("doi"), row.get("report_num"),
+                                               categories))
+            modified[k] = int(row["modtime"])
+        # row k-1 last modified before vk was created: its values held at vk's submission
+        frozen = {v.number: texts[v.number - 1] for v in versions
+                  if v.number - 1 in modified and modified[v.number - 1] <= v.submitted}
+    except (KeyError, ValueError, TypeError) as exc:
+        report.problems.append(f"{path.name}: record {first} (line {first}): {exc}")
+        return
+    yield PaperRecord(paper, versions, texts=texts, frozen=frozen,
+                      provenance={"file": path.name, "position": f"line {first}", "format": "metadata-rows"})
+
+
+_READERS: dict[str, Callable[[Path, StateIngestReport, Tick], Iterator[PaperRecord]]] = {
+    "oai": _oai_records, "snapshot": _snapshot_records, "abs_jsonl": _abs_jsonl_records, "db_rows": _db_records}
+
+
+# -- dates ---------------------------------------------------------------------------------------------------------
+
+
+def _gmt(value: str | None) -> int:
+    """``Mon, 25 Jan 2021 11:32:05 GMT`` (RFC 2822, as arXiv writes version dates) -> UTC seconds."""
+    if not value or not value.strip():
+        raise ValueError("a version without a date")
+    try:
+        parsed = dateutil_parser.parse(value.strip())
+    except (ValueError, OverflowError) as exc:
+        raise ValueError(f"unreadable version date {value.strip()[:40]!r}") from exc
+    if parsed.tzinfo is None:
+        raise ValueError(f"version date {value.strip()[:40]!r} has no zone")
+    return int(parsed.timestamp())
+
+
+def _eastern(value: str) -> int:
+    """arXiv database local time (``2007-12-19 15:55:54``, US Eastern) -> UTC seconds.
+
+    Eastern is the later of the plausible readings (UTC-4/-5 vs UTC): a wrong guess can only delay a version, never
+    show one submitted after the cutoff.
+    """
+    parsed = datetime.fromisoformat(value.strip())
+    return int(parsed.replace(tzinfo=EASTERN).timestamp())
+
+
+def _kb(value: str | None) -> int | None:
+    found = re.match(r"^\s*(\d+)\s*kb\s*$", value or "", re.IGNORECASE)
+    return None if found is None else int(found.group(1))
+
+
+__all__ = ["detect_format", "ingest_arxiv", "parse_abs", "read_arxiv"]

@@ -1,0 +1,350 @@
+"""arXiv live adapter: the API (Atom) and OAI-PMH ``arXivRaw`` over the shared upstream layer, resolved at ``T``.
+
+Follows arXiv's API manual and the facts in ``shared/sources.md``: every request goes through
+:class:`~frozen_search.adapters.http.Upstream` (one request every 3 s, one connection to arXiv's hosts; a 400 is
+``UpstreamRejected`` and never retried; offline mode answers from the cache only). The API's search returns each
+paper's *current* version, so:
+
+1. ``search_query=(<words>) AND submittedDate:[199101010000 TO <minute of T-1s>]`` narrows candidates; each entry's
+   ``published`` (the v1 date) is re-checked strictly (``< T``);
+2. when the entry's own version (``updated``) predates ``T``, it *is* the version current at ``T`` (no later version
+   exists) and the entry is its own record; otherwise the version dates come from OAI ``GetRecord`` ``arXivRaw``
+   (unless the entry is v2, whose only earlier version is v1) and the chosen version is read with
+   ``id_list=<id>v<k>``;
+3. ``fetch`` of a version also reads its PDF through the layer and extracts the text with pypdf; when the PDF is not
+   reachable the abstract is shown, and ``metadata.content`` says which (``full_text`` or ``abstract``).
+
+An empty first page whose feed says ``totalResults > 0`` is asked again once, then reported as
+``UpstreamUnavailable``; it is never taken for "no results". Journal-ref, DOI and cross-lists from the API are
+today's values and are never displayed.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from dateutil import parser as dateutil_parser
+from lxml import etree
+
+from frozen_search.adapters.arxiv import (
+    SOURCE,
+    PaperRecord,
+    VersionEntry,
+    VersionText,
+    clean,
+    paper_states,
+    parse_id,
+)
+from frozen_search.adapters.arxiv_ingest import RAW, _oai_record
+from frozen_search.adapters.documents import DocReference, DocState
+from frozen_search.adapters.http import Upstream
+from frozen_search.cache.http_cache import CachedResponse
+from frozen_search.config import Settings
+from frozen_search.cutoff_rules import arxiv as rules
+from frozen_search.cutoff_rules.base import cutoff_bound, iso_utc
+from frozen_search.errors import (
+    FrozenSearchError,
+    InvalidRequest,
+    NotFoundBeforeCutoff,
+    UpstreamUnavailable,
+)
+from frozen_search.models import Rejection
+
+logger = logging.getLogger(__name__)
+ATOM = "http://www.w3.org/2005/Atom"
+ARXIV = "http://arxiv.org/schemas/atom"
+OPENSEARCH = "http://a9.com/-/spec/opensearch/1.1/"
+OAI = "http://www.openarchives.org/OAI/2.0/"
+NS = {"a": ATOM, "arxiv": ARXIV, "os": OPENSEARCH}
+MAX_PDF_BYTES = 50_000_000
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One Atom entry: ``paper`` and ``version`` from its id, ``published`` (v1) and ``updated`` (this version)
+    in UTC seconds, its own text, and the PDF link."""
+
+    paper: str
+    version: int
+    published: int
+    updated: int
+    text: VersionText
+    pdf_url: str | None
+
+
+@dataclass(frozen=True)
+class Feed:
+    """A parsed API answer: the entries and the feed's ``totalResults``."""
+
+    entries: list[Entry]
+    total: int
+
+
+def parse_feed(body: bytes) -> Feed:
+    """Parse an API Atom feed (new 2025+ and legacy 2016 forms).
+
+    Raises:
+        UpstreamUnavailable: not an Atom feed, or an entry without id/published/updated.
+    """
+    try:
+        root = etree.fromstring(body)
+    except etree.XMLSyntaxError as exc:
+        raise UpstreamUnavailable(f"the arXiv API answered something that is not XML: {exc}") from exc
+    if root.tag != f"{{{ATOM}}}feed":
+        raise UpstreamUnavailable(f"the arXiv API answered {root.tag!r}, not an Atom feed")
+    total = int(root.findtext("os:totalResults", default="0", namespaces=NS) or 0)
+    entries = []
+    for element in root.findall("a:entry", NS):
+        entries.append(_entry(element))
+    return Feed(entries, total)
+
+
+def _entry(element: etree._Element) -> Entry:
+    ident = clean(element.findtext("a:id", namespaces=NS))
+    if "/api/errors" in ident:
+        summary = clean(element.findtext("a:summary", namespaces=NS))
+        raise UpstreamUnavailable(f"the arXiv API answered an error entry: {summary}")
+    try:
+        found = parse_id(ident.split("/abs/", 1)[1])
+        published = _instant(element.findtext("a:published", namespaces=NS))
+        updated = _instant(element.findtext("a:updated", namespaces=NS))
+    except (IndexError, ValueError, InvalidRequest) as exc:
+        raise UpstreamUnavailable(f"an arXiv API entry {ident[:80]!r} has no usable id or dates") from exc
+    if found.version is None:
+        raise UpstreamUnavailable(f"an arXiv API entry {ident[:80]!r} carries no version")
+    primary = element.find("arxiv:primary_category", NS)
+    categories = [c.get("term", "") for c in element.findall("a:category", NS)]
+    if primary is not None and primary.get("term"):
+        categories = [primary.get("term", "")] + [c for c in categories if c != primary.get("term")]
+    authors = ", ".join(clean(a.findtext("a:name", namespaces=NS)) for a in element.findall("a:author", NS))
+    text = VersionText(clean(element.findtext("a:title", namespaces=NS)), authors,
+                       clean(element.findtext("a:summary", namespaces=NS)),
+                       clean(element.findtext("arxiv:comment", namespaces=NS)) or None, " ".join(categories))
+    pdf = next((link.get("href") for link in element.findall("a:link", NS)
+                if link.get("title") == "pdf" or link.get("type") == "application/pdf"), None)
+    return Entry(found.paper, found.version, published, updated, text, pdf)
+
+
+def _instant(value: str | None) -> int:
+    parsed = dateutil_parser.isoparse(clean(value))
+    if parsed.tzinfo is None:
+        raise ValueError("no zone")
+    return int(parsed.timestamp())
+
+
+class ArxivLive:
+    """The arXiv :class:`~frozen_search.adapters.documents.SourceLive` at ``settings.cutoff``.
+
+    ``page_size`` is the API's ``max_results`` per search request (arXiv asks for few, large requests); at most
+    ``max_pages`` pages are read per search.
+    """
+
+    def __init__(self, upstream: Upstream, settings: Settings, *, page_size: int = 100, max_pages: int = 3) -> None:
+        self.upstream, self.settings = upstream, settings
+        self.cutoff = settings.require_cutoff()
+        self.bound = cutoff_bound(self.cutoff)
+        self.page_size, self.max_pages = page_size, max_pages
+
+    # -- SourceLive --------------------------------------------------------------------------------------------
+
+    def candidates(self, query: str, source: str | None, limit: int) -> tuple[list[list[DocState]], list[Rejection]]:
+        """Up to ``limit`` papers whose v1 predates ``T``, each as its states up to the one current at ``T``.
+
+        Raises:
+            UpstreamUnavailable, UpstreamRejected, OfflineCacheMiss: from the upstream layer.
+        """
+        found: list[list[DocState]] = []
+        rejections: list[Rejection] = []
+        words = " AND ".join(f"all:{w}" for w in _words(query))
+        if not words:
+            return found, rejections
+        search = f"({words}) AND {rules.submitted_window(self.cutoff)}"
+        seen: set[str] = set()
+        for page in range(self.max_pages):
+            feed = self._search_page(search, page * self.page_size)
+            for entry in feed.entries:
+                if len(found) >= limit:
+                    return found, rejections
+                if entry.paper in seen:
+                    continue
+                seen.add(entry.paper)
+                try:
+                    states = self._at_cutoff(entry, rejections)
+                except FrozenSearchError as exc:
+                    rejections.append(Rejection(id=f"{SOURCE}:{entry.paper}", reason="content_unproven",
+                                                evidence=exc.message))
+                    continue
+                if states:
+                    found.append(states)
+            if len(found) >= limit or (page + 1) * self.page_size >= feed.total or not feed.entries:
+                break
+        return found, rejections
+
+    def resolve(self, reference: DocReference) -> list[DocState]:
+        """The states of the referenced paper up to ``T`` (or the named version's, when it predates ``T``).
+
+        Raises:
+            NotFoundBeforeCutoff: unknown paper, v1 at or after ``T``, or the named version is not before ``T``.
+            UpstreamUnavailable, UpstreamRejected, OfflineCacheMiss: from the upstream layer.
+        """
+        assert reference.doc_id is not None
+        paper = reference.doc_id.split(":", 1)[1]
+        feed = self._query({"id_list": paper, "max_results": "1"})
+        if not feed.entries:
+            raise NotFoundBeforeCutoff(f"arXiv has no paper {paper}")
+        entry = feed.entries[0]
+        if not rules.eligible(entry.published, self.cutoff):
+            raise NotFoundBeforeCutoff(f"{paper} v1 was submitted at {iso_utc(entry.published)}, not before the "
+                                       f"cutoff {iso_utc(self.bound)}")
+        versions = self._versions(entry)
+        if reference.version is not None and not all(v.dated for v in versions):
+            versions = self._oai_record(paper).versions  # a named version needs its own date
+        wanted = rules.version_at([(v.number, v.submitted) for v in versions if v.dated], self.cutoff)
+        if reference.version is not None:
+            asked = int(reference.version[1:])
+            if asked not in {v.number for v in versions} or versions[asked - 1].submitted >= self.bound:
+                raise NotFoundBeforeCutoff(f"{paper}{reference.version} was not submitted before the cutoff")
+            wanted = asked
+        assert wanted is not None
+        return self._states(entry, versions, wanted, with_pdf=True)
+
+    # -- resolution --------------------------------------------------------------------------------------------
+
+    def _at_cutoff(self, entry: Entry, rejections: list[Rejection]) -> list[DocState]:
+        doc = f"{SOURCE}:{entry.paper}"
+        if not rules.eligible(entry.published, self.cutoff):
+            rejections.append(Rejection(id=doc, reason="created_after_cutoff",
+                                        evidence=f"v1 submitted {iso_utc(entry.published)}, not before T"))
+            return []
+        versions = self._versions(entry)
+        wanted = rules.version_at([(v.number, v.submitted) for v in versions if v.dated], self.cutoff)
+        assert wanted is not None
+        return self._states(entry, versions, wanted, with_pdf=False)
+
+    def _versions(self, entry: Entry) -> list[VersionEntry]:
+        """The submission history up to the entry's version: from the entry alone when that settles the version
+        current at ``T`` (today's version predates ``T``; or it is v2, whose only predecessor is v1), else OAI
+        arXivRaw. Versions between v1 and today's whose dates the entry does not give are marked undated."""
+        if entry.updated < self.bound or entry.version <= 2:
+            return [VersionEntry(k, entry.published if k < entry.version else entry.updated,
+                                 dated=k in (1, entry.version)) for k in range(1, entry.version + 1)]
+        return self._oai_record(entry.paper).versions
+
+    def _states(self, entry: Entry, versions: list[VersionEntry], wanted: int, *, with_pdf: bool) -> list[DocState]:
+        chosen = entry if entry.version == wanted else self._version_entry(entry.paper, wanted)
+        texts: dict[int, VersionText] = {}
+        if chosen is not None:
+            texts[wanted] = chosen.text
+        history = [v for v in versions if v.number <= wanted]
+        read = "search entry" if chosen is entry else f"id_list={entry.paper}v{wanted}"
+        record = PaperRecord(entry.paper, history, texts=texts,
+                             provenance={"upstream": self.settings.arxiv_api, "read": read})
+        if with_pdf and chosen is not None:
+            full = self._pdf_text(chosen)
+            if full:
+                record.full_texts[wanted] = full
+        states = paper_states(record)
+        return [s for s in states if s.version == f"v{wanted}"]
+
+    def _version_entry(self, paper: str, version: int) -> Entry | None:
+        feed = self._query({"id_list": f"{paper}v{version}", "max_results": "1"})
+        for entry in feed.entries:
+            if entry.paper == paper and entry.version == version:
+                return entry
+        return None
+
+    def _oai_record(self, paper: str) -> PaperRecord:
+        params = {"verb": "GetRecord", "identifier": f"oai:arXiv.org:{paper}", "metadataPrefix": "arXivRaw"}
+        answer = self.upstream.get(self.settings.arxiv_oai, params, validate=_valid_oai)
+        if answer.status != 200:
+            raise UpstreamUnavailable(f"OAI-PMH GetRecord of {paper} answered HTTP {answer.status}: its version "
+                                      "dates cannot be read")
+        root = etree.fromstring(answer.body)
+        record = root.find(f".//{{{OAI}}}record")
+        error = root.find(f"{{{OAI}}}error")
+        if record is None:
+            code = "no record" if error is None else f"{error.get('code')}: {clean(error.text)}"
+            raise NotFoundBeforeCutoff(f"OAI-PMH has no arXivRaw record of {paper} ({code})")
+        try:
+            found = _oai_record(record)
+        except ValueError as exc:
+            raise UpstreamUnavailable(f"the OAI-PMH arXivRaw record of {paper} is unusable: {exc}") from exc
+        if found is None:
+            raise NotFoundBeforeCutoff(f"the OAI-PMH record of {paper} is deleted")
+        return found
+
+    def _pdf_text(self, entry: Entry) -> str | None:
+        """The version's PDF text (pypdf), or ``None`` when the PDF is not reachable or unreadable."""
+        api = urlsplit(self.settings.arxiv_api)  # export.arxiv.org serves /pdf/ too: same host, same rate limit
+        url = f"{api.scheme}://{api.netloc}/pdf/{entry.paper}v{entry.version}"
+        try:
+            answer = self.upstream.get(url)
+        except FrozenSearchError as exc:
+            logger.info("no PDF text for %sv%d: %s", entry.paper, entry.version, exc)
+            return None
+        return pdf_text(answer.body) if answer.status == 200 else None
+
+    # -- requests ----------------------------------------------------------------------------------------------
+
+    def _search_page(self, search: str, start: int) -> Feed:
+        params = {"search_query": search, "start": str(start), "max_results": str(self.page_size),
+                  "sortBy": "relevance", "sortOrder": "descending"}
+        for attempt in (1, 2):  # arXiv's API sometimes answers an empty page: ask once more, then refuse
+            try:
+                return self._query(params)
+            except UpstreamUnavailable as exc:
+                if not exc.message.startswith(_EMPTY_PAGE) or attempt == 2:
+                    raise
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _query(self, params: dict[str, str]) -> Feed:
+        answer = self.upstream.get(self.settings.arxiv_api, params, validate=_valid_feed)
+        if answer.status != 200:
+            raise UpstreamUnavailable(f"the arXiv API answered HTTP {answer.status} to {sorted(params.items())}")
+        return parse_feed(answer.body)
+
+
+_EMPTY_PAGE = "the arXiv API answered an empty page"
+
+
+def _valid_feed(response: CachedResponse) -> None:
+    """An empty page whose feed reports results past its start is refused (never recorded, never 'no results')."""
+    root = etree.fromstring(response.body)
+    start = int(root.findtext("os:startIndex", default="0", namespaces=NS) or 0)
+    feed = parse_feed(response.body)
+    if not feed.entries and feed.total > start:
+        raise UpstreamUnavailable(f"{_EMPTY_PAGE} at start={start} although its totalResults is {feed.total}; "
+                                  "not taken for 'no results'")
+
+
+def _valid_oai(response: CachedResponse) -> None:
+    root = etree.fromstring(response.body)
+    if root.tag != f"{{{OAI}}}OAI-PMH":
+        raise UpstreamUnavailable("the OAI-PMH endpoint answered something else")
+    if root.find(f".//{{{RAW}}}arXivRaw") is None and root.find(f"{{{OAI}}}error") is None:
+        raise UpstreamUnavailable("the OAI-PMH answer holds neither an arXivRaw record nor an error")
+
+
+def pdf_text(body: bytes) -> str | None:
+    """Text of a PDF with pypdf (pages joined by blank lines, whitespace collapsed per line), or ``None`` when the
+    bytes are not a readable PDF or hold no text."""
+    import pypdf
+    from pypdf.errors import PyPdfError
+
+    if not body.startswith(b"%PDF") or len(body) > MAX_PDF_BYTES:
+        return None
+    try:
+        reader = pypdf.PdfReader(io.BytesIO(body))
+        pages = [page.extract_text() or "" for page in reader.pages]
+    except (PyPdfError, ValueError, KeyError, TypeError) as exc:
+        logger.info("unreadable PDF: %s", exc)
+        return None
+    text = "\n\n".join("\n".join(" ".join(line.split()) for line in page.splitlines()).strip() for page in pages)
+    return text.strip() or None
+
+
+def _words(query: str) -> list[str]:
+    return [w for w in "".join(c if c.isalnum() else " " for c in query).split() if w][:10]

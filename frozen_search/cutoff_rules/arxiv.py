@@ -1,0 +1,97 @@
+"""arXiv's cutoff rules, as data (design.md, "arXiv"; issue 4). Pure: no I/O, no clock.
+
+- **Eligible**: version 1 submitted strictly before ``T``.
+- **Displayed**: the latest version submitted strictly before ``T``, with that version's *own* title, authors,
+  abstract and comments (from that version's own per-version abs file, its own database row, its own OAI/bulk
+  record when it is the latest version, or the API's answer to ``id_list=<id>v<k>``). A version whose own text is not
+  in the input is stored without text (``content_unproven``), never filled from another version.
+- **Late fields** (journal-ref, DOI, report-no, cross-list categories) change upstream without a new version, so
+  their presence in a version's file proves nothing about when they appeared. They are displayed on version ``k``
+  only when a record frozen no later than ``k``'s submission (the previous version's archived abs file, or its
+  database row last modified before ``k`` was submitted) already carried the very same value, so the value held from
+  ``k``'s ``valid_from`` on. Otherwise they are not displayed at all, and nothing says they exist.
+- **Withdrawals** (a version flagged ``I``, of 0 kb, or whose comments say it was withdrawn) are versions like any
+  other: a withdrawal current at ``T`` is shown as a withdrawal; versions at or after ``T`` never appear.
+- **Upstream search** returns today's version of each paper: its ``submittedDate`` window (12-digit GMT minutes,
+  both ends inclusive) only narrows candidates; ``published < T`` is re-checked here.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from frozen_search.cutoff_rules.base import cutoff_bound
+
+LATE_FIELDS = ("journal_ref", "doi", "report_no", "cross_lists")
+_WITHDRAWN_COMMENT = re.compile(
+    r"\b(?:has|have) been withdrawn\b|\b(?:is|was) withdrawn\b|\bwithdrawn by\b|^\s*withdrawn\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class ArxivRule:
+    """The declarative rule: which dates count, what comes from the version itself, what is never displayed."""
+
+    eligibility: str = "version 1 submitted strictly before T"
+    displayed: str = "the latest version submitted strictly before T"
+    own_fields: tuple[str, ...] = ("title", "authors", "abstract", "comments", "primary_category")
+    late_fields: tuple[str, ...] = LATE_FIELDS
+    late_field_proof: str = "the same value in a record frozen no later than the version's submission"
+    never_displayed: tuple[str, ...] = ("a later version's title, authors, abstract or comments",
+                                        "journal-ref, DOI, report-no or cross-lists not proven before T",
+                                        "the existence of unproven late fields", "versions at or after T")
+    search_window: str = "submittedDate:[199101010000 TO <minute of T - 1 s>] (GMT, inclusive), narrowing only"
+
+
+RULE = ArxivRule()
+
+
+def eligible(v1_submitted: int, cutoff: datetime) -> bool:
+    """True when version 1 (submitted at ``v1_submitted``, UTC seconds) predates ``cutoff``."""
+    return v1_submitted < cutoff_bound(cutoff)
+
+
+def version_at(versions: Sequence[tuple[int, int]], cutoff: datetime) -> int | None:
+    """The number of the version displayed at ``cutoff``: the greatest submission date strictly before it.
+
+    ``versions`` is ``(number, submitted)`` pairs (UTC seconds). ``None`` when no version predates the cutoff
+    (then the paper is not eligible).
+    """
+    bound = cutoff_bound(cutoff)
+    best: tuple[int, int] | None = None
+    for number, submitted in versions:
+        if submitted < bound and (best is None or (submitted, number) > (best[1], best[0])):
+            best = (number, submitted)
+    return None if best is None else best[0]
+
+
+def proven_late_fields(own: Mapping[str, str], frozen_before: Mapping[str, str] | None) -> dict[str, str]:
+    """The late fields of a version that are proven to have held from its submission on.
+
+    ``own`` is the version's own record's late fields; ``frozen_before`` those of a record frozen no later than the
+    version's submission (``None`` when the input has none). A field is proven when both carry the same value.
+    """
+    if frozen_before is None:
+        return {}
+    return {name: value for name, value in own.items()
+            if name in LATE_FIELDS and value and frozen_before.get(name) == value}
+
+
+def is_withdrawal(size_kb: int | None, flags: str, comments: str | None) -> bool:
+    """True for a withdrawal version: flagged ``I`` (arXiv's source type for withdrawn), 0 kb, or whose own
+    comments say it was withdrawn."""
+    if "I" in flags or size_kb == 0:
+        return True
+    return bool(comments and _WITHDRAWN_COMMENT.search(comments))
+
+
+def submitted_window(cutoff: datetime) -> str:
+    """The API's ``submittedDate`` range ending at the minute holding ``T - 1 s`` (12-digit GMT, inclusive).
+
+    The minute of ``T - 1 s`` may include instants at or after ``T``; the window only narrows candidates and every
+    candidate's ``published`` is re-checked strictly.
+    """
+    last = datetime.fromtimestamp(cutoff_bound(cutoff) - 1, UTC)
+    return f"submittedDate:[199101010000 TO {last:%Y%m%d%H%M}]"

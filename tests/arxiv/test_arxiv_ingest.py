@@ -1,0 +1,193 @@
+"""arXiv bulk ingestion and what a local service shows from it, on the real files of ../shared/realdata/arxiv."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from frozen_search.adapters.arxiv_ingest import detect_format, ingest_arxiv
+from frozen_search.errors import ContentUnproven, IngestError, NotFoundBeforeCutoff, VerificationFailed
+from frozen_search.index import RevisionIndex
+from frozen_search.store import Store
+from tests.arxiv.conftest import (
+    ABS_JSONL,
+    DB_ROWS,
+    LISTRECORDS,
+    SNAPSHOT,
+    abs_examples,
+    arxiv_file,
+    ingested,
+    local_service,
+)
+
+
+def test_2101_10016_shows_the_version_current_at_each_cutoff(tmp_path: Path) -> None:
+    data = ingested(tmp_path, abs_examples("2101.10016"))
+    service = local_service(data, "2022-01-01")
+    fetched = service.fetch("2101.10016")
+    assert fetched.metadata["revision"] == "v6" and fetched.metadata["as_of"] == "2021-07-27T17:21:48Z"
+    assert fetched.metadata["authors"] == "Sebastiano Carpi, Sergio Ciamprone, Marco Valerio Giannone, Claudia Pinzari"
+    assert "v6: Some changes in the Introduction" in fetched.text and "v7:" not in fetched.text
+    assert fetched.metadata["withdrawn"] is False and fetched.url == "https://arxiv.org/abs/2101.10016v6"
+    assert [r.id for r in service.search("Kazhdan Lusztig").results] == ["arxiv:2101.10016"]
+    service.close()
+    service = local_service(data, "2022-09-01")
+    assert service.fetch("arxiv:2101.10016").metadata["revision"] == "v7"
+    assert "261 pages; v7" in service.fetch("https://arxiv.org/abs/2101.10016").text
+    service.close()
+    service = local_service(data, "2023-06-01")
+    withdrawn = service.fetch("arxiv.org/abs/2101.10016")
+    assert withdrawn.metadata["revision"] == "v8" and withdrawn.metadata["withdrawn"] is True
+    assert "withdrawn by arXiv administrators" in withdrawn.text and "Sebastiano Carpi" not in withdrawn.text
+    assert service.fetch("2101.10016v6").metadata["authors"].startswith("Sebastiano Carpi")  # explicit version
+    service.close()
+
+
+def test_a_version_after_the_cutoff_is_refused(tmp_path: Path) -> None:
+    service = local_service(ingested(tmp_path, abs_examples("2101.10016")), "2022-01-01")
+    with pytest.raises(NotFoundBeforeCutoff, match="v7 appeared at 2022-08-31"):
+        service.fetch("2101.10016v7")
+    service.close()
+    early = local_service(tmp_path, "2021-01-25")  # v1 is 2021-01-25 11:32:05: not eligible before
+    with pytest.raises(NotFoundBeforeCutoff):
+        early.fetch("2101.10016")
+    early.close()
+
+
+def test_1607_08199_v2_without_the_later_journal_ref(tmp_path: Path) -> None:
+    data = ingested(tmp_path, abs_examples("1607.08199"))
+    for cutoff, version in (("2017-01-01", "v2"), ("2018-01-01", "v5")):
+        service = local_service(data, cutoff)
+        fetched = service.fetch("1607.08199")
+        assert fetched.metadata["revision"] == version
+        assert "journal_ref" not in fetched.metadata  # never proven: v4's own file has none
+        assert "pijournal" not in fetched.text and "epiga" not in fetched.text
+        service.close()
+    assert "Macr\\`i" in local_service(data, "2017-01-01").fetch("1607.08199").metadata["authors"]  # latin-1 read
+
+
+def test_late_fields_shown_only_when_a_frozen_record_proves_them(tmp_path: Path) -> None:
+    service = local_service(ingested(tmp_path, abs_examples("2101.10016")), "2022-01-01")
+    v6 = service.fetch("2101.10016")
+    assert v6.metadata["cross_lists"] == "hep-th math-ph math.MP math.OA"  # v5's frozen file already had them
+    assert "cross_lists" not in service.fetch("2101.10016v1").metadata  # nothing frozen before v1
+    service.close()
+
+
+def test_1007_2706_arxivraw_never_shows_v3_text_as_v2(tmp_path: Path) -> None:
+    data = ingested(tmp_path, [arxiv_file(LISTRECORDS)])
+    service = local_service(data, "2013-01-01")
+    with pytest.raises(ContentUnproven) as caught:
+        service.fetch("1007.2706")
+    assert "v2" in caught.value.message and "annihilated" not in caught.value.message
+    assert service.search("finitely annihilated groups").results == []
+    with pytest.raises(ContentUnproven):
+        service.fetch("1007.2706v1")
+    service.close()
+    later = local_service(data, "2017-01-01")
+    v3 = later.fetch("1007.2706")
+    assert v3.title == "Finitely annihilated groups" and v3.metadata["revision"] == "v3"
+    assert "Bull. Aust" not in v3.text and "journal_ref" not in v3.metadata and "doi" not in v3.metadata
+    assert "10.1017" not in json.dumps(v3.metadata)
+    later.close()
+
+
+def test_0704_0005_snapshot_journal_ref_not_shown(tmp_path: Path) -> None:
+    data = ingested(tmp_path, [arxiv_file(SNAPSHOT)])
+    for cutoff in ("2008-01-01", "2013-01-01"):  # the journal-ref appears in the 2013 record, not in the 2012 abs file
+        service = local_service(data, cutoff)
+        fetched = service.fetch("0704.0005")
+        assert fetched.title.startswith("From dyadic") and fetched.metadata["revision"] == "v1"
+        assert "Illinois" not in fetched.text and "journal_ref" not in fetched.metadata
+        service.close()
+
+
+def test_withdrawals_in_arxivraw_are_shown_as_withdrawals(tmp_path: Path) -> None:
+    service = local_service(ingested(tmp_path, [arxiv_file(LISTRECORDS)]), "2014-01-01")
+    fetched = service.fetch("0803.4354")  # v3 (2013-09-06) is a 0kb withdrawal; its own page text is not in the file
+    assert fetched.metadata["revision"] == "v3" and fetched.metadata["withdrawn"] is True
+    assert "is a withdrawal (0kb, I)" in fetched.text and "Traveling Salesman" not in fetched.text + fetched.title
+    service.close()
+
+
+def test_every_real_format_is_detected_and_ingested(tmp_path: Path) -> None:
+    files = [arxiv_file(n) for n in (LISTRECORDS, SNAPSHOT, ABS_JSONL, DB_ROWS)]
+    assert [detect_format(f) for f in files] == ["oai", "snapshot", "abs_jsonl", "db_rows"]
+    store = Store(tmp_path / "store.sqlite3")
+    report = ingest_arxiv(files, store, RevisionIndex.create(tmp_path / "index"))
+    assert (report.documents, report.revisions) == (2210, 3775)  # 0704.* overlap: snapshot vs abs files
+    assert report.problems == ["arxiv-browse_abs_files.jsonl: record 1125 (line 1125, ftp/math-ph/papers/0509/"
+                               "0509037.abs): not an abs file (expected header, metadata and abstract between '\\\\' "
+                               "lines)"]
+    row = store.get("arxiv:0712.3217", "v1")  # metadata row: journal-ref added 2015 is not proven at v1
+    assert row is not None and "journal_ref" not in row.metadata["display"]
+    store.close()
+
+
+def test_a_broken_record_in_the_middle_is_skipped_and_reported(tmp_path: Path) -> None:
+    text = arxiv_file(LISTRECORDS).read_text()
+    start = text.index("<id>1007.2706</id>")
+    broken = text[:start] + text[start:].replace("Sat, 18 Feb 2012 19:59:13 GMT", "sometime in 2012", 1)
+    path = tmp_path / "ListRecords.xml"
+    path.write_text(broken)
+    store = Store(tmp_path / "store.sqlite3")
+    report = ingest_arxiv([path], store, RevisionIndex.create(tmp_path / "index"))
+    assert report.problems[-1].startswith("ListRecords.xml: record 4 (line 179): unreadable version date")
+    assert store.get("arxiv:1007.2706", "v1") is None
+    assert store.get("arxiv:1008.4940", "v2") is not None and store.get("arxiv:0803.4354", "v6") is not None
+    assert report.documents == 386 and len(report.problems) == 1  # 387 records in the real file, less the broken one
+    store.close()
+
+
+def test_malformed_xml_in_the_middle_keeps_the_rest(tmp_path: Path) -> None:
+    text = arxiv_file(LISTRECORDS).read_text()
+    start = text.index("<id>1007.2706</id>")
+    path = tmp_path / "ListRecords.xml"
+    path.write_text(text[:start] + text[start:].replace("</title>", "", 1))
+    store = Store(tmp_path / "store.sqlite3")
+    report = ingest_arxiv([path], store, RevisionIndex.create(tmp_path / "index"))
+    assert any("line" in p for p in report.problems) and report.documents > 370
+    assert store.get("arxiv:1008.4940", "v2") is not None
+    store.close()
+
+
+@pytest.mark.parametrize("name", ["api/arxivpy_legacy_2016/id_list_1111.2011v2.xml", "SOURCES.md",
+                                  "oai/hepcrawl/functional_arxiv-single.xml"])
+def test_a_non_arxivraw_file_stores_nothing(tmp_path: Path, name: str) -> None:
+    data = ingested(tmp_path, [arxiv_file(SNAPSHOT)])
+    store = Store(data / "store.sqlite3")
+    before = store.count_revisions()
+    with pytest.raises(IngestError):
+        ingest_arxiv([arxiv_file(LISTRECORDS), arxiv_file(name)], store, RevisionIndex.open(data / "index"))
+    assert store.count_revisions() == before and store.get("arxiv:1007.2706", "v3") is None
+    store.close()
+    assert local_service(data, "2010-01-01").fetch("0704.0005").metadata["revision"] == "v1"
+
+
+def test_reverification_rejects_an_abstract_citing_a_later_arxiv_id(tmp_path: Path) -> None:
+    with arxiv_file(ABS_JSONL).open() as lines:
+        line = next(json.loads(x) for x in lines if '"ftp/arxiv/papers/0704/0704.0005.abs"' in x)
+    text = line["text"].replace("in terms of dyadic and special atoms.", "in terms of dyadic and special atoms "
+                                "(compare arXiv:0706.0123).")
+    path = tmp_path / "0704.0005.abs"
+    path.write_text(text)
+    data = ingested(tmp_path / "data", [path])
+    service = local_service(data, "2007-05-01")  # the cited id is from June 2007, a month after T's (May)
+    with pytest.raises(VerificationFailed, match="future_reference"):
+        service.fetch("0704.0005")
+    assert service.search("dyadic").results == []
+    service.close()
+    assert "0706.0123" in local_service(data, "2007-07-01").fetch("0704.0005").text
+
+
+@pytest.mark.parametrize("ref", ["2101.1001", "../../etc", "arxiv:../../etc", "2101.10016v0", "hep-th/99",
+                                 "https://arxiv.org/abs/2101.1001", "https://arxiv.org/list/math.QA"])
+def test_bad_ids_are_invalid_requests(tmp_path: Path, ref: str) -> None:
+    service = local_service(ingested(tmp_path, abs_examples("2101.10016")), "2022-01-01")
+    with pytest.raises(Exception) as caught:
+        service.fetch(ref)
+    assert str(caught.value).startswith("[invalid_request] ")
+    assert service.fetch("https://arxiv.org/pdf/2101.10016v6").metadata["revision"] == "v6"
+    service.close()

@@ -1,0 +1,124 @@
+"""The arXiv live adapter through the product's upstream layer, against the stub serving the recorded 2026 API
+responses (see conftest.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from frozen_search.adapters.arxiv_live import ArxivLive, pdf_text
+from frozen_search.errors import ContentUnproven, UpstreamRejected, UpstreamUnavailable
+from frozen_search.service import FrozenSearchService
+from tests.arxiv.conftest import ArxivStub
+
+POST_CUTOFF = {"arxiv:2602.15552", "arxiv:2604.03438", "arxiv:2602.19294"}
+# Hand-written answer to id_list=2306.07400v1, in the recorded entries' exact shape: the real v1 date
+# (published 2023-06-12T19:59:36Z), text marked as the stub's (the real v1 text was not recorded).
+V1_ENTRY = b"""<entry xmlns="http://www.w3.org/2005/Atom" xmlns:arxiv="http://arxiv.org/schemas/atom">
+    <id>http://arxiv.org/abs/2306.07400v1</id>
+    <title>Stub title of version 1 (testing)</title>
+    <updated>2023-06-12T19:59:36Z</updated>
+    <link href="https://arxiv.org/abs/2306.07400v1" rel="alternate" type="text/html"/>
+    <link href="https://arxiv.org/pdf/2306.07400v1" rel="related" type="application/pdf" title="pdf"/>
+    <summary>Stub abstract of version 1 about testing.</summary>
+    <category term="cs.SE" scheme="http://arxiv.org/schemas/atom"/>
+    <published>2023-06-12T19:59:36Z</published>
+    <arxiv:primary_category term="cs.SE"/>
+    <author>
+      <name>Stub Author</name>
+    </author>
+  </entry>
+"""
+
+
+def minimal_pdf(text: str) -> bytes:
+    """A one-page PDF 1.4 showing ``text`` in Helvetica (objects, xref and trailer as the PDF spec lays them out)."""
+    stream = f"BT /F1 12 Tf 72 720 Td ({text}) Tj ET".encode()
+    objects = [b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+               b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
+               b"/Resources << /Font << /F1 5 0 R >> >> >>",
+               b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream",
+               b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"]
+    out, offsets = b"%PDF-1.4\n", []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
+    return out + b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
+
+
+def test_the_2026_search_at_cutoff_2026_01_06(live_at: Callable[..., FrozenSearchService],
+                                              arxiv_stub: ArxivStub) -> None:
+    arxiv_stub.versioned["2306.07400v1"] = V1_ENTRY
+    service = live_at("2026-01-06")
+    live = service.source_lives["arxiv"]
+    assert isinstance(live, ArxivLive)
+    live.max_pages = 1  # the recorded page of 100; start=100 was not recorded
+    found, rejections = live.candidates("testing", None, 100)
+    shown = {states[-1].doc_id: states[-1] for states in found}
+    assert POST_CUTOFF.isdisjoint(shown) and len(shown) == 97
+    assert {r.id for r in rejections if r.reason == "created_after_cutoff"} == POST_CUTOFF
+    v1 = shown["arxiv:2306.07400"]
+    assert (v1.version, v1.valid_from, v1.title) == ("v1", 1686599976, "Stub title of version 1 (testing)")
+    unread = shown["arxiv:2405.11454"]  # v2 is from 2026-02-19; the stub has no recording of 2405.11454v1
+    assert unread.version == "v1" and unread.parts is None and unread.refusal is not None
+    assert unread.refusal[0] == "content_unproven" and unread.title == "arXiv:2405.11454v1"
+    search = arxiv_stub.seen[0]
+    assert "submittedDate%3A%5B199101010000+TO+202601052359%5D" in search and "max_results=100" in search
+    results = service.search("testing", limit=50).results
+    ids = [r.id for r in results]
+    assert POST_CUTOFF.isdisjoint(ids) and "arxiv:2405.11454" not in ids
+    assert all(r.as_of < "2026-01-06" for r in results)
+
+
+def test_a_v2_after_the_cutoff_is_fetched_as_v1(live_at: Callable[..., FrozenSearchService],
+                                                arxiv_stub: ArxivStub) -> None:
+    arxiv_stub.versioned["2306.07400v1"] = V1_ENTRY
+    service = live_at("2026-01-06")
+    fetched = service.fetch("2306.07400")
+    assert fetched.metadata["revision"] == "v1" and fetched.metadata["as_of"] == "2023-06-12T19:59:36Z"
+    assert fetched.text.endswith("Stub abstract of version 1 about testing.")
+    assert fetched.metadata["content"] == "abstract"  # no PDF reachable at the stub
+    assert any("id_list=2306.07400v1" in seen for seen in arxiv_stub.seen)
+    with pytest.raises(ContentUnproven, match="2405.11454v1"):
+        service.fetch("arxiv:2405.11454")  # v1's own text was never recorded: refused, not v2's
+    with pytest.raises(Exception, match="not_found_before_cutoff"):
+        service.fetch("2602.15552")
+
+
+def test_fetch_reads_the_version_pdf_through_the_layer(live_at: Callable[..., FrozenSearchService],
+                                                      arxiv_stub: ArxivStub) -> None:
+    arxiv_stub.pdf["2202.12139v1"] = minimal_pdf("Full text of the testing study")
+    service = live_at("2026-01-06")
+    fetched = service.fetch("https://arxiv.org/abs/2202.12139")
+    assert fetched.metadata["content"] == "full_text" and "Full text of the testing study" in fetched.text
+    assert "journal_ref" not in fetched.metadata and "ICSTW" not in fetched.text  # today's journal-ref, never shown
+    assert pdf_text(b"not a pdf") is None
+
+
+def test_a_recorded_http_400_is_upstream_rejected_not_retried(live_at: Callable[..., FrozenSearchService],
+                                                             arxiv_stub: ArxivStub) -> None:
+    service = live_at("2026-01-06")
+    with pytest.raises(UpstreamRejected, match="HTTP 400"):
+        service.search("abc")
+    assert len(arxiv_stub.seen) == 1
+
+
+def test_an_empty_first_page_is_not_no_results(live_at: Callable[..., FrozenSearchService],
+                                               arxiv_stub: ArxivStub) -> None:
+    arxiv_stub.empty_search = True
+    service = live_at("2026-01-06")
+    with pytest.raises(UpstreamUnavailable, match="totalResults"):
+        service.search("testing")
+    assert len(arxiv_stub.seen) == 2  # asked once more, then refused
+
+
+def test_offline_rerun_answers_from_the_cache(live_at: Callable[..., FrozenSearchService],
+                                              arxiv_stub: ArxivStub) -> None:
+    live = live_at("2026-01-06").search("testing", limit=10)
+    asked = len(arxiv_stub.seen)
+    offline = live_at("2026-01-06", mode="offline").search("testing", limit=10)
+    assert offline == live and len(arxiv_stub.seen) == asked
