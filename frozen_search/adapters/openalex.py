@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import html
+import itertools
 import json
 import re
 from collections.abc import Mapping, Sequence
@@ -143,9 +144,9 @@ def rebuild_abstract(index: Any) -> tuple[str | None, str | None]:
             words[position] = str(word)
     if not words:
         return None, None
-    missing = [p for p in range(max(words) + 1) if p not in words]
-    if missing:
-        return None, (f"abstract_inverted_index has no word at position(s) {', '.join(map(str, missing[:5]))} "
+    if max(words) + 1 != len(words):  # positions are distinct, so some position below the last is missing
+        missing = itertools.islice((p for p in range(max(words) + 1) if p not in words), 5)
+        return None, (f"abstract_inverted_index has no word at position(s) {', '.join(map(str, missing))} "
                       f"(of 0–{max(words)}): the abstract cannot be put back in order")
     tokens = [words[p] for p in range(len(words))]
     if any("\\\\" in token for token in tokens):
