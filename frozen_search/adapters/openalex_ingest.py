@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import zlib
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any
@@ -29,6 +30,7 @@ from frozen_search.errors import IngestError
 from frozen_search.index import RevisionIndex
 from frozen_search.store import Store
 
+_UNREADABLE = (OSError, EOFError, zlib.error)  # gzip.BadGzipFile is an OSError
 Record = tuple[str, Any]  # (position, parsed record or the RecordError that stops it)
 
 
@@ -42,7 +44,7 @@ def _open(path: Path) -> IO[bytes]:
 def _whole_file(path: Path, stream: IO[bytes]) -> Iterator[Record]:
     try:
         document = json.load(stream)
-    except (ValueError, UnicodeDecodeError, OSError, EOFError) as exc:
+    except (ValueError, RecursionError) as exc:
         raise IngestError(f"{path} is neither an OpenAlex JSON response nor JSON lines: {exc}") from exc
     if isinstance(document, dict) and isinstance(document.get("results"), list):
         yield from ((f"results[{i}]", work) for i, work in enumerate(document["results"]))
@@ -64,7 +66,7 @@ def _json_lines(first: bytes, stream: IO[bytes], tick: Callable[[int], None]) ->
             continue
         try:
             parsed = json.loads(line)
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:
             yield f"line {number}", RecordError(f"not JSON ({exc})")
             continue
         if isinstance(parsed, dict) and isinstance(parsed.get("results"), list):
@@ -93,19 +95,22 @@ def records(path: Path, tick: Callable[[int], None]) -> Iterator[Record]:
             first = stream.readline()
             while first and not first.strip():
                 first = stream.readline()
-        except (OSError, EOFError) as exc:
+        except _UNREADABLE as exc:
             raise IngestError(f"{path} cannot be read: {exc}") from exc
         if not first:
             raise IngestError(f"{path} is empty")
         try:
             one_line = json.loads(first)
-        except (ValueError, UnicodeDecodeError):
+        except (ValueError, RecursionError):
             one_line = None
-        if isinstance(one_line, dict):
-            yield from _json_lines(first, stream, tick)
-        else:
-            stream.seek(0)
-            yield from _whole_file(path, stream)
+        try:
+            if isinstance(one_line, dict):
+                yield from _json_lines(first, stream, tick)
+            else:
+                stream.seek(0)
+                yield from _whole_file(path, stream)
+        except _UNREADABLE as exc:  # a gzip part cut short or damaged: nothing of the ingest is stored
+            raise IngestError(f"{path} cannot be read to its end (truncated or damaged): {exc}") from exc
 
 
 def read_openalex(path: Path, report: StateIngestReport, tick: Callable[[int], None]) -> Iterator[list[DocState]]:
