@@ -16,8 +16,12 @@ from click.testing import CliRunner
 from frozen_search.adapters.openalex import rebuild_abstract
 from frozen_search.adapters.openalex_ingest import ingest_openalex
 from frozen_search.cli import main
-from frozen_search.errors import IngestError
+from frozen_search.config import Settings
+from frozen_search.cutoff_rules.base import parse_cutoff
+from frozen_search.cutoff_rules.openalex import NEVER_DISPLAYED
+from frozen_search.errors import FrozenSearchError, IngestError
 from frozen_search.index import RevisionIndex
+from frozen_search.service import FrozenSearchService
 from frozen_search.store import Store
 from tests.openalex.realworks import SINGLE_WORK, WORKS_LIST, openalex_file, real_work, real_works
 
@@ -81,3 +85,60 @@ def test_a_json_line_nested_too_deep_is_a_skipped_record(tmp_path: Path) -> None
     assert report.documents == 2 and len(report.problems) == 1
     assert report.problems[0].startswith("part_000.json: record 2 (line 2): not JSON")
     store.close()
+
+
+def _sentinel(value: Any) -> Any:
+    """``value`` with the same shape and every leaf replaced by a value that must never be displayed."""
+    if isinstance(value, dict):
+        return {key: _sentinel(inner) for key, inner in value.items()}
+    if isinstance(value, list):
+        return [_sentinel(inner) for inner in value]
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, int):
+        return 987654321
+    if isinstance(value, float):
+        return 98765.4321
+    return "zzsentinel"
+
+
+SENTINELS = ("zzsentinel", "987654321", "98765.4321")
+
+
+def test_fields_never_displayed_reach_no_response(tmp_path: Path) -> None:
+    works = real_works()
+    copies: set[str] = set()
+    for work in works:
+        for field in NEVER_DISPLAYED:
+            if field in work and field != "locations":  # locations decide eligibility: checked by their URLs
+                work[field] = _sentinel(work[field])
+        work["primary_location"]["license"] = "zzsentinel"
+        copies.update(str(loc.get("landing_page_url")) for loc in work["locations"]
+                      if loc != work["primary_location"] and loc.get("landing_page_url"))
+    path = tmp_path / "works.json"
+    path.write_text(json.dumps({"meta": {"count": len(works)}, "results": works}))
+    data = tmp_path / "data"
+    store = Store(data / "store.sqlite3")
+    ingest_openalex([path], store, RevisionIndex.create(data / "index"))
+    store.close()
+    settings = Settings.from_env({}, data_dir=data, cutoff=parse_cutoff("2026-08-12"))
+    service = FrozenSearchService(settings, logging=False)
+    responses: list[str] = []
+    shown = hits = 0
+    try:
+        for work in works:
+            try:
+                responses.append(service.fetch(work["id"]).model_dump_json())
+                shown += 1
+            except FrozenSearchError as exc:
+                responses.append(str(exc))  # refusals are shown to the agent too
+            words = " ".join(str(work["title"]).split()[:4])
+            found = service.search(words, source="openalex", limit=50)
+            hits += len(found.results)
+            responses.append(found.model_dump_json())
+    finally:
+        service.close()
+    assert (len(responses), shown) == (2 * len(works), 36) and hits > 100  # every eligible work
+    for raw in responses:
+        assert not [s for s in SENTINELS if s in raw], raw[:300]
+        assert not [url for url in copies if url in raw], raw[:300]
