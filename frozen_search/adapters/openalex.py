@@ -37,12 +37,12 @@ from frozen_search.store import Store
 SOURCE = "openalex"
 HOST = "openalex.org"
 API_HOST = "api.openalex.org"
-WORK_ID = re.compile(r"^[Ww](\d{1,12})$")
+WORK_ID = re.compile(r"^[Ww]([0-9]{1,12})$")  # not \d: it matches any Unicode digit
 _WORK_URL = re.compile(r"^(?:https?://)?(?:www\.)?openalex\.org/(?:works/)?([^/?#]+)/?$", re.IGNORECASE)
 _API_URL = re.compile(r"^(?:https?://)?api\.openalex\.org/works/([^/?#]+)/?$", re.IGNORECASE)
 _OPENALEX_URL = re.compile(r"^(?:https?://)?(?:www\.|api\.)?openalex\.org(?:[/?#]|$)", re.IGNORECASE)
 _DOI_URL = re.compile(r"^(?:https?://)?(?:dx\.)?doi\.org/(.+)$", re.IGNORECASE)
-_DOI = re.compile(r"^10\.\d{4,9}/\S+$")
+_DOI = re.compile(r"^10\.[0-9]{4,9}/\S+$")
 _ABSTRACT_HEADINGS = frozenset({"abstract", "abstract.", "abstract:"})
 _ESCAPED = re.compile(r"\\(\\|n|t|r|\")")
 _ESCAPES = {"\\": "\\", "n": "\n", "t": "\t", "r": "\r", '"': '"'}

@@ -41,7 +41,7 @@ from frozen_search.errors import ConfigError, InvalidRequest, NotFoundBeforeCuto
 from frozen_search.models import Rejection
 
 SEARCH_FILTER = "primary_location.source.type:journal|conference,is_paratext:false"
-_WORK_PATH = re.compile(r"^/works/([Ww]\d{1,12})/?$")
+_WORK_PATH = re.compile(r"^/works/([Ww][0-9]{1,12})/?$")
 
 
 def _require_work(response: CachedResponse) -> None:

@@ -13,13 +13,13 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from frozen_search.adapters.openalex import rebuild_abstract
+from frozen_search.adapters.openalex import RecordError, parse_reference, rebuild_abstract, work_state
 from frozen_search.adapters.openalex_ingest import ingest_openalex
 from frozen_search.cli import main
 from frozen_search.config import Settings
 from frozen_search.cutoff_rules.base import parse_cutoff
 from frozen_search.cutoff_rules.openalex import NEVER_DISPLAYED
-from frozen_search.errors import FrozenSearchError, IngestError
+from frozen_search.errors import FrozenSearchError, IngestError, InvalidRequest
 from frozen_search.index import RevisionIndex
 from frozen_search.service import FrozenSearchService
 from frozen_search.store import Store
@@ -142,3 +142,17 @@ def test_fields_never_displayed_reach_no_response(tmp_path: Path) -> None:
     for raw in responses:
         assert not [s for s in SENTINELS if s in raw], raw[:300]
         assert not [url for url in copies if url in raw], raw[:300]
+
+
+@pytest.mark.parametrize("ref", ["openalex:W\u0663\u0664", "https://openalex.org/W\uff13\uff14",
+                                 "doi:10.\u0661\u0662\u0663\u0664/x", "https://doi.org/10.\uff11\uff12\uff13\uff14/x"])
+def test_non_ascii_digits_are_not_an_id_or_a_doi(ref: str) -> None:
+    with pytest.raises(InvalidRequest):  # Python's \d matches any Unicode digit: W٣٤ is not the work W34
+        parse_reference(ref, Settings.from_env({}))
+
+
+def test_a_record_whose_id_has_non_ascii_digits_is_skipped() -> None:
+    work = real_work("W2566526179")
+    work["id"] = "https://openalex.org/W\u0663\u0664"
+    with pytest.raises(RecordError, match="not an OpenAlex work id"):
+        work_state(work, {})
