@@ -10,7 +10,8 @@ Why not pyalex (../shared/sources.md): it hard-codes its host, sends the key as 
 - a work: ``GET {api}/works/W…``; a merged work answers with a redirect to the work that absorbed it, which is
   followed only when it stays on the configured API's scheme, host and port and names another ``/works/W…``
   (:class:`~frozen_search.errors.RefusedSource` otherwise, even to a host the layer allows);
-- a DOI: ``GET {api}/works?filter=doi:<doi>`` (every record of the DOI: the repository and the journal record);
+- a DOI: ``GET {api}/works?filter=doi:<doi>`` (every record of the DOI: the repository and the journal record;
+  a record answered that does not carry that DOI is dropped);
 - ``api_key=<openalex_key>`` and ``mailto=<contact>`` go in the query string, as the API documents; the cache
   keys and stored URLs leave them out (:mod:`frozen_search.cache.keys`).
 
@@ -31,7 +32,7 @@ import requests
 
 from frozen_search.adapters.documents import DocReference, DocState
 from frozen_search.adapters.http import Upstream
-from frozen_search.adapters.openalex import SOURCE, RecordError, doc_id, work_key, work_state
+from frozen_search.adapters.openalex import SOURCE, RecordError, doc_id, normalize_doi, work_key, work_state
 from frozen_search.cache.http_cache import CachedResponse
 from frozen_search.cache.keys import redact_url
 from frozen_search.config import Settings
@@ -133,9 +134,14 @@ class OpenAlexLive:
         problems: list[str] = []
         for url, work in self._listed([("filter", f"doi:{doi}"), ("per_page", "50")], None):
             try:
-                states.append(work_state(work, {"upstream": url}))
+                state = work_state(work, {"upstream": url})
             except RecordError as exc:
                 problems.append(str(exc))
+                continue
+            if alias in state.aliases:  # the answer is re-checked: a record of another DOI is not this DOI's
+                states.append(state)
+            else:
+                problems.append(f"{state.doc_id} carries DOI {normalize_doi(work.get('doi')) or 'none'}, not {doi}")
         if not states:
             why = f": {problems[0]}" if problems else ""
             raise NotFoundBeforeCutoff(f"OpenAlex has no usable work with DOI {doi}{why}")

@@ -15,15 +15,17 @@ from click.testing import CliRunner
 
 from frozen_search.adapters.openalex import RecordError, parse_reference, rebuild_abstract, work_state
 from frozen_search.adapters.openalex_ingest import ingest_openalex
+from frozen_search.adapters.openalex_live import OpenAlexLive
 from frozen_search.cli import main
 from frozen_search.config import Settings
 from frozen_search.cutoff_rules.base import parse_cutoff
 from frozen_search.cutoff_rules.openalex import NEVER_DISPLAYED
-from frozen_search.errors import FrozenSearchError, IngestError, InvalidRequest
+from frozen_search.errors import FrozenSearchError, IngestError, InvalidRequest, NotFoundBeforeCutoff
 from frozen_search.index import RevisionIndex
 from frozen_search.service import FrozenSearchService
 from frozen_search.store import Store
 from tests.openalex.realworks import SINGLE_WORK, WORKS_LIST, openalex_file, real_work, real_works
+from tests.openalex.test_openalex_live import CUTOFF, OpenAlexStub, _upstream
 
 
 def test_a_position_far_past_the_words_is_withheld_without_enumerating_the_gap() -> None:
@@ -156,3 +158,30 @@ def test_a_record_whose_id_has_non_ascii_digits_is_skipped() -> None:
     work["id"] = "https://openalex.org/W\u0663\u0664"
     with pytest.raises(RecordError, match="not an OpenAlex work id"):
         work_state(work, {})
+
+
+class _MismatchedStub(OpenAlexStub):
+    """The recorded API, except that ``filter=doi:10.9999/other`` answers with the real record of another DOI."""
+
+    def answer(self, raw: str) -> tuple[int, list[tuple[str, str]], bytes]:
+        if "doi%3A10.9999%2Fother" in raw or "doi:10.9999/other" in raw:
+            return self.page([real_work("W2023702627")], None)  # DOI 10.2140/agt.2014.14.229
+        return super().answer(raw)
+
+
+def test_a_doi_is_shown_only_as_a_record_carrying_that_doi(tmp_path: Path) -> None:
+    stub = _MismatchedStub()
+    upstream = _upstream(tmp_path)
+    settings = Settings.from_env({}, data_dir=tmp_path / "data", cutoff=parse_cutoff(CUTOFF))
+    live = OpenAlexLive(upstream, stub.api, parse_cutoff(CUTOFF))
+    service = FrozenSearchService(settings, logging=False, source_lives={"openalex": live})
+    try:
+        assert service.fetch("doi:10.2140/agt.2014.14.229").id == "openalex:W2023702627"
+        with pytest.raises(NotFoundBeforeCutoff, match="10.9999/other"):
+            service.fetch("doi:10.9999/other")
+        assert stub.queries()[-1]["filter"] == "doi:10.9999/other"
+    finally:
+        service.close()
+        upstream.close()
+        upstream.cache.close()
+        stub.close()
