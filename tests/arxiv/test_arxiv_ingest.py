@@ -150,6 +150,24 @@ def test_malformed_xml_in_the_middle_keeps_the_rest(tmp_path: Path) -> None:
     report = ingest_arxiv([path], store, RevisionIndex.create(tmp_path / "index"))
     assert any("line" in p for p in report.problems) and report.documents > 370
     assert store.get("arxiv:1008.4940", "v2") is not None
+    # the record whose </title> is missing is skipped, never stored with its journal-ref and DOI run into its title
+    assert any(p.startswith("ListRecords.xml: record 4 (line 179): ") for p in report.problems)
+    assert store.get("arxiv:1007.2706", "v3") is None and store.get("arxiv:1007.2706", "v1") is None
+    assert not any("Bull. Aust" in r.title or "10.1017" in r.title for r in store.history("arxiv:1007.2706"))
+    store.close()
+
+
+def test_a_file_cut_inside_the_last_record_does_not_store_that_record(tmp_path: Path) -> None:
+    text = arxiv_file(LISTRECORDS).read_text()
+    cut = text.rindex("<abstract>") + 300  # in the middle of the last record's abstract (1606.07946)
+    assert "<id>1606.07946</id>" in text[text.rindex("<record>"):cut]
+    path = tmp_path / "ListRecords.xml"
+    path.write_text(text[:cut])
+    store = Store(tmp_path / "store.sqlite3")
+    report = ingest_arxiv([path], store, RevisionIndex.create(tmp_path / "index"))
+    assert store.history("arxiv:1606.07946") == []  # its abstract would be stored cut short
+    assert any(p.startswith("ListRecords.xml: record 387 (line ") for p in report.problems)
+    assert report.documents == 386 and store.get("arxiv:1008.4940", "v2") is not None
     store.close()
 
 
