@@ -413,7 +413,7 @@ def _db_paper(path: Path, report: StateIngestReport, rows: list[tuple[int, dict[
         # row k-1 last modified before vk was created: its values held at vk's submission
         frozen = {v.number: texts[v.number - 1] for v in versions
                   if v.number - 1 in modified and modified[v.number - 1] <= v.submitted}
-    except (KeyError, ValueError, TypeError) as exc:
+    except (KeyError, ValueError, TypeError, AttributeError) as exc:
         report.problems.append(f"{path.name}: record {first} (line {first}): {exc}")
         return
     yield PaperRecord(paper, versions, texts=texts, frozen=frozen,
@@ -444,10 +444,11 @@ def _eastern(value: str) -> int:
     """arXiv database local time (``2007-12-19 15:55:54``, US Eastern) -> UTC seconds.
 
     Eastern is the later of the plausible readings (UTC-4/-5 vs UTC): a wrong guess can only delay a version, never
-    show one submitted after the cutoff.
+    show one submitted after the cutoff. A time in the hour repeated when daylight saving ends is read as the later
+    of its two instants, for the same reason.
     """
     parsed = datetime.fromisoformat(value.strip())
-    return int(parsed.replace(tzinfo=EASTERN).timestamp())
+    return max(int(parsed.replace(tzinfo=EASTERN, fold=fold).timestamp()) for fold in (0, 1))
 
 
 def _kb(value: str | None) -> int | None:

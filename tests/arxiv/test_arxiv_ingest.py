@@ -209,3 +209,35 @@ def test_bad_ids_are_invalid_requests(tmp_path: Path, ref: str) -> None:
     assert str(caught.value).startswith("[invalid_request] ")
     assert service.fetch("https://arxiv.org/pdf/2101.10016v6").metadata["revision"] == "v6"
     service.close()
+
+
+def _db_rows(tmp_path: Path, change: dict[str, object], count: int = 6) -> Path:
+    """The first ``count`` real metadata rows (0712.3217 v1, 0806.4129 v1-v5) with the first row's fields changed."""
+    with arxiv_file(DB_ROWS).open() as lines:
+        rows = [json.loads(next(lines)) for _ in range(count)]
+    rows[0].update(change)
+    path = tmp_path / "rows.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    return path
+
+
+@pytest.mark.parametrize("change", [{"created": None}, {"paper_id": 712.3217}, {"created": "2007-13-45 99:00:00"}])
+def test_a_metadata_row_with_a_broken_field_is_skipped_and_reported(tmp_path: Path, change: dict[str, object]) -> None:
+    store = Store(tmp_path / "store.sqlite3")
+    report = ingest_arxiv([_db_rows(tmp_path, change)], store, RevisionIndex.create(tmp_path / "index"))
+    assert report.problems and report.problems[0].startswith("rows.jsonl: record 1 (line 1): ")
+    assert store.history("arxiv:0712.3217") == [] and len(store.history("arxiv:0806.4129")) == 5
+    store.close()
+
+
+def test_a_metadata_row_time_in_the_repeated_autumn_hour_is_read_as_the_later_instant(tmp_path: Path) -> None:
+    # 2008-11-02 01:30 in US Eastern is 05:30Z (EDT) or 06:30Z (EST): only the later reading can never show a
+    # version before it was submitted
+    data = ingested(tmp_path, [_db_rows(tmp_path, {"created": "2008-11-02 01:30:00"}, count=1)])
+    early = local_service(data, "2008-11-02T06:00:00Z")
+    with pytest.raises(NotFoundBeforeCutoff):
+        early.fetch("0712.3217")
+    early.close()
+    later = local_service(data, "2008-11-02T06:30:01Z")
+    assert later.fetch("0712.3217").metadata["submitted"] == "2008-11-02T06:30:00Z"
+    later.close()
