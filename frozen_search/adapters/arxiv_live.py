@@ -46,6 +46,7 @@ from frozen_search.config import Settings
 from frozen_search.cutoff_rules import arxiv as rules
 from frozen_search.cutoff_rules.base import cutoff_bound, iso_utc
 from frozen_search.errors import (
+    ContentUnproven,
     FrozenSearchError,
     InvalidRequest,
     NotFoundBeforeCutoff,
@@ -153,6 +154,9 @@ class ArxivLive:
     def candidates(self, query: str, source: str | None, limit: int) -> tuple[list[list[DocState]], list[Rejection]]:
         """Up to ``limit`` papers whose v1 predates ``T``, each as its states up to the one current at ``T``.
 
+        A candidate whose versions cannot be read because the upstream failed fails the search (never fewer results
+        without a word); one upstream says does not exist (OAI ``idDoesNotExist``) is a ``content_unproven`` rejection.
+
         Raises:
             UpstreamUnavailable, UpstreamRejected, OfflineCacheMiss: from the upstream layer.
         """
@@ -173,7 +177,7 @@ class ArxivLive:
                 seen.add(entry.paper)
                 try:
                     states = self._at_cutoff(entry, rejections)
-                except FrozenSearchError as exc:
+                except (NotFoundBeforeCutoff, ContentUnproven) as exc:  # upstream failures are errors, not "unproven"
                     rejections.append(Rejection(id=f"{SOURCE}:{entry.paper}", reason="content_unproven",
                                                 evidence=exc.message))
                     continue

@@ -122,3 +122,18 @@ def test_offline_rerun_answers_from_the_cache(live_at: Callable[..., FrozenSearc
     asked = len(arxiv_stub.seen)
     offline = live_at("2026-01-06", mode="offline").search("testing", limit=10)
     assert offline == live and len(arxiv_stub.seen) == asked
+
+
+def test_an_unreachable_oai_is_an_error_not_fewer_results(live_at: Callable[..., FrozenSearchService],
+                                                          arxiv_stub: ArxivStub) -> None:
+    # at 2024-01-01, 1609.07528 and 2312.05778 (today v3 of 2024-09-06 / 2025-01-22) need their version dates from
+    # OAI; the stub's OAI answers 404: the search must say the source failed, not quietly leave those papers out
+    service = live_at("2024-01-01")
+    live = service.source_lives["arxiv"]
+    assert isinstance(live, ArxivLive)
+    live.max_pages = 1
+    with pytest.raises(UpstreamUnavailable, match=r"OAI-PMH GetRecord of (1609\.07528|2312\.05778) answered HTTP 404"):
+        live.candidates("testing", None, 100)
+    assert any(seen.startswith("/oai2?") for seen in arxiv_stub.seen)
+    with pytest.raises(UpstreamUnavailable):
+        service.search("testing", limit=50)
