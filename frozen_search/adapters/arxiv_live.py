@@ -232,13 +232,15 @@ class ArxivLive:
         """The submission history up to the entry's version: from the entry alone when that settles the version
         current at ``T`` (today's version predates ``T``; or it is v2, whose only predecessor is v1), else OAI
         arXivRaw. Versions between v1 and today's whose dates the entry does not give are marked undated."""
-        if entry.updated < self.bound or entry.version <= 2:
-            return [VersionEntry(k, entry.published if k < entry.version else entry.updated,
+        if entry.updated < self.bound or entry.version <= 2:  # v1's date is <published>, whatever <updated> says
+            return [VersionEntry(k, entry.published if k < entry.version or k == 1 else entry.updated,
                                  dated=k in (1, entry.version)) for k in range(1, entry.version + 1)]
         return self._oai_record(entry.paper).versions
 
     def _states(self, entry: Entry, versions: list[VersionEntry], wanted: int, *, with_pdf: bool) -> list[DocState]:
         chosen = entry if entry.version == wanted else self._version_entry(entry.paper, wanted)
+        if chosen is not None and chosen.updated >= self.bound:
+            chosen = None  # an answer dated at or after T is not that version's text before T: content_unproven
         texts: dict[int, VersionText] = {}
         if chosen is not None:
             texts[wanted] = chosen.text

@@ -10,7 +10,7 @@ import pytest
 from frozen_search.adapters.arxiv_live import ArxivLive, pdf_text
 from frozen_search.errors import ContentUnproven, UpstreamRejected, UpstreamUnavailable
 from frozen_search.service import FrozenSearchService
-from tests.arxiv.conftest import ArxivStub
+from tests.arxiv.conftest import ArxivStub, Recorded
 
 POST_CUTOFF = {"arxiv:2602.15552", "arxiv:2604.03438", "arxiv:2602.19294"}
 # Hand-written answer to id_list=2306.07400v1, in the recorded entries' exact shape: the real v1 date
@@ -137,3 +137,16 @@ def test_an_unreachable_oai_is_an_error_not_fewer_results(live_at: Callable[...,
     assert any(seen.startswith("/oai2?") for seen in arxiv_stub.seen)
     with pytest.raises(UpstreamUnavailable):
         service.search("testing", limit=50)
+
+
+def test_a_v1_entry_updated_after_the_cutoff_is_refused_not_a_crash(live_at: Callable[..., FrozenSearchService],
+                                                                    arxiv_stub: ArxivStub) -> None:
+    # the recorded answer for 1605.08386 (v1, published = updated = 2016-05-26T17:59:46Z), its <updated> moved past
+    # the cutoff: the entry's text is not proven to be from before T, and v1's date is still its <published>
+    recorded = arxiv_stub.ids["1605.08386"]
+    body = recorded.body.replace(b"<updated>2016-05-26T17:59:46Z</updated>", b"<updated>2016-06-01T00:00:00Z</updated>")
+    assert body != recorded.body
+    arxiv_stub.ids["1605.08386"] = Recorded(200, body)
+    with pytest.raises(ContentUnproven, match="1605.08386v1"):
+        live_at("2016-05-30").fetch("1605.08386")
+    assert live_at("2016-06-02").fetch("1605.08386").title == "Heat-bath random walks with Markov bases"
