@@ -201,7 +201,9 @@ def test_reverification_rejects_an_abstract_citing_a_later_arxiv_id(tmp_path: Pa
 
 
 @pytest.mark.parametrize("ref", ["2101.1001", "../../etc", "arxiv:../../etc", "2101.10016v0", "hep-th/99",
-                                 "https://arxiv.org/abs/2101.1001", "https://arxiv.org/list/math.QA"])
+                                 "https://arxiv.org/abs/2101.1001", "https://arxiv.org/list/math.QA",
+                                 "\u0662\u0661\u0660\u0661.\u0661\u0660\u0660\u0661\u0666",  # Arabic-Indic digits
+                                 "２１０１.１００１６v6", "math/０２０２００１"])  # fullwidth digits
 def test_bad_ids_are_invalid_requests(tmp_path: Path, ref: str) -> None:
     service = local_service(ingested(tmp_path, abs_examples("2101.10016")), "2022-01-01")
     with pytest.raises(Exception) as caught:
