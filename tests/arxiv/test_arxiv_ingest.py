@@ -243,3 +243,14 @@ def test_a_metadata_row_time_in_the_repeated_autumn_hour_is_read_as_the_later_in
     later = local_service(data, "2008-11-02T06:30:01Z")
     assert later.fetch("0712.3217").metadata["submitted"] == "2008-11-02T06:30:00Z"
     later.close()
+
+
+@pytest.mark.parametrize(("cutoff", "revision"), [
+    ("2021-07-27T17:21:47Z", "v5"), ("2021-07-27T17:21:48Z", "v5"), ("2021-07-27T17:21:48.5Z", "v6"),
+    ("2021-07-27T19:21:48+02:00", "v5"), ("2021-07-27T17:21:49Z", "v6")])
+def test_a_version_submitted_exactly_at_the_cutoff_is_not_shown(tmp_path: Path, cutoff: str, revision: str) -> None:
+    service = local_service(ingested(tmp_path, abs_examples("2101.10016")), cutoff)  # v6: 2021-07-27 17:21:48 GMT
+    fetched = service.fetch("2101.10016")
+    assert fetched.metadata["revision"] == revision
+    assert {r.as_of for r in service.search("Kazhdan Lusztig").results} == {fetched.metadata["as_of"]}
+    service.close()
