@@ -43,6 +43,7 @@ EASTERN = tz.gettz("America/New_York")
 _ABS_DATE = re.compile(r"^Date(?: \(revised v(\d+)\))?:\s*(.+?)\s+\((\d+)kb(?:,\s*([A-Za-z]+))?\)\s*$")
 _ABS_FIELD = re.compile(r"^([A-Za-z][A-Za-z-]*):\s?(.*)$")
 Tick = Callable[[int], None]
+_MAX_FIRST_LINE = 64_000_000  # bytes of the first JSON line read to detect the format
 
 
 def ingest_arxiv(paths: Sequence[Path], store: Store, index: RevisionIndex, *,
@@ -124,8 +125,10 @@ def detect_format(path: Path) -> str:
     if text.startswith("-" * 20) and re.search(r"^arXiv:\S+", text, re.MULTILINE):
         return "abs"
     if text.startswith("{"):
+        with path.open("rb") as handle:  # the whole first line: a record with thousands of authors passes 64 kB
+            line = handle.readline(_MAX_FIRST_LINE)
         try:
-            first = json.loads(text.split("\n", 1)[0])
+            first = json.loads(line)
         except ValueError as exc:
             raise IngestError(f"{path}: the first line is not JSON ({exc})") from exc
         if isinstance(first, dict):

@@ -254,3 +254,18 @@ def test_a_version_submitted_exactly_at_the_cutoff_is_not_shown(tmp_path: Path, 
     assert fetched.metadata["revision"] == revision
     assert {r.as_of for r in service.search("Kazhdan Lusztig").results} == {fetched.metadata["as_of"]}
     service.close()
+
+
+def test_a_snapshot_whose_first_record_is_longer_than_64_kb_is_detected(tmp_path: Path) -> None:
+    # collaboration papers list thousands of authors: the first line of a real snapshot can pass 64 kB
+    lines = arxiv_file(SNAPSHOT).read_text().splitlines(keepends=True)
+    first = json.loads(lines[0])
+    first["authors"] = ", ".join(f"A. Author{i}" for i in range(7000))
+    path = tmp_path / "snapshot.jsonl"
+    path.write_text(json.dumps(first) + "\n" + "".join(lines[1:]))
+    assert len(path.read_text().split("\n", 1)[0]) > 65_536
+    assert detect_format(path) == "snapshot"
+    store = Store(tmp_path / "store.sqlite3")
+    report = ingest_arxiv([path], store, RevisionIndex.create(tmp_path / "index"))
+    assert report.documents == 200 and report.problems == []
+    store.close()
