@@ -34,8 +34,9 @@ ARCHIVES = frozenset({
     "math", "math-ph", "mtrl-th", "nlin", "nucl-ex", "nucl-th", "patt-sol", "physics", "plasm-ph", "q-alg",
     "q-bio", "quant-ph", "solv-int", "supr-con",
 })
-_NEW = re.compile(r"^(\d{2})(\d{2})\.(\d{4,5})(?:v(\d+))?$")
-_OLD = re.compile(r"^([a-z-]+)(?:\.[A-Za-z-]{2,})?/(\d{2})(\d{2})(\d{3})(?:v(\d+))?$")
+# ASCII digits only (``\d`` would take Arabic-Indic or fullwidth digits, which are no arXiv id)
+_NEW = re.compile(r"^(\d{2})(\d{2})\.(\d{4,5})(?:v(\d+))?$", re.ASCII)
+_OLD = re.compile(r"^([a-z-]+)(?:\.[A-Za-z-]{2,})?/(\d{2})(\d{2})(\d{3})(?:v(\d+))?$", re.ASCII)
 _URL_HOSTS = ("arxiv.org", "www.arxiv.org", "export.arxiv.org")
 _LOOKS_NEW = re.compile(r"^\d{4}\.\d")
 _LOOKS_OLD = re.compile(r"^([a-z-]+)(?:\.[A-Za-z-]+)?/")

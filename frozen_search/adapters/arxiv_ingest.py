@@ -43,6 +43,7 @@ EASTERN = tz.gettz("America/New_York")
 _ABS_DATE = re.compile(r"^Date(?: \(revised v(\d+)\))?:\s*(.+?)\s+\((\d+)kb(?:,\s*([A-Za-z]+))?\)\s*$")
 _ABS_FIELD = re.compile(r"^([A-Za-z][A-Za-z-]*):\s?(.*)$")
 Tick = Callable[[int], None]
+_MAX_FIRST_LINE = 64_000_000  # bytes of the first JSON line read to detect the format
 
 
 def ingest_arxiv(paths: Sequence[Path], store: Store, index: RevisionIndex, *,
@@ -124,8 +125,10 @@ def detect_format(path: Path) -> str:
     if text.startswith("-" * 20) and re.search(r"^arXiv:\S+", text, re.MULTILINE):
         return "abs"
     if text.startswith("{"):
+        with path.open("rb") as handle:  # the whole first line: a record with thousands of authors passes 64 kB
+            line = handle.readline(_MAX_FIRST_LINE)
         try:
-            first = json.loads(text.split("\n", 1)[0])
+            first = json.loads(line)
         except ValueError as exc:
             raise IngestError(f"{path}: the first line is not JSON ({exc})") from exc
         if isinstance(first, dict):
@@ -150,6 +153,25 @@ def _oai_records(path: Path, report: StateIngestReport, tick: Tick) -> Iterator[
 def _oai_stream(path: Path, handle: Any, report: StateIngestReport, tick: Tick) -> Iterator[PaperRecord]:
     position = 0
     seen_root = False
+    # A record read past an XML error inside it (a missing end tag that swallows the next fields, a file cut in the
+    # middle) is incomplete: it is held until the next element starts (or the file ends), then skipped and reported
+    # when an error line falls between its start and there. lxml logs errors as it parses, before those events.
+    pending: list[tuple[int, str, int, PaperRecord | None | ValueError]] = []
+
+    def settle(until: float) -> Iterator[PaperRecord]:
+        while pending:
+            number, where, first, found = pending.pop(0)
+            broken = [e for e in context.error_log if e.level >= etree.ErrorLevels.ERROR and first <= e.line < until]
+            if broken:
+                report.problems.append(f"{path.name}: record {number} ({where}): malformed XML at line "
+                                       f"{broken[0].line} ({broken[0].message}); not stored")
+            elif isinstance(found, ValueError):
+                report.problems.append(f"{path.name}: record {number} ({where}): {found}")
+            elif found is not None:
+                found.provenance.update({"file": path.name, "position": where, "format": "oai-arXivRaw"})
+                yield found
+
+    numbers: dict[int, int] = {}
     # recover: a malformed record costs that record only (reported), not the rest of the file
     context = etree.iterparse(handle, events=("start", "end"), recover=True, huge_tree=True)
     for event, element in context:
@@ -158,6 +180,10 @@ def _oai_stream(path: Path, handle: Any, report: StateIngestReport, tick: Tick) 
                 seen_root = True
                 if element.tag != f"{{{OAI}}}OAI-PMH":
                     raise IngestError(f"{path} is not an OAI-PMH response (root {element.tag!r})")
+            if pending:
+                yield from settle(element.sourceline or 0)
+            if element.tag == f"{{{OAI}}}record":
+                numbers[element.sourceline or 0] = len(numbers) + 1  # records count in document order
             continue
         if element.tag == f"{{{OAI}}}request" and element.get("metadataPrefix", "arXivRaw") != "arXivRaw":
             raise IngestError(f"{path}: OAI-PMH metadataPrefix {element.get('metadataPrefix')!r}; only arXivRaw "
@@ -169,19 +195,19 @@ def _oai_stream(path: Path, handle: Any, report: StateIngestReport, tick: Tick) 
             continue
         position += 1
         where = f"line {element.sourceline}"
+        number = numbers.get(element.sourceline or 0, position)
+        found: PaperRecord | None | ValueError
         try:
-            record = _oai_record(element)
+            found = _oai_record(element)
         except ValueError as exc:
-            report.problems.append(f"{path.name}: record {position} ({where}): {exc}")
-        else:
-            if record is not None:
-                record.provenance.update({"file": path.name, "position": where, "format": "oai-arXivRaw"})
-                yield record
+            found = exc
+        pending.append((number, where, element.sourceline or 0, found))
         element.clear(keep_tail=True)
         if position % 200 == 0:
             tick(handle.tell())
     if not seen_root:
         raise IngestError(f"{path} holds no XML element")
+    yield from settle(float("inf"))
     errors = [e for e in context.error_log if e.level >= etree.ErrorLevels.ERROR]
     for error in errors[:20]:
         report.problems.append(f"{path.name}: XML error at line {error.line}: {error.message}")
@@ -390,7 +416,7 @@ def _db_paper(path: Path, report: StateIngestReport, rows: list[tuple[int, dict[
         # row k-1 last modified before vk was created: its values held at vk's submission
         frozen = {v.number: texts[v.number - 1] for v in versions
                   if v.number - 1 in modified and modified[v.number - 1] <= v.submitted}
-    except (KeyError, ValueError, TypeError) as exc:
+    except (KeyError, ValueError, TypeError, AttributeError) as exc:
         report.problems.append(f"{path.name}: record {first} (line {first}): {exc}")
         return
     yield PaperRecord(paper, versions, texts=texts, frozen=frozen,
@@ -421,10 +447,11 @@ def _eastern(value: str) -> int:
     """arXiv database local time (``2007-12-19 15:55:54``, US Eastern) -> UTC seconds.
 
     Eastern is the later of the plausible readings (UTC-4/-5 vs UTC): a wrong guess can only delay a version, never
-    show one submitted after the cutoff.
+    show one submitted after the cutoff. A time in the hour repeated when daylight saving ends is read as the later
+    of its two instants, for the same reason.
     """
     parsed = datetime.fromisoformat(value.strip())
-    return int(parsed.replace(tzinfo=EASTERN).timestamp())
+    return max(int(parsed.replace(tzinfo=EASTERN, fold=fold).timestamp()) for fold in (0, 1))
 
 
 def _kb(value: str | None) -> int | None:

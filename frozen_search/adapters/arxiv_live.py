@@ -46,6 +46,7 @@ from frozen_search.config import Settings
 from frozen_search.cutoff_rules import arxiv as rules
 from frozen_search.cutoff_rules.base import cutoff_bound, iso_utc
 from frozen_search.errors import (
+    ContentUnproven,
     FrozenSearchError,
     InvalidRequest,
     NotFoundBeforeCutoff,
@@ -153,6 +154,9 @@ class ArxivLive:
     def candidates(self, query: str, source: str | None, limit: int) -> tuple[list[list[DocState]], list[Rejection]]:
         """Up to ``limit`` papers whose v1 predates ``T``, each as its states up to the one current at ``T``.
 
+        A candidate whose versions cannot be read because the upstream failed fails the search (never fewer results
+        without a word); one upstream says does not exist (OAI ``idDoesNotExist``) is a ``content_unproven`` rejection.
+
         Raises:
             UpstreamUnavailable, UpstreamRejected, OfflineCacheMiss: from the upstream layer.
         """
@@ -173,7 +177,7 @@ class ArxivLive:
                 seen.add(entry.paper)
                 try:
                     states = self._at_cutoff(entry, rejections)
-                except FrozenSearchError as exc:
+                except (NotFoundBeforeCutoff, ContentUnproven) as exc:  # upstream failures are errors, not "unproven"
                     rejections.append(Rejection(id=f"{SOURCE}:{entry.paper}", reason="content_unproven",
                                                 evidence=exc.message))
                     continue
@@ -228,13 +232,15 @@ class ArxivLive:
         """The submission history up to the entry's version: from the entry alone when that settles the version
         current at ``T`` (today's version predates ``T``; or it is v2, whose only predecessor is v1), else OAI
         arXivRaw. Versions between v1 and today's whose dates the entry does not give are marked undated."""
-        if entry.updated < self.bound or entry.version <= 2:
-            return [VersionEntry(k, entry.published if k < entry.version else entry.updated,
+        if entry.updated < self.bound or entry.version <= 2:  # v1's date is <published>, whatever <updated> says
+            return [VersionEntry(k, entry.published if k < entry.version or k == 1 else entry.updated,
                                  dated=k in (1, entry.version)) for k in range(1, entry.version + 1)]
         return self._oai_record(entry.paper).versions
 
     def _states(self, entry: Entry, versions: list[VersionEntry], wanted: int, *, with_pdf: bool) -> list[DocState]:
         chosen = entry if entry.version == wanted else self._version_entry(entry.paper, wanted)
+        if chosen is not None and chosen.updated >= self.bound:
+            chosen = None  # an answer dated at or after T is not that version's text before T: content_unproven
         texts: dict[int, VersionText] = {}
         if chosen is not None:
             texts[wanted] = chosen.text

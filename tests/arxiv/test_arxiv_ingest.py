@@ -150,6 +150,24 @@ def test_malformed_xml_in_the_middle_keeps_the_rest(tmp_path: Path) -> None:
     report = ingest_arxiv([path], store, RevisionIndex.create(tmp_path / "index"))
     assert any("line" in p for p in report.problems) and report.documents > 370
     assert store.get("arxiv:1008.4940", "v2") is not None
+    # the record whose </title> is missing is skipped, never stored with its journal-ref and DOI run into its title
+    assert any(p.startswith("ListRecords.xml: record 4 (line 179): ") for p in report.problems)
+    assert store.get("arxiv:1007.2706", "v3") is None and store.get("arxiv:1007.2706", "v1") is None
+    assert not any("Bull. Aust" in r.title or "10.1017" in r.title for r in store.history("arxiv:1007.2706"))
+    store.close()
+
+
+def test_a_file_cut_inside_the_last_record_does_not_store_that_record(tmp_path: Path) -> None:
+    text = arxiv_file(LISTRECORDS).read_text()
+    cut = text.rindex("<abstract>") + 300  # in the middle of the last record's abstract (1606.07946)
+    assert "<id>1606.07946</id>" in text[text.rindex("<record>"):cut]
+    path = tmp_path / "ListRecords.xml"
+    path.write_text(text[:cut])
+    store = Store(tmp_path / "store.sqlite3")
+    report = ingest_arxiv([path], store, RevisionIndex.create(tmp_path / "index"))
+    assert store.history("arxiv:1606.07946") == []  # its abstract would be stored cut short
+    assert any(p.startswith("ListRecords.xml: record 387 (line ") for p in report.problems)
+    assert report.documents == 386 and store.get("arxiv:1008.4940", "v2") is not None
     store.close()
 
 
@@ -183,7 +201,9 @@ def test_reverification_rejects_an_abstract_citing_a_later_arxiv_id(tmp_path: Pa
 
 
 @pytest.mark.parametrize("ref", ["2101.1001", "../../etc", "arxiv:../../etc", "2101.10016v0", "hep-th/99",
-                                 "https://arxiv.org/abs/2101.1001", "https://arxiv.org/list/math.QA"])
+                                 "https://arxiv.org/abs/2101.1001", "https://arxiv.org/list/math.QA",
+                                 "\u0662\u0661\u0660\u0661.\u0661\u0660\u0660\u0661\u0666",  # Arabic-Indic digits
+                                 "２１０１.１００１６v6", "math/０２０２００１"])  # fullwidth digits
 def test_bad_ids_are_invalid_requests(tmp_path: Path, ref: str) -> None:
     service = local_service(ingested(tmp_path, abs_examples("2101.10016")), "2022-01-01")
     with pytest.raises(Exception) as caught:
@@ -191,3 +211,61 @@ def test_bad_ids_are_invalid_requests(tmp_path: Path, ref: str) -> None:
     assert str(caught.value).startswith("[invalid_request] ")
     assert service.fetch("https://arxiv.org/pdf/2101.10016v6").metadata["revision"] == "v6"
     service.close()
+
+
+def _db_rows(tmp_path: Path, change: dict[str, object], count: int = 6) -> Path:
+    """The first ``count`` real metadata rows (0712.3217 v1, 0806.4129 v1-v5) with the first row's fields changed."""
+    with arxiv_file(DB_ROWS).open() as lines:
+        rows = [json.loads(next(lines)) for _ in range(count)]
+    rows[0].update(change)
+    path = tmp_path / "rows.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    return path
+
+
+@pytest.mark.parametrize("change", [{"created": None}, {"paper_id": 712.3217}, {"created": "2007-13-45 99:00:00"}])
+def test_a_metadata_row_with_a_broken_field_is_skipped_and_reported(tmp_path: Path, change: dict[str, object]) -> None:
+    store = Store(tmp_path / "store.sqlite3")
+    report = ingest_arxiv([_db_rows(tmp_path, change)], store, RevisionIndex.create(tmp_path / "index"))
+    assert report.problems and report.problems[0].startswith("rows.jsonl: record 1 (line 1): ")
+    assert store.history("arxiv:0712.3217") == [] and len(store.history("arxiv:0806.4129")) == 5
+    store.close()
+
+
+def test_a_metadata_row_time_in_the_repeated_autumn_hour_is_read_as_the_later_instant(tmp_path: Path) -> None:
+    # 2008-11-02 01:30 in US Eastern is 05:30Z (EDT) or 06:30Z (EST): only the later reading can never show a
+    # version before it was submitted
+    data = ingested(tmp_path, [_db_rows(tmp_path, {"created": "2008-11-02 01:30:00"}, count=1)])
+    early = local_service(data, "2008-11-02T06:00:00Z")
+    with pytest.raises(NotFoundBeforeCutoff):
+        early.fetch("0712.3217")
+    early.close()
+    later = local_service(data, "2008-11-02T06:30:01Z")
+    assert later.fetch("0712.3217").metadata["submitted"] == "2008-11-02T06:30:00Z"
+    later.close()
+
+
+@pytest.mark.parametrize(("cutoff", "revision"), [
+    ("2021-07-27T17:21:47Z", "v5"), ("2021-07-27T17:21:48Z", "v5"), ("2021-07-27T17:21:48.5Z", "v6"),
+    ("2021-07-27T19:21:48+02:00", "v5"), ("2021-07-27T17:21:49Z", "v6")])
+def test_a_version_submitted_exactly_at_the_cutoff_is_not_shown(tmp_path: Path, cutoff: str, revision: str) -> None:
+    service = local_service(ingested(tmp_path, abs_examples("2101.10016")), cutoff)  # v6: 2021-07-27 17:21:48 GMT
+    fetched = service.fetch("2101.10016")
+    assert fetched.metadata["revision"] == revision
+    assert {r.as_of for r in service.search("Kazhdan Lusztig").results} == {fetched.metadata["as_of"]}
+    service.close()
+
+
+def test_a_snapshot_whose_first_record_is_longer_than_64_kb_is_detected(tmp_path: Path) -> None:
+    # collaboration papers list thousands of authors: the first line of a real snapshot can pass 64 kB
+    lines = arxiv_file(SNAPSHOT).read_text().splitlines(keepends=True)
+    first = json.loads(lines[0])
+    first["authors"] = ", ".join(f"A. Author{i}" for i in range(7000))
+    path = tmp_path / "snapshot.jsonl"
+    path.write_text(json.dumps(first) + "\n" + "".join(lines[1:]))
+    assert len(path.read_text().split("\n", 1)[0]) > 65_536
+    assert detect_format(path) == "snapshot"
+    store = Store(tmp_path / "store.sqlite3")
+    report = ingest_arxiv([path], store, RevisionIndex.create(tmp_path / "index"))
+    assert report.documents == 200 and report.problems == []
+    store.close()

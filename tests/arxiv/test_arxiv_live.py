@@ -10,7 +10,7 @@ import pytest
 from frozen_search.adapters.arxiv_live import ArxivLive, pdf_text
 from frozen_search.errors import ContentUnproven, UpstreamRejected, UpstreamUnavailable
 from frozen_search.service import FrozenSearchService
-from tests.arxiv.conftest import ArxivStub
+from tests.arxiv.conftest import LISTRECORDS, ArxivStub, Recorded, arxiv_file
 
 POST_CUTOFF = {"arxiv:2602.15552", "arxiv:2604.03438", "arxiv:2602.19294"}
 # Hand-written answer to id_list=2306.07400v1, in the recorded entries' exact shape: the real v1 date
@@ -122,3 +122,74 @@ def test_offline_rerun_answers_from_the_cache(live_at: Callable[..., FrozenSearc
     asked = len(arxiv_stub.seen)
     offline = live_at("2026-01-06", mode="offline").search("testing", limit=10)
     assert offline == live and len(arxiv_stub.seen) == asked
+
+
+def test_an_unreachable_oai_is_an_error_not_fewer_results(live_at: Callable[..., FrozenSearchService],
+                                                          arxiv_stub: ArxivStub) -> None:
+    # at 2024-01-01, 1609.07528 and 2312.05778 (today v3 of 2024-09-06 / 2025-01-22) need their version dates from
+    # OAI; the stub's OAI answers 404: the search must say the source failed, not quietly leave those papers out
+    service = live_at("2024-01-01")
+    live = service.source_lives["arxiv"]
+    assert isinstance(live, ArxivLive)
+    live.max_pages = 1
+    with pytest.raises(UpstreamUnavailable, match=r"OAI-PMH GetRecord of (1609\.07528|2312\.05778) answered HTTP 404"):
+        live.candidates("testing", None, 100)
+    assert any(seen.startswith("/oai2?") for seen in arxiv_stub.seen)
+    with pytest.raises(UpstreamUnavailable):
+        service.search("testing", limit=50)
+
+
+def test_a_v1_entry_updated_after_the_cutoff_is_refused_not_a_crash(live_at: Callable[..., FrozenSearchService],
+                                                                    arxiv_stub: ArxivStub) -> None:
+    # the recorded answer for 1605.08386 (v1, published = updated = 2016-05-26T17:59:46Z), its <updated> moved past
+    # the cutoff: the entry's text is not proven to be from before T, and v1's date is still its <published>
+    recorded = arxiv_stub.ids["1605.08386"]
+    body = recorded.body.replace(b"<updated>2016-05-26T17:59:46Z</updated>", b"<updated>2016-06-01T00:00:00Z</updated>")
+    assert body != recorded.body
+    arxiv_stub.ids["1605.08386"] = Recorded(200, body)
+    with pytest.raises(ContentUnproven, match="1605.08386v1"):
+        live_at("2016-05-30").fetch("1605.08386")
+    assert live_at("2016-06-02").fetch("1605.08386").title == "Heat-bath random walks with Markov bases"
+
+
+def _entry_1007_2706(version: int, title: str, updated: str, extra: str = "") -> bytes:
+    """A hand-written API entry of 1007.2706 in the recorded entries' shape (v1 date from its real arXivRaw record)."""
+    return f"""<entry xmlns="http://www.w3.org/2005/Atom" xmlns:arxiv="http://arxiv.org/schemas/atom">
+    <id>http://arxiv.org/abs/1007.2706v{version}</id>
+    <title>{title}</title>
+    <updated>{updated}</updated>
+    <link href="https://arxiv.org/abs/1007.2706v{version}" rel="alternate" type="text/html"/>
+    <link href="https://arxiv.org/pdf/1007.2706v{version}" rel="related" type="application/pdf" title="pdf"/>
+    <summary>Stub abstract of version {version}.</summary>
+    <category term="math.GR" scheme="http://arxiv.org/schemas/atom"/>
+    <published>2010-07-16T06:59:46Z</published>{extra}
+    <arxiv:primary_category term="math.GR"/>
+    <author>
+      <name>Maurice Chiodo</name>
+    </author>
+  </entry>
+""".encode()
+
+
+def test_1007_2706_live_reads_v2_itself(live_at: Callable[..., FrozenSearchService], arxiv_stub: ArxivStub) -> None:
+    # today's entry is v3 (2016-10-19) with the journal-ref and DOI; OAI arXivRaw (the real record) gives the dates
+    lines = arxiv_file(LISTRECORDS).read_text().split("\n")
+    record = "\n".join(lines[178:225])
+    assert "<id>1007.2706</id>" in record and record.strip().endswith("</record>")
+    head = arxiv_file("oai/litpuvn_GetRecord_arXivRaw_0804.2273.xml").read_text().split("<GetRecord>")[0]
+    arxiv_stub.oai["1007.2706"] = (head + "<GetRecord>\n" + record + "\n</GetRecord>\n</OAI-PMH>\n").encode()
+    arxiv_stub.entries["1007.2706"] = _entry_1007_2706(
+        3, "Finitely annihilated groups", "2016-10-19T10:43:36Z",
+        "\n    <arxiv:journal_ref>Bull. Aust. Math. Soc. 90 (2014), no. 3, 404-417</arxiv:journal_ref>"
+        "\n    <arxiv:doi>10.1017/S0004972714000355</arxiv:doi>")
+    service = live_at("2013-01-01")
+    with pytest.raises(ContentUnproven, match="1007.2706v2"):
+        service.fetch("1007.2706")  # v2 itself not readable: refused, never v3's text
+    arxiv_stub.versioned["1007.2706v2"] = _entry_1007_2706(2, "Stub title of version 2", "2012-02-18T19:59:13Z")
+    fetched = live_at("2013-01-01").fetch("1007.2706")
+    assert (fetched.metadata["revision"], fetched.metadata["as_of"]) == ("v2", "2012-02-18T19:59:13Z")
+    assert fetched.title == "Stub title of version 2" and "Finitely annihilated" not in fetched.text
+    shown = fetched.text + str(fetched.metadata)
+    assert "Bull. Aust" not in shown and "10.1017" not in shown
+    assert any(seen.startswith("/oai2?") for seen in arxiv_stub.seen)
+    assert any("id_list=1007.2706v2" in seen for seen in arxiv_stub.seen)
