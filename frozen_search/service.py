@@ -53,11 +53,9 @@ ATTEMPTED_CUTOFF = "attempted_cutoff"
 KNOWN_SOURCES = ("arxiv", "math.stackexchange", "mathoverflow", "openalex", "wikipedia")
 MAX_REFERENCE_CHARS = 2_000
 HISTORY_NOTES = {
-    "proven": "the next stored revision names this one as its parent",
-    "unverified": "the dump gives no parent ids; revisions are taken to be consecutive as exported",
-    "gap": "revisions between this one and the next stored one are missing from the store: a later revision "
-           "before the cutoff may exist",
-    "open": "no later revision is stored",
+    "complete": "no revision between this one and the cutoff is missing from the store",
+    "unverified": "the dump gives no parent ids: that no revision before the cutoff is missing cannot be checked",
+    "gap": "the store's history after this revision is incomplete: a later revision before the cutoff may exist",
 }
 
 
@@ -341,10 +339,11 @@ class FrozenSearchService:
         metadata.update({
             "source": row.source, "as_of": iso_utc(row.valid_from), "revision": row.version,
             "cutoff": self.cutoff_iso, "offset": offset, "next_offset": end if end < len(text) else None,
-            "total_chars": len(text), "history": row.continuity,
-            "history_note": HISTORY_NOTES.get(row.continuity, ""),
+            "total_chars": len(text),
         })
         if row.source == wikipedia.SOURCE:
+            metadata["history"] = history_of(row)
+            metadata["history_note"] = HISTORY_NOTES[metadata["history"]]
             metadata["revision_url"] = wikipedia.oldid_url(row.version, self.settings.wikipedia_host)
             metadata["redirected_from"] = None if shown.redirect is None else shown.redirect[0]
         response = FetchResponse(id=row.doc_id, title=row.title, text=text[offset:end], url=displayed.url,
@@ -530,6 +529,19 @@ def cutoff_refusal(cutoff_iso: str) -> str:
 
 def _jsonable(value: Any) -> Any:
     return value if isinstance(value, (str, int, float, bool, type(None))) else str(value)
+
+
+def history_of(row: RevisionRow) -> str:
+    """What ``fetch`` says of the store's history around a shown Wikipedia revision, without revealing what lies
+    after the cutoff: ``complete`` whether or not a later revision is stored (saying "proven" or "open" would tell
+    an agent that the page was edited after ``T``), ``unverified`` for revisions without a parent id (old export
+    schemas), ``gap`` when a later stored revision names another parent (the one disclosure that implies a later
+    stored revision: a revision before the cutoff may be missing, so it is said rather than hidden)."""
+    if row.continuity == "gap":
+        return "gap"
+    if row.continuity == "unverified" or row.parent_version is None and row.continuity == "open":
+        return "unverified"
+    return "complete"
 
 
 def _current_by_doc(rows: list[RevisionRow], bound: int) -> dict[str, RevisionRow]:

@@ -7,6 +7,7 @@ greatest timestamp strictly before T, rendered by a fresh renderer.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -17,8 +18,8 @@ from frozen_search.adapters.wikipedia_dump import ingest_wikipedia
 from frozen_search.adapters.wikitext import WikitextRenderer
 from frozen_search.errors import NotFoundBeforeCutoff
 from frozen_search.index import RevisionIndex, tokenize
-from frozen_search.service import FrozenSearchService
-from frozen_search.store import Store
+from frozen_search.service import FrozenSearchService, history_of
+from frozen_search.store import RevisionRow, Store
 from tests.conftest import MRR, PEAR_2002, PEAR_2014, wiki_file
 
 Factory = Callable[[str], FrozenSearchService]
@@ -93,7 +94,26 @@ def test_pear_2002_and_2014_exports_together(service_at: Factory, cutoff: str, e
 def test_pear_gap_is_disclosed(service_at: Factory) -> None:
     # The 2014 revision's parentid (638548865) is not the 2002 revision: the store knows revisions are missing.
     assert service_at("2003-01-01").fetch("wikipedia:Pear").metadata["history"] == "gap"
-    assert service_at("2015-01-01").fetch("wikipedia:Pear").metadata["history"] == "open"
+    assert service_at("2015-01-01").fetch("wikipedia:Pear").metadata["history"] == "complete"
+
+
+def test_history_does_not_reveal_a_later_revision(service_at: Factory) -> None:
+    # MRR's revision current at 2008-01-01 has later revisions in the store, the one at 2016-01-01 has none:
+    # both read the same, so the metadata says nothing about edits after the cutoff.
+    early = service_at("2008-01-01").fetch("wikipedia:Mean_reciprocal_rank").metadata
+    late = service_at("2016-01-01").fetch("wikipedia:Mean_reciprocal_rank").metadata
+    assert (early["history"], early["history_note"]) == (late["history"], late["history_note"])
+    assert early["history"] == "complete"
+    # old export schemas give no parent ids: unverified, for the last revision as for the others
+    old_schema = [replace(_row(), parent_version=None, continuity=c) for c in ("unverified", "open")]
+    assert [history_of(row) for row in old_schema] == ["unverified", "unverified"]
+    assert [history_of(replace(_row(), continuity=c)) for c in ("proven", "open", "gap")] == [
+        "complete", "complete", "gap"]
+
+
+def _row() -> RevisionRow:
+    """A stored-revision shape for :func:`history_of` (only ``parent_version`` and ``continuity`` matter)."""
+    return RevisionRow(1, "wikipedia:X", "wikipedia", "2", "1", 0, None, "open", "X", None, b"", "", 0, {}, {})
 
 
 @pytest.mark.parametrize(("cutoff", "shown_id", "as_of"), [
