@@ -338,15 +338,14 @@ def pdf_text(body: bytes) -> str | None:
     """Text of a PDF with pypdf (pages joined by blank lines, whitespace collapsed per line), or ``None`` when the
     bytes are not a readable PDF or hold no text."""
     import pypdf
-    from pypdf.errors import PyPdfError
 
     if not body.startswith(b"%PDF") or len(body) > MAX_PDF_BYTES:
         return None
     try:
         reader = pypdf.PdfReader(io.BytesIO(body))
         pages = [page.extract_text() or "" for page in reader.pages]
-    except (PyPdfError, ValueError, KeyError, TypeError) as exc:
-        logger.info("unreadable PDF: %s", exc)
+    except Exception as exc:  # noqa: BLE001 - an upstream PDF is untrusted input: any parser failure = unreadable
+        logger.info("unreadable PDF: %s: %s", type(exc).__name__, exc)
         return None
     text = "\n\n".join("\n".join(" ".join(line.split()) for line in page.splitlines()).strip() for page in pages)
     return text.strip() or None

@@ -97,6 +97,9 @@ def test_fetch_reads_the_version_pdf_through_the_layer(live_at: Callable[..., Fr
     assert fetched.metadata["content"] == "full_text" and "Full text of the testing study" in fetched.text
     assert "journal_ref" not in fetched.metadata and "ICSTW" not in fetched.text  # today's journal-ref, never shown
     assert pdf_text(b"not a pdf") is None
+    broken = minimal_pdf("Full text of the testing study")
+    for damaged in (broken[:40], broken.replace(b"/Pages", b"/Pagez"), broken.replace(b"obj", b"[[[[")):
+        assert pdf_text(damaged) is None  # any parser failure on untrusted bytes reads as "no text", never internal
 
 
 def test_a_recorded_http_400_is_upstream_rejected_not_retried(live_at: Callable[..., FrozenSearchService],
