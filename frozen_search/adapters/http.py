@@ -51,6 +51,7 @@ from frozen_search.cache.transport import (
     is_transient,
     map_requests_exceptions,
     parse_retry_after,
+    throttle_violation,
 )
 from frozen_search.errors import (
     ConfigError,
@@ -297,6 +298,12 @@ class Upstream:
             if status not in RETRY_STATUSES:
                 if self.config.policy_for(host).honour_backoff_field:
                     self._honour_backoff(host, backoff_field(headers, body))
+                    throttled = throttle_violation(status, headers, body)
+                    if throttled is not None:  # Stack Exchange's HTTP 400 throttle_violation: never recorded
+                        self._limiter.defer(host, throttled)
+                        raise UpstreamRateLimited(f"{where} was throttled (Stack Exchange throttle_violation); "
+                                                  f"more requests available in {throttled:.0f} s",
+                                                  retry_after=throttled)
                 return status, headers, body
             retry_after = parse_retry_after(first_header(headers, "retry-after"), self._clock())
             too_long = retry_after is not None and retry_after > self.config.max_retry_after_s
