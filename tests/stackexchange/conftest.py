@@ -5,9 +5,7 @@ response the suite's services give (scanned for scores, accepted marks and count
 
 from __future__ import annotations
 
-import json
 import os
-import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -18,17 +16,15 @@ from lxml import etree
 from frozen_search.adapters.stackexchange_dump import ingest_stackexchange
 from frozen_search.config import Settings
 from frozen_search.cutoff_rules.base import parse_cutoff
-from frozen_search.cutoff_rules.stackexchange import NEVER_DISPLAYED_FIELDS
 from frozen_search.index import RevisionIndex
-from frozen_search.models import FetchResponse, SearchResponse
 from frozen_search.service import FrozenSearchService
 from frozen_search.store import Store
 from tests.conftest import REALDATA
+from tests.stackexchange.recording import RESPONSES, Recorded, forbidden_in
 
 SE = REALDATA / "stackexchange"
 CONLANG = "conlang.meta.stackexchange.com"
 SITES = f"mathoverflow.net,math.stackexchange.com,{CONLANG}"
-RESPONSES: list[str] = []  # every response JSON of the current test
 
 
 def se_path(relative: str) -> Path:
@@ -49,20 +45,6 @@ def dump_rows(name: str) -> list[dict[str, str]]:
 
 def settings_for(data_dir: Path, cutoff: str, **extra: Any) -> Settings:
     return Settings.from_env({}, data_dir=data_dir, cutoff=parse_cutoff(cutoff), stackexchange_sites=SITES, **extra)
-
-
-class Recorded(FrozenSearchService):
-    """A service that records every response it gives (for the score/accepted/count scan)."""
-
-    def search(self, query: str, source: str | None = None, limit: int = 10) -> SearchResponse:
-        response = super().search(query, source, limit)
-        RESPONSES.append(response.model_dump_json())
-        return response
-
-    def fetch(self, id: str, offset: int = 0, max_chars: int | None = None) -> FetchResponse:
-        response = super().fetch(id, offset, max_chars)
-        RESPONSES.append(response.model_dump_json())
-        return response
 
 
 @pytest.fixture(scope="session")
@@ -90,30 +72,6 @@ def conlang_at(conlang_dir: Path) -> Iterator[Callable[[str], FrozenSearchServic
     yield at
     for service in made:
         service.close()
-
-
-_FORBIDDEN_TEXT = re.compile(r"\b(?:score|votes?|views?|viewed|accepted answer)\s*[:=]\s*\d", re.IGNORECASE)
-
-
-def forbidden_in(response_json: str) -> list[str]:
-    """What a response shows that it must not: a never-displayed field name (any depth, any case), a
-    ``score: 3``-like text, or an ``is_accepted``-like value."""
-    found: list[str] = []
-
-    def walk(value: Any) -> None:
-        if isinstance(value, dict):
-            for key, inner in value.items():
-                if key in NEVER_DISPLAYED_FIELDS or key.lower() in {f.lower() for f in NEVER_DISPLAYED_FIELDS}:
-                    found.append(f"field {key!r}")
-                walk(inner)
-        elif isinstance(value, list):
-            for inner in value:
-                walk(inner)
-        elif isinstance(value, str) and _FORBIDDEN_TEXT.search(value):
-            found.append(f"text {_FORBIDDEN_TEXT.search(value).group(0)!r}")  # type: ignore[union-attr]
-
-    walk(json.loads(response_json))
-    return found
 
 
 @pytest.fixture(autouse=True)
