@@ -36,6 +36,17 @@ EMPTY = json.dumps({"items": [], "has_more": False, "quota_max": 10000, "quota_r
 THROTTLED = json.dumps({"error_id": 502, "error_message": "too many requests from this IP, more requests available "
                         "in 86 seconds", "error_name": "throttle_violation"}).encode()
 JSON = [("Content-Type", "application/json; charset=utf-8")]
+# Comments in the documented shape of /posts/{ids}/comments with filter=withbody (API 2.3 "comment" type); written
+# here (no recorded comment response exists). The stub ignores todate, as a careless upstream might: the adapter
+# must drop the comment of 2015-03-02 itself. The score must never show.
+COMMENTS = json.dumps({"items": [
+    {"owner": {"user_type": "registered", "display_name": "someone"}, "edited": False, "score": 5,
+     "creation_date": 1418960000, "post_id": 27379, "comment_id": 40001, "content_license": "CC BY-SA 3.0",
+     "body": "Why not a <code>std::array</code> for the deck?"},
+    {"owner": {"user_type": "registered", "display_name": "someone"}, "edited": False, "score": 9,
+     "creation_date": 1425254400, "post_id": 27379, "comment_id": 40002, "content_license": "CC BY-SA 3.0",
+     "body": "Posted after the cutoff: never shown at 2015-01-01."}],
+    "has_more": False, "quota_max": 10000, "quota_remaining": 8754}).encode()
 
 
 @pytest.fixture
@@ -44,7 +55,7 @@ def api() -> Iterator[Stub]:
     recorded = se_path("api/codereview_post_27379_revisions.json").read_bytes()
     stub.script["/2.3/posts/27379/revisions"] = [Reply(body=recorded, headers=JSON)]
     stub.script["/2.3/questions/27379/answers"] = [Reply(body=EMPTY, headers=JSON)]
-    stub.script["/2.3/posts/27379/comments"] = [Reply(body=EMPTY, headers=JSON)]
+    stub.script["/2.3/posts/27379/comments"] = [Reply(body=COMMENTS, headers=JSON)]
     yield stub
     stub.close()
 
@@ -79,8 +90,10 @@ def test_revision_6_body_and_title_and_revision_5_tags_at_2015(tmp_path: Path, a
     assert render_html(str(revisions[6]["body"])) in fetched.text
     assert render_html(str(revisions[7]["body"])) not in fetched.text  # revision 7 is of 2015-09-08
     assert fetched.metadata["tags"] == revisions[5]["tags"] == ["c++", "classes", "playing-cards"]
-    assert fetched.metadata["as_of"] == "2014-12-19T01:05:29Z"  # revision 6's creation_date 1418951129
+    assert fetched.metadata["as_of"] == "2014-12-19T03:33:20Z"  # the comment after revision 6 (1418951129)
     assert fetched.url == f"https://{SITE}/questions/27379"  # no slug: a slug is made from today's title
+    assert "Comment on 27379 (2014-12-19T03:33:20Z): Why not a std::array for the deck?" in fetched.text
+    assert "after the cutoff" not in fetched.text
     paths = [urlsplit(s.path) for s in api.seen]
     assert not any(p.path.endswith("/sites") for p in paths)  # stackapi's constructor call: never made
     by_path = {p.path: parse_qs(p.query) for p in paths}
@@ -103,6 +116,22 @@ def test_each_field_is_carried_forward_from_its_own_last_revision(tmp_path: Path
         service.close()
     assert fetched.title == revisions[title_revision]["title"]
     assert fetched.metadata["tags"] == revisions[tags_revision]["tags"]
+
+
+def test_the_adapter_returns_only_states_before_the_cutoff(tmp_path: Path, api: Stub) -> None:
+    settings = _settings(tmp_path, api, "live")
+    found = open_live(settings, Store(tmp_path / "store.sqlite3"))
+    try:
+        states = found.sources["stackexchange"].resolve(
+            DocReference(source="codereview.stackexchange", doc_id="codereview.stackexchange:27379"))
+    finally:
+        found.upstream.close()
+        found.upstream.cache.close()
+    bound = cutoff_bound(parse_cutoff("2015-01-01"))
+    assert states and all(s.valid_from < bound for s in states)
+    assert all(when < bound for s in states for _, when in s.dated)
+    assert [s.valid_from for s in states] == sorted({1371168505, 1371169793, 1371170880, 1371174936, 1389933103,
+                                                     1418951129, 1418960000})
 
 
 def test_before_the_question_was_asked_nothing_is_shown(tmp_path: Path, api: Stub) -> None:
