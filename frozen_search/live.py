@@ -16,7 +16,14 @@ from urllib.parse import urlsplit
 
 from frozen_search.adapters import wikipedia
 from frozen_search.adapters.documents import SourceLive
-from frozen_search.adapters.http import DEFAULT_ALLOWED_HOSTS, DEFAULT_HOST_POLICIES, Upstream, UpstreamConfig, require_json, user_agent
+from frozen_search.adapters.http import (
+    DEFAULT_ALLOWED_HOSTS,
+    DEFAULT_HOST_POLICIES,
+    Upstream,
+    UpstreamConfig,
+    require_json,
+    user_agent,
+)
 from frozen_search.adapters.wikipedia_live import LiveRevision, WikipediaLive, connect
 from frozen_search.adapters.wikitext import WikitextRenderer, join_rendered
 from frozen_search.cache.http_cache import HttpCache

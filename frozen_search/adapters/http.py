@@ -18,7 +18,9 @@ offline rerun see identical bytes. Recorded: 2xx, 3xx, 400, 404, 410 (answers th
 Retried, with full-jitter exponential backoff or the server's ``Retry-After`` (seconds or HTTP date): 429, 500,
 502, 503, 504, timeouts, refused/broken connections and truncated bodies; never recorded. Other 4xx raise
 ``UpstreamRejected`` at once (a 400 is recorded first, so offline reruns reject it the same way); other 5xx
-``UpstreamUnavailable``. A body that fails the caller's ``validate`` is never recorded and is not retried.
+``UpstreamUnavailable``. On hosts whose policy honours Stack Exchange's ``backoff`` field, the API's HTTP 400
+``throttle_violation`` is a temporary refusal: ``UpstreamRateLimited`` (its wait deferring the host), never recorded.
+A body that fails the caller's ``validate`` is never recorded and is not retried.
 """
 
 from __future__ import annotations

@@ -32,7 +32,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
-from lxml import etree
+from lxml import etree  # type: ignore[import-untyped]  # lxml ships no type hints
 
 from frozen_search.adapters.documents import DocState, StateIngestReport, ingest_states
 from frozen_search.adapters.stackexchange_thread import (

@@ -133,7 +133,7 @@ class StackExchangeLive:
         """Each question's states before ``T`` (an empty list: nothing before ``T``)."""
         if not question_ids:
             return {}
-        answers = self._all(f"/questions/{{ids}}/answers", site, question_ids,
+        answers = self._all("/questions/{ids}/answers", site, question_ids,
                             {"todate": self.bound - 1, "sort": "creation", "order": "asc"})
         answer_of: dict[int, list[tuple[int, int]]] = {}
         for item in answers:
@@ -259,7 +259,7 @@ def _comments(items: Iterable[dict[str, Any]], posts: set[int], bound: int) -> l
         if isinstance(at, int) and at < bound and post in posts and isinstance(cid, int):
             text = html_text_or_none(str(item.get("body") or ""))
             if text is not None:
-                found.append(Comment(cid, int(post), at, text))  # type: ignore[arg-type]
+                found.append(Comment(cid, int(post), at, text))
     return found
 
 

@@ -21,6 +21,7 @@ from frozen_search.adapters.stackexchange import SPEC_POLICY
 from frozen_search.adapters.stackexchange_live import StackExchangeLive
 from frozen_search.adapters.stackexchange_thread import render_html
 from frozen_search.cache.http_cache import HttpCache
+from frozen_search.cache.transport import throttle_violation
 from frozen_search.config import Settings
 from frozen_search.cutoff_rules.base import cutoff_bound, parse_cutoff
 from frozen_search.errors import NotFoundBeforeCutoff, OfflineCacheMiss, UpstreamRateLimited
@@ -205,3 +206,12 @@ def test_a_throttle_violation_is_rate_limited_and_never_recorded(tmp_path: Path,
     finally:
         offline.close()
     assert RESPONSES == []
+
+
+def test_the_throttle_violation_answer_is_read_from_the_api_error_shape() -> None:
+    assert throttle_violation(400, JSON, THROTTLED) == 86.0
+    assert throttle_violation(200, JSON, THROTTLED) is None  # only an error answer
+    assert throttle_violation(400, [("Content-Type", "text/html")], THROTTLED) is None
+    bad_parameter = json.dumps({"error_id": 400, "error_message": "site", "error_name": "bad_parameter"}).encode()
+    assert throttle_violation(400, JSON, bad_parameter) is None  # a real rejection stays a rejection
+    assert throttle_violation(400, JSON, b'{"error_name": "throttle_violation"}') == 0.0
