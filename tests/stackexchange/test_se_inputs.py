@@ -160,3 +160,50 @@ def test_the_scan_catches_a_score(conlang_at: Callable[[str], FrozenSearchServic
     assert forbidden_in('{"metadata": {"score": 3}}') == ["field 'score'"]
     assert forbidden_in('{"metadata": {"is_accepted": true}}') == ["field 'is_accepted'"]
     assert forbidden_in('{"text": "Score: 12"}') and forbidden_in('{"text": "viewed: 172"}')
+
+
+def _drop_rows(path: Path, keep: Callable[[dict[str, str]], bool]) -> None:
+    from lxml import etree
+
+    tree = etree.parse(str(path))
+    for row in list(tree.getroot()):
+        if not keep(dict(row.attrib)):
+            tree.getroot().remove(row)
+    tree.write(str(path), xml_declaration=True, encoding="utf-8")
+
+
+def test_a_post_whose_history_cannot_be_read_is_not_shown_and_reported(tmp_path: Path) -> None:
+    folder = _copy_dump(tmp_path)
+    _drop_rows(folder / "PostHistory.xml", lambda r: r["PostId"] != "81")  # answer 81 of question 79
+    _drop_rows(folder / "Posts.xml", lambda r: r["Id"] != "83")  # answer 83: history kept, post gone
+    data = tmp_path / "data"
+    data.mkdir()
+    store = Store(data / "store.sqlite3")
+    try:
+        report = ingest_stackexchange([folder], store, RevisionIndex.create(data / "index"),
+                                      settings=settings_for(data, "2020-01-01"))
+    finally:
+        store.close()
+    assert "PostHistory.xml: answer 81 of question 79: no body revision; not shown" in report.problems
+    assert any(p.startswith("PostHistory.xml: post 83: absent from Posts.xml") for p in report.problems)
+    service = FrozenSearchService(settings_for(data, "2019-01-01"), logging=False)
+    try:
+        text = service.fetch("conlang.meta.stackexchange:79", max_chars=100_000).text
+    finally:
+        service.close()
+    assert "Answer 81" not in text and "Answer 83" not in text and "Answer 85" in text
+
+
+def test_the_cli_ingests_a_site_folder(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from frozen_search.cli import main
+
+    result = CliRunner().invoke(main, ["ingest", "stackexchange", str(se_path("dump_conlang_meta")), "--site", CONLANG,
+                                       "--data-dir", str(tmp_path)],
+                                env={"FROZEN_SEARCH_STACKEXCHANGE_SITES": CONLANG})
+    assert result.exit_code == 0, result.output
+    assert "ingested 514 states of 54 documents" in result.output
+    refused = CliRunner().invoke(main, ["ingest", "stackexchange", str(se_path("dump_conlang_meta")), "--site",
+                                        "stackoverflow.com", "--data-dir", str(tmp_path / "x")])
+    assert refused.exit_code == 1 and "[refused_source]" in refused.output

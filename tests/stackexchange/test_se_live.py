@@ -215,3 +215,33 @@ def test_the_throttle_violation_answer_is_read_from_the_api_error_shape() -> Non
     bad_parameter = json.dumps({"error_id": 400, "error_message": "site", "error_name": "bad_parameter"}).encode()
     assert throttle_violation(400, JSON, bad_parameter) is None  # a real rejection stays a rejection
     assert throttle_violation(400, JSON, b'{"error_name": "throttle_violation"}') == 0.0
+
+
+# One /search/advanced item in the documented "question" shape (API 2.3), written here: it carries today's title,
+# score and counts, none of which may show; it proves nothing until the thread is rebuilt at T.
+SEARCH = json.dumps({"items": [
+    {"tags": ["c++", "oop", "playing-cards"], "owner": {"user_type": "registered", "display_name": "someone"},
+     "is_answered": True, "view_count": 4242, "accepted_answer_id": 27380, "answer_count": 3, "score": 17,
+     "last_activity_date": 1441747373, "creation_date": 1371168505, "last_edit_date": 1441747373,
+     "question_id": 27379, "content_license": "CC BY-SA 3.0",
+     "link": f"https://{SITE}/questions/27379/deck-and-card-classes-and-member-accessing-with-one-header",
+     "title": "Deck and Card classes and member-accessing with one header"}],
+    "has_more": False, "quota_max": 10000, "quota_remaining": 8750}).encode()
+
+
+def test_live_search_ranks_candidates_on_the_text_of_then(tmp_path: Path, api: Stub) -> None:
+    api.script["/2.3/search/advanced"] = [Reply(body=SEARCH, headers=JSON)]
+    service = _service(_settings(tmp_path, api, "live", "2014-06-01"))  # title of revision 5, before "Deck"
+    try:
+        hits = service.search("multiple classes header", source="codereview.stackexchange")
+        assert [(h.id, h.title) for h in hits.results] == [
+            ("codereview.stackexchange:27379",
+             "Is this a proper use of multiple classes and member-accessing with one header?")]
+        assert hits.results[0].url == f"https://{SITE}/questions/27379"
+        outcome = service.execute("search", {"query": "invalidation", "source": "codereview.stackexchange", "limit": 5})
+        assert outcome.response.results == []  # type: ignore[union-attr]
+        assert [r.reason for r in outcome.rejections] == ["matched_only_current_text"]
+    finally:
+        service.close()
+    searched = next(parse_qs(urlsplit(s.path).query) for s in api.seen if "/search/advanced" in s.path)
+    assert searched["todate"] == [str(cutoff_bound(parse_cutoff("2014-06-01")) - 1)]
