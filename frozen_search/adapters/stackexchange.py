@@ -61,8 +61,11 @@ def parse_reference(ref: str, settings: Settings) -> DocReference | None:
                                     f"{', '.join(s.short for s in served_sites(settings))}")
             return None
         return _reference(site, found.group("answer") is not None, int(found.group("num")))
-    parts = urlsplit(text if "://" in text else "https://" + text)
-    host = (parts.hostname or "").lower().removeprefix("www.")
+    try:
+        parts = urlsplit(text if "://" in text else "https://" + text)
+        host = (parts.hostname or "").lower().removeprefix("www.")
+    except ValueError:  # e.g. "wikipedia:a[b]": not a URL at all, so not ours
+        return None
     site = next((s for s in served_sites(settings) if s.host == host), None)
     if site is None:
         if host and _is_network(host) and "." in host:

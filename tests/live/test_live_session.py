@@ -53,7 +53,8 @@ def own_wiki(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalMediaWik
 
 
 def settings(data_dir: Path, mode: str, api_url: str) -> Settings:
-    return Settings.from_env({}, data_dir=data_dir, cutoff=parse_cutoff(CUTOFF), mode=mode, wikipedia_api=api_url)
+    return Settings.from_env({}, data_dir=data_dir, cutoff=parse_cutoff(CUTOFF), mode=mode, wikipedia_api=api_url,
+                             live_sources="wikipedia")  # the only upstream these tests run (a local MediaWiki)
 
 
 def run_session(service: FrozenSearchService) -> list[str]:

@@ -30,7 +30,8 @@ LINES = [(2, "reciprocal rank"), (4, "pear"), (5, "greeting"), (6, "LATEWORDONLY
 
 
 def settings(data_dir: Path, api_url: str, mode: str = "live") -> Settings:
-    return Settings.from_env({}, data_dir=data_dir, cutoff=parse_cutoff(CUTOFF), mode=mode, wikipedia_api=api_url)
+    return Settings.from_env({}, data_dir=data_dir, cutoff=parse_cutoff(CUTOFF), mode=mode, wikipedia_api=api_url,
+                             live_sources="wikipedia")  # the only upstream these tests run (a local MediaWiki)
 
 
 @pytest.fixture
@@ -140,7 +141,8 @@ def test_errors_are_counted_and_retryable_ones_retried(mediawiki: LocalMediaWiki
 
 def test_cli_warm_then_bundle_replays_identically_elsewhere(mediawiki: LocalMediaWiki, queries: Path,
                                                             tmp_path: Path) -> None:
-    runner = CliRunner(env={"FROZEN_SEARCH_WIKIPEDIA_API": mediawiki.api_url})
+    runner = CliRunner(env={"FROZEN_SEARCH_WIKIPEDIA_API": mediawiki.api_url,
+                            "FROZEN_SEARCH_LIVE_SOURCES": "wikipedia"})  # the only upstream here
     data_dir = tmp_path / "data"
     args = ["warm", str(queries), "--cutoff", CUTOFF, "--fetch", "2", "--limit", "3", "--data-dir", str(data_dir)]
     result = runner.invoke(main, args, catch_exceptions=False)

@@ -72,7 +72,8 @@ async def test_exactly_two_tools_whose_descriptions_state_the_cutoff(server: MCP
         assert "nothing later is shown" in tool.description
         assert "cutoff" not in {name.lower() for name in tool.input_schema["properties"]}
         assert tool.output_schema is not None and tool.annotations and tool.annotations.read_only_hint
-    assert tools["search"].description.startswith(f"Searches Wikipedia as it stood before {CUTOFF_ISO}")
+    assert tools["search"].description.startswith(f"Searches Wikipedia, Math.SE, MathOverflow as it stood before "
+                                                  f"{CUTOFF_ISO}")  # the served sources, named
     assert list(tools["search"].input_schema["properties"]) == ["query", "source", "limit"]
     assert list(tools["fetch"].input_schema["properties"]) == ["id", "offset", "max_chars"]
     assert tools["search"].input_schema["required"] == ["query"]

@@ -35,7 +35,7 @@ SETTINGS = Settings.from_env({}, data_dir=Path("/nonexistent"))
                                                                doc_id="math.stackexchange:12345")),
     ("https://math.stackexchange.com/a/678", DocReference("math.stackexchange", alias="math.stackexchange:a/678")),
     ("mathoverflow:a/678", DocReference("mathoverflow", alias="mathoverflow:a/678")),
-    ("Pear", None), ("arxiv:2101.10016", None), ("https://en.wikipedia.org/wiki/Pear", None),
+    ("Pear", None), ("arxiv:2101.10016", None), ("https://en.wikipedia.org/wiki/Pear", None), ("wikipedia:a[b]", None),
 ])
 def test_ids_and_urls(ref: str, expected: DocReference | None) -> None:
     assert parse_reference(ref, SETTINGS) == expected
