@@ -329,7 +329,10 @@ def _state(thread: Thread, doc: str, instant: int, shown: dict[int, _Shown], ans
             parts.append(f"[Answer {answer.post_id} locked on {iso_utc(a.locked)}]")
             dated.append((f"answer {answer.post_id} lock", a.locked))
         _add_comments(parts, dated, by_post.get(answer.post_id, []))
-    return _make(thread, doc, instant, q.title[0], tuple(parts), tuple(dated), display, None)
+    shown_answers = tuple(thread.site.answer_alias(a.post_id) for a in answers
+                          if a.created <= instant and shown[a.post_id].body is not None
+                          and shown[a.post_id].deleted is None)
+    return _make(thread, doc, instant, q.title[0], tuple(parts), tuple(dated), display, None, shown_answers)
 
 
 def _closed_notice(thread: Thread, closed: tuple[dict[str, Any], int]) -> tuple[str, int]:
@@ -357,12 +360,14 @@ def _refused(thread: Thread, instant: int, code: str, why: str) -> DocState:
 
 
 def _make(thread: Thread, doc: str, instant: int, title: str, parts: tuple[str, ...] | None,
-          dated: tuple[tuple[str, int], ...], display: dict[str, Any], refusal: tuple[str, str] | None) -> DocState:
-    content = json.dumps([title, parts, dated, display, refusal], ensure_ascii=False, sort_keys=True)
+          dated: tuple[tuple[str, int], ...], display: dict[str, Any], refusal: tuple[str, str] | None,
+          aliases: tuple[str, ...] = ()) -> DocState:
+    """A state; ``aliases`` the answer aliases (``<short>:a/N``) of the answers it displays."""
+    content = json.dumps([title, parts, dated, display, refusal, aliases], ensure_ascii=False, sort_keys=True)
     return DocState(doc_id=doc, source=thread.site.short, version=hashlib.sha256(content.encode()).hexdigest(),
                     valid_from=instant, title=title, url=thread.site.url(thread.question.post_id), parts=parts,
                     dated=dated, display=display, provenance=dict(thread.provenance), refusal=refusal,
-                    aliases=tuple(thread.site.answer_alias(a.post_id) for a in thread.answers))
+                    aliases=aliases)
 
 
 def _with_version(state: DocState, instant: int, parent: str | None) -> DocState:

@@ -150,3 +150,12 @@ def test_searches_at_a_cutoff_see_only_the_text_of_then(conlang_at: Service) -> 
     # "Open questions" (a heading added on 2018-02-14) is not in the text of 2018-02-08
     assert DOC.format(47) not in [r.id for r in early.search('"open questions"').results]
     assert DOC.format(47) in [r.id for r in conlang_at("2018-03-01").search('"open questions"').results]
+
+
+def test_an_answer_link_names_nothing_before_the_answer_was_posted(conlang_at: Service) -> None:
+    posted = dump_seconds(_history("81", ("2",))[0]["CreationDate"])  # question 79 was asked 6 hours before
+    assert conlang_at(_iso(posted)).fetch(DOC.format(79)).id == DOC.format(79)
+    for ref in ("conlang.meta.stackexchange:a/81", "https://conlang.meta.stackexchange.com/a/81"):
+        with pytest.raises(NotFoundBeforeCutoff):
+            conlang_at(_iso(posted)).fetch(ref)
+        assert conlang_at(_shift(posted, 1)).fetch(ref).id == DOC.format(79)
