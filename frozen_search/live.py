@@ -17,7 +17,14 @@ from urllib.parse import urlsplit
 
 from frozen_search.adapters import wikipedia
 from frozen_search.adapters.documents import SourceLive
-from frozen_search.adapters.http import DEFAULT_ALLOWED_HOSTS, Upstream, UpstreamConfig, require_json, user_agent
+from frozen_search.adapters.http import (
+    DEFAULT_ALLOWED_HOSTS,
+    DEFAULT_HOST_POLICIES,
+    Upstream,
+    UpstreamConfig,
+    require_json,
+    user_agent,
+)
 from frozen_search.adapters.wikipedia_live import LiveRevision, WikipediaLive, connect
 from frozen_search.adapters.wikitext import WikitextRenderer, join_rendered
 from frozen_search.cache.http_cache import HttpCache
@@ -172,9 +179,13 @@ def open_live(settings: Settings, store: Store, *, prefer_cache: bool = False) -
             raise ConfigError(f"wikipedia_api {settings.wikipedia_api!r} is not an http(s) URL")
         hosts.add(parts.hostname)
     specs = [spec for spec in registry.REGISTRY if spec.name in names and spec.open_live is not None]
+    policies = dict(DEFAULT_HOST_POLICIES)
     for spec in specs:
         hosts.update(spec.api_hosts(settings))
-    config = UpstreamConfig(user_agent=user_agent(settings.contact), allowed_hosts=frozenset(hosts))
+        if spec.api_policy is not None:  # e.g. Stack Exchange's `backoff` field, honoured on a configured API host
+            policies.update({host: spec.api_policy for host in spec.api_hosts(settings) if host not in policies})
+    config = UpstreamConfig(user_agent=user_agent(settings.contact), allowed_hosts=frozenset(hosts),
+                            host_policies=policies)
     cutoff = settings.require_cutoff()
     upstream = Upstream(config, HttpCache(settings.cache_path), namespace=namespace_for_cutoff(cutoff),
                         mode="live" if settings.mode == "live" else "offline", prefer_cache=prefer_cache)

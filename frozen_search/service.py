@@ -387,7 +387,7 @@ class FrozenSearchService:
                                                                                               or r.doc_id)]
             else:
                 chosen = [current for current in _current_by_doc(rows, self.bound).values()]
-            return Shown(self._showable(chosen, reference))
+            return Shown(self._showable(_carrying(chosen, reference), reference))
         if reference.doc_id is not None:
             docs = [reference.doc_id]
         else:
@@ -401,7 +401,7 @@ class FrozenSearchService:
                 row = self.store.snapshot(doc, self.bound)
             if row is not None:
                 found.append(row)
-        return Shown(self._showable(found, reference))
+        return Shown(self._showable(_carrying(found, reference), reference))
 
     def _showable(self, rows: list[RevisionRow], reference: DocReference) -> RevisionRow:
         """The first of ``rows`` that may be shown at ``T`` (sorted by document id); else the first refusal."""
@@ -542,6 +542,14 @@ def history_of(row: RevisionRow) -> str:
     if row.continuity == "unverified" or row.parent_version is None and row.continuity == "open":
         return "unverified"
     return "complete"
+
+
+def _carrying(rows: list[RevisionRow], reference: DocReference) -> list[RevisionRow]:
+    """For an alias reference, only the states that carry the alias (a state current at ``T`` without it means the
+    alias did not name the document yet: an answer posted later, a DOI added later); other references: all."""
+    if reference.alias is None:
+        return rows
+    return [row for row in rows if reference.alias in row.metadata.get("aliases", ())]
 
 
 def _current_by_doc(rows: list[RevisionRow], bound: int) -> dict[str, RevisionRow]:

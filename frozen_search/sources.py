@@ -15,7 +15,7 @@ from typing import Any
 
 from frozen_search.adapters import wikipedia
 from frozen_search.adapters.documents import DocReference, SourceLive, StateIngestReport
-from frozen_search.adapters.http import Upstream
+from frozen_search.adapters.http import HostPolicy, Upstream
 from frozen_search.config import Settings
 from frozen_search.index import RevisionIndex
 from frozen_search.store import Store
@@ -35,7 +35,9 @@ class SourceSpec:
     :class:`DocReference` for an id or URL of this source, ``None`` when ``ref`` is not of this source, and raises
     ``InvalidRequest`` for a malformed one of this source (``RefusedSource`` for an unserved site);
     ``ingest`` stores files (see :data:`Ingester`); ``open_live(upstream, settings)`` builds the live adapter at
-    ``settings.cutoff`` (``None``: no live adapter).
+    ``settings.cutoff`` (``None``: no live adapter); ``api_policy`` the upstream layer's politeness for the
+    ``api_hosts`` (``None``: the layer's policy for that host name, else its default), so a configured API host
+    (a stub in tests, a mirror) is treated like the real one.
     """
 
     name: str
@@ -45,6 +47,7 @@ class SourceSpec:
     ingest: Ingester
     api_hosts: Callable[[Settings], tuple[str, ...]] = lambda settings: ()
     open_live: Callable[[Upstream, Settings], SourceLive] | None = None
+    api_policy: HostPolicy | None = None
 
 
 def _registry() -> tuple[SourceSpec, ...]:
@@ -52,6 +55,8 @@ def _registry() -> tuple[SourceSpec, ...]:
     # Each source module exposes SPEC; listed here in a fixed order (reference parsing tries them in turn).
     from frozen_search.adapters import arxiv
     specs.append(arxiv.SPEC)
+    from frozen_search.adapters import stackexchange
+    specs.append(stackexchange.SPEC)
     from frozen_search.adapters import openalex
     specs.append(openalex.SPEC)
     return tuple(specs)

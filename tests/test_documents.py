@@ -221,3 +221,18 @@ def test_one_source_down_is_reported_beside_the_others_results(
             service.search("sixteen lattices", source="other")
     finally:
         service.close()
+
+
+def test_an_alias_names_only_the_states_that_carry_it(example: Callable[[str], FrozenSearchService],
+                                                      tmp_path: Path) -> None:
+    store = Store(tmp_path / "store.sqlite3")
+    more = tmp_path / "late-doi.txt"
+    more.write_text("records")
+    late = [[_state("example:4", "v1", V1, "A note without a DOI yet."),
+             _state("example:4", "v2", V3, "The same note, now with a DOI.", aliases=("doi:10.1/late",))]]
+    ingest_states("example", [more], store, RevisionIndex.open(tmp_path / "index"), _reader(late))
+    store.close()
+    assert example("2012-01-01").fetch("example:4").text == "A note without a DOI yet."
+    with pytest.raises(NotFoundBeforeCutoff):  # the DOI was given in 2016: it names nothing in 2012
+        example("2012-01-01").fetch("doi:10.1/late")
+    assert example("2017-01-01").fetch("doi:10.1/late").id == "example:4"

@@ -19,7 +19,10 @@ Fail closed by construction:
   any is at or after ``T``.
 
 Row metadata written here (read by the service): ``url``, ``dated`` (``[[what, valid_from], ...]``), ``display``
-(the proven fields shown under ``fetch``'s ``metadata``) and, for a refused state, ``refusal`` ``{code, message}``.
+(the proven fields shown under ``fetch``'s ``metadata``), ``aliases`` (the other names this state carries: a fetch
+by alias shows the state current at ``T`` only if it carries the alias, so an alias given later — an answer posted
+after ``T``, a DOI added later — never reaches an earlier state) and, for a refused state, ``refusal``
+``{code, message}``.
 """
 
 from __future__ import annotations
@@ -101,6 +104,8 @@ def new_revision(state: DocState, origin: str = "dump") -> tuple[NewRevision, li
     metadata: dict[str, Any] = {"url": state.url, "dated": [list(d) for d in state.dated], "display": state.display}
     if state.refusal is not None:
         metadata["refusal"] = {"code": state.refusal[0], "message": state.refusal[1]}
+    if state.aliases:
+        metadata["aliases"] = list(state.aliases)  # an alias names the document only from the states carrying it
     row = NewRevision(
         doc_id=state.doc_id, source=state.source, version=state.version, parent_version=state.parent_version,
         valid_from=state.valid_from, title=state.title, redirect=None, chunk_keys=b"".join(c[0] for c in chunks),

@@ -18,7 +18,9 @@ offline rerun see identical bytes. Recorded: 2xx, 3xx, 400, 404, 410 (answers th
 Retried, with full-jitter exponential backoff or the server's ``Retry-After`` (seconds or HTTP date): 429, 500,
 502, 503, 504, timeouts, refused/broken connections and truncated bodies; never recorded. Other 4xx raise
 ``UpstreamRejected`` at once (a 400 is recorded first, so offline reruns reject it the same way); other 5xx
-``UpstreamUnavailable``. A body that fails the caller's ``validate`` is never recorded and is not retried.
+``UpstreamUnavailable``. On hosts whose policy honours Stack Exchange's ``backoff`` field, the API's HTTP 400
+``throttle_violation`` is a temporary refusal: ``UpstreamRateLimited`` (its wait deferring the host), never recorded.
+A body that fails the caller's ``validate`` is never recorded and is not retried.
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ from frozen_search.cache.transport import (
     is_transient,
     map_requests_exceptions,
     parse_retry_after,
+    throttle_violation,
 )
 from frozen_search.errors import (
     ConfigError,
@@ -297,6 +300,12 @@ class Upstream:
             if status not in RETRY_STATUSES:
                 if self.config.policy_for(host).honour_backoff_field:
                     self._honour_backoff(host, backoff_field(headers, body))
+                    throttled = throttle_violation(status, headers, body)
+                    if throttled is not None:  # Stack Exchange's HTTP 400 throttle_violation: never recorded
+                        self._limiter.defer(host, throttled)
+                        raise UpstreamRateLimited(f"{where} was throttled (Stack Exchange throttle_violation); "
+                                                  f"more requests available in {throttled:.0f} s",
+                                                  retry_after=throttled)
                 return status, headers, body
             retry_after = parse_retry_after(first_header(headers, "retry-after"), self._clock())
             too_long = retry_after is not None and retry_after > self.config.max_retry_after_s

@@ -17,6 +17,7 @@ from __future__ import annotations
 import io
 import json
 import logging
+import re
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -159,6 +160,26 @@ def backoff_field(headers: Sequence[tuple[str, str]], body: bytes) -> float | No
     except (ValueError, AttributeError):
         return None
     return float(backoff) if isinstance(backoff, int | float) and backoff > 0 else None
+
+
+def throttle_violation(status: int, headers: Sequence[tuple[str, str]], body: bytes) -> float | None:
+    """Seconds to wait from a Stack Exchange ``throttle_violation`` answer, or ``None`` when ``body`` is not one.
+
+    The API answers HTTP 400 with ``{"error_id": 502, "error_name": "throttle_violation", "error_message":
+    "too many requests from this IP, more requests available in N seconds"}``: a temporary refusal, not a bad
+    request, so it must be neither recorded nor reported as a rejection. Unknown wait: ``0.0``.
+    """
+    if status != 400 or "json" not in (first_header(headers, "content-type") or ""):
+        return None
+    try:
+        answer = json.loads(body)
+    except ValueError:
+        return None
+    if not isinstance(answer, dict) or (answer.get("error_name") != "throttle_violation"
+                                        and answer.get("error_id") != 502):
+        return None
+    found = re.search(r"available in (\d+) seconds", str(answer.get("error_message", "")))
+    return float(found.group(1)) if found else 0.0
 
 
 class HostLimiter:

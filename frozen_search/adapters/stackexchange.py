@@ -1,0 +1,104 @@
+"""Stack Exchange (MathOverflow, Math.SE, …) as a document-state source: ids, URLs and the registry entry.
+
+A document is one question thread, ``<site-short>:<question id>`` (``mathoverflow:12345``,
+``math.stackexchange:12345``), where the short name is the site's host without ``.com``/``.net``; the served sites
+are the ``stackexchange_sites`` setting, every other Stack Exchange site is refused (``refused_source``). Answers are
+reached through their question: the alias ``<short>:a/<answer id>`` maps an answer to its thread, and ``fetch`` of an
+answer link shows the whole question as it stood at ``T``. The rule is :mod:`frozen_search.cutoff_rules.stackexchange`;
+states are built by :mod:`frozen_search.adapters.stackexchange_thread`, from dumps
+(:mod:`~frozen_search.adapters.stackexchange_dump`) or live (:mod:`~frozen_search.adapters.stackexchange_live`).
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import urlsplit
+
+from frozen_search.adapters import stackexchange_dump, stackexchange_live
+from frozen_search.adapters.documents import DocReference
+from frozen_search.adapters.http import HostPolicy
+from frozen_search.adapters.stackexchange_thread import Site, served_sites
+from frozen_search.config import Settings
+from frozen_search.errors import InvalidRequest, RefusedSource
+from frozen_search.sources import SourceSpec
+
+NAME = "stackexchange"
+# Other Stack Exchange network hosts (so their ids and URLs are refused as unserved, not taken for Wikipedia titles).
+NETWORK_HOSTS = ("stackoverflow.com", "superuser.com", "serverfault.com", "askubuntu.com", "stackapps.com",
+                 "mathoverflow.net")
+_ID = re.compile(r"^(?P<short>[a-z0-9.-]+):(?P<answer>a/)?(?P<num>\d+)$")
+_PATH = re.compile(r"^/(?:(?P<kind>questions|q|a)/(?P<num>\d+))(?:/[^/#?]*)?(?:/(?P<second>\d+))?/?$")
+
+
+def _is_network(host: str) -> bool:
+    return host.endswith(".stackexchange.com") or host in NETWORK_HOSTS or any(
+        host.endswith("." + h) for h in NETWORK_HOSTS)
+
+
+def _site_by_short(short: str, settings: Settings) -> Site | None:
+    return next((s for s in served_sites(settings) if s.short == short), None)
+
+
+def parse_reference(ref: str, settings: Settings) -> DocReference | None:
+    """A :class:`DocReference` for a Stack Exchange id or URL of a served site; ``None`` when ``ref`` is not one.
+
+    Accepted: ``mathoverflow:12345``, ``mathoverflow:a/678`` (an answer), ``https://mathoverflow.net/questions/
+    12345/slug``, ``…/questions/12345/slug/678#678``, ``math.stackexchange.com/q/12345``, ``…/a/678`` (an answer:
+    the whole question at ``T``). The slug and anchors are ignored (a slug is made from today's title).
+
+    Raises:
+        RefusedSource: a Stack Exchange site that is not served.
+        InvalidRequest: a URL of a served site that names no question or answer.
+    """
+    text = ref.strip()
+    found = _ID.match(text.lower())
+    if found is not None and not text.lower().startswith(("http:", "https:")):
+        short = found.group("short")
+        site = _site_by_short(short, settings)
+        if site is None:
+            if "stackexchange" in short or f"{short}.com" in NETWORK_HOSTS or f"{short}.net" in NETWORK_HOSTS:
+                raise RefusedSource(f"Stack Exchange site {short!r} is not served; served: "
+                                    f"{', '.join(s.short for s in served_sites(settings))}")
+            return None
+        return _reference(site, found.group("answer") is not None, int(found.group("num")))
+    try:
+        parts = urlsplit(text if "://" in text else "https://" + text)
+        host = (parts.hostname or "").lower().removeprefix("www.")
+    except ValueError:  # e.g. "wikipedia:a[b]": not a URL at all, so not ours
+        return None
+    site = next((s for s in served_sites(settings) if s.host == host), None)
+    if site is None:
+        if host and _is_network(host) and "." in host:
+            raise RefusedSource(f"{host} is not a served Stack Exchange site; served: "
+                                f"{', '.join(s.host for s in served_sites(settings))}")
+        return None
+    path = _PATH.match(parts.path)
+    if path is None:
+        raise InvalidRequest(f"{text[:200]!r} is not a question or answer URL of {host} "
+                             "(expected /questions/N/…, /q/N or /a/N)")
+    return _reference(site, path.group("kind") == "a", int(path.group("num")))
+
+
+def _reference(site: Site, answer: bool, number: int) -> DocReference:
+    if answer:
+        return DocReference(source=site.short, alias=site.answer_alias(number))
+    return DocReference(source=site.short, doc_id=site.doc_id(number))
+
+
+def _api_hosts(settings: Settings) -> tuple[str, ...]:
+    host = urlsplit(settings.stackexchange_api).hostname
+    return (host,) if host else ()
+
+
+SPEC_POLICY = HostPolicy(0.1, 2, honour_backoff_field=True)  # > 30 req/s per IP are dropped; honour `backoff`
+
+SPEC = SourceSpec(
+    name=NAME,
+    sources=lambda settings: tuple(s.short for s in served_sites(settings)),
+    hosts=lambda settings: tuple(s.host for s in served_sites(settings)),
+    parse_reference=parse_reference,
+    ingest=stackexchange_dump.ingest_stackexchange,
+    api_hosts=_api_hosts,
+    open_live=stackexchange_live.open_live,
+    api_policy=SPEC_POLICY,
+)

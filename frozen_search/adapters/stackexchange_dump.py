@@ -1,0 +1,323 @@
+"""Stack Exchange data dumps: ``frozen-search ingest stackexchange SITE_DIR [--site HOST]`` (no network).
+
+A site's dump folder (archive.org's ``<host>.7z`` unpacked) holds ``Posts.xml``, ``PostHistory.xml``,
+``Comments.xml`` and ``PostLinks.xml`` (schema: the dump's readme; rows are ``<row Attr="…"/>`` with naive UTC
+``CreationDate``). The files are sorted by row id, not by thread, so they are streamed once each with lxml
+``iterparse`` (each row cleared after use) into a temporary SQLite file, then read back one question thread at a
+time: memory stays bounded by SQLite's page cache, not by the dump's size.
+
+From ``Posts.xml`` only a post's id, type, parent and creation date are read — never its current ``Body``,
+``Title``, ``Tags``, ``Score``, counts, ``ClosedDate`` or last-activity dates. Every displayed text comes from
+``PostHistory.xml`` (Markdown, rendered here; LaTeX kept), replayed by
+:func:`~frozen_search.adapters.stackexchange_thread.thread_states`: title 1/4/7, body 2/5/8, tags 3/6/9
+(7-9 are rollbacks, whose ``Text`` is the restored value), close/reopen 10/11, delete/undelete 12/13, lock/unlock
+14/15. ``PostLinks.xml`` duplicate links (``LinkTypeId`` 3) name the duplicate target of a closure whose event
+does not. Fractional seconds are rounded up, so a stored instant never precedes the real one.
+
+Fail closed: a post in ``PostHistory.xml`` but absent from ``Posts.xml`` (deleted, not public), an answer without
+a body revision, or a question without its title/body/tags is not shown, and ``report.problems`` says why. A
+missing file, a folder that is not a dump, or a truncated XML file raises :class:`IngestError` before anything is
+stored.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import sqlite3
+import tempfile
+from collections.abc import Callable, Iterator, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import IO, Any
+
+from lxml import etree
+
+from frozen_search.adapters.documents import DocState, StateIngestReport, ingest_states
+from frozen_search.adapters.stackexchange_thread import (
+    Comment,
+    Post,
+    PostEvent,
+    Site,
+    Thread,
+    close_reason,
+    render_markdown,
+    served_sites,
+    site_host,
+    thread_states,
+)
+from frozen_search.config import Settings
+from frozen_search.cutoff_rules.stackexchange import HISTORY_KINDS
+from frozen_search.errors import IngestError, RefusedSource
+from frozen_search.index import RevisionIndex
+from frozen_search.store import Store
+
+FILES = {"Posts.xml": "posts", "PostHistory.xml": "posthistory", "Comments.xml": "comments",
+         "PostLinks.xml": "postlinks"}  # file -> its root element
+MAX_LISTED_PROBLEMS = 1_000
+_SCHEMA = """
+CREATE TABLE posts (id INTEGER PRIMARY KEY, question INTEGER, kind INTEGER, created INTEGER);
+CREATE TABLE history (post INTEGER, id INTEGER, type INTEGER, at INTEGER, text TEXT, comment TEXT);
+CREATE TABLE comments (id INTEGER, post INTEGER, at INTEGER, text TEXT);
+CREATE TABLE links (post INTEGER, related INTEGER, at INTEGER);
+"""
+_INDEXES = """
+CREATE INDEX posts_question ON posts(question);
+CREATE INDEX history_post ON history(post, at, id);
+CREATE INDEX comments_post ON comments(post);
+CREATE INDEX links_post ON links(post);
+"""
+
+
+def ingest_stackexchange(paths: Sequence[Path], store: Store, index: RevisionIndex, *, settings: Settings,
+                         progress: Callable[[int, int], None] | None = None,
+                         on_file: Callable[[Path], None] | None = None, site: str | None = None,
+                         **options: Any) -> StateIngestReport:
+    """Ingest one site dump folder (``paths == [SITE_DIR]``) into ``store``/``index``, all or nothing.
+
+    ``site`` is the site's host (``mathoverflow.net``); by default the folder's name when it is a host. The site
+    must be one of ``settings.stackexchange_sites``.
+
+    Raises:
+        IngestError: not one folder, a dump file missing, unreadable or truncated, no site host; nothing stored.
+        RefusedSource: the site is not served.
+    """
+    if len(paths) != 1:
+        raise IngestError("ingest stackexchange takes one site dump folder")
+    site_dir = Path(paths[0])
+    if not site_dir.is_dir():
+        raise IngestError(f"{site_dir} is not a folder (a site dump folder holds Posts.xml, PostHistory.xml, "
+                          "Comments.xml and PostLinks.xml)")
+    missing = [name for name in FILES if not (site_dir / name).is_file()]
+    if missing:
+        raise IngestError(f"{site_dir} is not a complete site dump: {', '.join(missing)} missing")
+    chosen = dump_site(site_dir, site, settings)
+    reader = DumpReader(site_dir, chosen)
+    return ingest_states(chosen.short, [site_dir / "PostHistory.xml"], store, index, reader.read,
+                         progress=progress, on_file=on_file)
+
+
+def dump_site(site_dir: Path, site: str | None, settings: Settings) -> Site:
+    """The served site a dump folder belongs to (``site``, else the folder's name).
+
+    Raises:
+        IngestError: no site given and the folder name is not a host.
+        RefusedSource: the site is not in ``stackexchange_sites``.
+    """
+    try:
+        chosen = Site(site_host(site if site is not None else site_dir.name))
+    except ValueError as exc:
+        raise IngestError(f"{exc}; pass --site HOST (e.g. --site mathoverflow.net)") from exc
+    served = served_sites(settings)
+    if chosen not in served:
+        raise RefusedSource(f"site {chosen.host} is not served (stackexchange_sites: "
+                            f"{', '.join(s.host for s in served) or 'none'})")
+    return chosen
+
+
+def dump_seconds(text: str) -> int:
+    """UTC seconds of a dump date (``2018-02-06T20:19:50.957``, naive UTC), rounded up.
+
+    Raises:
+        ValueError: not an ISO date-time.
+    """
+    parsed = datetime.fromisoformat(text)
+    parsed = parsed.replace(tzinfo=UTC) if parsed.tzinfo is None else parsed.astimezone(UTC)
+    return math.ceil(parsed.timestamp())
+
+
+def parse_tags(text: str) -> tuple[str, ...]:
+    """Tags of a dump ``Tags``/``Text`` value: ``<a><b>`` (to 2023) or ``|a|b|`` (later dumps)."""
+    if "<" in text:
+        return tuple(re.findall(r"<([^<>]+)>", text))
+    return tuple(t for t in text.split("|") if t)
+
+
+class DumpReader:
+    """Reads one site dump folder: spills the four files into a temporary SQLite file, then yields each
+    question thread's states (the :data:`~frozen_search.adapters.documents.DocumentReader` of the folder)."""
+
+    def __init__(self, site_dir: Path, site: Site) -> None:
+        self.site_dir, self.site = site_dir, site
+        self.history_rows = 0
+        self.problem_count = 0
+
+    def read(self, path: Path, report: StateIngestReport, tick: Callable[[int], None]) -> Iterator[list[DocState]]:
+        """Yield every question thread's states; skipped records go to ``report.problems``.
+
+        Raises:
+            IngestError: a file is not well-formed XML (truncated), or not the dump file its name says.
+        """
+        report.files.extend(str(self.site_dir / n) for n in FILES if n != "PostHistory.xml")
+        with tempfile.TemporaryDirectory(prefix="frozen-search-se-") as tmp:
+            db = sqlite3.connect(Path(tmp) / "spill.sqlite3")
+            try:
+                db.executescript("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-32768;"
+                                 "PRAGMA temp_store=FILE;" + _SCHEMA)
+                self._spill(db, report, tick)
+                db.executescript(_INDEXES)
+                self._orphans(db, report)
+                yield from self._threads(db, report)
+            finally:
+                db.close()
+
+    # -- pass 1: stream the files into the spill ----------------------------------------------------------------
+
+    def _spill(self, db: sqlite3.Connection, report: StateIngestReport, tick: Callable[[int], None]) -> None:
+        self._load(db, "Posts.xml", "INSERT INTO posts VALUES (?,?,?,?)", self._post_row, report, None)
+        self._load(db, "PostHistory.xml", "INSERT INTO history VALUES (?,?,?,?,?,?)", self._history_row, report,
+                   tick)
+        self._load(db, "Comments.xml", "INSERT INTO comments VALUES (?,?,?,?)", self._comment_row, report, None)
+        self._load(db, "PostLinks.xml", "INSERT INTO links VALUES (?,?,?)", self._link_row, report, None)
+
+    def _load(self, db: sqlite3.Connection, name: str, sql: str, convert: Callable[[Any], tuple[Any, ...] | None],
+              report: StateIngestReport, tick: Callable[[int], None] | None) -> None:
+        path = self.site_dir / name
+        batch: list[tuple[Any, ...]] = []
+        with open(path, "rb") as handle:
+            for number, row in enumerate(_rows(handle, path, FILES[name]), start=1):
+                try:
+                    values = convert(row)
+                except (KeyError, ValueError) as exc:
+                    self._problem(report, f"{name}: record {number} (Id={row.get('Id')}): unreadable ({exc})")
+                    values = None
+                if values is not None:
+                    batch.append(values)
+                if len(batch) >= 5_000:
+                    db.executemany(sql, batch)
+                    batch.clear()
+                    if tick is not None:
+                        tick(handle.tell())
+            db.executemany(sql, batch)
+
+    @staticmethod
+    def _post_row(row: Any) -> tuple[Any, ...]:
+        kind = int(row.get("PostTypeId"))
+        post_id = int(row.get("Id"))
+        parent = row.get("ParentId")
+        question = post_id if kind == 1 else (int(parent) if kind == 2 and parent else None)
+        if kind == 2 and question is None:
+            raise ValueError("an answer without ParentId")
+        return post_id, question, kind if kind in (1, 2) else 0, dump_seconds(row.get("CreationDate"))
+
+    def _history_row(self, row: Any) -> tuple[Any, ...] | None:
+        self.history_rows += 1
+        kind = int(row.get("PostHistoryTypeId"))
+        if kind not in HISTORY_KINDS:
+            return None  # 16 community wiki, 24 suggested edit applied, 50 bump, ...: nothing displayed changes
+        return (int(row.get("PostId")), int(row.get("Id")), kind, dump_seconds(row.get("CreationDate")),
+                row.get("Text"), row.get("Comment"))
+
+    @staticmethod
+    def _comment_row(row: Any) -> tuple[Any, ...]:
+        return (int(row.get("Id")), int(row.get("PostId")), dump_seconds(row.get("CreationDate")),
+                row.get("Text") or "")
+
+    @staticmethod
+    def _link_row(row: Any) -> tuple[Any, ...] | None:
+        if row.get("LinkTypeId") != "3":  # only duplicate links name a closure's target
+            return None
+        return int(row.get("PostId")), int(row.get("RelatedPostId")), dump_seconds(row.get("CreationDate"))
+
+    def _problem(self, report: StateIngestReport, message: str) -> None:
+        self.problem_count += 1
+        if self.problem_count <= MAX_LISTED_PROBLEMS:
+            report.problems.append(message)
+        elif self.problem_count == MAX_LISTED_PROBLEMS + 1:
+            report.problems.append(f"PostHistory.xml: more than {MAX_LISTED_PROBLEMS} problems; the rest not listed")
+
+    def _orphans(self, db: sqlite3.Connection, report: StateIngestReport) -> None:
+        for (post,) in db.execute("SELECT DISTINCT post FROM history WHERE post NOT IN (SELECT id FROM posts) "
+                                  "ORDER BY post"):
+            self._problem(report, f"PostHistory.xml: post {post}: absent from Posts.xml (deleted or not public); "
+                                  "not shown")
+
+    # -- pass 2: one thread at a time ---------------------------------------------------------------------------
+
+    def _threads(self, db: sqlite3.Connection, report: StateIngestReport) -> Iterator[list[DocState]]:
+        questions = db.cursor()
+        questions.execute("SELECT id, created FROM posts WHERE kind=1 ORDER BY id")
+        for question_id, created in questions:
+            thread = self._thread(db, question_id, created, report)
+            states = thread_states(thread)
+            if states:
+                yield states
+
+    def _thread(self, db: sqlite3.Connection, question_id: int, created: int,
+                report: StateIngestReport) -> Thread:
+        answers = db.execute("SELECT id, created FROM posts WHERE question=? AND kind=2 ORDER BY id",
+                             (question_id,)).fetchall()
+        ids = [question_id, *(a for a, _ in answers)]
+        marks = ",".join("?" * len(ids))
+        events: dict[int, list[PostEvent]] = {i: [] for i in ids}
+        duplicates = db.execute("SELECT related, at FROM links WHERE post=?", (question_id,)).fetchall()
+        for post, row_id, kind, at, text, comment in db.execute(
+                f"SELECT post, id, type, at, text, comment FROM history WHERE post IN ({marks}) ORDER BY at, id",
+                ids):
+            events[post].append(PostEvent(at, HISTORY_KINDS[kind], _value(HISTORY_KINDS[kind], text, comment, at,
+                                                                          duplicates), row_id))
+        question = Post(question_id, True, created, events[question_id])
+        if not events[question_id]:
+            question.unreadable = "PostHistory.xml has no revision of it"
+            self._problem(report, f"PostHistory.xml: question {question_id}: no revision; not shown")
+        posts: list[Post] = []
+        for answer_id, answer_created in answers:
+            answer = Post(answer_id, False, answer_created, events[answer_id])
+            if not any(e.kind == "body" for e in answer.events):
+                answer.unreadable = "PostHistory.xml has no body revision of it"
+                self._problem(report, f"PostHistory.xml: answer {answer_id} of question {question_id}: "
+                                      "no body revision; not shown")
+            posts.append(answer)
+        comments = [Comment(cid, post, at, render_markdown(text)) for cid, post, at, text in db.execute(
+            f"SELECT id, post, at, text FROM comments WHERE post IN ({marks}) ORDER BY at, id", ids)]
+        return Thread(self.site, question, posts, comments,
+                      provenance={"dump": self.site_dir.name, "site": self.site.host})
+
+
+def _value(kind: str, text: str | None, comment: str | None, at: int,
+           duplicates: Sequence[tuple[int, int]]) -> Any:
+    if kind == "title":
+        return (text or "").strip()
+    if kind == "body":
+        return render_markdown(text or "")
+    if kind == "tags":
+        return parse_tags(text or "")
+    if kind == "close":
+        originals: list[int] = []
+        try:
+            found = json.loads(text or "{}")
+            originals = [int(i) for i in found.get("OriginalQuestionIds", [])] if isinstance(found, dict) else []
+        except (ValueError, TypeError):
+            originals = []
+        reason = close_reason(comment)
+        if not originals and reason in ("duplicate", "exact duplicate"):
+            originals = sorted({related for related, linked in duplicates if linked <= at})
+        return {"reason": reason, "duplicate_of": originals}
+    return None
+
+
+def _rows(handle: IO[bytes], path: Path, root: str) -> Iterator[Any]:
+    """The ``row`` elements of one dump file, each cleared after the caller is done with it.
+
+    Raises:
+        IngestError: not well-formed (a truncated file), or the root element is not ``root``.
+    """
+    parser = etree.iterparse(handle, events=("start", "end"), huge_tree=True)
+    try:
+        checked = False
+        for event, element in parser:
+            if not checked:
+                if element.tag != root:
+                    raise IngestError(f"{path} is not a dump {path.name}: its root element is <{element.tag}>, "
+                                      f"not <{root}>")
+                checked = True
+                continue
+            if event == "end" and element.tag == "row":
+                yield element
+                element.clear(keep_tail=True)
+                while element.getprevious() is not None:
+                    del element.getparent()[0]
+    except etree.XMLSyntaxError as exc:
+        raise IngestError(f"{path} is not well-formed XML (truncated?): {exc.msg} at line {exc.lineno}; "
+                          "nothing was stored") from exc
