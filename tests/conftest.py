@@ -32,7 +32,13 @@ CORPUS = (MRR, PEAR_2002, PEAR_2014, PYRUS, MATH_SAMPLE)
 
 def wiki_file(name: str) -> Path:
     """A real export in ../shared/realdata/wikipedia, or skip the test when ../shared is absent."""
-    path = WIKI / name
+    return realdata("wikipedia", name)
+
+
+def realdata(*parts: str) -> Path:
+    """A real file or folder under ../shared/realdata (``realdata("arxiv", "oai", "x.xml")``), or skip the test when
+    ../shared is absent — under ``CI=true`` fail instead: CI must never skip real data silently."""
+    path = REALDATA.joinpath(*parts)
     if not path.exists():
         message = f"real data not found at {path} (../shared/realdata is absent on this machine)"
         if os.environ.get("CI") == "true":

@@ -10,7 +10,6 @@ that very recorded entry, as the API returns it; anything else with the recorded
 from __future__ import annotations
 
 import json
-import os
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -27,7 +26,7 @@ from frozen_search.cutoff_rules.base import parse_cutoff
 from frozen_search.index import RevisionIndex
 from frozen_search.service import FrozenSearchService
 from frozen_search.store import Store
-from tests.conftest import REALDATA
+from tests.conftest import REALDATA, realdata
 
 ARXIV = REALDATA / "arxiv"
 API = "api/arxivpy_fixtures_2026"
@@ -40,13 +39,7 @@ DB_ROWS = "db/arxiv-browse_arXiv_metadata_rows.jsonl"
 
 def arxiv_file(name: str) -> Path:
     """A real file in ../shared/realdata/arxiv, or skip the test when ../shared is absent (fail under CI)."""
-    path = ARXIV / name
-    if not path.exists():
-        message = f"real data not found at {path} (../shared/realdata is absent on this machine)"
-        if os.environ.get("CI") == "true":
-            pytest.fail(message + "; CI must have ../shared beside the clone")
-        pytest.skip(message)
-    return path
+    return realdata("arxiv", name)
 
 
 def abs_examples(prefix: str) -> list[Path]:

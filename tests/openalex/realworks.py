@@ -8,17 +8,14 @@ from __future__ import annotations
 
 import copy
 import json
-import os
 from functools import cache
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from frozen_search.adapters.openalex_ingest import ingest_openalex
 from frozen_search.index import RevisionIndex
 from frozen_search.store import Store
-from tests.conftest import REALDATA
+from tests.conftest import REALDATA, realdata
 
 OPENALEX = REALDATA / "openalex"
 WORKS_LIST = "works_list_orcid_0000-0001-8457-9889_2026-08-12.json"
@@ -28,13 +25,7 @@ RESPONSES: list[str] = []  # every response any service produced in this folder'
 
 def openalex_file(name: str) -> Path:
     """A real OpenAlex file, or skip (fail under ``CI=true``) when ../shared/realdata is absent."""
-    path = OPENALEX / name
-    if not path.exists():
-        message = f"real data not found at {path} (../shared/realdata is absent on this machine)"
-        if os.environ.get("CI") == "true":
-            pytest.fail(message + "; CI must have ../shared beside the clone")
-        pytest.skip(message)
-    return path
+    return realdata("openalex", name)
 
 
 @cache
