@@ -25,6 +25,7 @@ question so gives a ``content_unproven`` state, an answer is left out, and the l
 from __future__ import annotations
 
 import logging
+import math
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -44,7 +45,7 @@ from frozen_search.adapters.stackexchange_thread import (
     thread_states,
 )
 from frozen_search.config import Settings
-from frozen_search.cutoff_rules.base import cutoff_bound, iso_utc
+from frozen_search.cutoff_rules.base import to_epoch
 from frozen_search.errors import NotFoundBeforeCutoff, RefusedSource, UpstreamUnavailable
 from frozen_search.models import Rejection
 
@@ -67,7 +68,11 @@ class StackExchangeLive:
         self.api = settings.stackexchange_api.rstrip("/")
         self.sites = served_sites(settings)
         self.key = settings.stackexchange_key
-        self.bound = cutoff_bound(settings.require_cutoff())
+        cutoff = settings.require_cutoff()
+        self.cutoff_iso = cutoff.isoformat().replace("+00:00", "Z")
+        # The API's dates are whole seconds: an item "at s" may have been made at s + 0.9, so it counts as before T
+        # only if s + 1 <= T, i.e. s < floor(T) (for a whole-second T the same as s < T).
+        self.bound = math.floor(to_epoch(cutoff))
 
     # -- SourceLive -------------------------------------------------------------------------------------------------
 
@@ -115,18 +120,19 @@ class StackExchangeLive:
         states = self._threads(site, [question_id]).get(question_id, [])
         if not states:
             raise NotFoundBeforeCutoff(f"{site.doc_id(question_id)} has no state before the cutoff "
-                                       f"{iso_utc(self.bound)} (never asked, asked later, or deleted)")
+                                       f"{self.cutoff_iso} (never asked, asked later, or deleted)")
         return states
 
     # -- the API ----------------------------------------------------------------------------------------------------
 
     def _question_of_answer(self, site: Site, answer_id: int) -> int:
         items = self._get(f"/answers/{answer_id}", site, {}).items
-        if not items or not isinstance(items[0].get("question_id"), int):
-            raise NotFoundBeforeCutoff(f"answer {answer_id} of {site.host} does not exist (or was deleted)")
-        created = items[0].get("creation_date")
-        if not isinstance(created, int) or created >= self.bound:
-            raise NotFoundBeforeCutoff(f"answer {answer_id} of {site.host} was not posted before the cutoff")
+        created = items[0].get("creation_date") if items else None
+        if not items or not isinstance(items[0].get("question_id"), int) or not isinstance(created, int) \
+                or created >= self.bound:
+            # one message for "posted after T" and "no such answer today": a probe learns nothing of later activity
+            raise NotFoundBeforeCutoff(f"answer {answer_id} of {site.host} has no state before the cutoff "
+                                       f"{self.cutoff_iso} (not posted before it, or deleted)")
         return int(items[0]["question_id"])
 
     def _threads(self, site: Site, question_ids: Sequence[int]) -> dict[int, list[DocState]]:
