@@ -40,7 +40,6 @@ from frozen_search.adapters.stackexchange_thread import (
     Site,
     Thread,
     html_text_or_none,
-    render_html,
     served_sites,
     thread_states,
 )
@@ -206,12 +205,23 @@ class _Answer:
 
 def _post(post_id: int, is_question: bool, revisions: Iterable[dict[str, Any]],
           created: int | None = None) -> Post | None:
-    """A post rebuilt from its ``/revisions`` items; ``None`` when there are none (deleted or absent)."""
-    ordered = sorted(revisions, key=lambda r: (int(r.get("creation_date", 0)), int(r.get("revision_number", 0))))
-    if not ordered:
+    """A post rebuilt from its ``/revisions`` items; ``None`` when there are none (deleted or absent). An item
+    whose ``creation_date`` is not epoch seconds or whose ``revision_number`` is not a number makes the history
+    unreadable."""
+    items = list(revisions)
+    if not items:
         return None
+    odd = next((r for r in items if not _seconds(r.get("creation_date"))
+                or ("revision_number" in r and not _seconds(r["revision_number"]))), None)
+    if odd is not None:
+        dates = [int(r["creation_date"]) for r in items if _seconds(r.get("creation_date"))]
+        post = Post(post_id, is_question, created if created is not None else min(dates, default=0))
+        post.unreadable = (f"a revision item has creation_date {odd.get('creation_date')!r} and revision_number "
+                           f"{odd.get('revision_number')!r}")
+        return post
+    ordered = sorted(items, key=lambda r: (int(r["creation_date"]), int(r.get("revision_number", 0))))
     first = next((r for r in ordered if r.get("revision_number") == 1), None)
-    post = Post(post_id, is_question, created if created is not None else int(ordered[0].get("creation_date", 0)))
+    post = Post(post_id, is_question, created if created is not None else int(ordered[0]["creation_date"]))
     needed = ("title", "body", "tags") if is_question else ("body",)
     if first is None or any(first.get(field) is None for field in needed):
         post.unreadable = f"its first revision (with {', '.join(needed)}) is not in the API's answer"
@@ -230,10 +240,18 @@ def _post(post_id: int, is_question: bool, revisions: Iterable[dict[str, Any]],
     return post
 
 
+def _seconds(value: Any) -> bool:
+    """Whether ``value`` is an API date or number (an int, not a bool)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def _deltas(rev: dict[str, Any], at: int, seq: int, post: Post) -> list[PostEvent]:
     events: list[PostEvent] = []
     if isinstance(rev.get("title"), str):
-        events.append(PostEvent(at, "title", render_html(rev["title"]), seq))
+        title = html_text_or_none(rev["title"])
+        if title is None:
+            post.unreadable = f"revision {rev.get('revision_number')}'s title is not readable HTML"
+        events.append(PostEvent(at, "title", title or "", seq))
     if isinstance(rev.get("body"), str):
         body = html_text_or_none(rev["body"])
         if body is None:

@@ -283,3 +283,25 @@ def test_an_answer_link_probe_does_not_tell_a_later_answer_from_none(tmp_path: P
     assert messages[0] == messages[1]
     assert "27379" not in messages[0]
     assert not any("/questions/27379" in s.path or "/posts/27379" in s.path for s in api.seen)
+
+
+@pytest.mark.parametrize(("revision", "field", "value"), [
+    (7, "creation_date", "2015-09-08T21:22:53Z"),  # a date that is not epoch seconds
+    (7, "revision_number", None),
+    (6, "title", "Deck and Card classes\x0b"),  # a title lxml cannot take
+])
+def test_an_odd_revision_item_makes_the_history_unreadable_not_an_internal_error(
+        tmp_path: Path, api: Stub, revision: int, field: str, value: object) -> None:
+    from frozen_search.errors import ContentUnproven
+
+    recorded = json.loads(se_path("api/codereview_post_27379_revisions.json").read_text())
+    for item in recorded["items"]:
+        if item["revision_number"] == revision:
+            item[field] = value
+    api.script["/2.3/posts/27379/revisions"] = [Reply(body=json.dumps(recorded).encode(), headers=JSON)]
+    service = _service(_settings(tmp_path, api, "live", "2016-01-01"))
+    try:
+        with pytest.raises(ContentUnproven, match="27379"):
+            service.fetch("codereview.stackexchange:27379")
+    finally:
+        service.close()
