@@ -143,7 +143,7 @@ class StackExchangeLive:
         answer_of: dict[int, list[tuple[int, int]]] = {}
         for item in answers:
             if isinstance(item.get("answer_id"), int) and isinstance(item.get("creation_date"), int) \
-                    and item["creation_date"] < self.bound:
+                    and isinstance(item.get("question_id"), int) and item["creation_date"] < self.bound:
                 answer_of.setdefault(int(item["question_id"]), []).append((item["answer_id"], item["creation_date"]))
         post_ids = [*question_ids, *(a for pairs in answer_of.values() for a, _ in pairs)]
         revisions = self._all("/posts/{ids}/revisions", site, post_ids, {"filter": BODY_FILTER})

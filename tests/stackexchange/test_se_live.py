@@ -305,3 +305,18 @@ def test_an_odd_revision_item_makes_the_history_unreadable_not_an_internal_error
             service.fetch("codereview.stackexchange:27379")
     finally:
         service.close()
+
+
+def test_an_answer_item_without_its_question_id_is_left_out_not_an_internal_error(tmp_path: Path, api: Stub) -> None:
+    # /questions/{ids}/answers in the documented "answer" shape, written here, but missing question_id
+    answers = json.dumps({"items": [{"owner": {"user_type": "registered"}, "is_accepted": False, "score": 0,
+                                     "last_activity_date": 1371200000, "creation_date": 1371200000,
+                                     "answer_id": 27390, "content_license": "CC BY-SA 3.0"}],
+                          "has_more": False, "quota_max": 10000, "quota_remaining": 8740}).encode()
+    api.script["/2.3/questions/27379/answers"] = [Reply(body=answers, headers=JSON)]
+    service = _service(_settings(tmp_path, api, "live"))
+    try:
+        fetched = service.fetch("codereview.stackexchange:27379")
+    finally:
+        service.close()
+    assert "Answer 27390" not in fetched.text
