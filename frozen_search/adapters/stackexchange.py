@@ -26,8 +26,10 @@ NAME = "stackexchange"
 # Other Stack Exchange network hosts (so their ids and URLs are refused as unserved, not taken for Wikipedia titles).
 NETWORK_HOSTS = ("stackoverflow.com", "superuser.com", "serverfault.com", "askubuntu.com", "stackapps.com",
                  "mathoverflow.net")
-_ID = re.compile(r"^(?P<short>[a-z0-9.-]+):(?P<answer>a/)?(?P<num>\d+)$")
-_PATH = re.compile(r"^/(?:(?P<kind>questions|q|a)/(?P<num>\d+))(?:/[^/#?]*)?(?:/(?P<second>\d+))?/?$")
+# ASCII digits only: \d would take Arabic-Indic or fullwidth digits as ids of their own
+_ID = re.compile(r"^(?P<short>[a-z0-9.-]+):(?P<answer>a/)?(?P<num>[^/:]+)$")
+_NUMBER = re.compile(r"^[0-9]+$")
+_PATH = re.compile(r"^/(?:(?P<kind>questions|q|a)/(?P<num>[0-9]+))(?:/[^/#?]*)?(?:/(?P<second>[0-9]+))?/?$")
 
 
 def _is_network(host: str) -> bool:
@@ -36,7 +38,8 @@ def _is_network(host: str) -> bool:
 
 
 def _site_by_short(short: str, settings: Settings) -> Site | None:
-    return next((s for s in served_sites(settings) if s.short == short), None)
+    """The served site named ``short`` (``mathoverflow``) or by its host (``mathoverflow.net``)."""
+    return next((s for s in served_sites(settings) if short in (s.short, s.host)), None)
 
 
 def parse_reference(ref: str, settings: Settings) -> DocReference | None:
@@ -60,6 +63,9 @@ def parse_reference(ref: str, settings: Settings) -> DocReference | None:
                 raise RefusedSource(f"Stack Exchange site {short!r} is not served; served: "
                                     f"{', '.join(s.short for s in served_sites(settings))}")
             return None
+        if not _NUMBER.match(found.group("num")):
+            raise InvalidRequest(f"{text[:200]!r}: a {site.short} id is a question number (ASCII digits) or "
+                                 "a/<answer number>")
         return _reference(site, found.group("answer") is not None, int(found.group("num")))
     try:
         parts = urlsplit(text if "://" in text else "https://" + text)

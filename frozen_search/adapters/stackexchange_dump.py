@@ -14,10 +14,11 @@ From ``Posts.xml`` only a post's id, type, parent and creation date are read —
 14/15. ``PostLinks.xml`` duplicate links (``LinkTypeId`` 3) name the duplicate target of a closure whose event
 does not. Fractional seconds are rounded up, so a stored instant never precedes the real one.
 
-Fail closed: a post in ``PostHistory.xml`` but absent from ``Posts.xml`` (deleted, not public), an answer without
-a body revision, or a question without its title/body/tags is not shown, and ``report.problems`` says why. A
-missing file, a folder that is not a dump, or a truncated XML file raises :class:`IngestError` before anything is
-stored.
+Fail closed: a post in ``PostHistory.xml`` but absent from ``Posts.xml`` (deleted, not public), a post with a
+``PostHistory.xml`` row that cannot be read (its history is incomplete: the row may be its deletion), a post with
+several ``Posts.xml`` rows, an answer without a body revision, or a question without its title/body/tags is not
+shown, and ``report.problems`` says why. A missing file, a folder that is not a dump, a truncated XML file, or a
+``PostHistory.xml`` row naming no readable post raises :class:`IngestError` before anything is stored.
 """
 
 from __future__ import annotations
@@ -57,12 +58,13 @@ FILES = {"Posts.xml": "posts", "PostHistory.xml": "posthistory", "Comments.xml":
          "PostLinks.xml": "postlinks"}  # file -> its root element
 MAX_LISTED_PROBLEMS = 1_000
 _SCHEMA = """
-CREATE TABLE posts (id INTEGER PRIMARY KEY, question INTEGER, kind INTEGER, created INTEGER);
+CREATE TABLE posts (id INTEGER, question INTEGER, kind INTEGER, created INTEGER);
 CREATE TABLE history (post INTEGER, id INTEGER, type INTEGER, at INTEGER, text TEXT, comment TEXT);
 CREATE TABLE comments (id INTEGER, post INTEGER, at INTEGER, text TEXT);
 CREATE TABLE links (post INTEGER, related INTEGER, at INTEGER);
 """
 _INDEXES = """
+CREATE INDEX posts_id ON posts(id);
 CREATE INDEX posts_question ON posts(question);
 CREATE INDEX history_post ON history(post, at, id);
 CREATE INDEX comments_post ON comments(post);
@@ -142,6 +144,7 @@ class DumpReader:
         self.site_dir, self.site = site_dir, site
         self.history_rows = 0
         self.problem_count = 0
+        self.unreadable: dict[int, str] = {}  # post id -> why its history cannot be read
 
     def read(self, path: Path, report: StateIngestReport, tick: Callable[[int], None]) -> Iterator[list[DocState]]:
         """Yield every question thread's states; skipped records go to ``report.problems``.
@@ -157,6 +160,7 @@ class DumpReader:
                                  "PRAGMA temp_store=FILE;" + _SCHEMA)
                 self._spill(db, report, tick)
                 db.executescript(_INDEXES)
+                self._repeated(db, report)
                 self._orphans(db, report)
                 yield from self._threads(db, report)
             finally:
@@ -179,8 +183,11 @@ class DumpReader:
             for number, row in enumerate(_rows(handle, path, FILES[name]), start=1):
                 try:
                     values = convert(row)
-                except (KeyError, ValueError) as exc:
-                    self._problem(report, f"{name}: record {number} (Id={row.get('Id')}): unreadable ({exc})")
+                except (KeyError, ValueError, TypeError) as exc:  # TypeError: an attribute missing (None)
+                    why = str(exc) if not isinstance(exc, TypeError) else "an attribute is missing"
+                    self._problem(report, f"{name}: record {number} (Id={row.get('Id')}): unreadable ({why})")
+                    if name == "PostHistory.xml":
+                        self._history_unreadable(row, number, why)
                     values = None
                 if values is not None:
                     batch.append(values)
@@ -209,6 +216,17 @@ class DumpReader:
         return (int(row.get("PostId")), int(row.get("Id")), kind, dump_seconds(row.get("CreationDate")),
                 row.get("Text"), row.get("Comment"))
 
+    def _history_unreadable(self, row: Any, number: int, why: str) -> None:
+        """A history row that cannot be read leaves its post's history incomplete (it may be the post's deletion,
+        an edit, a closure): the post is not shown. A row naming no readable post could be any post's."""
+        try:
+            post = int(row.get("PostId"))
+        except (TypeError, ValueError) as exc:
+            raise IngestError(f"PostHistory.xml: record {number} (Id={row.get('Id')}) names no readable PostId "
+                              f"({why}): any post's history may be incomplete; nothing was stored") from exc
+        self.unreadable.setdefault(post, f"PostHistory.xml record {number} (Id={row.get('Id')}) is unreadable "
+                                         f"({why})")
+
     @staticmethod
     def _comment_row(row: Any) -> tuple[Any, ...]:
         return (int(row.get("Id")), int(row.get("PostId")), dump_seconds(row.get("CreationDate")),
@@ -226,6 +244,14 @@ class DumpReader:
             report.problems.append(message)
         elif self.problem_count == MAX_LISTED_PROBLEMS + 1:
             report.problems.append(f"PostHistory.xml: more than {MAX_LISTED_PROBLEMS} problems; the rest not listed")
+
+    def _repeated(self, db: sqlite3.Connection, report: StateIngestReport) -> None:
+        """A post with several ``Posts.xml`` rows: which one is right cannot be told, so it is not shown."""
+        for post, rows in db.execute("SELECT id, count(*) FROM posts GROUP BY id HAVING count(*) > 1").fetchall():
+            self.unreadable.setdefault(post, f"Posts.xml has {rows} rows with Id={post}")
+            self._problem(report, f"Posts.xml: post {post}: {rows} rows with this Id; not shown")
+            db.execute("DELETE FROM posts WHERE id=? AND rowid > (SELECT min(rowid) FROM posts WHERE id=?)",
+                       (post, post))
 
     def _orphans(self, db: sqlite3.Connection, report: StateIngestReport) -> None:
         for (post,) in db.execute("SELECT DISTINCT post FROM history WHERE post NOT IN (SELECT id FROM posts) "
@@ -258,13 +284,20 @@ class DumpReader:
             events[post].append(PostEvent(at, HISTORY_KINDS[kind], _value(HISTORY_KINDS[kind], text, comment, at,
                                                                           duplicates), row_id))
         question = Post(question_id, True, created, events[question_id])
-        if not events[question_id]:
+        if question_id in self.unreadable:
+            question.unreadable = self.unreadable[question_id]
+            self._problem(report, f"question {question_id}: {question.unreadable}; not shown")
+        elif not events[question_id]:
             question.unreadable = "PostHistory.xml has no revision of it"
             self._problem(report, f"PostHistory.xml: question {question_id}: no revision; not shown")
         posts: list[Post] = []
         for answer_id, answer_created in answers:
             answer = Post(answer_id, False, answer_created, events[answer_id])
-            if not any(e.kind == "body" for e in answer.events):
+            if answer_id in self.unreadable:
+                answer.unreadable = self.unreadable[answer_id]
+                self._problem(report, f"answer {answer_id} of question {question_id}: {answer.unreadable}; "
+                                      "not shown")
+            elif not any(e.kind == "body" for e in answer.events):
                 answer.unreadable = "PostHistory.xml has no body revision of it"
                 self._problem(report, f"PostHistory.xml: answer {answer_id} of question {question_id}: "
                                       "no body revision; not shown")

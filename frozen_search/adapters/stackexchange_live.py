@@ -25,6 +25,7 @@ question so gives a ``content_unproven`` state, an answer is left out, and the l
 from __future__ import annotations
 
 import logging
+import math
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -39,12 +40,11 @@ from frozen_search.adapters.stackexchange_thread import (
     Site,
     Thread,
     html_text_or_none,
-    render_html,
     served_sites,
     thread_states,
 )
 from frozen_search.config import Settings
-from frozen_search.cutoff_rules.base import cutoff_bound, iso_utc
+from frozen_search.cutoff_rules.base import to_epoch
 from frozen_search.errors import NotFoundBeforeCutoff, RefusedSource, UpstreamUnavailable
 from frozen_search.models import Rejection
 
@@ -67,7 +67,11 @@ class StackExchangeLive:
         self.api = settings.stackexchange_api.rstrip("/")
         self.sites = served_sites(settings)
         self.key = settings.stackexchange_key
-        self.bound = cutoff_bound(settings.require_cutoff())
+        cutoff = settings.require_cutoff()
+        self.cutoff_iso = cutoff.isoformat().replace("+00:00", "Z")
+        # The API's dates are whole seconds: an item "at s" may have been made at s + 0.9, so it counts as before T
+        # only if s + 1 <= T, i.e. s < floor(T) (for a whole-second T the same as s < T).
+        self.bound = math.floor(to_epoch(cutoff))
 
     # -- SourceLive -------------------------------------------------------------------------------------------------
 
@@ -115,18 +119,19 @@ class StackExchangeLive:
         states = self._threads(site, [question_id]).get(question_id, [])
         if not states:
             raise NotFoundBeforeCutoff(f"{site.doc_id(question_id)} has no state before the cutoff "
-                                       f"{iso_utc(self.bound)} (never asked, asked later, or deleted)")
+                                       f"{self.cutoff_iso} (never asked, asked later, or deleted)")
         return states
 
     # -- the API ----------------------------------------------------------------------------------------------------
 
     def _question_of_answer(self, site: Site, answer_id: int) -> int:
         items = self._get(f"/answers/{answer_id}", site, {}).items
-        if not items or not isinstance(items[0].get("question_id"), int):
-            raise NotFoundBeforeCutoff(f"answer {answer_id} of {site.host} does not exist (or was deleted)")
-        created = items[0].get("creation_date")
-        if not isinstance(created, int) or created >= self.bound:
-            raise NotFoundBeforeCutoff(f"answer {answer_id} of {site.host} was not posted before the cutoff")
+        created = items[0].get("creation_date") if items else None
+        if not items or not isinstance(items[0].get("question_id"), int) or not isinstance(created, int) \
+                or created >= self.bound:
+            # one message for "posted after T" and "no such answer today": a probe learns nothing of later activity
+            raise NotFoundBeforeCutoff(f"answer {answer_id} of {site.host} has no state before the cutoff "
+                                       f"{self.cutoff_iso} (not posted before it, or deleted)")
         return int(items[0]["question_id"])
 
     def _threads(self, site: Site, question_ids: Sequence[int]) -> dict[int, list[DocState]]:
@@ -138,7 +143,7 @@ class StackExchangeLive:
         answer_of: dict[int, list[tuple[int, int]]] = {}
         for item in answers:
             if isinstance(item.get("answer_id"), int) and isinstance(item.get("creation_date"), int) \
-                    and item["creation_date"] < self.bound:
+                    and isinstance(item.get("question_id"), int) and item["creation_date"] < self.bound:
                 answer_of.setdefault(int(item["question_id"]), []).append((item["answer_id"], item["creation_date"]))
         post_ids = [*question_ids, *(a for pairs in answer_of.values() for a, _ in pairs)]
         revisions = self._all("/posts/{ids}/revisions", site, post_ids, {"filter": BODY_FILTER})
@@ -200,12 +205,23 @@ class _Answer:
 
 def _post(post_id: int, is_question: bool, revisions: Iterable[dict[str, Any]],
           created: int | None = None) -> Post | None:
-    """A post rebuilt from its ``/revisions`` items; ``None`` when there are none (deleted or absent)."""
-    ordered = sorted(revisions, key=lambda r: (int(r.get("creation_date", 0)), int(r.get("revision_number", 0))))
-    if not ordered:
+    """A post rebuilt from its ``/revisions`` items; ``None`` when there are none (deleted or absent). An item
+    whose ``creation_date`` is not epoch seconds or whose ``revision_number`` is not a number makes the history
+    unreadable."""
+    items = list(revisions)
+    if not items:
         return None
+    odd = next((r for r in items if not _seconds(r.get("creation_date"))
+                or ("revision_number" in r and not _seconds(r["revision_number"]))), None)
+    if odd is not None:
+        dates = [int(r["creation_date"]) for r in items if _seconds(r.get("creation_date"))]
+        post = Post(post_id, is_question, created if created is not None else min(dates, default=0))
+        post.unreadable = (f"a revision item has creation_date {odd.get('creation_date')!r} and revision_number "
+                           f"{odd.get('revision_number')!r}")
+        return post
+    ordered = sorted(items, key=lambda r: (int(r["creation_date"]), int(r.get("revision_number", 0))))
     first = next((r for r in ordered if r.get("revision_number") == 1), None)
-    post = Post(post_id, is_question, created if created is not None else int(ordered[0].get("creation_date", 0)))
+    post = Post(post_id, is_question, created if created is not None else int(ordered[0]["creation_date"]))
     needed = ("title", "body", "tags") if is_question else ("body",)
     if first is None or any(first.get(field) is None for field in needed):
         post.unreadable = f"its first revision (with {', '.join(needed)}) is not in the API's answer"
@@ -224,10 +240,18 @@ def _post(post_id: int, is_question: bool, revisions: Iterable[dict[str, Any]],
     return post
 
 
+def _seconds(value: Any) -> bool:
+    """Whether ``value`` is an API date or number (an int, not a bool)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def _deltas(rev: dict[str, Any], at: int, seq: int, post: Post) -> list[PostEvent]:
     events: list[PostEvent] = []
     if isinstance(rev.get("title"), str):
-        events.append(PostEvent(at, "title", render_html(rev["title"]), seq))
+        title = html_text_or_none(rev["title"])
+        if title is None:
+            post.unreadable = f"revision {rev.get('revision_number')}'s title is not readable HTML"
+        events.append(PostEvent(at, "title", title or "", seq))
     if isinstance(rev.get("body"), str):
         body = html_text_or_none(rev["body"])
         if body is None:

@@ -207,3 +207,19 @@ def test_the_cli_ingests_a_site_folder(tmp_path: Path) -> None:
     refused = CliRunner().invoke(main, ["ingest", "stackexchange", str(se_path("dump_conlang_meta")), "--site",
                                         "stackoverflow.com", "--data-dir", str(tmp_path / "x")])
     assert refused.exit_code == 1 and "[refused_source]" in refused.output
+
+
+@pytest.mark.parametrize("ref", ["mathoverflow:١٢٣٤٥", "mathoverflow:a/６７８", "https://mathoverflow.net/questions/١٢٣",
+                                 "math.stackexchange.com/a/٦٧٨", "mathoverflow:12a"])
+def test_ids_take_ascii_digits_only(ref: str) -> None:
+    with pytest.raises(InvalidRequest):
+        parse_reference(ref, SETTINGS)
+
+
+def test_a_served_site_named_by_its_host_is_served() -> None:
+    assert parse_reference("math.stackexchange.com:12345", SETTINGS) == DocReference(
+        "math.stackexchange", doc_id="math.stackexchange:12345")
+    assert parse_reference("mathoverflow.net:a/678", SETTINGS) == DocReference(
+        "mathoverflow", alias="mathoverflow:a/678")
+    with pytest.raises(RefusedSource):
+        parse_reference("physics.stackexchange.com:5", SETTINGS)

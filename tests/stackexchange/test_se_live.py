@@ -245,3 +245,78 @@ def test_live_search_ranks_candidates_on_the_text_of_then(tmp_path: Path, api: S
         service.close()
     searched = next(parse_qs(urlsplit(s.path).query) for s in api.seen if "/search/advanced" in s.path)
     assert searched["todate"] == [str(cutoff_bound(parse_cutoff("2014-06-01")) - 1)]
+
+
+def test_a_fractional_cutoff_never_shows_a_revision_of_its_whole_second(tmp_path: Path, api: Stub) -> None:
+    # The API gives whole seconds: revision 6 "at 1418951129" may have been saved at :29.9, after a cutoff of :29.5
+    revisions = _revisions()
+    assert revisions[6]["creation_date"] == 1418951129
+    for cutoff, title_revision in (("2014-12-19T01:05:29.5Z", 5), ("2014-12-19T01:05:29Z", 5),
+                                   ("2014-12-19T01:05:30Z", 6), ("2014-12-19T01:05:30.5Z", 6)):
+        service = _service(_settings(tmp_path, api, "live", cutoff))
+        try:
+            fetched = service.fetch("codereview.stackexchange:27379")
+        finally:
+            service.close()
+        assert fetched.title == revisions[title_revision]["title"], cutoff
+
+
+# /answers/{id} in the documented "answer" shape (API 2.3), written here: an answer posted after the cutoff.
+LATER_ANSWER = json.dumps({"items": [
+    {"owner": {"user_type": "registered", "display_name": "someone"}, "is_accepted": True, "score": 3,
+     "last_activity_date": 1441747373, "creation_date": 1441747000, "answer_id": 104000, "question_id": 27379,
+     "content_license": "CC BY-SA 3.0"}], "has_more": False, "quota_max": 10000, "quota_remaining": 8740}).encode()
+
+
+def test_an_answer_link_probe_does_not_tell_a_later_answer_from_none(tmp_path: Path, api: Stub) -> None:
+    api.script["/2.3/answers/104000"] = [Reply(body=LATER_ANSWER, headers=JSON)]
+    api.script["/2.3/answers/104001"] = [Reply(body=EMPTY, headers=JSON)]
+    service = _service(_settings(tmp_path, api, "live"))
+    messages = []
+    try:
+        for number in (104000, 104001):
+            with pytest.raises(NotFoundBeforeCutoff) as caught:
+                service.fetch(f"https://{SITE}/a/{number}")
+            messages.append(str(caught.value).replace(str(number), "N"))
+    finally:
+        service.close()
+    assert messages[0] == messages[1]
+    assert "27379" not in messages[0]
+    assert not any("/questions/27379" in s.path or "/posts/27379" in s.path for s in api.seen)
+
+
+@pytest.mark.parametrize(("revision", "field", "value"), [
+    (7, "creation_date", "2015-09-08T21:22:53Z"),  # a date that is not epoch seconds
+    (7, "revision_number", None),
+    (6, "title", "Deck and Card classes\x0b"),  # a title lxml cannot take
+])
+def test_an_odd_revision_item_makes_the_history_unreadable_not_an_internal_error(
+        tmp_path: Path, api: Stub, revision: int, field: str, value: object) -> None:
+    from frozen_search.errors import ContentUnproven
+
+    recorded = json.loads(se_path("api/codereview_post_27379_revisions.json").read_text())
+    for item in recorded["items"]:
+        if item["revision_number"] == revision:
+            item[field] = value
+    api.script["/2.3/posts/27379/revisions"] = [Reply(body=json.dumps(recorded).encode(), headers=JSON)]
+    service = _service(_settings(tmp_path, api, "live", "2016-01-01"))
+    try:
+        with pytest.raises(ContentUnproven, match="27379"):
+            service.fetch("codereview.stackexchange:27379")
+    finally:
+        service.close()
+
+
+def test_an_answer_item_without_its_question_id_is_left_out_not_an_internal_error(tmp_path: Path, api: Stub) -> None:
+    # /questions/{ids}/answers in the documented "answer" shape, written here, but missing question_id
+    answers = json.dumps({"items": [{"owner": {"user_type": "registered"}, "is_accepted": False, "score": 0,
+                                     "last_activity_date": 1371200000, "creation_date": 1371200000,
+                                     "answer_id": 27390, "content_license": "CC BY-SA 3.0"}],
+                          "has_more": False, "quota_max": 10000, "quota_remaining": 8740}).encode()
+    api.script["/2.3/questions/27379/answers"] = [Reply(body=answers, headers=JSON)]
+    service = _service(_settings(tmp_path, api, "live"))
+    try:
+        fetched = service.fetch("codereview.stackexchange:27379")
+    finally:
+        service.close()
+    assert "Answer 27390" not in fetched.text
