@@ -23,7 +23,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from frozen_search.cutoff_rules.base import iso_utc, parse_cutoff
+from frozen_search.cutoff_rules.base import cutoff_bound, iso_utc, parse_cutoff, to_epoch
 from frozen_search.errors import ConfigError, FrozenSearchError, InvalidRequest
 from frozen_search.models import Outcome
 
@@ -325,9 +325,12 @@ def _bump(counts: dict[str, int], key: object) -> None:
 
 
 def _is_before(instant: object, cutoff: object) -> bool:
-    """True only when both parse and ``instant < cutoff`` (fail closed)."""
+    """True only when both parse and ``instant`` (whole seconds, as upstreams stamp them) is surely before
+    ``cutoff``: ``instant < cutoff_bound(cutoff)`` (fail closed; see :func:`cutoff_bound`)."""
     try:
-        return isinstance(instant, str) and isinstance(cutoff, str) and parse_cutoff(instant) < parse_cutoff(cutoff)
+        if not (isinstance(instant, str) and isinstance(cutoff, str)):
+            return False
+        return to_epoch(parse_cutoff(instant)) < cutoff_bound(parse_cutoff(cutoff))
     except InvalidRequest:
         return False
 

@@ -141,14 +141,20 @@ def test_audit_fails_on_hit_at_or_after_cutoff(tmp_path: Path, valid_from: str, 
         assert "is not before cutoff 2026-01-06T00:00:00Z" in report.render()
 
 
-def test_fractional_cutoff_is_kept_and_compared_exactly(tmp_path: Path) -> None:
+def test_fractional_cutoff_is_kept_and_whole_second_stamps_compared_to_its_floor(tmp_path: Path) -> None:
     path = tmp_path / "log.jsonl"
     cutoff = CUTOFF + timedelta(milliseconds=500)
     with QueryLog(path, clock=fixed_clock) as log, log.call("s1", "search", {"query": "x"}, cutoff) as rec:
         rec.set_outcome(outcome("Alpha", valid_from=CUTOFF_ISO))
     (_, record), *_ = read_log(path)
     assert record["cutoff"] == "2026-01-06T00:00:00.5Z"
-    assert audit(path).ok  # 00:00:00 < 00:00:00.5
+    # a hit stamped 23:59:59 the day before is surely before; one stamped 00:00:00 (whole seconds: it may have been
+    # saved at 00:00:00.9, after the cutoff) is not provably before it
+    assert not audit(path).ok
+    early = tmp_path / "early.jsonl"
+    with QueryLog(early, clock=fixed_clock) as log, log.call("s1", "search", {"query": "x"}, cutoff) as rec:
+        rec.set_outcome(outcome("Alpha", valid_from="2026-01-05T23:59:59Z"))
+    assert audit(early).ok
 
 
 def test_reopening_continues_the_chain(tmp_path: Path) -> None:

@@ -91,6 +91,14 @@ def test_pear_2002_and_2014_exports_together(service_at: Factory, cutoff: str, e
     assert page.text == WikitextRenderer().render(last_before(source, cutoff)[2])
 
 
+def test_a_fractional_cutoff_never_shows_a_revision_of_its_own_second(service_at: Factory) -> None:
+    # MRR's revision of 2007-09-16T01:52:50Z may have been saved at :50.9: at a cutoff of :50.5 it is not shown
+    before = service_at("2007-09-16T01:52:50Z").fetch("wikipedia:Mean_reciprocal_rank").metadata["as_of"]
+    assert service_at("2007-09-16T01:52:50.5Z").fetch("wikipedia:Mean_reciprocal_rank").metadata["as_of"] == before
+    assert service_at("2007-09-16T01:52:51Z").fetch("wikipedia:Mean_reciprocal_rank").metadata["as_of"] == (
+        "2007-09-16T01:52:50Z")
+
+
 def test_pear_gap_is_disclosed(service_at: Factory) -> None:
     # The 2014 revision's parentid (638548865) is not the 2002 revision: the store knows revisions are missing.
     assert service_at("2003-01-01").fetch("wikipedia:Pear").metadata["history"] == "gap"

@@ -61,8 +61,13 @@ def to_epoch(instant: datetime) -> float:
 
 
 def cutoff_bound(cutoff: datetime) -> int:
-    """The smallest integer second ``b`` such that, for integer ``s``, ``s < cutoff`` iff ``s < b``."""
-    return math.ceil(to_epoch(cutoff))
+    """The integer second ``b`` such that an upstream timestamp ``s`` (whole seconds, truncated: the event happened
+    somewhere in ``[s, s + 1)``) is surely before ``cutoff`` iff ``s < b``, i.e. ``s + 1 <= cutoff``: ``floor``.
+
+    For a whole-second cutoff this is the cutoff itself (``s < T``); for ``T = …:29.5`` it is ``…:29``, so an event
+    stamped ``…:29`` (perhaps at ``:29.9``, after ``T``) is not shown. Sources with sub-second times round them up.
+    """
+    return math.floor(to_epoch(cutoff))
 
 
 def iso_utc(seconds: int) -> str:
