@@ -10,6 +10,7 @@ compares the canonical bytes of response and error; ``ts`` and ``latency_ms`` ar
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import mmap
@@ -163,7 +164,9 @@ class QueryLog:
     """Append-only hash-chained JSONL at ``path``, continuing an existing chain; thread-safe within one process.
 
     ``clock`` gives ``ts``. Every line is flushed; ``fsync=True`` also syncs it. :class:`ConfigError` if the file
-    cannot be opened or its last line is corrupt. Two processes must not share one file (the lock is per object).
+    cannot be opened or its last line is corrupt. Several processes may share one file (two servers at two cutoffs
+    on one data dir, a CLI call beside a server): each append takes an exclusive ``flock`` on the file and, when
+    another writer appended since, re-reads the last line's hash, so the chain stays whole.
     """
 
     def __init__(
@@ -171,24 +174,40 @@ class QueryLog:
     ) -> None:
         self.path = Path(path)
         self._clock, self._fsync, self._lock = clock, fsync, threading.Lock()
-        self._prev = _last_hash(self.path)
         try:
             self._handle = self.path.open("ab")
         except OSError as exc:
             raise ConfigError(f"cannot open query log {self.path}: {exc}") from exc
+        try:
+            fcntl.flock(self._handle.fileno(), fcntl.LOCK_EX)
+            try:
+                self._prev = _last_hash(self.path)
+                self._size = os.fstat(self._handle.fileno()).st_size
+            finally:
+                fcntl.flock(self._handle.fileno(), fcntl.LOCK_UN)
+        except BaseException:
+            self._handle.close()
+            raise
 
     def append(self, event: QueryEvent) -> dict[str, Any]:
         """Write one line for ``event``; return the record as written (with ``prev`` and ``hash``)."""
         # The JSON round trip makes the hashed record exactly what read_log() parses (int keys, tuples, ...).
         record: dict[str, Any] = json.loads(canonical_json(event.to_record()))
         with self._lock:
-            record["prev"] = self._prev
-            record["hash"] = _record_hash(record)
-            self._handle.write(_encode(canonical_json(record)) + b"\n")
-            self._handle.flush()
-            if self._fsync:
-                os.fsync(self._handle.fileno())
-            self._prev = record["hash"]
+            fcntl.flock(self._handle.fileno(), fcntl.LOCK_EX)  # against other processes appending to the same file
+            try:
+                if os.fstat(self._handle.fileno()).st_size != self._size:  # another writer appended: chain to it
+                    self._prev = _last_hash(self.path)
+                record["prev"] = self._prev
+                record["hash"] = _record_hash(record)
+                self._handle.write(_encode(canonical_json(record)) + b"\n")
+                self._handle.flush()
+                if self._fsync:
+                    os.fsync(self._handle.fileno())
+                self._prev = record["hash"]
+                self._size = os.fstat(self._handle.fileno()).st_size
+            finally:
+                fcntl.flock(self._handle.fileno(), fcntl.LOCK_UN)
         return record
 
     @contextmanager

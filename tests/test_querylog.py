@@ -273,3 +273,40 @@ def test_format_instant() -> None:
     assert format_instant(datetime(2026, 1, 6, 1, tzinfo=timezone(timedelta(hours=1)))) == CUTOFF_ISO
     with pytest.raises(ValueError):
         format_instant(datetime(2026, 1, 6))
+
+
+def test_two_writers_on_one_file_keep_one_chain(tmp_path: Path) -> None:
+    # two servers at two cutoffs on one data dir, or a CLI call beside a server: each appends to the same log
+    path = tmp_path / "log.jsonl"
+    first, second = QueryLog(path, clock=fixed_clock), QueryLog(path, clock=fixed_clock)
+    try:
+        for title in ("Alpha", "Beta", "Gamma"):
+            for log in (first, second):
+                with log.call("s", "search", {"query": title}, CUTOFF) as recorder:
+                    recorder.set_outcome(outcome(title))
+    finally:
+        first.close()
+        second.close()
+    assert verify_chain(read_log(path)) == [] and audit(path).lines == 6
+
+
+def _append_from_another_process(path: str, titles: list[str]) -> None:
+    with QueryLog(path, clock=fixed_clock) as log:
+        for title in titles:
+            with log.call("child", "search", {"query": title}, CUTOFF) as recorder:
+                recorder.set_outcome(outcome(title))
+
+
+def test_concurrent_processes_keep_one_chain(tmp_path: Path) -> None:
+    import multiprocessing
+
+    path = tmp_path / "log.jsonl"
+    context = multiprocessing.get_context("spawn")
+    workers = [context.Process(target=_append_from_another_process, args=(str(path), [f"t{n}-{i}" for i in range(40)]))
+               for n in range(3)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(60)
+    assert [worker.exitcode for worker in workers] == [0, 0, 0]
+    assert verify_chain(read_log(path)) == [] and audit(path).lines == 120
