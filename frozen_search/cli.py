@@ -46,7 +46,7 @@ def _data_dir_option(func: F) -> F:
 
 
 def _cutoff_option(func: F) -> F:
-    return click.option("--cutoff", required=True, envvar="FROZEN_SEARCH_CUTOFF",
+    return click.option("--cutoff", default=None, envvar="FROZEN_SEARCH_CUTOFF",
                         help="The cutoff T: 2026-01-06 (midnight UTC) or 2026-01-06T00:00:00Z "
                              "(or set FROZEN_SEARCH_CUTOFF).")(func)
 
@@ -61,11 +61,11 @@ def _existing_store(settings: Settings) -> Store:
 def _mode_option(func: F) -> F:
     return click.option("--mode", type=click.Choice(["local", "live", "offline"]), default=None,
                         envvar="FROZEN_SEARCH_MODE",
-                        help="local: the store only (default); live: also ask the wiki and record every exchange; "
-                             "offline: the recorded exchanges only.")(func)
+                        help="local: the store only (default); live: also ask the upstream sources and record "
+                             "every exchange; offline: the recorded exchanges only.")(func)
 
 
-def _service(data_dir: Path | None, cutoff: str, mode: str | None = None) -> FrozenSearchService:
+def _service(data_dir: Path | None, cutoff: str | None, mode: str | None = None) -> FrozenSearchService:
     settings = Settings.from_env(data_dir=data_dir, cutoff=cutoff, mode=mode)
     if settings.mode == "local":
         return FrozenSearchService.open(settings, store=_existing_store(settings))
@@ -81,8 +81,8 @@ def _log_file(path: Path) -> Path:
 @click.group()
 @click.version_option(package_name="frozen-search")
 def main() -> None:
-    """frozen-search: search and fetch Wikipedia (and, later, arXiv, Stack Exchange, OpenAlex) as they stood
-    before a cutoff. Run `frozen-search COMMAND --help` for each command."""
+    """frozen-search: search and fetch Wikipedia, arXiv, MathOverflow/Math.SE and OpenAlex as they stood before a
+    cutoff. Run `frozen-search COMMAND --help` for each command."""
 
 
 @main.group()
@@ -218,7 +218,8 @@ def reindex(data_dir: Path | None) -> None:
 @_mode_option
 @_data_dir_option
 @_fail_cleanly
-def search(query: str, cutoff: str, source: str | None, limit: int, mode: str | None, data_dir: Path | None) -> None:
+def search(query: str, cutoff: str | None, source: str | None, limit: int, mode: str | None,
+           data_dir: Path | None) -> None:
     """Search as of the cutoff; prints the JSON response (the same shape as HTTP and MCP)."""
     service = _service(data_dir, cutoff, mode)
     try:
@@ -236,7 +237,8 @@ def search(query: str, cutoff: str, source: str | None, limit: int, mode: str | 
 @_mode_option
 @_data_dir_option
 @_fail_cleanly
-def fetch(id: str, cutoff: str, offset: int, max_chars: int | None, mode: str | None, data_dir: Path | None) -> None:
+def fetch(id: str, cutoff: str | None, offset: int, max_chars: int | None, mode: str | None,
+          data_dir: Path | None) -> None:
     """Fetch one document (id or canonical URL) as it stood at the cutoff; prints JSON."""
     service = _service(data_dir, cutoff, mode)
     try:
@@ -253,7 +255,7 @@ def fetch(id: str, cutoff: str, offset: int, max_chars: int | None, mode: str | 
 @_mode_option
 @_data_dir_option
 @_fail_cleanly
-def serve(cutoff: str, host: str, port: int, mode: str | None, data_dir: Path | None) -> None:
+def serve(cutoff: str | None, host: str, port: int, mode: str | None, data_dir: Path | None) -> None:
     """Serve HTTP (/v1/search, /v1/fetch, /healthz, /readyz) and MCP streamable HTTP (/mcp) at a fixed cutoff."""
     import uvicorn
 
@@ -271,7 +273,7 @@ def serve(cutoff: str, host: str, port: int, mode: str | None, data_dir: Path | 
 @_mode_option
 @_data_dir_option
 @_fail_cleanly
-def mcp(cutoff: str, mode: str | None, data_dir: Path | None) -> None:
+def mcp(cutoff: str | None, mode: str | None, data_dir: Path | None) -> None:
     """Serve the MCP tools search and fetch over stdio at a fixed cutoff."""
     from frozen_search.server.mcp import run_stdio
 
@@ -404,7 +406,8 @@ def import_command(bundle: Path, expect_sha256: str | None, data_dir: Path | Non
 @click.option("--limit", type=int, default=10, show_default=True, help="Results per search.")
 @_data_dir_option
 @_fail_cleanly
-def warm_command(queries: Path, cutoff: str, fetch_top: int, limit: int, data_dir: Path | None) -> None:
+def warm_command(queries: Path, cutoff: str | None, fetch_top: int, limit: int,
+                 data_dir: Path | None) -> None:
     """Run each query of QUERIES (one a line; blanks and # comments skipped) in live mode to fill store and HTTP
     cache; resumable (finished queries are skipped on a rerun). Exit 1 when some queries must be retried."""
     from rich.progress import MofNCompleteColumn

@@ -354,7 +354,7 @@ class FrozenSearchService:
         doc_reference = registry.parse_reference(ref, self.settings)
         if doc_reference is not None:
             return self._resolve_state(doc_reference)
-        reference = wikipedia.parse_reference(ref, self.settings.wikipedia_host)
+        reference = wikipedia.parse_reference(ref, self.settings.wikipedia_host, self.hosts)
         if self.live is not None:
             return self.live.at_reference(reference)
         if reference.oldid is not None:

@@ -236,3 +236,19 @@ def test_an_alias_names_only_the_states_that_carry_it(example: Callable[[str], F
     with pytest.raises(NotFoundBeforeCutoff):  # the DOI was given in 2016: it names nothing in 2012
         example("2012-01-01").fetch("doi:10.1/late")
     assert example("2017-01-01").fetch("doi:10.1/late").id == "example:4"
+
+
+def test_a_file_none_of_whose_records_can_be_read_stores_nothing(
+        example: Callable[[str], FrozenSearchService], tmp_path: Path) -> None:
+    def read(path: Path, report: StateIngestReport, tick: Callable[[int], None]) -> Iterator[list[DocState]]:
+        report.problems.append(f"{path.name}: record 1 (line 1): no title or no version")
+        yield from ()
+
+    store = Store(tmp_path / "store.sqlite3")
+    before = store.generation
+    wrong = tmp_path / "wrong.json"
+    wrong.write_text("{}")
+    with pytest.raises(IngestError, match="no record of .*wrong.json could be read .*record 1"):
+        ingest_states("example", [wrong], store, RevisionIndex.open(tmp_path / "index"), read)
+    assert store.generation == before
+    store.close()

@@ -132,8 +132,10 @@ def detect_format(path: Path) -> str:
         except ValueError as exc:
             raise IngestError(f"{path}: the first line is not JSON ({exc})") from exc
         if isinstance(first, dict):
-            if "id" in first and "versions" in first:
-                return "snapshot"
+            versions = first.get("versions")
+            if "id" in first and isinstance(versions, list) and versions and all(
+                    isinstance(v, dict) and "version" in v and "created" in v for v in versions):
+                return "snapshot"  # (an OpenAlex work also has "id" and "versions", shaped otherwise)
             if str(first.get("path", "")).endswith(".abs") and "text" in first:
                 return "abs_jsonl"
             if {"paper_id", "version", "created", "modtime"} <= set(first):

@@ -204,10 +204,12 @@ def ingest_states(source: str, paths: Sequence[Path], store: Store, index: Revis
     """Ingest ``paths`` with ``read`` into ``store`` and ``index``, all or nothing (one transaction).
 
     A record ``read`` skips (reported in ``problems``) does not stop the ingest; an :class:`IngestError` from
-    ``read`` (a missing, empty or foreign file) rolls everything back: store and index are as before.
+    ``read`` (a missing, empty or foreign file), or a file of which every record was skipped (a wrong file that
+    happens to parse), rolls everything back: store and index are as before.
 
     Raises:
-        IngestError: a file is missing or unusable as a whole; nothing is stored.
+        IngestError: a file is missing or unusable as a whole, or none of its records could be read; nothing is
+            stored.
     """
     started = time.perf_counter()
     report = StateIngestReport(source=source, files=[str(p) for p in paths])
@@ -225,6 +227,7 @@ def ingest_states(source: str, paths: Sequence[Path], store: Store, index: Revis
                         progress(read_bytes, state_writer.revisions)
 
                 pending: list[DocState] = []
+                documents_before, problems_before = report.documents, len(report.problems)
                 for states in read(path, report, tick):
                     report.documents += 1
                     pending.extend(states)
@@ -233,6 +236,9 @@ def ingest_states(source: str, paths: Sequence[Path], store: Store, index: Revis
                         pending = []
                 if pending:
                     state_writer.write(pending)
+                if report.documents == documents_before and len(report.problems) > problems_before:
+                    raise IngestError(f"no record of {path} could be read (first: "
+                                      f"{report.problems[problems_before]}); is it the right file?")
                 report.raw_bytes += path.stat().st_size
                 tick(path.stat().st_size)
             report.revisions, report.duplicates = state_writer.revisions, state_writer.duplicates

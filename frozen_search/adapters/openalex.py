@@ -91,7 +91,7 @@ def parse_reference(ref: str, settings: Settings) -> DocReference | None:
     """A reference to an OpenAlex work or a DOI, or ``None`` when ``ref`` is neither.
 
     Accepted: ``openalex:W…``, ``openalex.org/W…`` (with or without ``https://``), ``api.openalex.org/works/W…``,
-    ``doi:10.…``, ``doi.org/10.…``, ``https://doi.org/10.…`` (``dx.doi.org`` too). A DOI becomes the alias
+    ``doi:10.…``, a bare ``10.…``, ``doi.org/10.…``, ``https://doi.org/10.…`` (``dx.doi.org`` too). A DOI becomes the alias
     ``doi:<lower-case DOI>``, which names every stored record of that DOI.
 
     Raises:
@@ -110,7 +110,7 @@ def parse_reference(ref: str, settings: Settings) -> DocReference | None:
         if match is None:
             raise InvalidRequest(f"{text[:100]!r} is not an OpenAlex work (expected openalex:W followed by digits)")
         return DocReference(source=SOURCE, doc_id=doc_id("W" + match.group(1)))
-    if lowered.startswith("doi:") or _DOI_URL.match(text):
+    if lowered.startswith("doi:") or _DOI_URL.match(text) or _DOI.match(lowered):  # a bare 10.… DOI too
         doi = normalize_doi(text)
         if doi is None:
             raise InvalidRequest(f"{text[:100]!r} is not a DOI (expected doi:10.<registrant>/<suffix>)")

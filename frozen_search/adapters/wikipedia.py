@@ -71,8 +71,9 @@ def display_text(parts: Sequence[str]) -> str:
     return join_rendered(parts)
 
 
-def parse_reference(ref: str, host: str) -> WikiReference:
-    """Parse an id or URL accepted by ``fetch`` for the wiki at ``host``.
+def parse_reference(ref: str, host: str, served_hosts: Sequence[str] = ()) -> WikiReference:
+    """Parse an id or URL accepted by ``fetch`` for the wiki at ``host`` (``served_hosts``: every host the server
+    serves, named when refusing another host).
 
     Raises:
         RefusedSource: a URL of another host.
@@ -87,12 +88,14 @@ def parse_reference(ref: str, host: str) -> WikiReference:
         text = "https://" + text
     parts = urlsplit(text)
     if "." not in (parts.hostname or ""):
-        raise InvalidRequest(f"{ref[:100]!r} is neither an id (wikipedia:Title) nor a URL")
+        raise InvalidRequest(f"{ref[:100]!r} is neither a known id (wikipedia:Title, arxiv:2101.10016, "
+                             "mathoverflow:12345, math.stackexchange:12345, openalex:W123, doi:10.1/x) nor a URL")
     if parts.scheme not in ("http", "https"):
         raise InvalidRequest(f"{ref[:100]!r} is neither an id nor an http(s) URL")
     hostname = (parts.hostname or "").lower()
     if hostname not in (host, host.replace(".wikipedia.org", ".m.wikipedia.org")):
-        raise RefusedSource(f"{hostname or ref[:100]!r} is not a served source; this server serves {host}")
+        serves = ", ".join(served_hosts or (host,))
+        raise RefusedSource(f"{hostname or ref[:100]!r} is not a served source; this server serves {serves}")
     if parts.path.startswith("/wiki/"):
         return WikiReference(title=normalize_title(unquote(parts.path[len("/wiki/"):])))
     if parts.path in ("/w/index.php", "/index.php"):

@@ -21,6 +21,7 @@ from tests.arxiv.conftest import (
     ingested,
     local_service,
 )
+from tests.conftest import realdata
 
 
 def test_2101_10016_shows_the_version_current_at_each_cutoff(tmp_path: Path) -> None:
@@ -270,3 +271,10 @@ def test_a_snapshot_whose_first_record_is_longer_than_64_kb_is_detected(tmp_path
     report = ingest_arxiv([path], store, RevisionIndex.create(tmp_path / "index"))
     assert report.documents == 200 and report.problems == []
     store.close()
+
+
+def test_an_openalex_work_given_to_ingest_arxiv_is_refused(tmp_path: Path) -> None:
+    # an OpenAlex work also has "id" and "versions" fields: it must not pass for a snapshot line
+    work = realdata("openalex", "work_W2741809807_2025-06.json")
+    with pytest.raises(IngestError, match="not arXiv metadata"):
+        ingested(tmp_path, [work])

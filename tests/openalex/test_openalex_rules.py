@@ -199,6 +199,7 @@ SETTINGS = Settings.from_env({}, data_dir="/nonexistent")
     ("doi.org/10.2140/agt.2014.14.229", None, "doi:10.2140/agt.2014.14.229"),
     ("https://doi.org/10.48550/arXiv.math/0604030", None, "doi:10.48550/arxiv.math/0604030"),
     ("https://dx.doi.org/10.1017%2Fprm.2022.42", None, "doi:10.1017/prm.2022.42"),
+    ("10.2140/agt.2014.14.229", None, "doi:10.2140/agt.2014.14.229"),  # a bare DOI, as pasted
 ])
 def test_references(ref: str, doc: str | None, alias: str | None) -> None:
     found = parse_reference(ref, SETTINGS)
