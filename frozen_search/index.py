@@ -12,9 +12,10 @@ silently used. This is the only module that imports tantivy (its on-disk format 
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -131,6 +132,28 @@ class RevisionIndex:
         if json.loads(meta.read_text()).get("format") != INDEX_FORMAT:
             raise IndexNotReady(f"the index at {path} has another format: run `frozen-search reindex`")
         return cls(path, tantivy.Index(_schema(), path=str(path), reuse=True))
+
+    @classmethod
+    def build_snapshot(cls, path: Path, revisions: Iterable[IndexedRevision], generation: int) -> RevisionIndex:
+        """An index at ``path`` holding only ``revisions`` (the ones current at one cutoff), so that BM25's corpus
+        statistics (document frequencies, average lengths) come from them alone, never from later revisions.
+
+        Built in a sibling folder and renamed into place when complete; when another process finished first, its
+        index is used. Returns the opened index.
+        """
+        if path.exists():
+            return cls.open(path)
+        building = path.with_name(f"{path.name}.building-{os.getpid()}")
+        index = cls.create(building, fresh=True)
+        with index.writer(heap_bytes=32_000_000, threads=1) as writer:
+            for rev in revisions:
+                writer.add(rev)
+            writer.commit(generation)
+        try:
+            building.rename(path)
+        except OSError:  # another process renamed its copy first
+            shutil.rmtree(building, ignore_errors=True)
+        return cls.open(path)
 
     @property
     def generation(self) -> int:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import secrets
+import shutil
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
@@ -20,6 +21,7 @@ from typing import Any
 from frozen_search import sources as registry
 from frozen_search.adapters import display_text_for, wikipedia
 from frozen_search.adapters.documents import DocReference, DocState, SourceLive, StateWriter, refusal_of
+from frozen_search.adapters.documents import indexed as indexed_revision
 from frozen_search.adapters.http import Upstream
 from frozen_search.config import Settings
 from frozen_search.cutoff_rules.base import cutoff_bound, iso_utc
@@ -504,11 +506,31 @@ class FrozenSearchService:
         self._open_index()
 
     def _open_index(self) -> RevisionIndex:
-        if self._index is None:
-            self._index = RevisionIndex.open(self.settings.index_path)
-        if self._index.generation != self.store.generation:
-            raise IndexNotReady(f"the index reflects store generation {self._index.generation} but the store is at "
-                                f"{self.store.generation}: run `frozen-search reindex`")
+        """The snapshot index of this cutoff for the store's current generation (built on first use).
+
+        The main index (``DATA_DIR/index``) holds every revision and must reflect the store (else
+        :class:`IndexNotReady`); searches run on a snapshot index holding only the revisions current at ``T``
+        (``DATA_DIR/snapshots/<bound>-<generation>``), so BM25's statistics — document frequencies and average
+        lengths — are computed from what stood at ``T`` alone: documents created or revised after ``T`` never
+        move a ranking at ``T``.
+        """
+        generation = self.store.generation
+        if self._index is not None and self._index.generation == generation:
+            return self._index
+        main = RevisionIndex.open(self.settings.index_path)
+        if main.generation != generation:
+            raise IndexNotReady(f"the index reflects store generation {main.generation} but the store is at "
+                                f"{generation}: run `frozen-search reindex`")
+        snapshots = self.settings.data_dir / "snapshots"
+        snapshots.mkdir(parents=True, exist_ok=True)
+        for old in snapshots.glob(f"{self.bound}-*"):
+            if old.name.partition("-")[2].isdigit() and int(old.name.partition("-")[2]) < generation:
+                shutil.rmtree(old, ignore_errors=True)  # an earlier generation's snapshot of this cutoff
+        rows = (row for row in self.store.current_at(self.bound) if refusal_of(row) is None)
+        self._index = RevisionIndex.build_snapshot(
+            snapshots / f"{self.bound}-{generation}",
+            (indexed_revision(row, display_text_for(row.source)(self.store.text_parts(row))) for row in rows),
+            generation)
         return self._index
 
     def close(self) -> None:

@@ -334,6 +334,20 @@ class Store:
                 yield _row(values)
             last = found[-1][0]
 
+    def current_at(self, bound: int, batch: int = 500) -> Iterator[RevisionRow]:
+        """Every dump revision current at the cutoff whose bound is ``bound`` (``valid_from < bound <= valid_to``,
+        an unknown ``valid_to`` counting as open), in ``rev_pk`` order, read in batches."""
+        last = 0
+        while True:
+            found = self._db.execute(
+                f"SELECT {_COLUMNS} FROM revisions WHERE rev_pk>? AND origin='dump' AND valid_from<? AND "
+                "(valid_to IS NULL OR valid_to>=?) ORDER BY rev_pk LIMIT ?", (last, bound, bound, batch)).fetchall()
+            if not found:
+                return
+            for values in found:
+                yield _row(values)
+            last = found[-1][0]
+
     def count_revisions(self, origin: str = "dump") -> int:
         """Number of stored revisions of an origin (``dump`` or ``live``)."""
         return int(self._db.execute("SELECT COUNT(*) FROM revisions WHERE origin=?", (origin,)).fetchone()[0])

@@ -252,3 +252,25 @@ def test_a_file_none_of_whose_records_can_be_read_stores_nothing(
         ingest_states("example", [wrong], store, RevisionIndex.open(tmp_path / "index"), read)
     assert store.generation == before
     store.close()
+
+
+def test_ranking_at_the_cutoff_ignores_documents_from_after_it(
+        example: Callable[[str], FrozenSearchService], tmp_path: Path) -> None:
+    # BM25 weighs rare words up. Before T "kappa" is rarer than "lambda", so the kappa document ranks first; three
+    # documents written after T make "kappa" common. Were corpus statistics taken over the whole index, the order at
+    # T would flip: it must not, since those documents do not exist at T.
+    def ingest(name: str, batches: list[list[DocState]]) -> None:
+        store = Store(tmp_path / "store.sqlite3")
+        more = tmp_path / name
+        more.write_text("records")
+        ingest_states("example", [more], store, RevisionIndex.open(tmp_path / "index"), _reader(batches))
+        store.close()
+
+    ingest("before.txt", [[_state("example:20", "v1", V1, "kappa kappa kappa")],
+                          [_state("example:21", "v1", V1, "lambda lambda lambda")],
+                          [_state("example:22", "v1", V1, "lambda mu")]])
+    at_t = [r.id for r in example("2012-01-01").search("kappa lambda").results]
+    assert at_t[:2] == ["example:20", "example:21"]
+    ingest("after.txt", [[_state(f"example:{n}", "v1", V3, "kappa nu")] for n in (30, 31, 32)])
+    assert [r.id for r in example("2012-01-01").search("kappa lambda").results] == at_t
+    assert [r.id for r in example("2017-01-01").search("kappa lambda").results][0] == "example:21"

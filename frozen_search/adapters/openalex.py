@@ -91,8 +91,8 @@ def parse_reference(ref: str, settings: Settings) -> DocReference | None:
     """A reference to an OpenAlex work or a DOI, or ``None`` when ``ref`` is neither.
 
     Accepted: ``openalex:W…``, ``openalex.org/W…`` (with or without ``https://``), ``api.openalex.org/works/W…``,
-    ``doi:10.…``, a bare ``10.…``, ``doi.org/10.…``, ``https://doi.org/10.…`` (``dx.doi.org`` too). A DOI becomes the alias
-    ``doi:<lower-case DOI>``, which names every stored record of that DOI.
+    ``doi:10.…``, a bare ``10.…``, ``doi.org/10.…``, ``https://doi.org/10.…`` (``dx.doi.org`` too). A DOI becomes
+    the alias ``doi:<lower-case DOI>``, which names every stored record of that DOI.
 
     Raises:
         InvalidRequest: an ``openalex:``/``openalex.org`` reference that is not a work id, or a malformed DOI.
