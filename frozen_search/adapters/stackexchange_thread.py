@@ -19,7 +19,7 @@ import hashlib
 import json
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import cmarkgfm  # type: ignore[import-untyped]  # no type hints shipped
@@ -166,7 +166,7 @@ def html_text_or_none(markup: str) -> str | None:
 
 # -- the thread model -------------------------------------------------------------------------------------------
 
-KINDS = ("title", "body", "tags", "close", "reopen", "delete", "undelete", "lock", "unlock")
+KINDS = ("title", "body", "tags", "close", "reopen", "delete", "undelete", "lock", "unlock", "moved_in")
 
 
 @dataclass(frozen=True)
@@ -279,7 +279,24 @@ def thread_states(thread: Thread, bound: int | None = None) -> list[DocState]:
         if content != last_content:
             states.append(_with_version(state, instant, states[-1].version if states else None))
             last_content = content
-    return states
+    return _before_moves(thread, states, [question, *answers], limit)
+
+
+def _before_moves(thread: Thread, states: list[DocState], posts: Sequence[Post], limit: int) -> list[DocState]:
+    """Refuse every state before the last merge or migration into the thread (see ``cutoff_rules.stackexchange``):
+    today's membership says nothing of what the thread held before it."""
+    moves = [e.at for post in posts for e in post.events if e.kind == "moved_in" and e.at < limit]
+    if not moves or not states or states[0].valid_from >= max(moves):
+        return states
+    moved = max(moves)
+    kept = [s for s in states if s.valid_from >= moved]
+    current = [s for s in states if s.valid_from < moved][-1]  # what the thread shows from the move on
+    if not kept or kept[0].valid_from > moved:
+        kept.insert(0, _with_version(replace(current, valid_from=moved), moved, None))
+    why = (f"posts were merged or migrated into question {thread.question.post_id} on {iso_utc(moved)}: which "
+           "answers and comments it held before then cannot be proven from today's membership")
+    first = states[0].valid_from
+    return [_with_version(_refused(thread, first, "content_unproven", why), first, None), *kept]
 
 
 def _post_of(event: PostEvent, order: int, question: Post, answers: Sequence[Post]) -> int:

@@ -27,7 +27,12 @@ HISTORY_KINDS: Mapping[int, str] = MappingProxyType({
     10: "close", 11: "reopen",
     12: "delete", 13: "undelete",
     14: "lock", 15: "unlock",
+    36: "moved_in", 38: "moved_in",  # "post migrated here", "post merge destination"
 })
+# A thread's membership comes from today's ParentId: after a merge (38) or a migration to this site (36) at ``m``,
+# posts that belonged elsewhere before ``m`` sit in it, so what the thread held before ``m`` cannot be proven:
+# every state before the last such event is refused (``content_unproven``). Posts merged or migrated *away*
+# (37, 35) are simply absent today: omitted, never invented.
 
 # Close reasons (PostHistory type 10 ``Comment``): 1-10 before June 2013, 101-105 after (dump readme).
 CLOSE_REASONS: Mapping[str, str] = MappingProxyType({
