@@ -74,3 +74,21 @@ def test_old_style_ids_against_an_early_cutoff() -> None:
     assert future_reference("see math/0302001", early) is not None
     assert future_reference("see hep-th/9901001", early) is None
     assert future_reference("see arXiv:0704.0005", early) is not None
+
+
+@pytest.mark.parametrize(("own", "text"), [
+    # arXiv numbers a paper by its announcement month: 0704.0016 was submitted on 2007-03-31 (real snapshot record)
+    ("arxiv:0704.0016", "Comments: 17 pages\narXiv:0704.0016v1 [hep-ph], submitted 2007-03-31T07:04:26Z"),
+    ("arxiv:0704.0016", "see https://arxiv.org/abs/0704.0016v1"),
+    ("arxiv:1809.00949", "the preprint 1809.00949v1 is ours"),
+    ("arxiv:hep-th/9901001", "arXiv:hep-th/9901001v1 [hep-th]"),
+])
+def test_a_paper_citing_its_own_identifier_is_no_future_reference(own: str, text: str) -> None:
+    cutoff = parse_cutoff("1998-12-31T12:00:00Z" if "/" in own else "2007-03-31T12:00:00Z")
+    source, bare = own.split(":", 1)
+    displayed = Displayed(id=own, source=source, url=f"https://arxiv.org/abs/{bare}v1", title="t", text=text,
+                          stored_sha256=hashlib.sha256(text.encode()).hexdigest(), parts=[("v1", 0)])
+    assert future_reference(text, cutoff) is not None  # another document citing it: still refused
+    assert verify(displayed, cutoff, allowed_sources=(source,), allowed_hosts=("arxiv.org",)) is None
+    other = Displayed(**{**displayed.__dict__, "id": "arxiv:0704.0017", "text": text + " and arXiv:0704.0017"})
+    assert verify(other, cutoff, allowed_sources=(source,), allowed_hosts=("arxiv.org",)) is not None
