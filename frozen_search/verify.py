@@ -43,11 +43,11 @@ REASON_CODES: dict[str, str] = {
     "not_eligible": "an upstream candidate exists before the cutoff but the source's rules exclude it",
 }
 
-_ARXIV_PREFIXED = re.compile(r"arxiv(?:\.org/(?:abs|pdf)/|:\s?)(\d{2})(\d{2})\.\d{4,5}", re.IGNORECASE)
+_ARXIV_PREFIXED = re.compile(r"arxiv(?:\.org/(?:abs|pdf)/|[:.]?\s?)(\d{2})(\d{2})\.\d{4,5}", re.IGNORECASE)
 _ARXIV_BARE = re.compile(r"(?<![\w.])(\d{2})(0[1-9]|1[0-2])\.\d{5}(?:v\d+)?(?![\w.])")
 _ARXIV_OLD = re.compile(
     r"(?<![\w-])(?:math|hep-th|hep-ph|hep-lat|hep-ex|gr-qc|quant-ph|cond-mat|astro-ph|nucl-th|nucl-ex|physics|"
-    r"math-ph|nlin|cs|q-bio|q-fin|stat)(?:\.[A-Z]{2})?/(\d{2})(0[1-9]|1[0-2])\d{3}(?!\d)")
+    r"math-ph|nlin|cs|q-bio|q-fin|stat)(?:\.[A-Z]{2})?/(\d{2})(0[1-9]|1[0-2])\d{3}(?!\d)", re.IGNORECASE)
 _ISO_DATE = re.compile(r"(?<!\d)(\d{4})-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])(?!\d)")
 _RETRIEVED = re.compile(r"\b(?:retrieved|accessed)(?:\s+on)?:?\s+([A-Za-z0-9 ,]{6,30}?\d{4})", re.IGNORECASE)
 _DEFAULT_DAY = datetime(2000, 1, 1)
@@ -160,7 +160,7 @@ def future_reference(text: str, cutoff: datetime, *, own: str | None = None) -> 
 
 def _cited_id(found: str) -> str:
     """The arXiv id a scan match names, lower-case, without prefix, version or subject class (``math.AG/…``)."""
-    cited = re.sub(r"^arxiv(?:\.org/(?:abs|pdf)/|:\s?)", "", found.lower())
+    cited = re.sub(r"^arxiv(?:\.org/(?:abs|pdf)/|[:.]?\s?)", "", found.lower())
     return re.sub(r"^([a-z-]+)\.[a-z]{2}/", r"\1/", re.sub(r"v\d+$", "", cited))
 
 

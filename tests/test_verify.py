@@ -64,6 +64,13 @@ def test_query_must_match_historical_text() -> None:
     ("Retrieved 12 June 2015.", False),
     ("accessed on January 5, 2026", False),
     ("in 1999-12-31 notation", False),
+    # spellings found in real arXiv comments and abstracts: "(arXiv1506.05994 PRD93 ...)", "[ArXiv 1510.03038]",
+    # "(arXiv: CS/0501076 [cs.CC])"; and the DOI arXiv registers for every paper
+    ("the fermion family (arXiv2602.15552 PRD)", True),
+    ("[ArXiv 1510.03038]", False),
+    ("(arXiv: CS/0501076 [cs.CC])", False),
+    ("doi:10.48550/arXiv.2602.15552", True),
+    ("https://doi.org/10.48550/arxiv.2601.01234", False),
 ])
 def test_future_reference_scan(text: str, flagged: bool) -> None:
     assert (future_reference(text, T) is not None) == flagged
@@ -74,6 +81,9 @@ def test_old_style_ids_against_an_early_cutoff() -> None:
     assert future_reference("see math/0302001", early) is not None
     assert future_reference("see hep-th/9901001", early) is None
     assert future_reference("see arXiv:0704.0005", early) is not None
+    assert future_reference("see ArXiv 1405.1234 (4-digit number, space)", early) is not None
+    assert future_reference("see arXiv: CS/0501076", early) is not None  # an old-style archive in capitals
+    assert future_reference("see arXiv: CS/0201076", early) is None
 
 
 @pytest.mark.parametrize(("own", "text"), [
