@@ -11,6 +11,7 @@ from click.testing import CliRunner
 from frozen_search.cli import main
 from frozen_search.config import Settings
 from frozen_search.cutoff_rules.base import parse_cutoff
+from frozen_search.errors import FrozenSearchError
 from frozen_search.service import FrozenSearchService
 from tests.conftest import realdata
 
@@ -47,3 +48,25 @@ def test_a_paper_submitted_at_a_month_end_is_shown_despite_its_next_month_identi
     assert [hit.id for hit in at.search("doubly charmed baryons lifetime", source="arxiv").results][:1] == \
         ["arxiv:0704.0016"]
     at.close()
+
+
+def test_replay_of_a_log_shared_by_a_local_server_and_an_offline_call(all_sources: Path, tmp_path: Path) -> None:
+    # README: several processes may append to one log (a local server, a CLI call in offline mode beside it). Each
+    # line is recomputed in the mode it was answered in: a local line from the store, an offline line from the cache.
+    log = tmp_path / "shared.jsonl"
+    local = FrozenSearchService(Settings.from_env({}, data_dir=all_sources, cutoff=parse_cutoff("2020-08-24T12:00:00Z"),
+                                                  log_path=log, stackexchange_sites=SITES))
+    sources_hit = {hit.source for hit in local.search("question tags", limit=20).results}
+    assert {"arxiv", "conlang.meta.stackexchange"} <= sources_hit
+    assert local.fetch("conlang.meta.stackexchange:47", max_chars=200).metadata["as_of"] < "2020-08-24T12"
+    local.close()
+    offline = FrozenSearchService.open(Settings.from_env({}, data_dir=all_sources, cutoff=parse_cutoff("2020-08-24"),
+                                                         log_path=log, mode="offline", live_sources="arxiv",
+                                                         stackexchange_sites=SITES))
+    with pytest.raises(FrozenSearchError, match="offline_cache_miss|no recorded response"):
+        offline.fetch("arxiv:0704.0016")
+    offline.close()
+    result = CliRunner().invoke(main, ["replay", str(log), "--data-dir", str(all_sources)],
+                                env={"FROZEN_SEARCH_STACKEXCHANGE_SITES": SITES})
+    assert result.output.splitlines()[-1] == "0 line(s) different", result.output
+    assert result.exit_code == 0
