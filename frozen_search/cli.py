@@ -291,20 +291,25 @@ def replay_command(log: Path, data_dir: Path | None) -> None:
     live_lines = any(record.get("mode", "local") != "local" for _, record in read_log(log))
     settings = Settings.from_env(data_dir=data_dir, mode="offline" if live_lines else "local")
     store = _existing_store(settings)
-    services: dict[tuple[str, str | None], FrozenSearchService] = {}
+    services: dict[tuple[str, bool, str | None], FrozenSearchService] = {}
     asked: list[str | None] = [None]  # the live sources of the line being recomputed
+    local_line = [True]  # whether it was answered in local mode (one log may hold local and live/offline lines)
 
     def before(record: Mapping[str, Any]) -> None:
         names = record.get("live_sources")
         asked[0] = ",".join(map(str, names)) if isinstance(names, list) else None
+        local_line[0] = record.get("mode", "local") == "local"
 
     def execute(cutoff: str, tool: str, arguments: dict[str, Any]) -> tuple[Any, Any]:
-        # each line is recomputed asking the same upstream sources as when it was logged
-        key = (cutoff, asked[0])
+        # each line is recomputed in its own mode (a local line from the store alone), asking the same upstream
+        # sources as when it was logged
+        key = (cutoff, local_line[0], asked[0])
         if key not in services:
             at = settings.with_cutoff(parse_cutoff(cutoff))
-            if key[1] is not None:
-                at = replace(at, live_sources=key[1])
+            if key[1]:
+                at = replace(at, mode="local")
+            elif key[2] is not None:
+                at = replace(at, live_sources=key[2])
             services[key] = FrozenSearchService.open(at, store=store, logging=False)
         try:
             outcome = services[key].execute(tool, arguments)

@@ -43,11 +43,11 @@ REASON_CODES: dict[str, str] = {
     "not_eligible": "an upstream candidate exists before the cutoff but the source's rules exclude it",
 }
 
-_ARXIV_PREFIXED = re.compile(r"arxiv(?:\.org/(?:abs|pdf)/|:\s?)(\d{2})(\d{2})\.\d{4,5}", re.IGNORECASE)
+_ARXIV_PREFIXED = re.compile(r"arxiv(?:\.org/(?:abs|pdf)/|[:.]?\s?)(\d{2})(\d{2})\.\d{4,5}", re.IGNORECASE)
 _ARXIV_BARE = re.compile(r"(?<![\w.])(\d{2})(0[1-9]|1[0-2])\.\d{5}(?:v\d+)?(?![\w.])")
 _ARXIV_OLD = re.compile(
     r"(?<![\w-])(?:math|hep-th|hep-ph|hep-lat|hep-ex|gr-qc|quant-ph|cond-mat|astro-ph|nucl-th|nucl-ex|physics|"
-    r"math-ph|nlin|cs|q-bio|q-fin|stat)(?:\.[A-Z]{2})?/(\d{2})(0[1-9]|1[0-2])\d{3}(?!\d)")
+    r"math-ph|nlin|cs|q-bio|q-fin|stat)(?:\.[A-Z]{2})?/(\d{2})(0[1-9]|1[0-2])\d{3}(?!\d)", re.IGNORECASE)
 _ISO_DATE = re.compile(r"(?<!\d)(\d{4})-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])(?!\d)")
 _RETRIEVED = re.compile(r"\b(?:retrieved|accessed)(?:\s+on)?:?\s+([A-Za-z0-9 ,]{6,30}?\d{4})", re.IGNORECASE)
 _DEFAULT_DAY = datetime(2000, 1, 1)
@@ -81,12 +81,14 @@ def verify(doc: Displayed, cutoff: datetime, *, allowed_sources: Collection[str]
     if query_terms is not None and not matches_historical_text(doc.title, doc.text, query_terms):
         return Rejection(id=doc.id, reason="matched_only_current_text",
                          evidence=f"none of {list(query_terms)[:10]} occurs in the text as of the cutoff")
+    own = doc.id.removeprefix("arxiv:") if doc.source == "arxiv" else None
+    key = f"{doc.stored_sha256} {own or ''}"
     if scan_cache is None:
-        found_ref = future_reference(doc.text, cutoff)
-    elif doc.stored_sha256 in scan_cache:
-        found_ref = scan_cache[doc.stored_sha256]
+        found_ref = future_reference(doc.text, cutoff, own=own)
+    elif key in scan_cache:
+        found_ref = scan_cache[key]
     else:
-        found_ref = scan_cache[doc.stored_sha256] = future_reference(doc.text, cutoff)
+        found_ref = scan_cache[key] = future_reference(doc.text, cutoff, own=own)
     if found_ref is not None:
         return Rejection(id=doc.id, reason="future_reference", evidence=found_ref)
     return None
@@ -128,10 +130,17 @@ def matches_historical_text(title: str, text: str, terms: Sequence[str]) -> bool
     return False
 
 
-def future_reference(text: str, cutoff: datetime) -> str | None:
-    """Evidence of the first reference in ``text`` that could not exist before ``cutoff``, or ``None``."""
+def future_reference(text: str, cutoff: datetime, *, own: str | None = None) -> str | None:
+    """Evidence of the first reference in ``text`` that could not exist before ``cutoff``, or ``None``.
+
+    ``own`` is the displayed paper's own arXiv id (``0704.0016``, ``hep-th/9901001``), never counted: arXiv numbers a
+    paper by its announcement month, so a paper submitted before ``T`` in the last days of ``T``'s month carries the
+    next month's id (0704.0016 was submitted on 2007-03-31), and its existence before ``T`` is proven by its date.
+    """
     for pattern in (_ARXIV_PREFIXED, _ARXIV_BARE, _ARXIV_OLD):
         for match in pattern.finditer(text):
+            if own is not None and _cited_id(match.group(0)) == own.lower():
+                continue
             year, mon = int(match.group(1)), int(match.group(2))
             full_year = (1900 if year >= 91 else 2000) + year
             if (full_year, mon) > (cutoff.year, cutoff.month) and not (pattern is _ARXIV_OLD and full_year > 2007):
@@ -147,6 +156,12 @@ def future_reference(text: str, cutoff: datetime) -> str | None:
         if stamp is not None and stamp >= bound:
             return f"access stamp {match.group(0)!r} at offset {match.start()} is not before the cutoff"
     return None
+
+
+def _cited_id(found: str) -> str:
+    """The arXiv id a scan match names, lower-case, without prefix, version or subject class (``math.AG/…``)."""
+    cited = re.sub(r"^arxiv(?:\.org/(?:abs|pdf)/|[:.]?\s?)", "", found.lower())
+    return re.sub(r"^([a-z-]+)\.[a-z]{2}/", r"\1/", re.sub(r"v\d+$", "", cited))
 
 
 def _day_start(year: int, month: int, day: int) -> int | None:

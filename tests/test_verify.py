@@ -64,6 +64,13 @@ def test_query_must_match_historical_text() -> None:
     ("Retrieved 12 June 2015.", False),
     ("accessed on January 5, 2026", False),
     ("in 1999-12-31 notation", False),
+    # spellings found in real arXiv comments and abstracts: "(arXiv1506.05994 PRD93 ...)", "[ArXiv 1510.03038]",
+    # "(arXiv: CS/0501076 [cs.CC])"; and the DOI arXiv registers for every paper
+    ("the fermion family (arXiv2602.15552 PRD)", True),
+    ("[ArXiv 1510.03038]", False),
+    ("(arXiv: CS/0501076 [cs.CC])", False),
+    ("doi:10.48550/arXiv.2602.15552", True),
+    ("https://doi.org/10.48550/arxiv.2601.01234", False),
 ])
 def test_future_reference_scan(text: str, flagged: bool) -> None:
     assert (future_reference(text, T) is not None) == flagged
@@ -74,3 +81,24 @@ def test_old_style_ids_against_an_early_cutoff() -> None:
     assert future_reference("see math/0302001", early) is not None
     assert future_reference("see hep-th/9901001", early) is None
     assert future_reference("see arXiv:0704.0005", early) is not None
+    assert future_reference("see ArXiv 1405.1234 (4-digit number, space)", early) is not None
+    assert future_reference("see arXiv: CS/0501076", early) is not None  # an old-style archive in capitals
+    assert future_reference("see arXiv: CS/0201076", early) is None
+
+
+@pytest.mark.parametrize(("own", "text"), [
+    # arXiv numbers a paper by its announcement month: 0704.0016 was submitted on 2007-03-31 (real snapshot record)
+    ("arxiv:0704.0016", "Comments: 17 pages\narXiv:0704.0016v1 [hep-ph], submitted 2007-03-31T07:04:26Z"),
+    ("arxiv:0704.0016", "see https://arxiv.org/abs/0704.0016v1"),
+    ("arxiv:1809.00949", "the preprint 1809.00949v1 is ours"),
+    ("arxiv:hep-th/9901001", "arXiv:hep-th/9901001v1 [hep-th]"),
+])
+def test_a_paper_citing_its_own_identifier_is_no_future_reference(own: str, text: str) -> None:
+    cutoff = parse_cutoff("1998-12-31T12:00:00Z" if "/" in own else "2007-03-31T12:00:00Z")
+    source, bare = own.split(":", 1)
+    displayed = Displayed(id=own, source=source, url=f"https://arxiv.org/abs/{bare}v1", title="t", text=text,
+                          stored_sha256=hashlib.sha256(text.encode()).hexdigest(), parts=[("v1", 0)])
+    assert future_reference(text, cutoff) is not None  # another document citing it: still refused
+    assert verify(displayed, cutoff, allowed_sources=(source,), allowed_hosts=("arxiv.org",)) is None
+    other = Displayed(**{**displayed.__dict__, "id": "arxiv:0704.0017", "text": text + " and arXiv:0704.0017"})
+    assert verify(other, cutoff, allowed_sources=(source,), allowed_hosts=("arxiv.org",)) is not None

@@ -1,0 +1,72 @@
+"""All four sources in one data dir, built from the real data through the CLI as the README says (Wikipedia exports,
+every arXiv format, the OpenAlex responses, the Conlang Meta dump): what crosses source boundaries."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from frozen_search.cli import main
+from frozen_search.config import Settings
+from frozen_search.cutoff_rules.base import parse_cutoff
+from frozen_search.errors import FrozenSearchError
+from frozen_search.service import FrozenSearchService
+from tests.conftest import realdata
+
+CONLANG = "conlang.meta.stackexchange.com"
+SITES = f"mathoverflow.net,math.stackexchange.com,{CONLANG}"
+
+
+@pytest.fixture(scope="module")
+def all_sources(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One data dir holding every real input of ../shared/realdata (the README's first command + Conlang Meta)."""
+    data = tmp_path_factory.mktemp("all")
+    wiki = sorted(realdata("wikipedia").glob("*.xml"))
+    arxiv = [realdata("arxiv", "abs", "arxiv-browse_abs_files.jsonl"), *sorted(realdata("arxiv", "oai").glob("*.xml")),
+             *sorted(realdata("arxiv", "snapshot").glob("*.jsonl"))]
+    openalex = sorted(realdata("openalex").glob("*.json"))
+    env = {"FROZEN_SEARCH_STACKEXCHANGE_SITES": SITES}
+    for args in (["wikipedia", *wiki], ["arxiv", *arxiv], ["openalex", *openalex],
+                 ["stackexchange", str(realdata("stackexchange", "dump_conlang_meta")), "--site", CONLANG]):
+        result = CliRunner().invoke(main, ["ingest", *map(str, args), "--data-dir", str(data)], env=env)
+        assert result.exit_code == 0, result.output
+    return data
+
+
+def service(data: Path, cutoff: str) -> FrozenSearchService:
+    return FrozenSearchService(Settings.from_env({}, data_dir=data, cutoff=parse_cutoff(cutoff), log_path=None,
+                                                 stackexchange_sites=SITES), logging=False)
+
+
+def test_a_paper_submitted_at_a_month_end_is_shown_despite_its_next_month_identifier(all_sources: Path) -> None:
+    # arXiv numbers papers by announcement month: 0704.0016 was submitted 2007-03-31T07:04:26Z (real snapshot record)
+    at = service(all_sources, "2007-03-31T12:00:00Z")
+    fetched = at.fetch("arxiv:0704.0016")
+    assert fetched.metadata["revision"] == "v1" and "arXiv:0704.0016v1" in fetched.text
+    assert [hit.id for hit in at.search("doubly charmed baryons lifetime", source="arxiv").results][:1] == \
+        ["arxiv:0704.0016"]
+    at.close()
+
+
+def test_replay_of_a_log_shared_by_a_local_server_and_an_offline_call(all_sources: Path, tmp_path: Path) -> None:
+    # README: several processes may append to one log (a local server, a CLI call in offline mode beside it). Each
+    # line is recomputed in the mode it was answered in: a local line from the store, an offline line from the cache.
+    log = tmp_path / "shared.jsonl"
+    local = FrozenSearchService(Settings.from_env({}, data_dir=all_sources, cutoff=parse_cutoff("2020-08-24T12:00:00Z"),
+                                                  log_path=log, stackexchange_sites=SITES))
+    sources_hit = {hit.source for hit in local.search("question tags", limit=20).results}
+    assert {"arxiv", "conlang.meta.stackexchange"} <= sources_hit
+    assert local.fetch("conlang.meta.stackexchange:47", max_chars=200).metadata["as_of"] < "2020-08-24T12"
+    local.close()
+    offline = FrozenSearchService.open(Settings.from_env({}, data_dir=all_sources, cutoff=parse_cutoff("2020-08-24"),
+                                                         log_path=log, mode="offline", live_sources="arxiv",
+                                                         stackexchange_sites=SITES))
+    with pytest.raises(FrozenSearchError, match="offline_cache_miss|no recorded response"):
+        offline.fetch("arxiv:0704.0016")
+    offline.close()
+    result = CliRunner().invoke(main, ["replay", str(log), "--data-dir", str(all_sources)],
+                                env={"FROZEN_SEARCH_STACKEXCHANGE_SITES": SITES})
+    assert result.output.splitlines()[-1] == "0 line(s) different", result.output
+    assert result.exit_code == 0
