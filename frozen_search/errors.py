@@ -28,6 +28,8 @@ Re-verification failures are values (:class:`frozen_search.models.Rejection`), n
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class FrozenSearchError(Exception):
     """Root of every error frozen-search raises on purpose.
@@ -163,10 +165,17 @@ class BundleInvalid(FrozenSearchError):
 
 
 class VerificationFailed(FrozenSearchError):
-    """A fetched document failed the re-verification pass; the message starts with the reason code (HTTP 422)."""
+    """A fetched document failed the re-verification pass; the message starts with the reason code (HTTP 422).
+
+    ``rejections`` (``frozen_search.models.Rejection`` values) carry the evidence for the query log only.
+    """
 
     code = "verification_failed"
     http_status = 422
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.rejections: list[Any] = []
 
 
 class ReplayMismatch(FrozenSearchError):

@@ -142,6 +142,8 @@ class CallRecorder:
     def set_error(self, exc: BaseException) -> None:
         """Record an error (see :func:`error_dict`); a failed call shows no response."""
         self.response, self.error = None, error_dict(exc)
+        for rejection in getattr(exc, "rejections", None) or ():  # evidence the error message withholds
+            self.rejections.append(rejection.model_dump(mode="json"))
 
 
 def _last_hash(path: Path) -> str:

@@ -48,7 +48,7 @@ from frozen_search.models import (
 )
 from frozen_search.querylog import QueryLog, format_instant
 from frozen_search.store import RevisionRow, Store
-from frozen_search.verify import Displayed, verify
+from frozen_search.verify import REASON_CODES, Displayed, verify
 
 TOOL_ARGUMENTS = {"search": frozenset({"query", "source", "limit"}), "fetch": frozenset({"id", "offset", "max_chars"})}
 ATTEMPTED_CUTOFF = "attempted_cutoff"
@@ -288,6 +288,8 @@ class FrozenSearchService:
                                  f"{self.settings.max_query_chars}")
         if source is not None and source not in self.served:
             known = "a known source not served by this server" if source in KNOWN_SOURCES else "not a source"
+            if source == "stackexchange":
+                known = "not a source: Stack Exchange sources are named by site (mathoverflow, math.stackexchange)"
             raise RefusedSource(f"source {str(source)[:50]!r} is {known}; served: {', '.join(self.served)}")
         if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= self.settings.max_limit:
             raise InvalidRequest(f"limit must be an integer from 1 to {self.settings.max_limit}")
@@ -332,8 +334,13 @@ class FrozenSearchService:
             rejection = self._verify(displayed, None)
         row = shown.row
         if rejection is not None:
-            raise VerificationFailed(f"{rejection.reason}: {row.doc_id} as of {iso_utc(row.valid_from)} "
-                                     f"failed re-verification ({rejection.evidence})")
+            # The evidence (e.g. the later identifier the text cites) may itself be post-cutoff information: it goes
+            # to the query log with the error, never to the agent.
+            failure = VerificationFailed(f"{rejection.reason}: {row.doc_id} as of {iso_utc(row.valid_from)} failed "
+                                         f"re-verification ({REASON_CODES[rejection.reason]}; the evidence is in "
+                                         "the query log)")
+            failure.rejections = [rejection]
+            raise failure
         if offset > len(text):
             raise InvalidRequest(f"offset {offset} is past the end of the document ({len(text)} characters)")
         end = min(len(text), offset + size)

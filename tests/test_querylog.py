@@ -310,3 +310,19 @@ def test_concurrent_processes_keep_one_chain(tmp_path: Path) -> None:
         worker.join(60)
     assert [worker.exitcode for worker in workers] == [0, 0, 0]
     assert verify_chain(read_log(path)) == [] and audit(path).lines == 120
+
+
+def test_a_failed_verification_logs_the_evidence_it_withholds_from_the_agent(tmp_path: Path) -> None:
+    from frozen_search.errors import VerificationFailed
+
+    path = tmp_path / "log.jsonl"
+    failure = VerificationFailed("future_reference: arxiv:0704.0005 as of 2007-04-02T00:00:00Z failed re-verification")
+    failure.rejections = [Rejection(id="arxiv:0704.0005", reason="future_reference",
+                                    evidence="arXiv identifier '0706.0123' is from a month after the cutoff's")]
+    with QueryLog(path, clock=fixed_clock) as log, pytest.raises(VerificationFailed):
+        with log.call("s", "fetch", {"id": "0704.0005"}, CUTOFF):
+            raise failure
+    (_, record), = read_log(path)
+    assert record["error"]["code"] == "verification_failed" and "0706.0123" not in record["error"]["message"]
+    assert record["rejections"] == [{"id": "arxiv:0704.0005", "reason": "future_reference",
+                                     "evidence": "arXiv identifier '0706.0123' is from a month after the cutoff's"}]

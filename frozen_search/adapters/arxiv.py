@@ -237,8 +237,8 @@ def _version_state(record: PaperRecord, entry: VersionEntry) -> DocState:
                       "article. Its own abstract page text is not in the input.")
             return DocState(title=f"arXiv:{record.paper}v{k} (withdrawn)", parts=(notice,), dated=dated,
                             display={**display, "content": "withdrawal notice"}, **base)
-        why = (f"the input carries no text of {record.paper}v{k} itself (only of other versions); another version's "
-               "title, authors or abstract is never shown in its place")
+        why = (f"the input carries no text of {record.paper}v{k} itself; another version's title, authors or "
+               "abstract is never shown in its place")
         return DocState(title=f"arXiv:{record.paper}v{k}", parts=None, refusal=("content_unproven", why),
                         dated=dated, display=display, **base)
     proven = rules.proven_late_fields(own.late, record.frozen[k].late if k in record.frozen else None)

@@ -194,8 +194,10 @@ def test_reverification_rejects_an_abstract_citing_a_later_arxiv_id(tmp_path: Pa
     path.write_text(text)
     data = ingested(tmp_path / "data", [path])
     service = local_service(data, "2007-05-01")  # the cited id is from June 2007, a month after T's (May)
-    with pytest.raises(VerificationFailed, match="future_reference"):
+    with pytest.raises(VerificationFailed, match="future_reference") as refused:
         service.fetch("0704.0005")
+    assert "0706.0123" not in str(refused.value)  # the later identifier is evidence for the log, not the agent
+    assert "0706.0123" in refused.value.rejections[0].evidence
     assert service.search("dyadic").results == []
     service.close()
     assert "0706.0123" in local_service(data, "2007-07-01").fetch("0704.0005").text
