@@ -368,11 +368,9 @@ class FrozenSearchService:
             return self.live.at_reference(reference)
         if reference.oldid is not None:
             row = self.store.by_version(wikipedia.SOURCE, reference.oldid)
-            if row is None:
-                raise NotFoundBeforeCutoff(f"revision {reference.oldid} is not in the store")
-            if row.valid_from >= self.bound:
-                raise NotFoundBeforeCutoff(f"revision {reference.oldid} was saved at or after the cutoff "
-                                           f"{self.cutoff_iso}")
+            if row is None or row.valid_from >= self.bound:  # after T reads exactly as absent
+                raise NotFoundBeforeCutoff(f"revision {reference.oldid} has no copy saved before the cutoff "
+                                           f"{self.cutoff_iso} in the store")
             return Shown(row)
         assert reference.title is not None
         doc = wikipedia.doc_id(reference.title)
@@ -415,19 +413,18 @@ class FrozenSearchService:
     def _showable(self, rows: list[RevisionRow], reference: DocReference) -> RevisionRow:
         """The first of ``rows`` that may be shown at ``T`` (sorted by document id); else the first refusal."""
         named = reference.doc_id or reference.alias
-        if not rows:
-            raise NotFoundBeforeCutoff(f"{named}{'' if reference.version is None else ' ' + reference.version} "
-                                       f"has no state before the cutoff {self.cutoff_iso} in the store")
+        absent = NotFoundBeforeCutoff(f"{named}{'' if reference.version is None else ' ' + reference.version} "
+                                      f"has no state before the cutoff {self.cutoff_iso} in the store")
         refusals: list[tuple[str, str, RevisionRow]] = []
         for row in sorted(rows, key=lambda r: (r.doc_id, r.valid_from)):
             if row.valid_from >= self.bound:
-                refusals.append(("not_found_before_cutoff", f"{row.doc_id} {row.version} appeared at "
-                                 f"{iso_utc(row.valid_from)}, not before the cutoff {self.cutoff_iso}", row))
-                continue
+                continue  # after T reads exactly as absent: neither its date nor its existence is told
             refusal = refusal_of(row)
             if refusal is None:
                 return row
             refusals.append((*refusal, row))
+        if not refusals:
+            raise absent
         code, message, row = refusals[0]
         error = {"content_unproven": ContentUnproven, "not_eligible": NotEligible}.get(code, NotFoundBeforeCutoff)
         raise error(f"{row.doc_id} {row.version} ({iso_utc(row.valid_from)}): {message}")

@@ -113,7 +113,7 @@ def test_a_version_without_its_own_text_is_refused_not_replaced(example: Callabl
     assert service.search("sixteen").results == []  # v1 is no longer current, v2 is not indexed
     assert service.search("quasigroups").results == []
     assert service.fetch("example:1v1").metadata["revision"] == "v1"  # an explicit earlier version is fine
-    with pytest.raises(NotFoundBeforeCutoff, match="not before the cutoff"):
+    with pytest.raises(NotFoundBeforeCutoff, match="v3 has no state before the cutoff"):
         service.fetch("example:1v3")
 
 

@@ -74,8 +74,12 @@ def test_oldid_after_cutoff_is_refused_and_before_is_shown(service_at: Factory) 
     revisions = sorted(xml_revisions(MRR), key=lambda r: r[1])
     service = service_at("2010-06-01")
     late = next(r for r in revisions if r[1] >= "2010-06-01")
-    with pytest.raises(NotFoundBeforeCutoff):
+    with pytest.raises(NotFoundBeforeCutoff) as later:
         service.fetch(f"https://en.wikipedia.org/w/index.php?title=Mean_reciprocal_rank&oldid={late[0]}")
+    with pytest.raises(NotFoundBeforeCutoff) as unknown:
+        service.fetch("https://en.wikipedia.org/w/index.php?oldid=999999999")
+    # a revision saved after T reads exactly like one that does not exist: its existence is not told
+    assert str(later.value).replace(str(late[0]), "999999999") == str(unknown.value)
     early = revisions[3]
     page = service.fetch(f"en.wikipedia.org/w/index.php?oldid={early[0]}")
     assert page.metadata["as_of"] == early[1]

@@ -48,8 +48,12 @@ def test_2101_10016_shows_the_version_current_at_each_cutoff(tmp_path: Path) -> 
 
 def test_a_version_after_the_cutoff_is_refused(tmp_path: Path) -> None:
     service = local_service(ingested(tmp_path, abs_examples("2101.10016")), "2022-01-01")
-    with pytest.raises(NotFoundBeforeCutoff, match="v7 appeared at 2022-08-31"):
+    with pytest.raises(NotFoundBeforeCutoff, match="v7 has no state before the cutoff") as later:
         service.fetch("2101.10016v7")
+    with pytest.raises(NotFoundBeforeCutoff) as unknown:
+        service.fetch("2101.10016v9")  # no such version at all: the same answer, so v7's existence is not told
+    assert "2022-08-31" not in str(later.value)
+    assert str(later.value).replace("v7", "v9") == str(unknown.value)
     service.close()
     early = local_service(tmp_path, "2021-01-25")  # v1 is 2021-01-25 11:32:05: not eligible before
     with pytest.raises(NotFoundBeforeCutoff):
