@@ -197,12 +197,12 @@ class ArxivLive:
         assert reference.doc_id is not None
         paper = reference.doc_id.split(":", 1)[1]
         feed = self._query({"id_list": paper, "max_results": "1"})
+        absent = NotFoundBeforeCutoff(f"arXiv has no paper {paper} submitted before the cutoff")
         if not feed.entries:
-            raise NotFoundBeforeCutoff(f"arXiv has no paper {paper}")
+            raise absent
         entry = feed.entries[0]
         if not rules.eligible(entry.published, self.cutoff):
-            raise NotFoundBeforeCutoff(f"{paper} v1 was submitted at {iso_utc(entry.published)}, not before the "
-                                       f"cutoff {iso_utc(self.bound)}")
+            raise absent  # a paper from after T reads exactly as one that does not exist (no date told)
         versions = self._versions(entry)
         if reference.version is not None and not all(v.dated for v in versions):
             versions = self._oai_record(paper).versions  # a named version needs its own date

@@ -85,8 +85,9 @@ def test_a_v2_after_the_cutoff_is_fetched_as_v1(live_at: Callable[..., FrozenSea
     assert any("id_list=2306.07400v1" in seen for seen in arxiv_stub.seen)
     with pytest.raises(ContentUnproven, match="2405.11454v1"):
         service.fetch("arxiv:2405.11454")  # v1's own text was never recorded: refused, not v2's
-    with pytest.raises(Exception, match="not_found_before_cutoff"):
+    with pytest.raises(Exception, match="not_found_before_cutoff") as later:
         service.fetch("2602.15552")
+    assert "2026-02" not in str(later.value)  # after T reads as absent: its submission date is not told
 
 
 def test_fetch_reads_the_version_pdf_through_the_layer(live_at: Callable[..., FrozenSearchService],
