@@ -5,7 +5,6 @@ response the suite's services give (scanned for scores, accepted marks and count
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -19,7 +18,7 @@ from frozen_search.cutoff_rules.base import parse_cutoff
 from frozen_search.index import RevisionIndex
 from frozen_search.service import FrozenSearchService
 from frozen_search.store import Store
-from tests.conftest import REALDATA
+from tests.conftest import REALDATA, realdata
 from tests.stackexchange.recording import RESPONSES, Recorded, forbidden_in
 
 SE = REALDATA / "stackexchange"
@@ -29,13 +28,7 @@ SITES = f"mathoverflow.net,math.stackexchange.com,{CONLANG}"
 
 def se_path(relative: str) -> Path:
     """A file or folder in ../shared/realdata/stackexchange, or skip (fail under CI) when ../shared is absent."""
-    path = SE / relative
-    if not path.exists():
-        message = f"real data not found at {path} (../shared/realdata is absent on this machine)"
-        if os.environ.get("CI") == "true":
-            pytest.fail(message + "; CI must have ../shared beside the clone")
-        pytest.skip(message)
-    return path
+    return realdata("stackexchange", *Path(relative).parts)
 
 
 def dump_rows(name: str) -> list[dict[str, str]]:
