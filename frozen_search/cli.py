@@ -18,7 +18,7 @@ import click
 from rich.console import Console
 from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeElapsedColumn, TransferSpeedColumn
 
-from frozen_search.config import Settings
+from frozen_search.config import Settings, default_setting
 from frozen_search.cutoff_rules.base import parse_cutoff
 from frozen_search.errors import ConfigError, FrozenSearchError, InvalidRequest
 from frozen_search.querylog import audit, error_dict, read_log, replay
@@ -291,21 +291,24 @@ def replay_command(log: Path, data_dir: Path | None) -> None:
     live_lines = any(record.get("mode", "local") != "local" for _, record in read_log(log))
     settings = Settings.from_env(data_dir=data_dir, mode="offline" if live_lines else "local")
     store = _existing_store(settings)
-    services: dict[tuple[str, bool, str | None], FrozenSearchService] = {}
+    services: dict[tuple[str, bool, str | None, str], FrozenSearchService] = {}
     asked: list[str | None] = [None]  # the live sources of the line being recomputed
     local_line = [True]  # whether it was answered in local mode (one log may hold local and live/offline lines)
+    sites = [str(default_setting("stackexchange_sites"))]  # the Stack Exchange sites it was answered serving
 
     def before(record: Mapping[str, Any]) -> None:
         names = record.get("live_sources")
         asked[0] = ",".join(map(str, names)) if isinstance(names, list) else None
         local_line[0] = record.get("mode", "local") == "local"
+        logged = record.get("sites")
+        sites[0] = logged if isinstance(logged, str) else str(default_setting("stackexchange_sites"))
 
     def execute(cutoff: str, tool: str, arguments: dict[str, Any]) -> tuple[Any, Any]:
         # each line is recomputed in its own mode (a local line from the store alone), asking the same upstream
-        # sources as when it was logged
-        key = (cutoff, local_line[0], asked[0])
+        # sources and serving the same sites as when it was logged
+        key = (cutoff, local_line[0], asked[0], sites[0])
         if key not in services:
-            at = settings.with_cutoff(parse_cutoff(cutoff))
+            at = replace(settings.with_cutoff(parse_cutoff(cutoff)), stackexchange_sites=key[3])
             if key[1]:
                 at = replace(at, mode="local")
             elif key[2] is not None:

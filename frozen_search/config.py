@@ -71,6 +71,11 @@ MODES = ("local", "live", "offline")
 _INT_SETTINGS = {"max_chars", "max_chars_limit", "snippet_chars", "max_query_chars", "max_limit"}
 
 
+def default_setting(name: str) -> Any:
+    """The default value of setting ``name`` (``KeyError`` for an unknown one)."""
+    return next(setting.default for setting in SETTINGS if setting.name == name)
+
+
 def default_data_dir(environ: Mapping[str, str]) -> Path:
     """``$XDG_DATA_HOME/frozen-search``, else ``~/.local/share/frozen-search``."""
     base = environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")

@@ -91,7 +91,9 @@ class QueryEvent:
     ``error`` is ``{"code", "message"}`` or ``None``; ``hits``/``rejections`` are ``HitRecord``/``Rejection`` dicts;
     ``latency_ms`` is wall time in milliseconds; ``mode`` the service's mode (``local``, ``live`` or ``offline``:
     ``replay`` reruns live and offline lines from the HTTP cache); ``live_sources`` the sources a live or offline
-    service asked upstream (``None`` in local mode, and then not written), so ``replay`` asks the same.
+    service asked upstream (``None`` in local mode, and then not written), so ``replay`` asks the same; ``sites``
+    the Stack Exchange sites served when not the default (``None``, not written, otherwise), so ``replay`` serves
+    the same.
     ``ValueError`` on an unknown tool or an argument named ``cutoff``, :class:`InvalidRequest` on an unparseable cutoff.
     """
 
@@ -110,6 +112,7 @@ class QueryEvent:
     latency_ms: float
     mode: str = "local"
     live_sources: list[str] | None = None
+    sites: str | None = None
 
     def __post_init__(self) -> None:
         _check_call(self.tool, self.arguments)
@@ -118,8 +121,9 @@ class QueryEvent:
     def to_record(self) -> dict[str, Any]:
         """The line before chaining: ``event``, ``schema_version`` and the fields above."""
         values = {f.name: getattr(self, f.name) for f in fields(self)}
-        if values["live_sources"] is None:
-            del values["live_sources"]
+        for optional in ("live_sources", "sites"):
+            if values[optional] is None:
+                del values[optional]
         return {"event": self.NAME, "schema_version": self.VERSION, **values}
 
 
@@ -215,7 +219,7 @@ class QueryLog:
     @contextmanager
     def call(
         self, session: str, tool: Tool, arguments: dict[str, Any], cutoff: datetime | str, mode: str = "local",
-        live_sources: list[str] | None = None,
+        live_sources: list[str] | None = None, sites: str | None = None,
     ) -> Iterator[CallRecorder]:
         """Log one call in a ``finally``: the body fills the recorder; an exception is logged, then re-raised.
 
@@ -233,7 +237,7 @@ class QueryLog:
         finally:
             latency_ms = (time.perf_counter() - started) * 1000.0
             event = QueryEvent(ts, session, tool, dict(arguments), cutoff_iso, recorder.response, recorder.error,
-                               recorder.hits, recorder.rejections, latency_ms, mode, live_sources)  # fmt: skip
+                               recorder.hits, recorder.rejections, latency_ms, mode, live_sources, sites)  # fmt: skip
             recorder.record = self.append(event)
 
     def close(self) -> None:

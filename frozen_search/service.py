@@ -23,7 +23,7 @@ from frozen_search.adapters import display_text_for, wikipedia
 from frozen_search.adapters.documents import DocReference, DocState, SourceLive, StateWriter, refusal_of
 from frozen_search.adapters.documents import indexed as indexed_revision
 from frozen_search.adapters.http import Upstream
-from frozen_search.config import Settings
+from frozen_search.config import Settings, default_setting
 from frozen_search.cutoff_rules.base import cutoff_bound, iso_utc
 from frozen_search.errors import (
     ContentUnproven,
@@ -151,7 +151,7 @@ class FrozenSearchService:
         if self.log is None:
             return self.execute(tool, arguments).response
         with self.log.call(self.session, tool, arguments, self.cutoff,  # type: ignore[arg-type]
-                           self.settings.mode, self._live_sources()) as recorder:
+                           self.settings.mode, self._live_sources(), self._sites()) as recorder:
             outcome = self.execute(tool, arguments)
             recorder.set_outcome(outcome)
         return outcome.response
@@ -162,6 +162,11 @@ class FrozenSearchService:
             return None
         return [name for name in self.settings.live_source_names()
                 if name == wikipedia.SOURCE and self.live is not None or name in self.source_lives]
+
+    def _sites(self) -> str | None:
+        """The Stack Exchange sites served, logged with each call when not the default (``replay`` serves them)."""
+        sites = self.settings.stackexchange_sites
+        return None if sites == default_setting("stackexchange_sites") else sites
 
     def execute(self, tool: str, arguments: dict[str, Any]) -> Outcome:
         """Compute a call's outcome (response, hits, rejections) without logging it; used by ``replay``.
@@ -191,7 +196,7 @@ class FrozenSearchService:
                   for key, value in arguments.items()}
         try:
             with self.log.call(self.session, tool, logged, self.cutoff,  # type: ignore[arg-type]
-                               self.settings.mode, self._live_sources()):
+                               self.settings.mode, self._live_sources(), self._sites()):
                 self.execute(tool, logged)
         except FrozenSearchError:
             pass

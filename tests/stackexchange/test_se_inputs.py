@@ -13,11 +13,12 @@ from frozen_search.adapters.documents import DocReference
 from frozen_search.adapters.stackexchange import parse_reference
 from frozen_search.adapters.stackexchange_dump import ingest_stackexchange
 from frozen_search.config import Settings
-from frozen_search.errors import IndexNotReady, IngestError, InvalidRequest, RefusedSource
+from frozen_search.cutoff_rules.base import parse_cutoff
+from frozen_search.errors import FrozenSearchError, IndexNotReady, IngestError, InvalidRequest, RefusedSource
 from frozen_search.index import RevisionIndex
 from frozen_search.service import FrozenSearchService
 from frozen_search.store import Store
-from tests.stackexchange.conftest import CONLANG, dump_rows, se_path, settings_for
+from tests.stackexchange.conftest import CONLANG, SITES, dump_rows, se_path, settings_for
 from tests.stackexchange.recording import RESPONSES, forbidden_in
 
 SETTINGS = Settings.from_env({}, data_dir=Path("/nonexistent"))
@@ -223,3 +224,31 @@ def test_a_served_site_named_by_its_host_is_served() -> None:
         "mathoverflow", alias="mathoverflow:a/678")
     with pytest.raises(RefusedSource):
         parse_reference("physics.stackexchange.com:5", SETTINGS)
+
+
+def test_a_log_written_under_two_site_settings_replays_identically(conlang_dir: Path, tmp_path: Path) -> None:
+    # An operator serves the default sites, then adds Conlang Meta: the same log holds both. Each line records the
+    # sites it was answered serving (when not the default), so replay serves the same, whatever the environment.
+    from click.testing import CliRunner
+
+    from frozen_search.cli import main
+    from frozen_search.querylog import read_log
+
+    data = tmp_path / "data"
+    shutil.copytree(conlang_dir, data, ignore=shutil.ignore_patterns("querylog.jsonl", "snapshots"))
+    log = data / "querylog.jsonl"
+    for sites in ("mathoverflow.net,math.stackexchange.com", SITES):
+        settings = Settings.from_env({}, data_dir=data, cutoff=parse_cutoff("2020-01-01"), stackexchange_sites=sites)
+        service = FrozenSearchService(settings)
+        for tool, arguments in (("fetch", {"id": "conlang.meta.stackexchange:47"}),
+                                ("search", {"query": "tag", "source": "conlang.meta.stackexchange"})):
+            try:
+                getattr(service, tool)(**arguments)
+            except FrozenSearchError:
+                pass
+        service.close()
+    codes = [(record.get("sites"), (record["error"] or {}).get("code")) for _, record in read_log(log)]
+    assert codes == [(None, "refused_source"), (None, "refused_source"), (SITES, None), (SITES, None)]
+    for environment in ({}, {"FROZEN_SEARCH_STACKEXCHANGE_SITES": SITES}):
+        result = CliRunner(env=environment).invoke(main, ["replay", str(log), "--data-dir", str(data)])
+        assert result.exit_code == 0 and result.output.count(": identical") == 4, result.output
