@@ -14,7 +14,8 @@ displayed text, recomputed at display time by re-verification (design.md check 2
 revision's ``parentid`` is this one), ``gap`` (the next revision's parent is another, unknown revision),
 ``unverified`` (the dump gave no parent ids, e.g. export schemas 0.3/0.4) or ``open`` (no later revision stored).
 
-``origin`` is ``dump`` (part of an ingested history: indexed, and eligible as a snapshot at any cutoff) or ``live``
+``origin`` is ``dump`` (part of an ingested history: indexed, and eligible as a snapshot at any cutoff), ``superseded``
+(an earlier observation of a record replaced by a later ingest: kept, never shown) or ``live``
 (learned from the upstream while answering at one cutoff: kept for display and provenance, never taken as another
 cutoff's snapshot; design.md: "resolve again rather than guess"). Schema 2 added ``origin``.
 
@@ -232,6 +233,19 @@ class Store:
             "WHERE rev_pk=?",
             (rev.title, rev.redirect, rev.chunk_keys, rev.sha256, rev.chars, json.dumps(rev.metadata, sort_keys=True),
              json.dumps(rev.provenance, sort_keys=True), rev_pk))
+
+    def supersede_others(self, doc_id: str, version: str) -> list[int]:
+        """Retire every dump revision of ``doc_id`` other than ``version`` (``origin='superseded'``: kept for
+        provenance, never a snapshot, never indexed); returns their ``rev_pk``s."""
+        found = self._db.execute("UPDATE revisions SET origin='superseded' WHERE doc_id=? AND version!=? AND "
+                                 "origin='dump' RETURNING rev_pk", (doc_id, version)).fetchall()
+        return [int(row[0]) for row in found]
+
+    def restore(self, doc_id: str, version: str) -> list[int]:
+        """Make a superseded revision a dump revision again; returns its ``rev_pk`` (or nothing)."""
+        found = self._db.execute("UPDATE revisions SET origin='dump' WHERE doc_id=? AND version=? AND "
+                                 "origin='superseded' RETURNING rev_pk", (doc_id, version)).fetchall()
+        return [int(row[0]) for row in found]
 
     def add_alias(self, alias: str, doc_id: str) -> None:
         """Record that ``alias`` (e.g. ``doi:10.1/x``, lower-cased by the caller) names document ``doc_id``."""

@@ -56,7 +56,10 @@ class DocState:
     state's own content is unknown (then ``refusal`` must say so); ``dated`` every displayed part and its
     ``valid_from`` (UTC seconds); ``display`` proven fields shown in ``fetch`` metadata (JSON values); ``aliases``
     other names of the document (``doi:10.…``, lower-case); ``refusal`` ``(code, message)`` with a code of
-    :data:`REFUSAL_CODES` for a state that must not be shown.
+    :data:`REFUSAL_CODES` for a state that must not be shown. ``sole``: the state is one *observation* of a record
+    that has no history of its own (an OpenAlex work as retrieved on one day): storing it retires every other
+    stored state of the document (kept, never shown or indexed), so an earlier retrieval — with, say, an earlier
+    publication date — never shows in an interval of its own. The last one ingested is the one that counts.
     """
 
     doc_id: str
@@ -72,6 +75,7 @@ class DocState:
     parent_version: str | None = None
     aliases: tuple[str, ...] = ()
     refusal: tuple[str, str] | None = None
+    sole: bool = False
 
     def __post_init__(self) -> None:
         if self.parts is None and self.refusal is None:
@@ -135,6 +139,8 @@ class StateWriter:
             row, chunks = new_revision(state, self.origin)
             self.store.put_chunks(chunks)
             rev_pk = self.store.add_revision(row)
+            if state.sole:
+                touched.extend(self._retire_others(state, rev_pk))
             if rev_pk is None:
                 existing = self.store.get(state.doc_id, state.version)
                 assert existing is not None
@@ -158,6 +164,17 @@ class StateWriter:
             for stored in settled.values():
                 self._reindex(stored)
         return [self._stored(state) for state in states]
+
+    def _retire_others(self, state: DocState, rev_pk: int | None) -> list[int]:
+        """Make ``state`` the document's only shown state: the others become ``origin='superseded'`` (and leave the
+        index); a state stored before and superseded since is restored. Returns the rows to re-index or delete."""
+        if self.origin != "dump":
+            return []
+        retired = self.store.supersede_others(state.doc_id, state.version)
+        if self.writer is not None:
+            for old in retired:
+                self.writer.delete(old)
+        return [] if rev_pk is not None else self.store.restore(state.doc_id, state.version)
 
     def _stored(self, state: DocState) -> RevisionRow:
         row = self.store.get(state.doc_id, state.version)

@@ -219,7 +219,8 @@ def work_state(work: Any, provenance: Mapping[str, Any]) -> DocState:
     if not verdict.eligible:
         return DocState(doc_id=doc_id(key), source=SOURCE, version=_version(key, published.day.isoformat(),
                         verdict.reason), valid_from=published.given_from, title=doc_id(key), url=url, parts=None,
-                        provenance=dict(provenance), aliases=aliases, refusal=("not_eligible", verdict.reason))
+                        provenance=dict(provenance), aliases=aliases, refusal=("not_eligible", verdict.reason),
+                        sole=True)
     title = " ".join(str(work.get("title") or work.get("display_name") or "").split())
     if not title:
         raise RecordError(f"{key}: an eligible work without a title")
@@ -247,7 +248,7 @@ def _shown_state(work: Mapping[str, Any], key: str, title: str, doi: str | None,
                   for what in ("record", "abstract")[:len(parts)])
     return DocState(doc_id=doc_id(key), source=SOURCE, version=_version(parts, display, title), title=title,
                     valid_from=published.shown_from, url=url, parts=parts, dated=dated, display=display,
-                    provenance=dict(provenance), aliases=aliases)
+                    provenance=dict(provenance), aliases=aliases, sole=True)
 
 
 def _ingest(paths: Sequence[Any], store: Store, index: RevisionIndex, **kwargs: Any) -> StateIngestReport:

@@ -109,3 +109,26 @@ def test_every_shown_work_of_the_list_at_a_late_cutoff(service_on: Service) -> N
     assert (len(shown), len(refused)) == (37, 29)  # 36 of the list + W2741809807
     for fetched in shown:
         assert set(fetched.metadata) >= {"openalex_id", "doi", "authors", "venue", "publication_date", "type"}
+
+
+def test_the_last_retrieval_of_a_work_is_the_one_that_counts(tmp_path: Path,
+                                                             service_on: Callable[..., FrozenSearchService]) -> None:
+    # An OpenAlex record has no history: each saved response is one observation of it. An earlier retrieval that
+    # dated the work 2014-01-02 must not show it between then and the date a later retrieval gives (2014-01-09).
+    earlier = real_work("W2023702627")
+    earlier["publication_date"] = "2014-01-02"
+    earlier["title"] = "An earlier retrieval's title"
+    first = tmp_path / "retrieved-first.json"
+    first.write_text(json.dumps(earlier))
+    later = tmp_path / "retrieved-later.json"
+    later.write_text(json.dumps(real_work("W2023702627")))
+    data = build(tmp_path / "data", [first])
+    assert service_on("2014-01-05", data).fetch("openalex:W2023702627").title == "An earlier retrieval's title"
+    build(data, [later])  # the later retrieval, ingested into the same store
+    with pytest.raises(NotFoundBeforeCutoff):
+        service_on("2014-01-05", data).fetch("openalex:W2023702627")
+    assert service_on("2014-01-05", data).search("earlier retrieval").results == []
+    shown = service_on("2014-01-10", data).fetch("openalex:W2023702627")
+    assert shown.title != "An earlier retrieval's title" and shown.metadata["publication_date"] == "2014-01-09"
+    build(data, [first])  # ingested again last: it counts again (nothing stored was lost)
+    assert service_on("2014-01-05", data).fetch("openalex:W2023702627").title == "An earlier retrieval's title"
