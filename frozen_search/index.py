@@ -15,6 +15,7 @@ import json
 import os
 import re
 import shutil
+import threading
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -143,7 +144,7 @@ class RevisionIndex:
         """
         if path.exists():
             return cls.open(path)
-        building = path.with_name(f"{path.name}.building-{os.getpid()}")
+        building = path.with_name(f"{path.name}.building-{os.getpid()}-{threading.get_ident()}")
         index = cls.create(building, fresh=True)
         with index.writer(heap_bytes=32_000_000, threads=1) as writer:
             for rev in revisions:

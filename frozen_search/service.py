@@ -523,6 +523,10 @@ class FrozenSearchService:
         lengths — are computed from what stood at ``T`` alone: documents created or revised after ``T`` never
         move a ranking at ``T``.
         """
+        with self._lock:  # one build per service, whichever thread asks first (the server answers in a pool)
+            return self._snapshot_index()
+
+    def _snapshot_index(self) -> RevisionIndex:
         generation = self.store.generation
         if self._index is not None and self._index.generation == generation:
             return self._index

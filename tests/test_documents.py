@@ -274,3 +274,15 @@ def test_ranking_at_the_cutoff_ignores_documents_from_after_it(
     ingest("after.txt", [[_state(f"example:{n}", "v1", V3, "kappa nu")] for n in (30, 31, 32)])
     assert [r.id for r in example("2012-01-01").search("kappa lambda").results] == at_t
     assert [r.id for r in example("2017-01-01").search("kappa lambda").results][0] == "example:21"
+
+
+def test_concurrent_first_searches_build_one_snapshot_index(example: Callable[[str], FrozenSearchService],
+                                                            tmp_path: Path) -> None:
+    # a server answers in a thread pool: the first searches at a new cutoff arrive together
+    from concurrent.futures import ThreadPoolExecutor
+
+    service = example("2012-01-01")
+    with ThreadPoolExecutor(8) as pool:
+        answers = list(pool.map(lambda _: [r.id for r in service.search("sixteen").results], range(16)))
+    assert answers == [["example:1"]] * 16
+    assert [p.name for p in (tmp_path / "snapshots").iterdir()] == [f"{service.bound}-{service.store.generation}"]
