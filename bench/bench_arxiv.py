@@ -64,10 +64,10 @@ def bench_ingest(reps: int) -> list[dict[str, Any]]:
 
 
 def bench_live_search() -> dict[str, Any]:
-    from tests.arxiv import conftest as arxiv_conftest
+    from tests.arxiv.conftest import load_recordings, serve
 
-    stub_fixture = arxiv_conftest.arxiv_stub.__wrapped__()  # type: ignore[attr-defined]
-    stub = next(stub_fixture)
+    stub = load_recordings()
+    server = serve(stub)
     try:
         with tempfile.TemporaryDirectory() as tmp:
             settings = Settings.from_env({}, data_dir=Path(tmp), cutoff=parse_cutoff("2026-01-06"), mode="live",
@@ -81,7 +81,7 @@ def bench_live_search() -> dict[str, Any]:
             after_fetch = service.upstream.stats().network_requests
             service.close()
     finally:
-        next(stub_fixture, None)
+        server.close()
     return {"query": "testing", "limit": 10, "results": len(results), "search_requests": after_search,
             "fetch_requests": after_fetch - after_search, "first_hit": results[0].id}
 

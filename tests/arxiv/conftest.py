@@ -10,10 +10,8 @@ that very recorded entry, as the API returns it; anything else with the recorded
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
@@ -27,6 +25,7 @@ from frozen_search.index import RevisionIndex
 from frozen_search.service import FrozenSearchService
 from frozen_search.store import Store
 from tests.conftest import REALDATA, realdata
+from tests.local_http import LocalServer
 
 ARXIV = REALDATA / "arxiv"
 API = "api/arxivpy_fixtures_2026"
@@ -144,27 +143,20 @@ def load_recordings() -> ArxivStub:
 def arxiv_stub() -> Iterator[ArxivStub]:
     stub = load_recordings()
 
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def log_message(self, format: str, *args: object) -> None:
-            pass
-
-        def do_GET(self) -> None:
-            answer = stub.answer(self.path)
-            self.send_response(answer.status)
-            self.send_header("Content-Type", answer.content_type)
-            self.send_header("Content-Length", str(len(answer.body)))
-            self.end_headers()
-            self.wfile.write(answer.body)
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    stub.port = server.server_address[1]
-    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
-    thread.start()
+    server = serve(stub)
     yield stub
-    server.shutdown()
-    server.server_close()
+    server.close()
+
+
+def serve(stub: ArxivStub) -> LocalServer:
+    """Serve ``stub`` on 127.0.0.1 (its ``port`` is set); the caller closes the server."""
+    def answer(path: str) -> tuple[int, list[tuple[str, str]], bytes]:
+        recorded = stub.answer(path)
+        return recorded.status, [("Content-Type", recorded.content_type)], recorded.body
+
+    server = LocalServer(answer)
+    stub.port = server.port
+    return server
 
 
 @pytest.fixture

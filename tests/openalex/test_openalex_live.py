@@ -9,10 +9,8 @@ list itself, cut in two cursor pages), and the API's own kinds of answers around
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -28,6 +26,7 @@ from frozen_search.config import Settings
 from frozen_search.cutoff_rules.base import parse_cutoff
 from frozen_search.errors import NotEligible, NotFoundBeforeCutoff, OfflineCacheMiss, RefusedSource
 from frozen_search.service import FrozenSearchService
+from tests.local_http import LocalServer
 from tests.openalex.realworks import SINGLE_WORK, WORKS_LIST, openalex_file, real_work
 
 pytestmark = pytest.mark.serial
@@ -44,27 +43,12 @@ class OpenAlexStub:
         self.listed = json.loads(openalex_file(WORKS_LIST).read_text(encoding="utf-8"))
         self.single = openalex_file(SINGLE_WORK).read_bytes()
         self.seen: list[str] = []
-        stub = self
+        self.server = LocalServer(self._record_and_answer)
+        self.api = self.server.base
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, format: str, *args: object) -> None:
-                pass
-
-            def do_GET(self) -> None:
-                stub.seen.append(self.path)
-                status, headers, body = stub.answer(self.path)
-                self.send_response(status)
-                for name, value in headers:
-                    self.send_header(name, value)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.api = f"http://127.0.0.1:{self.server.server_address[1]}"
-        threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True).start()
+    def _record_and_answer(self, path: str) -> tuple[int, list[tuple[str, str]], bytes]:
+        self.seen.append(path)
+        return self.answer(path)
 
     def page(self, results: list[dict[str, Any]], next_cursor: str | None) -> tuple[int, list[tuple[str, str]],
                                                                                       bytes]:
@@ -97,8 +81,7 @@ class OpenAlexStub:
         return [{name: values[0] for name, values in parse_qs(urlsplit(p).query).items()} for p in self.seen]
 
     def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        self.server.close()
 
 
 @pytest.fixture
