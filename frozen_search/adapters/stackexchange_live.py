@@ -25,7 +25,6 @@ question so gives a ``content_unproven`` state, an answer is left out, and the l
 from __future__ import annotations
 
 import logging
-import math
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -44,7 +43,7 @@ from frozen_search.adapters.stackexchange_thread import (
     thread_states,
 )
 from frozen_search.config import Settings
-from frozen_search.cutoff_rules.base import to_epoch
+from frozen_search.cutoff_rules.base import cutoff_bound
 from frozen_search.errors import NotFoundBeforeCutoff, RefusedSource, UpstreamUnavailable
 from frozen_search.models import Rejection
 
@@ -69,9 +68,8 @@ class StackExchangeLive:
         self.key = settings.stackexchange_key
         cutoff = settings.require_cutoff()
         self.cutoff_iso = cutoff.isoformat().replace("+00:00", "Z")
-        # The API's dates are whole seconds: an item "at s" may have been made at s + 0.9, so it counts as before T
-        # only if s + 1 <= T, i.e. s < floor(T) (for a whole-second T the same as s < T).
-        self.bound = math.floor(to_epoch(cutoff))
+        # The API's dates are whole seconds: an item "at s" counts as before T only if s < cutoff_bound(T).
+        self.bound = cutoff_bound(cutoff)
 
     # -- SourceLive -------------------------------------------------------------------------------------------------
 
