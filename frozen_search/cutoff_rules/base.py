@@ -2,8 +2,9 @@
 
 A cutoff ``T`` is one timezone-aware UTC instant. "Before the cutoff" is strictly ``< T`` everywhere.
 Stored instants are integer UTC seconds (MediaWiki timestamps have one-second resolution), so the
-comparison ``valid_from < T`` is done as ``valid_from < cutoff_bound(T)`` with ``cutoff_bound = ceil(T)``,
-which is exact for integer ``valid_from``.
+comparison ``valid_from < T`` is done as ``valid_from < cutoff_bound(T)`` with ``cutoff_bound = floor(T)``: a
+stamp ``s`` truncates an event somewhere in ``[s, s + 1)``, so it is surely before ``T`` only when ``s + 1 <= T``
+(for a whole-second ``T`` this is exactly ``s < T``).
 """
 
 from __future__ import annotations

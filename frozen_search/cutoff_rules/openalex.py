@@ -182,6 +182,6 @@ def publication_date(text: Any) -> PublicationDate:
 
 
 def last_publication_day(bound: int) -> date:
-    """The last ``publication_date`` whose 00:00 UTC is before the cutoff bound (``ceil(T)``, UTC seconds): the
+    """The last ``publication_date`` whose 00:00 UTC is before the cutoff bound (``cutoff_bound(T)``, UTC seconds): the
     inclusive value of OpenAlex's ``to_publication_date`` filter (``T`` minus one day for a cutoff at midnight)."""
     return datetime.fromtimestamp(bound - 1, UTC).date()
