@@ -5,6 +5,7 @@ response the suite's services give (scanned for scores, accepted marks and count
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,15 @@ SITES = f"mathoverflow.net,math.stackexchange.com,{CONLANG}"
 def se_path(relative: str) -> Path:
     """A file or folder in ../shared/realdata/stackexchange, or skip (fail under CI) when ../shared is absent."""
     return realdata("stackexchange", *Path(relative).parts)
+
+
+def copy_dump(tmp_path: Path) -> Path:
+    """A writable copy of the real conlang meta dump under ``tmp_path``, in a folder named by its host."""
+    folder = tmp_path / CONLANG
+    shutil.copytree(se_path("dump_conlang_meta"), folder)
+    for path in folder.iterdir():
+        path.chmod(0o644)
+    return folder
 
 
 def dump_rows(name: str) -> list[dict[str, str]]:

@@ -6,7 +6,6 @@ be read, that post is not shown"); rows missing an attribute or repeated are rep
 from __future__ import annotations
 
 import re
-import shutil
 from pathlib import Path
 
 import pytest
@@ -17,17 +16,9 @@ from frozen_search.errors import ContentUnproven, IngestError, NotFoundBeforeCut
 from frozen_search.index import RevisionIndex
 from frozen_search.service import FrozenSearchService
 from frozen_search.store import Store
-from tests.stackexchange.conftest import CONLANG, se_path, settings_for
+from tests.stackexchange.conftest import copy_dump, settings_for
 
 DOC = "conlang.meta.stackexchange:{}"
-
-
-def _dump(tmp_path: Path) -> Path:
-    folder = tmp_path / CONLANG
-    shutil.copytree(se_path("dump_conlang_meta"), folder)
-    for path in folder.iterdir():
-        path.chmod(0o644)
-    return folder
 
 
 def _edit_row(path: Path, row_id: str, old: str, new: str) -> None:
@@ -57,7 +48,7 @@ def _fetch(data: Path, cutoff: str, question: int) -> str:
 
 
 def test_an_unreadable_delete_row_hides_the_question_instead_of_showing_it_while_deleted(tmp_path: Path) -> None:
-    folder = _dump(tmp_path)
+    folder = copy_dump(tmp_path)
     # PostHistory row 473: question 186 deleted on 2020-08-24T12:30:19.030 (undeleted 2020-08-25T00:48:50)
     _edit_row(folder / "PostHistory.xml", "473", 'CreationDate="2020-08-24T12:30:19.030"',
               'CreationDate="2020-08-24 12:30:19 UTC"')
@@ -71,7 +62,7 @@ def test_an_unreadable_delete_row_hides_the_question_instead_of_showing_it_while
 
 
 def test_an_unreadable_edit_row_of_an_answer_leaves_the_answer_out(tmp_path: Path) -> None:
-    folder = _dump(tmp_path)
+    folder = copy_dump(tmp_path)
     # PostHistory row 105: answer 81 (of question 79) created, body; its type made unreadable
     text = (folder / "PostHistory.xml").read_text(encoding="utf-8-sig")
     row = re.search(r'<row Id="(\d+)" PostHistoryTypeId="2" PostId="81" ', text)
@@ -93,7 +84,7 @@ def test_an_unreadable_edit_row_of_an_answer_leaves_the_answer_out(tmp_path: Pat
 ])
 def test_a_row_missing_an_attribute_is_reported_not_an_internal_error(tmp_path: Path, name: str, row_id: str,
                                                                      attribute: str) -> None:
-    folder = _dump(tmp_path)
+    folder = copy_dump(tmp_path)
     text = (folder / name).read_text(encoding="utf-8-sig")
     found = re.search(rf'<row Id="{row_id}" [^\n]*/>', text)
     assert found is not None
@@ -107,7 +98,7 @@ def test_a_row_missing_an_attribute_is_reported_not_an_internal_error(tmp_path: 
 
 
 def test_a_history_row_naming_no_post_refuses_the_ingest(tmp_path: Path) -> None:
-    folder = _dump(tmp_path)
+    folder = copy_dump(tmp_path)
     _edit_row(folder / "PostHistory.xml", "473", 'PostId="186"', "")  # whose delete was it?
     data = tmp_path / "data"
     with pytest.raises(IngestError, match="PostId"):
@@ -120,7 +111,7 @@ def test_a_history_row_naming_no_post_refuses_the_ingest(tmp_path: Path) -> None
 
 
 def test_a_repeated_post_row_is_reported_and_the_post_not_shown(tmp_path: Path) -> None:
-    folder = _dump(tmp_path)
+    folder = copy_dump(tmp_path)
     path = folder / "Posts.xml"
     text = path.read_text(encoding="utf-8-sig")
     row = re.search(r'  <row Id="81" [^\n]*/>\n', text)
@@ -136,7 +127,7 @@ def test_a_merge_into_the_thread_refuses_what_it_held_before(tmp_path: Path) -> 
     # Thread membership is today's ParentId: after a merge (PostHistoryTypeId 38, "post merge destination") answers
     # from another question sit in this one, so the thread before the merge cannot be proven. The real dump has no
     # merge; one is added to post 47 on 2018-03-01 (the row in the dump's own shape).
-    folder = _dump(tmp_path)
+    folder = copy_dump(tmp_path)
     original = tmp_path / "original"
     _ingest(folder, original)
     history = folder / "PostHistory.xml"

@@ -18,7 +18,7 @@ from frozen_search.errors import FrozenSearchError, IndexNotReady, IngestError, 
 from frozen_search.index import RevisionIndex
 from frozen_search.service import FrozenSearchService
 from frozen_search.store import Store
-from tests.stackexchange.conftest import CONLANG, SITES, dump_rows, se_path, settings_for
+from tests.stackexchange.conftest import CONLANG, SITES, copy_dump, dump_rows, se_path, settings_for
 from tests.stackexchange.recording import RESPONSES, forbidden_in
 
 SETTINGS = Settings.from_env({}, data_dir=Path("/nonexistent"))
@@ -74,14 +74,6 @@ def test_unknown_site_name_is_refused_by_fetch_and_ingest(conlang_at: Callable[[
         store.close()
 
 
-def _copy_dump(tmp_path: Path) -> Path:
-    folder = tmp_path / CONLANG
-    shutil.copytree(se_path("dump_conlang_meta"), folder)
-    for path in folder.iterdir():
-        path.chmod(0o644)
-    return folder
-
-
 def _ingest(folder: Path, data_dir: Path) -> Store:
     store = Store(data_dir / "store.sqlite3")
     index_path = data_dir / "index"
@@ -98,7 +90,7 @@ def _ingest(folder: Path, data_dir: Path) -> Store:
 
 
 def test_a_folder_without_post_history_is_refused(tmp_path: Path) -> None:
-    folder = _copy_dump(tmp_path)
+    folder = copy_dump(tmp_path)
     (folder / "PostHistory.xml").unlink()
     with pytest.raises(IngestError, match="PostHistory.xml missing"):
         _ingest(folder, tmp_path / "data")
@@ -108,7 +100,7 @@ def test_a_folder_without_post_history_is_refused(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("name", ["PostHistory.xml", "Posts.xml", "Comments.xml", "PostLinks.xml"])
 def test_a_truncated_file_stores_nothing_and_keeps_what_was_stored(tmp_path: Path, name: str) -> None:
-    folder = _copy_dump(tmp_path)
+    folder = copy_dump(tmp_path)
     data = tmp_path / "data"
     data.mkdir()
     _ingest(folder, data).close()  # a first, complete ingest (the folder name gives the site)
@@ -127,7 +119,7 @@ def test_a_truncated_file_stores_nothing_and_keeps_what_was_stored(tmp_path: Pat
 
 
 def test_a_file_of_another_kind_is_refused(tmp_path: Path) -> None:
-    folder = _copy_dump(tmp_path)
+    folder = copy_dump(tmp_path)
     shutil.copy(folder / "Comments.xml", folder / "PostLinks.xml")
     with pytest.raises(IngestError, match="root element is <comments>"):
         _ingest(folder, tmp_path / "data")
@@ -174,7 +166,7 @@ def _drop_rows(path: Path, keep: Callable[[dict[str, str]], bool]) -> None:
 
 
 def test_a_post_whose_history_cannot_be_read_is_not_shown_and_reported(tmp_path: Path) -> None:
-    folder = _copy_dump(tmp_path)
+    folder = copy_dump(tmp_path)
     _drop_rows(folder / "PostHistory.xml", lambda r: r["PostId"] != "81")  # answer 81 of question 79
     _drop_rows(folder / "Posts.xml", lambda r: r["Id"] != "83")  # answer 83: history kept, post gone
     data = tmp_path / "data"
