@@ -27,7 +27,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from frozen_search.adapters.arxiv_ingest import ingest_arxiv  # noqa: E402
+from frozen_search.adapters.arxiv.ingest import ingest_arxiv  # noqa: E402
 from frozen_search.config import Settings  # noqa: E402
 from frozen_search.cutoff_rules.base import parse_cutoff  # noqa: E402
 from frozen_search.index import RevisionIndex  # noqa: E402

@@ -2,7 +2,7 @@
 
 What it measures (public API only, figures printed; ``--json PATH`` also writes them):
 
-1. **record → state** -- :func:`frozen_search.adapters.openalex.work_state` over the 65 parsed works of
+1. **record → state** -- :func:`frozen_search.adapters.openalex.ids.work_state` over the 65 parsed works of
    ``../shared/realdata/openalex/works_list_orcid_0000-0001-8457-9889_2026-08-12.json`` (rules, abstract rebuild,
    rendering; no I/O), ``--reps`` passes: works/s.
 2. **ingest, real list** -- ``ingest_openalex([list])`` into a fresh temporary store and index (JSON parse, states,
@@ -31,8 +31,8 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from frozen_search.adapters.openalex import work_state  # noqa: E402
-from frozen_search.adapters.openalex_ingest import ingest_openalex  # noqa: E402
+from frozen_search.adapters.openalex.ids import work_state  # noqa: E402
+from frozen_search.adapters.openalex.ingest import ingest_openalex  # noqa: E402
 from frozen_search.index import RevisionIndex  # noqa: E402
 from frozen_search.store import Store  # noqa: E402
 

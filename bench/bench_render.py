@@ -17,7 +17,7 @@ from pathlib import Path
 
 import mwxml
 
-from frozen_search.adapters.wikitext import WikitextRenderer
+from frozen_search.adapters.wikipedia.wikitext import WikitextRenderer
 
 DEFAULT = (
     Path(__file__).resolve().parents[2]

@@ -70,8 +70,8 @@ def scaled_dump(target: Path, copies: int) -> int:
 
 def _child(site_dir: str, data_dir: str, queue: Any, reader_only: bool) -> None:
     from frozen_search.adapters.documents import StateIngestReport
-    from frozen_search.adapters.stackexchange_dump import DumpReader, ingest_stackexchange
-    from frozen_search.adapters.stackexchange_thread import Site
+    from frozen_search.adapters.stackexchange.dump import DumpReader, ingest_stackexchange
+    from frozen_search.adapters.stackexchange.thread import Site
     from frozen_search.config import Settings
     from frozen_search.index import RevisionIndex
     from frozen_search.store import Store

@@ -149,7 +149,7 @@ def run_baseline(path: str) -> dict[str, Any]:
 
 def run_ingest(paths: list[str], data_dir: str, profile_path: str | None) -> dict[str, Any]:
     """Ingest ``paths`` into the store and index under ``data_dir``; seconds, report, peak RSS (this process only)."""
-    from frozen_search.adapters.wikipedia_dump import ingest_wikipedia
+    from frozen_search.adapters.wikipedia.dump import ingest_wikipedia
     from frozen_search.config import Settings
     from frozen_search.index import RevisionIndex
     from frozen_search.store import Store

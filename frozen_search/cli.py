@@ -98,7 +98,7 @@ def ingest() -> None:
 @_fail_cleanly
 def ingest_wikipedia_command(files: tuple[Path, ...], namespaces: tuple[int, ...], data_dir: Path | None) -> None:
     """Ingest MediaWiki XML exports (schemas 0.3-0.11; plain, .bz2, .gz, .xz, .lzma), all or nothing."""
-    from frozen_search.adapters.wikipedia_dump import ingest_wikipedia
+    from frozen_search.adapters.wikipedia.dump import ingest_wikipedia
     from frozen_search.index import RevisionIndex
 
     settings = Settings.from_env(data_dir=data_dir)

@@ -15,7 +15,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from frozen_search.adapters import wikipedia
 from frozen_search.adapters.documents import SourceLive
 from frozen_search.adapters.http import (
     DEFAULT_ALLOWED_HOSTS,
@@ -25,8 +24,9 @@ from frozen_search.adapters.http import (
     require_json,
     user_agent,
 )
-from frozen_search.adapters.wikipedia_live import LiveRevision, WikipediaLive, connect
-from frozen_search.adapters.wikitext import WikitextRenderer, join_rendered
+from frozen_search.adapters.wikipedia import ids as wikipedia
+from frozen_search.adapters.wikipedia.live import LiveRevision, WikipediaLive, connect
+from frozen_search.adapters.wikipedia.wikitext import WikitextRenderer, join_rendered
 from frozen_search.cache.http_cache import HttpCache
 from frozen_search.cache.keys import namespace_for_cutoff
 from frozen_search.config import Settings

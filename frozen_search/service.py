@@ -19,10 +19,11 @@ from datetime import datetime
 from typing import Any
 
 from frozen_search import sources as registry
-from frozen_search.adapters import display_text_for, wikipedia
+from frozen_search.adapters import display_text_for
 from frozen_search.adapters.documents import DocReference, DocState, SourceLive, StateWriter, refusal_of
 from frozen_search.adapters.documents import indexed as indexed_revision
 from frozen_search.adapters.http import Upstream
+from frozen_search.adapters.wikipedia import ids as wikipedia
 from frozen_search.config import Settings, default_setting
 from frozen_search.cutoff_rules.base import cutoff_bound, iso_utc
 from frozen_search.errors import (

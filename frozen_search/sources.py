@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from frozen_search.adapters import wikipedia
 from frozen_search.adapters.documents import DocReference, SourceLive, StateIngestReport
 from frozen_search.adapters.http import HostPolicy, Upstream
+from frozen_search.adapters.wikipedia import ids as wikipedia
 from frozen_search.config import Settings
 from frozen_search.index import RevisionIndex
 from frozen_search.store import Store
@@ -53,11 +53,11 @@ class SourceSpec:
 def _registry() -> tuple[SourceSpec, ...]:
     specs: list[SourceSpec] = []
     # Each source module exposes SPEC; listed here in a fixed order (reference parsing tries them in turn).
-    from frozen_search.adapters import arxiv
+    from frozen_search.adapters.arxiv import ids as arxiv
     specs.append(arxiv.SPEC)
-    from frozen_search.adapters import stackexchange
+    from frozen_search.adapters.stackexchange import ids as stackexchange
     specs.append(stackexchange.SPEC)
-    from frozen_search.adapters import openalex
+    from frozen_search.adapters.openalex import ids as openalex
     specs.append(openalex.SPEC)
     return tuple(specs)
 

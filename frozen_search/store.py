@@ -5,7 +5,7 @@ and ``valid_to`` (the next stored revision's ``valid_from``, or ``NULL`` when no
 ``T`` is derived by query, never materialized per cutoff.
 
 Text is stored content-addressed, the way git stores blobs: a revision lists the sha1 keys of its chunks
-(:mod:`frozen_search.adapters.wikitext` splits wikitext at balanced paragraph boundaries), and each distinct
+(:mod:`frozen_search.adapters.wikipedia.wikitext` splits wikitext at balanced paragraph boundaries), and each distinct
 chunk is stored once with its source and rendered text. 15,180 revisions of "Anarchism" (1.05 GB of wikitext)
 share most paragraphs, so this keeps the store small and ingestion fast. ``sha256`` is the hash of the full
 displayed text, recomputed at display time by re-verification (design.md check 2).

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from frozen_search.adapters.wikipedia_dump import ingest_wikipedia
+from frozen_search.adapters.wikipedia.dump import ingest_wikipedia
 from frozen_search.config import Settings
 from frozen_search.cutoff_rules.base import parse_cutoff
 from frozen_search.index import RevisionIndex

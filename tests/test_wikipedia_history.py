@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from lxml import etree
 
-from frozen_search.adapters.wikipedia_dump import ingest_wikipedia
-from frozen_search.adapters.wikitext import WikitextRenderer
+from frozen_search.adapters.wikipedia.dump import ingest_wikipedia
+from frozen_search.adapters.wikipedia.wikitext import WikitextRenderer
 from frozen_search.errors import NotFoundBeforeCutoff
 from frozen_search.index import RevisionIndex, tokenize
 from frozen_search.service import FrozenSearchService, history_of

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from frozen_search.adapters import documents, wikipedia
+from frozen_search.adapters import documents
+from frozen_search.adapters.wikipedia import ids as wikipedia
 
 
 def display_text_for(source: str) -> Callable[[Sequence[str]], str]:

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from frozen_search.adapters import wikipedia_dump
-from frozen_search.adapters.wikipedia_dump import ingest_wikipedia
+from frozen_search.adapters.wikipedia import dump as wikipedia_dump
+from frozen_search.adapters.wikipedia.dump import ingest_wikipedia
 from frozen_search.errors import IngestError
 from frozen_search.index import RevisionIndex
 from frozen_search.store import Store

@@ -1,4 +1,4 @@
-"""Tests of frozen_search.adapters.wikitext: chunking, rendering rules, redirects, and purity on real histories."""
+"""Tests of frozen_search.adapters.wikipedia.wikitext: chunking, rendering rules, redirects, purity on real data."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from pathlib import Path
 import mwxml
 import pytest
 
-from frozen_search.adapters.wikitext import (
+from frozen_search.adapters.wikipedia.wikitext import (
     _EMPTY,
     _MAX_GROUP,
     WikitextRenderer,

@@ -18,7 +18,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from lxml import etree
 
-from frozen_search.adapters.arxiv_ingest import ingest_arxiv
+from frozen_search.adapters.arxiv.ingest import ingest_arxiv
 from frozen_search.config import Settings
 from frozen_search.cutoff_rules.base import parse_cutoff
 from frozen_search.index import RevisionIndex

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from frozen_search.adapters.arxiv_ingest import detect_format, ingest_arxiv
+from frozen_search.adapters.arxiv.ingest import detect_format, ingest_arxiv
 from frozen_search.errors import ContentUnproven, IngestError, NotFoundBeforeCutoff, VerificationFailed
 from frozen_search.index import RevisionIndex
 from frozen_search.store import Store

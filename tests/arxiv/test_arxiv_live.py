@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import pytest
 
-from frozen_search.adapters.arxiv_live import ArxivLive, pdf_text
+from frozen_search.adapters.arxiv.live import ArxivLive, pdf_text
 from frozen_search.errors import ContentUnproven, UpstreamRejected, UpstreamUnavailable
 from frozen_search.service import FrozenSearchService
 from tests.arxiv.conftest import LISTRECORDS, ArxivStub, Recorded, arxiv_file

@@ -7,8 +7,8 @@ from collections.abc import Iterator
 import pytest
 import requests
 
-from frozen_search.adapters.wikipedia_live import WikipediaLive, connect
-from frozen_search.adapters.wikitext import WikitextRenderer
+from frozen_search.adapters.wikipedia.live import WikipediaLive, connect
+from frozen_search.adapters.wikipedia.wikitext import WikitextRenderer
 from frozen_search.cutoff_rules.base import parse_cutoff
 from frozen_search.errors import NotFoundBeforeCutoff
 from tests.live.conftest import CUTOFF

@@ -12,7 +12,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from frozen_search.adapters.openalex_ingest import ingest_openalex
+from frozen_search.adapters.openalex.ingest import ingest_openalex
 from frozen_search.index import RevisionIndex
 from frozen_search.store import Store
 from tests.conftest import REALDATA, realdata

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from frozen_search.adapters.openalex_ingest import ingest_openalex
+from frozen_search.adapters.openalex.ingest import ingest_openalex
 from frozen_search.cli import main
 from frozen_search.errors import IngestError
 from frozen_search.index import RevisionIndex

@@ -19,7 +19,7 @@ import pytest
 
 from frozen_search.adapters.documents import DocReference
 from frozen_search.adapters.http import Upstream, UpstreamConfig
-from frozen_search.adapters.openalex_live import OpenAlexLive
+from frozen_search.adapters.openalex.live import OpenAlexLive
 from frozen_search.cache.http_cache import HttpCache
 from frozen_search.cache.keys import namespace_for_cutoff
 from frozen_search.config import Settings

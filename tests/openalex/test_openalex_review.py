@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from frozen_search.adapters.openalex import RecordError, parse_reference, rebuild_abstract, work_state
-from frozen_search.adapters.openalex_ingest import ingest_openalex
-from frozen_search.adapters.openalex_live import OpenAlexLive
+from frozen_search.adapters.openalex.ids import RecordError, parse_reference, rebuild_abstract, work_state
+from frozen_search.adapters.openalex.ingest import ingest_openalex
+from frozen_search.adapters.openalex.live import OpenAlexLive
 from frozen_search.cli import main
 from frozen_search.config import Settings
 from frozen_search.cutoff_rules.base import parse_cutoff

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from frozen_search.adapters.openalex import RecordError, parse_reference, rebuild_abstract, work_state
+from frozen_search.adapters.openalex.ids import RecordError, parse_reference, rebuild_abstract, work_state
 from frozen_search.config import Settings
 from frozen_search.cutoff_rules import openalex as rules
 from frozen_search.cutoff_rules.base import cutoff_bound, parse_cutoff

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from lxml import etree
 
-from frozen_search.adapters.stackexchange_dump import ingest_stackexchange
+from frozen_search.adapters.stackexchange.dump import ingest_stackexchange
 from frozen_search.config import Settings
 from frozen_search.cutoff_rules.base import parse_cutoff
 from frozen_search.index import RevisionIndex

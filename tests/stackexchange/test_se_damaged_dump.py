@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from frozen_search.adapters.documents import StateIngestReport
-from frozen_search.adapters.stackexchange_dump import ingest_stackexchange
+from frozen_search.adapters.stackexchange.dump import ingest_stackexchange
 from frozen_search.errors import ContentUnproven, IngestError, NotFoundBeforeCutoff
 from frozen_search.index import RevisionIndex
 from frozen_search.service import FrozenSearchService

@@ -10,8 +10,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from frozen_search.adapters.stackexchange_dump import dump_seconds
-from frozen_search.adapters.stackexchange_thread import render_markdown
+from frozen_search.adapters.stackexchange.dump import dump_seconds
+from frozen_search.adapters.stackexchange.thread import render_markdown
 from frozen_search.errors import NotFoundBeforeCutoff
 from frozen_search.service import FrozenSearchService
 from tests.stackexchange.conftest import dump_rows

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from frozen_search.adapters.documents import DocReference
-from frozen_search.adapters.stackexchange import parse_reference
-from frozen_search.adapters.stackexchange_dump import ingest_stackexchange
+from frozen_search.adapters.stackexchange.dump import ingest_stackexchange
+from frozen_search.adapters.stackexchange.ids import parse_reference
 from frozen_search.config import Settings
 from frozen_search.cutoff_rules.base import parse_cutoff
 from frozen_search.errors import FrozenSearchError, IndexNotReady, IngestError, InvalidRequest, RefusedSource

@@ -17,9 +17,9 @@ import pytest
 
 from frozen_search.adapters.documents import DocReference
 from frozen_search.adapters.http import Upstream, UpstreamConfig
-from frozen_search.adapters.stackexchange import SPEC_POLICY
-from frozen_search.adapters.stackexchange_live import StackExchangeLive
-from frozen_search.adapters.stackexchange_thread import render_html
+from frozen_search.adapters.stackexchange.ids import SPEC_POLICY
+from frozen_search.adapters.stackexchange.live import StackExchangeLive
+from frozen_search.adapters.stackexchange.thread import render_html
 from frozen_search.cache.http_cache import HttpCache
 from frozen_search.cache.transport import throttle_violation
 from frozen_search.config import Settings

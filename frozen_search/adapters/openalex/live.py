@@ -16,7 +16,7 @@ Why not pyalex (../shared/sources.md): it hard-codes its host, sends the key as 
   keys and stored URLs leave them out (:mod:`frozen_search.cache.keys`).
 
 Upstream answers are candidates: every record is re-checked locally by the same code as ingestion
-(:func:`frozen_search.adapters.openalex.work_state`: eligibility, date, fields never displayed), and the service
+(:func:`frozen_search.adapters.openalex.ids.work_state`: eligibility, date, fields never displayed), and the service
 re-verifies what it shows.
 """
 
@@ -32,7 +32,7 @@ import requests
 
 from frozen_search.adapters.documents import DocReference, DocState
 from frozen_search.adapters.http import Upstream
-from frozen_search.adapters.openalex import SOURCE, RecordError, doc_id, normalize_doi, work_key, work_state
+from frozen_search.adapters.openalex.ids import SOURCE, RecordError, doc_id, normalize_doi, work_key, work_state
 from frozen_search.cache.http_cache import CachedResponse
 from frozen_search.cache.keys import redact_url
 from frozen_search.config import Settings

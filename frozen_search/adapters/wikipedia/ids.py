@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from urllib.parse import parse_qs, quote, unquote, urlsplit
 
-from frozen_search.adapters.wikitext import join_rendered
+from frozen_search.adapters.wikipedia.wikitext import join_rendered
 from frozen_search.errors import InvalidRequest, RefusedSource
 
 SOURCE = "wikipedia"

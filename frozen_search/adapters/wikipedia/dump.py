@@ -1,10 +1,10 @@
 """Ingest MediaWiki XML exports (schemas 0.3 to 0.11; plain, .bz2, .gz, .xz or legacy .lzma) into store and index.
 
 Streaming with constant memory: mwxml yields one revision at a time; text is rendered chunk by chunk
-(:mod:`frozen_search.adapters.wikitext`, templates stripped, never expanded) and stored content-addressed. Every
-revision is kept with its validity interval: ``valid_to`` is the next stored revision's timestamp, so one ingest
-serves every cutoff. A page-only fragment (a bare sequence of ``<page>`` elements, as in some test corpora) is
-read inside a synthetic ``<mediawiki>`` root, as MediaWiki's own importer needs too (../shared/mediawiki.md, 11).
+(:mod:`frozen_search.adapters.wikipedia.wikitext`, templates stripped, never expanded) and stored content-addressed.
+Every revision is kept with its validity interval: ``valid_to`` is the next stored revision's timestamp, so one
+ingest serves every cutoff. A page-only fragment (a bare sequence of ``<page>`` elements, as in some test corpora)
+is read inside a synthetic ``<mediawiki>`` root, as MediaWiki's own importer needs too (../shared/mediawiki.md, 11).
 
 All files of one call are ingested in one store transaction and one index commit: a truncated, non-XML or
 non-MediaWiki file raises :class:`~frozen_search.errors.IngestError` and leaves store and index as they were.
@@ -39,8 +39,8 @@ from typing import IO, Any
 import mwxml
 from mwxml.errors import MalformedXML
 
-from frozen_search.adapters import wikipedia
-from frozen_search.adapters.wikitext import (
+from frozen_search.adapters.wikipedia import ids as wikipedia
+from frozen_search.adapters.wikipedia.wikitext import (
     DeferredChunks,
     WikitextRenderer,
     join_rendered,
@@ -65,7 +65,7 @@ INDEX_HEAP_BYTES, INDEX_THREADS = 128_000_000, 1
 # The render process: Ctrl-C is for the parent (which then closes the pipe), stdout carries replies only.
 _WORKER_CODE = ("import json, signal, sys; signal.signal(signal.SIGINT, signal.SIG_IGN); "
                 "sys.path[:] = json.loads(sys.argv[1]); replies, sys.stdout = sys.stdout.buffer, sys.stderr; "
-                "from frozen_search.adapters.wikitext import serve_render_batches; "
+                "from frozen_search.adapters.wikipedia.wikitext import serve_render_batches; "
                 "serve_render_batches(sys.stdin.buffer, replies)")
 # What mwxml and ElementTree raise on broken input (seen on truncated, non-XML and root-less files).
 _READ_ERRORS = (ElementTree.ParseError, MalformedXML, AssertionError, ValueError, KeyError, AttributeError, TypeError)

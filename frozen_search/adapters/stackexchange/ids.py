@@ -5,8 +5,8 @@ A document is one question thread, ``<site-short>:<question id>`` (``mathoverflo
 are the ``stackexchange_sites`` setting, every other Stack Exchange site is refused (``refused_source``). Answers are
 reached through their question: the alias ``<short>:a/<answer id>`` maps an answer to its thread, and ``fetch`` of an
 answer link shows the whole question as it stood at ``T``. The rule is :mod:`frozen_search.cutoff_rules.stackexchange`;
-states are built by :mod:`frozen_search.adapters.stackexchange_thread`, from dumps
-(:mod:`~frozen_search.adapters.stackexchange_dump`) or live (:mod:`~frozen_search.adapters.stackexchange_live`).
+states are built by :mod:`frozen_search.adapters.stackexchange.thread`, from dumps
+(:mod:`~frozen_search.adapters.stackexchange.dump`) or live (:mod:`~frozen_search.adapters.stackexchange.live`).
 """
 
 from __future__ import annotations
@@ -14,10 +14,11 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit
 
-from frozen_search.adapters import stackexchange_dump, stackexchange_live
 from frozen_search.adapters.documents import DocReference
 from frozen_search.adapters.http import HostPolicy
-from frozen_search.adapters.stackexchange_thread import Site, served_sites
+from frozen_search.adapters.stackexchange import dump as stackexchange_dump
+from frozen_search.adapters.stackexchange import live as stackexchange_live
+from frozen_search.adapters.stackexchange.thread import Site, served_sites
 from frozen_search.config import Settings
 from frozen_search.errors import InvalidRequest, RefusedSource
 from frozen_search.sources import SourceSpec

@@ -10,7 +10,7 @@ this module relies on are pinned by tests against a real MediaWiki 1.39 (../shar
   log (``list=logevents&letype=move&letitle=A``) confirms it. The title shown is the title *at* ``T``, and a title
   that only exists since a later move (the redirect left behind) resolves to the page that bore it at ``T``;
 - ``action=parse&oldid`` and ``rvexpandtemplates`` expand templates as they are *today*: never used. Text is
-  rendered from the revision's own wikitext with templates stripped (:mod:`frozen_search.adapters.wikitext`).
+  rendered from the revision's own wikitext with templates stripped (:mod:`frozen_search.adapters.wikipedia.wikitext`).
 
 A page whose history after ``T`` is too long to scan for moves (more than ``max_history_pages`` pages of 500) or
 whose comments are hidden cannot be proven to bear its title at ``T``: it is refused (fail closed).
@@ -29,8 +29,8 @@ import mwclient
 import mwclient.errors
 import requests
 
-from frozen_search.adapters.wikipedia import MOVE_COMMENT, normalize_title
-from frozen_search.adapters.wikitext import redirect_target
+from frozen_search.adapters.wikipedia.ids import MOVE_COMMENT, normalize_title
+from frozen_search.adapters.wikipedia.wikitext import redirect_target
 from frozen_search.cutoff_rules.base import cutoff_bound, iso_utc
 from frozen_search.errors import (
     FrozenSearchError,

@@ -9,7 +9,7 @@ time: memory stays bounded by SQLite's page cache, not by the dump's size.
 From ``Posts.xml`` only a post's id, type, parent and creation date are read — never its current ``Body``,
 ``Title``, ``Tags``, ``Score``, counts, ``ClosedDate`` or last-activity dates. Every displayed text comes from
 ``PostHistory.xml`` (Markdown, rendered here; LaTeX kept), replayed by
-:func:`~frozen_search.adapters.stackexchange_thread.thread_states`: title 1/4/7, body 2/5/8, tags 3/6/9
+:func:`~frozen_search.adapters.stackexchange.thread.thread_states`: title 1/4/7, body 2/5/8, tags 3/6/9
 (7-9 are rollbacks, whose ``Text`` is the restored value), close/reopen 10/11, delete/undelete 12/13, lock/unlock
 14/15. ``PostLinks.xml`` duplicate links (``LinkTypeId`` 3) name the duplicate target of a closure whose event
 does not. Fractional seconds are rounded up, so a stored instant never precedes the real one.
@@ -36,7 +36,7 @@ from typing import IO, Any
 from lxml import etree
 
 from frozen_search.adapters.documents import DocState, StateIngestReport, ingest_states
-from frozen_search.adapters.stackexchange_thread import (
+from frozen_search.adapters.stackexchange.thread import (
     Comment,
     Post,
     PostEvent,

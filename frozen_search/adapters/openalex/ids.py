@@ -252,13 +252,13 @@ def _shown_state(work: Mapping[str, Any], key: str, title: str, doi: str | None,
 
 
 def _ingest(paths: Sequence[Any], store: Store, index: RevisionIndex, **kwargs: Any) -> StateIngestReport:
-    from frozen_search.adapters.openalex_ingest import ingest_openalex
+    from frozen_search.adapters.openalex.ingest import ingest_openalex
 
     return ingest_openalex(paths, store, index, **kwargs)
 
 
 def _open_live(upstream: Upstream, settings: Settings) -> SourceLive:
-    from frozen_search.adapters.openalex_live import OpenAlexLive
+    from frozen_search.adapters.openalex.live import OpenAlexLive
 
     return OpenAlexLive.from_settings(upstream, settings)
 

@@ -261,13 +261,13 @@ def _version_state(record: PaperRecord, entry: VersionEntry) -> DocState:
 
 def _ingest(paths: Any, store: Any, index: Any, *, settings: Settings, progress: Any = None, on_file: Any = None,
             **options: Any) -> Any:
-    from frozen_search.adapters import arxiv_ingest
+    from frozen_search.adapters.arxiv import ingest as arxiv_ingest
 
     return arxiv_ingest.ingest_arxiv(paths, store, index, progress=progress, on_file=on_file)
 
 
 def _open_live(upstream: Any, settings: Settings) -> Any:
-    from frozen_search.adapters import arxiv_live
+    from frozen_search.adapters.arxiv import live as arxiv_live
 
     return arxiv_live.ArxivLive(upstream, settings)
 

@@ -32,7 +32,7 @@ from typing import Any
 
 from frozen_search.adapters.documents import DocReference, DocState
 from frozen_search.adapters.http import Upstream, require_json
-from frozen_search.adapters.stackexchange_thread import (
+from frozen_search.adapters.stackexchange.thread import (
     Comment,
     Post,
     PostEvent,

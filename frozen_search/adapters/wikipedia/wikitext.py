@@ -344,7 +344,7 @@ def render_chunk_batch(sources: list[str]) -> list[str]:
 def serve_render_batches(requests: BinaryIO, replies: BinaryIO) -> None:
     """Answer batches until ``requests`` ends: each message is a 4-byte big-endian length and a pickled list of str.
 
-    The loop of a render process (``frozen_search.adapters.wikipedia_dump``): replies come in request order.
+    The loop of a render process (``frozen_search.adapters.wikipedia.dump``): replies come in request order.
     """
     while header := requests.read(4):
         sources = pickle.loads(requests.read(int.from_bytes(header, "big")))

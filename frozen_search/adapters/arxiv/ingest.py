@@ -13,7 +13,7 @@ The format of each file is detected from its content, never its name:
 - arXiv's **per-version metadata rows** (``arXiv_metadata`` table as JSON lines: one row per version with that
   version's own title/abstract; ``created``/``modtime`` in arXiv's local time, US Eastern).
 
-Each version becomes a state (see :func:`frozen_search.adapters.arxiv.paper_states`). A record that cannot be read
+Each version becomes a state (see :func:`frozen_search.adapters.arxiv.ids.paper_states`). A record that cannot be read
 (a broken OAI record, a JSON line without ``id``, a bad date) is skipped and reported by position; a file that is not
 arXiv metadata at all raises :class:`~frozen_search.errors.IngestError` and nothing is stored.
 """
@@ -31,7 +31,7 @@ from dateutil import parser as dateutil_parser
 from dateutil import tz
 from lxml import etree
 
-from frozen_search.adapters.arxiv import PaperRecord, VersionEntry, VersionText, clean, late_fields, paper_states
+from frozen_search.adapters.arxiv.ids import PaperRecord, VersionEntry, VersionText, clean, late_fields, paper_states
 from frozen_search.adapters.documents import DocState, StateIngestReport, ingest_states
 from frozen_search.errors import IngestError
 from frozen_search.index import RevisionIndex

@@ -8,7 +8,7 @@ Accepted inputs, told apart by their content (a ``.gz`` file is read through gzi
 - OpenAlex snapshot part files (``data/works/updated_date=…/part_000.gz``): JSON lines, one work per line (a
   line may also hold a whole list response).
 
-Each work becomes one state (:func:`frozen_search.adapters.openalex.work_state`). A record that cannot (not an
+Each work becomes one state (:func:`frozen_search.adapters.openalex.ids.work_state`). A record that cannot (not an
 object, no OpenAlex work id, no ``publication_date``, a line that is not JSON) is skipped and reported as
 ``"<file>: record N (<position>): <why>"`` with the position ``results[i]`` or ``line L``. A file that is not
 JSON, or holds no OpenAlex work at all, raises :class:`~frozen_search.errors.IngestError` and nothing of the
@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from frozen_search.adapters.documents import DocState, Progress, StateIngestReport, ingest_states
-from frozen_search.adapters.openalex import SOURCE, RecordError, work_key, work_state
+from frozen_search.adapters.openalex.ids import SOURCE, RecordError, work_key, work_state
 from frozen_search.errors import IngestError
 from frozen_search.index import RevisionIndex
 from frozen_search.store import Store

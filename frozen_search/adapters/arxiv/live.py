@@ -29,7 +29,7 @@ from urllib.parse import urlsplit
 from dateutil import parser as dateutil_parser
 from lxml import etree
 
-from frozen_search.adapters.arxiv import (
+from frozen_search.adapters.arxiv.ids import (
     SOURCE,
     PaperRecord,
     VersionEntry,
@@ -38,7 +38,7 @@ from frozen_search.adapters.arxiv import (
     paper_states,
     parse_id,
 )
-from frozen_search.adapters.arxiv_ingest import RAW, _oai_record
+from frozen_search.adapters.arxiv.ingest import RAW, _oai_record
 from frozen_search.adapters.documents import DocReference, DocState
 from frozen_search.adapters.http import Upstream
 from frozen_search.cache.http_cache import CachedResponse
