@@ -128,10 +128,11 @@ def ingest_wikipedia_command(files: tuple[Path, ...], namespaces: tuple[int, ...
 
 def _ingest_states(name: str, files: tuple[Path, ...], data_dir: Path | None, **options: Any) -> None:
     """Run a document-state source's ingester with a progress bar per file; print its report."""
-    from frozen_search import sources
     from frozen_search.index import RevisionIndex
+    from frozen_search.registry import default_registry
 
-    if sources.spec_named(name) is None:
+    source = default_registry().named(name)
+    if source is None:
         raise ConfigError(f"this frozen-search has no {name} ingester")
     settings = Settings.from_env(data_dir=data_dir)
     store = Store(settings.store_path)
@@ -149,16 +150,13 @@ def _ingest_states(name: str, files: tuple[Path, ...], data_dir: Path | None, **
             bar.update(task, completed=done, revisions=revisions)
 
         try:
-            report = sources.ingest(name, list(files), store, index, settings=settings, progress=progress,
-                                    on_file=on_file, **options)
+            report = source.ingest(list(files), store, index, settings=settings, progress=progress,
+                                   on_file=on_file, **options)
         finally:
             store.close()
     for problem in report.problems:
         click.echo(f"skipped: {problem}", err=True)
-    rate = report.documents / report.seconds if report.seconds > 0 else 0.0
-    click.echo(f"ingested {report.revisions} states of {report.documents} documents from {len(files)} file(s) in "
-               f"{report.seconds:.1f} s ({rate:.0f} documents/s; {report.duplicates} already stored, "
-               f"{len(report.problems)} records skipped)")
+    click.echo(report.summary())
 
 
 @ingest.command("arxiv")

@@ -10,26 +10,31 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
-from frozen_search.adapters import display_text_for
-from frozen_search.adapters.documents import refusal_of
+from frozen_search.config import Settings
 from frozen_search.index import IndexedRevision, RevisionIndex
+from frozen_search.registry import Registry, default_registry
 from frozen_search.store import Store
 
 
-def rebuild_index(store: Store, index_path: Path, progress: Callable[[int], None] | None = None) -> int:
-    """Index every stored revision afresh at ``index_path``; returns the number of revisions indexed.
+def rebuild_index(store: Store, index_path: Path, progress: Callable[[int], None] | None = None, *,
+                  registry: Registry | None = None, settings: Settings | None = None) -> int:
+    """Index every stored revision afresh at ``index_path``; returns the number of revisions indexed. Rows of a
+    source ``registry`` does not serve, and rows their source refuses, are left out.
 
     Raises:
         StoreIntegrityError: a revision's chunks are missing from the store.
     """
     building = index_path.with_name(index_path.name + ".building")
     index = RevisionIndex.create(building, fresh=True)
+    registry = registry if registry is not None else default_registry()
+    settings = settings if settings is not None else Settings.from_env(data_dir=store.path.parent)
     count = 0
     with index.writer() as writer:
         for row in store.iter_revisions():
-            if refusal_of(row) is not None:  # a state that must not be found (content unproven, not eligible)
+            owner = registry.for_row_source(row.source, settings)
+            if owner is None or not owner.indexable(row):  # a state that must not be found (content unproven, …)
                 continue
-            text = display_text_for(row.source)(store.text_parts(row))
+            text = owner.display_text(store.text_parts(row))
             writer.add(IndexedRevision(row.rev_pk, row.doc_id, row.source, row.valid_from, row.valid_to, row.title,
                                        text))
             count += 1

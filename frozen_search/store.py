@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import threading
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -133,8 +134,50 @@ def _row(values: Sequence[Any]) -> RevisionRow:
                        bytes(keys), sha256, chars, json.loads(metadata), json.loads(provenance))
 
 
+class _Result:
+    """A statement's rows, read in full while the connection was held, with its ``rowcount`` and ``lastrowid``."""
+
+    def __init__(self, cursor: sqlite3.Cursor) -> None:
+        self.rows = cursor.fetchall()
+        self.rowcount, self.lastrowid = cursor.rowcount, cursor.lastrowid
+
+    def fetchone(self) -> Any:
+        """The first row, or ``None``."""
+        return self.rows[0] if self.rows else None
+
+    def fetchall(self) -> list[Any]:
+        """Every row."""
+        return self.rows
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self.rows)
+
+
+class _SerialConnection:
+    """One SQLite connection shared by threads: each statement runs (and is read in full) under a re-entrant lock,
+    and a transaction holds that lock from ``BEGIN`` to ``COMMIT``/``ROLLBACK``, so no other thread's statement
+    lands inside it. Held only for local SQL, never across upstream I/O."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.db = db
+        self.lock = threading.RLock()
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> _Result:
+        with self.lock:
+            return _Result(self.db.execute(sql, params))
+
+    def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+        with self.lock:
+            self.db.executemany(sql, rows)
+
+    def close(self) -> None:
+        with self.lock:
+            self.db.close()
+
+
 class Store:
-    """The SQLite record of truth at ``path`` (created on first open; WAL journal).
+    """The SQLite record of truth at ``path`` (created on first open; WAL journal). Thread-safe: statements and
+    transactions of several threads are serialised on the one connection.
 
     Raises:
         ConfigError: the file is not a frozen-search store or has another schema version.
@@ -143,7 +186,7 @@ class Store:
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
-        self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        self._db = _SerialConnection(sqlite3.connect(path, isolation_level=None, check_same_thread=False))
         try:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
@@ -173,14 +216,16 @@ class Store:
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
-        """``BEGIN IMMEDIATE`` … ``COMMIT``; any exception rolls everything back and propagates."""
-        self._db.execute("BEGIN IMMEDIATE")
-        try:
-            yield
-        except BaseException:
-            self._db.execute("ROLLBACK")
-            raise
-        self._db.execute("COMMIT")
+        """``BEGIN IMMEDIATE`` … ``COMMIT``; any exception rolls everything back and propagates. Other threads'
+        statements wait until it ends (they never land inside it)."""
+        with self._db.lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
 
     def meta(self, key: str) -> str | None:
         """A value of the ``meta`` table (``schema_version``, ``generation``), or ``None``."""

@@ -225,11 +225,8 @@ def warm(settings: Settings, queries_path: Path, *, fetch: int = 0, limit: int =
     finally:
         if tail is not None:
             tail.close()
-        if service.upstream is not None:
-            stats = service.upstream.stats()
+        if service.live_set is not None:
+            stats = service.live_set.upstream.stats()
             report.network_requests, report.cache_hits = stats.network_requests, stats.cache_hits
-            service.close()
-            service.upstream.cache.close()
-        else:
-            service.close()
+        service.close()
     return report

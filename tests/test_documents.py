@@ -1,7 +1,8 @@
 """Document-state sources: the generic store/index/service path every non-Wikipedia source plugs into.
 
-A small made-up source ("example", ids ``example:N``) is registered for the test; its states follow the shapes the
-real adapters produce (a version with its own text, a version known only by its date, a refused record).
+A small made-up source ("example", ids ``example:N``) is put in a registry of its own, passed into the service;
+its states follow the shapes the real adapters produce (a version with its own text, a version known only by its
+date, a refused record).
 """
 
 from __future__ import annotations
@@ -12,8 +13,15 @@ from typing import Any
 
 import pytest
 
-from frozen_search import sources
-from frozen_search.adapters.documents import DocReference, DocState, StateIngestReport, ingest_states
+from frozen_search.adapters.documents import (
+    DocReference,
+    DocState,
+    DocumentStateSource,
+    StateIngestReport,
+    StateLive,
+    ingest_states,
+)
+from frozen_search.adapters.wikipedia import WIKIPEDIA
 from frozen_search.config import Settings
 from frozen_search.cutoff_rules.base import parse_cutoff
 from frozen_search.errors import (
@@ -24,6 +32,7 @@ from frozen_search.errors import (
     UpstreamUnavailable,
 )
 from frozen_search.index import RevisionIndex
+from frozen_search.registry import Registry
 from frozen_search.service import FrozenSearchService
 from frozen_search.store import Store
 
@@ -38,6 +47,43 @@ def _reference(ref: str, settings: Settings) -> DocReference | None:
     if ref.startswith("doi:"):
         return DocReference(source="example", alias=ref.lower())
     return None
+
+
+class ExampleSource(DocumentStateSource):
+    """A made-up document-state source: rows ``example``, ids ``example:N`` (and ``doi:`` aliases)."""
+
+    name = "example"
+    id_examples = ("example:1",)
+
+    def row_sources(self, settings: Settings) -> tuple[str, ...]:
+        return ("example",)
+
+    def hosts(self, settings: Settings) -> tuple[str, ...]:
+        return ("example.org",)
+
+    def parse_reference(self, ref: str, settings: Settings) -> DocReference | None:
+        return _reference(ref, settings)
+
+    def ingest(self, *args: Any, **kwargs: Any) -> StateIngestReport:
+        return StateIngestReport("example")
+
+
+class OtherSource(ExampleSource):
+    """A second made-up source (rows ``other``) that claims no reference."""
+
+    name = "other"
+
+    def row_sources(self, settings: Settings) -> tuple[str, ...]:
+        return ("other",)
+
+    def hosts(self, settings: Settings) -> tuple[str, ...]:
+        return ("other.example",)
+
+    def parse_reference(self, ref: str, settings: Settings) -> DocReference | None:
+        return None
+
+
+EXAMPLE_REGISTRY = Registry((WIKIPEDIA, ExampleSource()))
 
 
 def _state(doc: str, version: str, when: int, text: str | None, **extra: Any) -> DocState:
@@ -70,10 +116,7 @@ def _reader(batches: list[list[DocState]]) -> Callable[[Path, StateIngestReport,
 
 
 @pytest.fixture
-def example(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Callable[[str], FrozenSearchService]]:
-    spec = sources.SourceSpec(name="example", sources=lambda s: ("example",), hosts=lambda s: ("example.org",),
-                              parse_reference=_reference, ingest=lambda *a, **k: StateIngestReport("example"))
-    monkeypatch.setattr(sources, "REGISTRY", (spec,))
+def example(tmp_path: Path) -> Iterator[Callable[[str], FrozenSearchService]]:
     source_file = tmp_path / "input.txt"
     source_file.write_text("records")
     store = Store(tmp_path / "store.sqlite3")
@@ -85,7 +128,7 @@ def example(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Callabl
 
     def at(cutoff: str) -> FrozenSearchService:
         settings = Settings.from_env({}, data_dir=tmp_path, cutoff=parse_cutoff(cutoff))
-        made.append(FrozenSearchService(settings, logging=False))
+        made.append(FrozenSearchService(settings, registry=EXAMPLE_REGISTRY, logging=False))
         return made[-1]
 
     yield at
@@ -178,7 +221,8 @@ def test_live_states_are_resolved_ranked_and_refused_like_stored_ones(
         example: Callable[[str], FrozenSearchService], tmp_path: Path) -> None:
     base = example("2013-01-01")
     live = FakeLive()
-    service = FrozenSearchService(base.settings, logging=False, source_lives={"example": live})
+    service = FrozenSearchService(base.settings, registry=base.registry, store=base.store, logging=False,
+                                  lives={"example": StateLive(live, base.store, base.settings)})
     try:
         outcome = service.execute("search", {"query": "sixteen lattices", "source": "example", "limit": 5})
         results = outcome.response.results  # type: ignore[union-attr]
@@ -204,13 +248,12 @@ class DownLive(FakeLive):
 
 
 def test_one_source_down_is_reported_beside_the_others_results(
-        example: Callable[[str], FrozenSearchService], monkeypatch: pytest.MonkeyPatch) -> None:
-    other = sources.SourceSpec(name="other", sources=lambda s: ("other",), hosts=lambda s: ("other.example",),
-                               parse_reference=lambda ref, s: None, ingest=lambda *a, **k: StateIngestReport("other"))
-    monkeypatch.setattr(sources, "REGISTRY", (*sources.REGISTRY, other))
+        example: Callable[[str], FrozenSearchService]) -> None:
     base = example("2013-01-01")
-    service = FrozenSearchService(base.settings, logging=False,
-                                  source_lives={"example": FakeLive(), "other": DownLive()})
+    registry = Registry((*base.registry.sources, OtherSource()))
+    lives = {"example": StateLive(FakeLive(), base.store, base.settings),
+             "other": StateLive(DownLive(), base.store, base.settings)}
+    service = FrozenSearchService(base.settings, registry=registry, store=base.store, logging=False, lives=lives)
     try:
         response = service.search("sixteen lattices")
         assert [r.id for r in response.results] == ["example:7"]

@@ -7,10 +7,11 @@ from datetime import UTC, datetime
 
 import pytest
 
-from frozen_search import sources
+from frozen_search.adapters.wikipedia import WIKIPEDIA
 from frozen_search.config import Settings
 from frozen_search.cutoff_rules.base import parse_cutoff
 from frozen_search.errors import ConfigError, FrozenSearchError, InvalidRequest, NotFoundBeforeCutoff, RefusedSource
+from frozen_search.registry import Registry
 from frozen_search.service import FrozenSearchService
 
 Factory = Callable[[str], FrozenSearchService]
@@ -49,9 +50,9 @@ def test_bad_limits(service_at: Factory, limit: object) -> None:
         service_at("2016-01-01").search("pear", limit=limit)  # type: ignore[arg-type]
 
 
-def test_sources(service_at: Factory, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(sources, "REGISTRY", ())  # a server whose registry serves no arXiv
-    service = service_at("2016-01-01")
+def test_sources(service_at: Factory) -> None:
+    base = service_at("2016-01-01")  # a server whose registry serves no arXiv:
+    service = FrozenSearchService(base.settings, registry=Registry((WIKIPEDIA,)), store=base.store, logging=False)
     assert service.search("pear", source="wikipedia").results
     with pytest.raises(RefusedSource, match="not served"):
         service.search("pear", source="arxiv")

@@ -14,11 +14,12 @@ from pathlib import Path
 import pytest
 from lxml import etree
 
+from frozen_search.adapters.wikipedia import history_of
 from frozen_search.adapters.wikipedia.dump import ingest_wikipedia
 from frozen_search.adapters.wikipedia.wikitext import WikitextRenderer
 from frozen_search.errors import NotFoundBeforeCutoff
 from frozen_search.index import RevisionIndex, tokenize
-from frozen_search.service import FrozenSearchService, history_of
+from frozen_search.service import FrozenSearchService
 from frozen_search.store import RevisionRow, Store
 from tests.conftest import MRR, PEAR_2002, PEAR_2014, wiki_file
 

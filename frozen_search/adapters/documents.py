@@ -35,10 +35,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
-from frozen_search.errors import IngestError
+from frozen_search.config import Settings
+from frozen_search.cutoff_rules.base import current_by_doc, cutoff_bound, iso_utc
+from frozen_search.errors import ContentUnproven, IngestError, NotEligible, NotFoundBeforeCutoff
 from frozen_search.index import IndexedRevision, IndexWriterSession, RevisionIndex
 from frozen_search.models import Rejection
+from frozen_search.source import Shown, Source
 from frozen_search.store import NewRevision, RevisionRow, Store
+from frozen_search.verify import Displayed
 
 REFUSAL_CODES = ("content_unproven", "not_eligible", "not_found_before_cutoff")
 PART_SEPARATOR = "\n\n"
@@ -208,6 +212,13 @@ class StateIngestReport:
     raw_bytes: int = 0
     seconds: float = 0.0
 
+    def summary(self) -> str:
+        """The line ``frozen-search ingest`` prints."""
+        rate = self.documents / self.seconds if self.seconds > 0 else 0.0
+        return (f"ingested {self.revisions} states of {self.documents} documents from {len(self.files)} file(s) in "
+                f"{self.seconds:.1f} s ({rate:.0f} documents/s; {self.duplicates} already stored, "
+                f"{len(self.problems)} records skipped)")
+
 
 Progress = Callable[[int, int], None]  # (bytes read so far in this file, states stored so far)
 # Reads one input file: yields each document's states (a list); reports skipped records in the report's problems;
@@ -307,3 +318,149 @@ def states_by_doc(states: Iterable[DocState]) -> dict[str, list[DocState]]:
     for state in states:
         grouped.setdefault(state.doc_id, []).append(state)
     return grouped
+
+
+class DocumentStateSource(Source):
+    """A source whose documents are stored as :class:`DocState` values (arXiv, Stack Exchange, OpenAlex): the
+    resolution at ``T``, display and live wrapping shared by all of them. Subclasses give ``name``, the row sources,
+    hosts, reference parsing, the ingester and :meth:`state_live` (their upstream adapter)."""
+
+    def display_text(self, parts: Sequence[str]) -> str:
+        """Parts joined with a blank line (:func:`display_text`)."""
+        return display_text(parts)
+
+    def indexable(self, row: RevisionRow) -> bool:
+        """A state refused when stored (content unproven, not eligible, not found) is never indexed."""
+        return refusal_of(row) is None
+
+    def state_live(self, upstream: Any, settings: Settings) -> SourceLive:
+        """This source's upstream adapter at ``settings.cutoff``, answering in :class:`DocState` values.
+
+        Raises:
+            ConfigError: a configured API URL is unusable.
+        """
+        raise NotImplementedError(f"{self.name} has no live adapter")
+
+    def open_live(self, upstream: Any, settings: Settings, store: Store) -> StateLive:
+        """:meth:`state_live` wrapped so that what it returns is stored and resolved at ``T``."""
+        return StateLive(self.state_live(upstream, settings), store, settings)
+
+    def resolve_local(self, reference: DocReference, store: Store, bound: int, settings: Settings) -> Shown:
+        """The state current at ``T`` of the referenced document (a named ``version`` as itself), from the store.
+
+        Raises:
+            NotFoundBeforeCutoff, NotEligible, ContentUnproven: nothing may be shown at ``T``.
+        """
+        docs = [reference.doc_id] if reference.doc_id is not None else store.docs_for_alias(str(reference.alias))
+        found: list[RevisionRow] = []
+        for doc in docs:
+            row = store.get(doc, reference.version) if reference.version is not None else store.snapshot(doc, bound)
+            if row is not None:
+                found.append(row)
+        return Shown(showable(carrying(found, reference), reference, bound, cutoff_iso(settings)))
+
+    def displayed(self, shown: Shown, text: str, store: Store, settings: Settings) -> Displayed:
+        """The state's own version and every dated part it lists (``metadata.dated``)."""
+        row = shown.row
+        parts = [(f"revision {row.version} of {row.doc_id}", row.valid_from)]
+        parts.extend((str(what), int(when)) for what, when in row.metadata.get("dated", []))
+        return Displayed(id=row.doc_id, source=row.source, url=str(row.metadata.get("url", "")), title=row.title,
+                         text=text, stored_sha256=row.sha256, parts=parts)
+
+    def fetch_metadata(self, shown: Shown, common: dict[str, Any], settings: Settings) -> dict[str, Any]:
+        """The proven fields stored with the state (``metadata.display``), then ``common``."""
+        metadata = dict(shown.row.metadata.get("display", {}))
+        metadata.update(common)
+        return metadata
+
+
+def cutoff_iso(settings: Settings) -> str:
+    """The cutoff as refusals state it (``2026-01-06T00:00:00Z``)."""
+    from frozen_search.querylog import format_instant
+
+    return format_instant(settings.require_cutoff())
+
+
+class StateLive:
+    """A document-state source's upstream adapter, its answers stored (``origin='live'``) and resolved at ``T``
+    (``bound``: the cutoff's bound in UTC seconds). Thread-safe as far as ``live`` is: the store serialises its own
+    writes."""
+
+    def __init__(self, live: SourceLive, store: Store, settings: Settings) -> None:
+        self.live, self.store = live, store
+        self.bound, self.cutoff_iso = cutoff_bound(settings.require_cutoff()), cutoff_iso(settings)
+
+    def _store(self, states: list[DocState]) -> list[RevisionRow]:
+        with self.store.transaction():
+            return StateWriter(self.store, None, origin="live").write(states)
+
+    def candidates(self, query: str, source: str | None, limit: int) -> tuple[list[Shown], list[Rejection]]:
+        """The adapter's candidates, each as its state current at ``T``; the others as rejections."""
+        found, rejections = self.live.candidates(query, source, limit)
+        shown: list[Shown] = []
+        for states in found:
+            current = self._current(states, rejections)
+            if current is not None:
+                shown.append(current)
+        return shown, rejections
+
+    def _current(self, states: list[DocState], rejections: list[Rejection]) -> Shown | None:
+        current = current_by_doc(self._store(states), self.bound)
+        if not current:
+            doc = states[0].doc_id if states else "?"
+            rejections.append(Rejection(id=doc, reason="created_after_cutoff",
+                                        evidence="the upstream proposed it; it has no state before T"))
+            return None
+        row = next(iter(current.values()))
+        refusal = refusal_of(row)
+        if refusal is not None:
+            reason = refusal[0] if refusal[0] in ("content_unproven", "not_eligible") else "created_after_cutoff"
+            rejections.append(Rejection(id=row.doc_id, reason=reason, evidence=refusal[1]))
+            return None
+        return Shown(row)
+
+    def resolve(self, reference: DocReference) -> Shown:
+        """The state ``fetch`` shows at ``T``, resolved upstream (a named ``version`` as itself).
+
+        Raises:
+            NotFoundBeforeCutoff, NotEligible, ContentUnproven; the upstream layer's errors.
+        """
+        rows = self._store(self.live.resolve(reference))
+        if reference.version is not None:
+            chosen = [r for r in rows if r.version == reference.version and r.doc_id == (reference.doc_id
+                                                                                          or r.doc_id)]
+        else:
+            chosen = list(current_by_doc(rows, self.bound).values())
+        return Shown(showable(carrying(chosen, reference), reference, self.bound, self.cutoff_iso))
+
+
+def showable(rows: list[RevisionRow], reference: DocReference, bound: int, cutoff: str) -> RevisionRow:
+    """The first of ``rows`` that may be shown at ``T`` (sorted by document id); else the first refusal.
+
+    Raises:
+        NotFoundBeforeCutoff: no row before ``bound`` (after ``T`` reads exactly as absent).
+        ContentUnproven, NotEligible: the first row before ``bound`` is refused with that code.
+    """
+    named = reference.doc_id or reference.alias
+    refusals: list[tuple[str, str, RevisionRow]] = []
+    for row in sorted(rows, key=lambda r: (r.doc_id, r.valid_from)):
+        if row.valid_from >= bound:
+            continue  # after T reads exactly as absent: neither its date nor its existence is told
+        refusal = refusal_of(row)
+        if refusal is None:
+            return row
+        refusals.append((*refusal, row))
+    if not refusals:
+        raise NotFoundBeforeCutoff(f"{named}{'' if reference.version is None else ' ' + reference.version} "
+                                   f"has no state before the cutoff {cutoff} in the store")
+    code, message, row = refusals[0]
+    error = {"content_unproven": ContentUnproven, "not_eligible": NotEligible}.get(code, NotFoundBeforeCutoff)
+    raise error(f"{row.doc_id} {row.version} ({iso_utc(row.valid_from)}): {message}")
+
+
+def carrying(rows: list[RevisionRow], reference: DocReference) -> list[RevisionRow]:
+    """For an alias reference, only the states that carry the alias (a state current at ``T`` without it means the
+    alias did not name the document yet: an answer posted later, a DOI added later); other references: all."""
+    if reference.alias is None:
+        return rows
+    return [row for row in rows if reference.alias in row.metadata.get("aliases", ())]

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Protocol, TypeVar
 
 from dateutil import parser as dateutil_parser
 
@@ -102,3 +103,28 @@ def snapshot_index(intervals: Sequence[Interval], cutoff: datetime) -> int | Non
 def is_known_current(interval: Interval, cutoff: datetime) -> bool:
     """True when the revision was still current at ``cutoff``: no later revision is known before ``T``."""
     return interval.valid_to is None or interval.valid_to >= cutoff_bound(cutoff)
+
+
+class Dated(Protocol):
+    """A stored state: its document and the instant it appeared (UTC seconds)."""
+
+    @property
+    def doc_id(self) -> str: ...
+
+    @property
+    def valid_from(self) -> int: ...
+
+
+D = TypeVar("D", bound=Dated)
+
+
+def current_by_doc(states: Iterable[D], bound: int) -> dict[str, D]:
+    """Per document, the state with the greatest ``valid_from < bound`` (the snapshot rule; ``bound`` from
+    :func:`cutoff_bound`); of two states with one ``valid_from``, the first in ``states``. Documents with no
+    such state are absent."""
+    current: dict[str, D] = {}
+    for state in states:
+        if state.valid_from < bound and (state.doc_id not in current
+                                         or state.valid_from > current[state.doc_id].valid_from):
+            current[state.doc_id] = state
+    return current

@@ -54,7 +54,7 @@ def test_the_2026_search_at_cutoff_2026_01_06(live_at: Callable[..., FrozenSearc
                                               arxiv_stub: ArxivStub) -> None:
     arxiv_stub.versioned["2306.07400v1"] = V1_ENTRY
     service = live_at("2026-01-06")
-    live = service.source_lives["arxiv"]
+    live = service.lives["arxiv"].live  # type: ignore[attr-defined]
     assert isinstance(live, ArxivLive)
     live.max_pages = 1  # the recorded page of 100; start=100 was not recorded
     found, rejections = live.candidates("testing", None, 100)
@@ -133,7 +133,7 @@ def test_an_unreachable_oai_is_an_error_not_fewer_results(live_at: Callable[...,
     # at 2024-01-01, 1609.07528 and 2312.05778 (today v3 of 2024-09-06 / 2025-01-22) need their version dates from
     # OAI; the stub's OAI answers 404: the search must say the source failed, not quietly leave those papers out
     service = live_at("2024-01-01")
-    live = service.source_lives["arxiv"]
+    live = service.lives["arxiv"].live  # type: ignore[attr-defined]
     assert isinstance(live, ArxivLive)
     live.max_pages = 1
     with pytest.raises(UpstreamUnavailable, match=r"OAI-PMH GetRecord of (1609\.07528|2312\.05778) answered HTTP 404"):

@@ -17,7 +17,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from frozen_search.adapters.documents import DocReference
+from frozen_search.adapters.documents import DocReference, StateLive
 from frozen_search.adapters.http import Upstream, UpstreamConfig
 from frozen_search.adapters.openalex.live import OpenAlexLive
 from frozen_search.cache.http_cache import HttpCache
@@ -26,6 +26,7 @@ from frozen_search.config import Settings
 from frozen_search.cutoff_rules.base import parse_cutoff
 from frozen_search.errors import NotEligible, NotFoundBeforeCutoff, OfflineCacheMiss, RefusedSource
 from frozen_search.service import FrozenSearchService
+from frozen_search.store import Store
 from tests.local_http import LocalServer
 from tests.openalex.realworks import SINGLE_WORK, WORKS_LIST, openalex_file, real_work
 
@@ -157,7 +158,9 @@ def test_unknown_and_undated_works(live: OpenAlexLive) -> None:
 
 def _service(tmp_path: Path, live: OpenAlexLive) -> FrozenSearchService:
     settings = Settings.from_env({}, data_dir=tmp_path / "data", cutoff=parse_cutoff(CUTOFF))
-    return FrozenSearchService(settings, logging=False, source_lives={"openalex": live})
+    store = Store(settings.store_path)
+    lives = {"openalex": StateLive(live, store, settings)}
+    return FrozenSearchService(settings, store=store, logging=False, lives=lives)
 
 
 def test_the_service_in_live_mode_then_offline(stub: OpenAlexStub, live: OpenAlexLive, tmp_path: Path) -> None:

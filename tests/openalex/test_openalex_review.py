@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
+from frozen_search.adapters.documents import StateLive
 from frozen_search.adapters.openalex.ids import RecordError, parse_reference, rebuild_abstract, work_state
 from frozen_search.adapters.openalex.ingest import ingest_openalex
 from frozen_search.adapters.openalex.live import OpenAlexLive
@@ -174,7 +175,9 @@ def test_a_doi_is_shown_only_as_a_record_carrying_that_doi(tmp_path: Path) -> No
     upstream = _upstream(tmp_path)
     settings = Settings.from_env({}, data_dir=tmp_path / "data", cutoff=parse_cutoff(CUTOFF))
     live = OpenAlexLive(upstream, stub.api, parse_cutoff(CUTOFF))
-    service = FrozenSearchService(settings, logging=False, source_lives={"openalex": live})
+    store = Store(settings.store_path)
+    service = FrozenSearchService(settings, store=store, logging=False,
+                                  lives={"openalex": StateLive(live, store, settings)})
     try:
         assert service.fetch("doi:10.2140/agt.2014.14.229").id == "openalex:W2023702627"
         with pytest.raises(NotFoundBeforeCutoff, match="10.9999/other"):

@@ -17,7 +17,7 @@ import pytest
 
 from frozen_search.adapters.documents import DocReference
 from frozen_search.adapters.http import Upstream, UpstreamConfig
-from frozen_search.adapters.stackexchange.ids import SPEC_POLICY
+from frozen_search.adapters.stackexchange import STACKEXCHANGE
 from frozen_search.adapters.stackexchange.live import StackExchangeLive
 from frozen_search.adapters.stackexchange.thread import render_html
 from frozen_search.cache.http_cache import HttpCache
@@ -26,6 +26,7 @@ from frozen_search.config import Settings
 from frozen_search.cutoff_rules.base import cutoff_bound, parse_cutoff
 from frozen_search.errors import NotFoundBeforeCutoff, OfflineCacheMiss, UpstreamRateLimited
 from frozen_search.live import open_live
+from frozen_search.registry import default_registry
 from frozen_search.service import FrozenSearchService
 from frozen_search.store import Store
 from tests.adapters.test_http_layer import FakeTime, Reply, Stub
@@ -74,8 +75,8 @@ def _settings(tmp_path: Path, api: Stub, mode: str, cutoff: str = "2015-01-01") 
 
 def _service(settings: Settings) -> FrozenSearchService:
     base = FrozenSearchService.open(settings, logging=False)
-    service = Recorded(settings, store=base.store, logging=False, source_lives=base.source_lives)
-    service.upstream = base.upstream
+    service = Recorded(settings, store=base.store, logging=False, lives=base.lives)
+    service.live_set = base.live_set
     return service
 
 
@@ -121,9 +122,9 @@ def test_each_field_is_carried_forward_from_its_own_last_revision(tmp_path: Path
 
 def test_the_adapter_returns_only_states_before_the_cutoff(tmp_path: Path, api: Stub) -> None:
     settings = _settings(tmp_path, api, "live")
-    found = open_live(settings, Store(tmp_path / "store.sqlite3"))
+    found = open_live(settings, Store(tmp_path / "store.sqlite3"), default_registry())
     try:
-        states = found.sources["stackexchange"].resolve(
+        states = found.lives["stackexchange"].live.resolve(  # type: ignore[attr-defined]
             DocReference(source="codereview.stackexchange", doc_id="codereview.stackexchange:27379"))
     finally:
         found.upstream.close()
@@ -162,10 +163,10 @@ def test_an_offline_rerun_answers_the_same_from_the_cache_and_never_asks(tmp_pat
 
 def test_open_live_honours_the_backoff_field_on_the_configured_api_host(tmp_path: Path, api: Stub) -> None:
     settings = _settings(tmp_path, api, "live")
-    found = open_live(settings, Store(tmp_path / "store.sqlite3"))
+    found = open_live(settings, Store(tmp_path / "store.sqlite3"), default_registry())
     try:
-        assert found.upstream.config.policy_for("127.0.0.1") == SPEC_POLICY
-        assert SPEC_POLICY.honour_backoff_field
+        assert found.upstream.config.policy_for("127.0.0.1") == STACKEXCHANGE.api_policy
+        assert STACKEXCHANGE.api_policy is not None and STACKEXCHANGE.api_policy.honour_backoff_field
     finally:
         found.upstream.close()
         found.upstream.cache.close()
@@ -176,7 +177,9 @@ def test_a_backoff_answer_delays_the_next_call_to_the_api(tmp_path: Path, api: S
     api.script["/2.3/questions/27379/answers"] = [Reply(body=json.dumps(
         {"items": [], "has_more": False, "backoff": 7, "quota_max": 10000, "quota_remaining": 8755}).encode(),
         headers=JSON)]
-    config = UpstreamConfig(allowed_hosts=frozenset({"127.0.0.1"}), host_policies={"127.0.0.1": SPEC_POLICY})
+    policy = STACKEXCHANGE.api_policy
+    assert policy is not None
+    config = UpstreamConfig(allowed_hosts=frozenset({"127.0.0.1"}), host_policies={"127.0.0.1": policy})
     with HttpCache(tmp_path / "cache") as cache, Upstream(config, cache, namespace="2015-01-01T00:00:00Z",
                                                           clock=fake.now, monotonic=fake.monotonic,
                                                           sleep=fake.sleep, rng=random.Random(1)) as upstream:

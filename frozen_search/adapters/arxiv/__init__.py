@@ -1,1 +1,63 @@
-"""arxiv"""
+"""arXiv as a source: identifiers and papers (:mod:`.ids`), metadata dumps (:mod:`.ingest`), the API and OAI-PMH
+live (:mod:`.live`). The rule is :mod:`frozen_search.cutoff_rules.arxiv`: a paper is eligible when its v1 predates
+``T``, and shows the latest version submitted before ``T``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from frozen_search.adapters.arxiv import ids
+from frozen_search.adapters.documents import DocReference, DocumentStateSource, SourceLive
+from frozen_search.adapters.http import Upstream
+from frozen_search.config import Settings
+from frozen_search.index import RevisionIndex
+from frozen_search.source import IngestReport, Progress
+from frozen_search.store import Store
+
+
+class ArxivSource(DocumentStateSource):
+    """arXiv papers (``arxiv:2101.10016``), one state per version."""
+
+    name = "arxiv"
+    id_examples = ("arxiv:2101.10016",)
+
+    def row_sources(self, settings: Settings) -> tuple[str, ...]:
+        """``("arxiv",)``."""
+        return (ids.SOURCE,)
+
+    def hosts(self, settings: Settings) -> tuple[str, ...]:
+        """``("arxiv.org",)``."""
+        return (ids.HOST,)
+
+    def api_hosts(self, settings: Settings) -> tuple[str, ...]:
+        """The hosts of the configured API and OAI-PMH endpoints, and arxiv.org (PDFs)."""
+        hosts = {urlsplit(settings.arxiv_api).hostname, urlsplit(settings.arxiv_oai).hostname, ids.HOST}
+        return tuple(sorted(h for h in hosts if h))
+
+    def parse_reference(self, ref: str, settings: Settings) -> DocReference | None:
+        """See :func:`frozen_search.adapters.arxiv.ids.parse_reference`."""
+        return ids.parse_reference(ref, settings)
+
+    def ingest(self, paths: Sequence[Path], store: Store, index: RevisionIndex, *, settings: Settings,
+               progress: Progress | None = None, on_file: Callable[[Path], None] | None = None,
+               **options: Any) -> IngestReport:
+        """OAI-PMH arXivRaw XML, the bulk snapshot (JSON lines) or .abs files; all or nothing.
+
+        Raises:
+            IngestError: a file is missing or unusable; nothing is stored.
+        """
+        from frozen_search.adapters.arxiv.ingest import ingest_arxiv
+
+        return ingest_arxiv(paths, store, index, progress=progress, on_file=on_file)
+
+    def state_live(self, upstream: Upstream, settings: Settings) -> SourceLive:
+        """The API (search, chosen version) and OAI-PMH (version dates) at ``settings.cutoff``."""
+        from frozen_search.adapters.arxiv.live import ArxivLive
+
+        return ArxivLive(upstream, settings)
+
+
+ARXIV = ArxivSource()

@@ -258,35 +258,3 @@ def _version_state(record: PaperRecord, entry: VersionEntry) -> DocState:
     return DocState(title=own.title, parts=tuple(p for p in parts if p), dated=(*dated, own_dated),
                     display=display, **base)
 
-
-def _ingest(paths: Any, store: Any, index: Any, *, settings: Settings, progress: Any = None, on_file: Any = None,
-            **options: Any) -> Any:
-    from frozen_search.adapters.arxiv import ingest as arxiv_ingest
-
-    return arxiv_ingest.ingest_arxiv(paths, store, index, progress=progress, on_file=on_file)
-
-
-def _open_live(upstream: Any, settings: Settings) -> Any:
-    from frozen_search.adapters.arxiv import live as arxiv_live
-
-    return arxiv_live.ArxivLive(upstream, settings)
-
-
-def _api_hosts(settings: Settings) -> tuple[str, ...]:
-    hosts = {urlsplit(settings.arxiv_api).hostname, urlsplit(settings.arxiv_oai).hostname, HOST}
-    return tuple(sorted(h for h in hosts if h))
-
-
-def _spec() -> Any:
-    from frozen_search.sources import SourceSpec
-
-    return SourceSpec(name=SOURCE, sources=lambda settings: (SOURCE,), hosts=lambda settings: (HOST,),
-                      parse_reference=parse_reference, ingest=_ingest, api_hosts=_api_hosts, open_live=_open_live)
-
-
-def __getattr__(name: str) -> Any:
-    """``SPEC``: the :class:`~frozen_search.sources.SourceSpec` of arXiv, built on first use (``sources`` imports
-    this module while it builds its registry, so the spec cannot be built at import time)."""
-    if name == "SPEC":
-        return _spec()
-    raise AttributeError(name)

@@ -19,20 +19,16 @@ import html
 import itertools
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
-from urllib.parse import unquote, urlsplit
+from urllib.parse import unquote
 
 from lxml import etree
 
-from frozen_search.adapters.documents import DocReference, DocState, SourceLive, StateIngestReport
-from frozen_search.adapters.http import Upstream
+from frozen_search.adapters.documents import DocReference, DocState
 from frozen_search.config import Settings
 from frozen_search.cutoff_rules import openalex as rules
 from frozen_search.errors import InvalidRequest
-from frozen_search.index import RevisionIndex
-from frozen_search.sources import SourceSpec
-from frozen_search.store import Store
 
 SOURCE = "openalex"
 HOST = "openalex.org"
@@ -250,23 +246,3 @@ def _shown_state(work: Mapping[str, Any], key: str, title: str, doi: str | None,
                     valid_from=published.shown_from, url=url, parts=parts, dated=dated, display=display,
                     provenance=dict(provenance), aliases=aliases, sole=True)
 
-
-def _ingest(paths: Sequence[Any], store: Store, index: RevisionIndex, **kwargs: Any) -> StateIngestReport:
-    from frozen_search.adapters.openalex.ingest import ingest_openalex
-
-    return ingest_openalex(paths, store, index, **kwargs)
-
-
-def _open_live(upstream: Upstream, settings: Settings) -> SourceLive:
-    from frozen_search.adapters.openalex.live import OpenAlexLive
-
-    return OpenAlexLive.from_settings(upstream, settings)
-
-
-def _api_hosts(settings: Settings) -> tuple[str, ...]:
-    host = urlsplit(settings.openalex_api).hostname
-    return (host.lower(),) if host else ()
-
-
-SPEC = SourceSpec(name=SOURCE, sources=lambda settings: (SOURCE,), hosts=lambda settings: (HOST,),
-                  parse_reference=parse_reference, ingest=_ingest, api_hosts=_api_hosts, open_live=_open_live)

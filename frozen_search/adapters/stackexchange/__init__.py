@@ -1,1 +1,67 @@
-"""stackexchange"""
+"""Stack Exchange (MathOverflow, Math.SE, …) as a source: ids and URLs (:mod:`.ids`), thread states
+(:mod:`.thread`), site dumps (:mod:`.dump`), the API live (:mod:`.live`). The rule is
+:mod:`frozen_search.cutoff_rules.stackexchange`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from frozen_search.adapters.documents import DocReference, DocumentStateSource, SourceLive
+from frozen_search.adapters.http import HostPolicy, Upstream
+from frozen_search.adapters.stackexchange import ids
+from frozen_search.adapters.stackexchange.thread import served_sites
+from frozen_search.config import Settings
+from frozen_search.index import RevisionIndex
+from frozen_search.source import IngestReport, Progress
+from frozen_search.store import Store
+
+
+class StackExchangeSource(DocumentStateSource):
+    """The served Stack Exchange sites (``stackexchange_sites``); a document is a question thread."""
+
+    name = "stackexchange"
+    id_examples = ("mathoverflow:12345", "math.stackexchange:12345")
+    api_policy = HostPolicy(0.1, 2, honour_backoff_field=True)  # > 30 req/s per IP are dropped; honour `backoff`
+
+    def row_sources(self, settings: Settings) -> tuple[str, ...]:
+        """The served sites' short names (``mathoverflow``, ``math.stackexchange``)."""
+        return tuple(site.short for site in served_sites(settings))
+
+    def hosts(self, settings: Settings) -> tuple[str, ...]:
+        """The served sites' hosts."""
+        return tuple(site.host for site in served_sites(settings))
+
+    def api_hosts(self, settings: Settings) -> tuple[str, ...]:
+        """The host of the configured API."""
+        host = urlsplit(settings.stackexchange_api).hostname
+        return (host,) if host else ()
+
+    def parse_reference(self, ref: str, settings: Settings) -> DocReference | None:
+        """See :func:`frozen_search.adapters.stackexchange.ids.parse_reference`."""
+        return ids.parse_reference(ref, settings)
+
+    def ingest(self, paths: Sequence[Path], store: Store, index: RevisionIndex, *, settings: Settings,
+               progress: Progress | None = None, on_file: Callable[[Path], None] | None = None,
+               **options: Any) -> IngestReport:
+        """One site dump folder (``site``: the site's host, default read from the dump); all or nothing.
+
+        Raises:
+            IngestError: the folder is missing or unusable; nothing is stored.
+            ConfigError: the site is not served.
+        """
+        from frozen_search.adapters.stackexchange.dump import ingest_stackexchange
+
+        return ingest_stackexchange(paths, store, index, settings=settings, progress=progress, on_file=on_file,
+                                    **options)
+
+    def state_live(self, upstream: Upstream, settings: Settings) -> SourceLive:
+        """The API at ``settings.cutoff``."""
+        from frozen_search.adapters.stackexchange.live import StackExchangeLive
+
+        return StackExchangeLive(upstream, settings)
+
+
+STACKEXCHANGE = StackExchangeSource()

@@ -15,13 +15,9 @@ import re
 from urllib.parse import urlsplit
 
 from frozen_search.adapters.documents import DocReference
-from frozen_search.adapters.http import HostPolicy
-from frozen_search.adapters.stackexchange import dump as stackexchange_dump
-from frozen_search.adapters.stackexchange import live as stackexchange_live
 from frozen_search.adapters.stackexchange.thread import Site, served_sites
 from frozen_search.config import Settings
 from frozen_search.errors import InvalidRequest, RefusedSource
-from frozen_search.sources import SourceSpec
 
 NAME = "stackexchange"
 # Other Stack Exchange network hosts (so their ids and URLs are refused as unserved, not taken for Wikipedia titles).
@@ -91,21 +87,3 @@ def _reference(site: Site, answer: bool, number: int) -> DocReference:
         return DocReference(source=site.short, alias=site.answer_alias(number))
     return DocReference(source=site.short, doc_id=site.doc_id(number))
 
-
-def _api_hosts(settings: Settings) -> tuple[str, ...]:
-    host = urlsplit(settings.stackexchange_api).hostname
-    return (host,) if host else ()
-
-
-SPEC_POLICY = HostPolicy(0.1, 2, honour_backoff_field=True)  # > 30 req/s per IP are dropped; honour `backoff`
-
-SPEC = SourceSpec(
-    name=NAME,
-    sources=lambda settings: tuple(s.short for s in served_sites(settings)),
-    hosts=lambda settings: tuple(s.host for s in served_sites(settings)),
-    parse_reference=parse_reference,
-    ingest=stackexchange_dump.ingest_stackexchange,
-    api_hosts=_api_hosts,
-    open_live=stackexchange_live.open_live,
-    api_policy=SPEC_POLICY,
-)

@@ -284,11 +284,3 @@ def _comments(items: Iterable[dict[str, Any]], posts: set[int], bound: int) -> l
                 found.append(Comment(cid, int(post), at, text))
     return found
 
-
-def open_live(upstream: Upstream, settings: Settings) -> StackExchangeLive:
-    """The live adapter at ``settings.cutoff`` over ``upstream`` (``SourceSpec.open_live``); no request is made.
-
-    Raises:
-        ConfigError: no cutoff, or a malformed ``stackexchange_sites``.
-    """
-    return StackExchangeLive(upstream, settings)

@@ -1,1 +1,159 @@
-"""wikipedia"""
+"""Wikipedia as a source: page titles and oldids, MediaWiki XML dumps, live resolution through the Action API.
+
+Modules: :mod:`.ids` (ids, URLs, titles), :mod:`.dump` (XML exports), :mod:`.wikitext` (rendering, templates
+stripped), :mod:`.live` (the MediaWiki adapter at ``T``), :mod:`.bridge` (what the service shows: live and from the
+store). The rule is :mod:`frozen_search.cutoff_rules.wikipedia`. A document is a page (``wikipedia:Title``); its
+title at ``T`` may differ from today's (moves), and a redirect is followed one hop as it stood at ``T``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from frozen_search.adapters.http import Upstream, require_json
+from frozen_search.adapters.wikipedia import bridge, ids
+from frozen_search.adapters.wikipedia.dump import ingest_wikipedia
+from frozen_search.adapters.wikipedia.live import WikipediaLive, connect
+from frozen_search.config import Settings
+from frozen_search.errors import ConfigError
+from frozen_search.index import RevisionIndex
+from frozen_search.models import Rejection
+from frozen_search.source import IngestReport, Progress, Shown, Source
+from frozen_search.store import RevisionRow, Store
+from frozen_search.verify import Displayed
+
+HISTORY_NOTES = {
+    "complete": "no revision between this one and the cutoff is missing from the store",
+    "unverified": "the dump gives no parent ids: that no revision before the cutoff is missing cannot be checked",
+    "gap": "the store's history after this revision is incomplete: a later revision before the cutoff may exist",
+}
+
+
+class WikipediaSource(Source):
+    """The wiki at ``settings.wikipedia_host`` (live: ``settings.wikipedia_api``)."""
+
+    name = "wikipedia"
+    id_examples = ("wikipedia:Title",)
+
+    def row_sources(self, settings: Settings) -> tuple[str, ...]:
+        """``("wikipedia",)``."""
+        return (ids.SOURCE,)
+
+    def hosts(self, settings: Settings) -> tuple[str, ...]:
+        """The configured wiki host (``en.wikipedia.org``)."""
+        return (settings.wikipedia_host,)
+
+    def api_hosts(self, settings: Settings) -> tuple[str, ...]:
+        """The host of ``settings.wikipedia_api``.
+
+        Raises:
+            ConfigError: ``wikipedia_api`` is not an http(s) URL.
+        """
+        parts = urlsplit(settings.wikipedia_api)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ConfigError(f"wikipedia_api {settings.wikipedia_api!r} is not an http(s) URL")
+        return (parts.hostname,)
+
+    def parse_reference(self, ref: str, settings: Settings) -> ids.WikiReference | None:
+        """A ``wikipedia:`` id or a URL of the wiki (article or ``index.php?oldid=``); ``None`` for others.
+
+        Raises:
+            InvalidRequest: a malformed title or oldid, or a URL of the wiki naming neither.
+        """
+        text = ref.strip()
+        if not text.startswith(ids.ID_PREFIX):
+            host = settings.wikipedia_host
+            try:
+                hostname = (urlsplit(text if "://" in text else "https://" + text.removeprefix("//")).hostname
+                            or "").lower()
+            except ValueError:
+                return None
+            if hostname not in (host, host.replace(".wikipedia.org", ".m.wikipedia.org")):
+                return None
+        return ids.parse_reference(ref, settings.wikipedia_host)
+
+    def ingest(self, paths: Sequence[Path], store: Store, index: RevisionIndex, *, settings: Settings,
+               progress: Progress | None = None, on_file: Callable[[Path], None] | None = None,
+               **options: Any) -> IngestReport:
+        """MediaWiki XML exports (``namespaces``: the namespace numbers kept, default ``{0}``), all or nothing.
+
+        Raises:
+            IngestError: a file is missing, truncated or not a MediaWiki export; nothing is stored.
+        """
+        namespaces = frozenset(options.get("namespaces") or (0,))
+        return ingest_wikipedia(list(paths), store, index, namespaces=namespaces, progress=progress,
+                                on_file=on_file)
+
+    def display_text(self, parts: Sequence[str]) -> str:
+        """Rendered wikitext chunks joined (:func:`~frozen_search.adapters.wikipedia.ids.display_text`)."""
+        return ids.display_text(parts)
+
+    def resolve_local(self, reference: ids.WikiReference, store: Store, bound: int, settings: Settings) -> Shown:
+        """The dump snapshot at ``T`` of a title (a redirect followed one hop) or a saved oldid.
+
+        Raises:
+            NotFoundBeforeCutoff: nothing before the cutoff.
+        """
+        from frozen_search.adapters.documents import cutoff_iso
+
+        return bridge.resolve_local(reference, store, bound, cutoff_iso(settings))
+
+    def open_live(self, upstream: Upstream, settings: Settings, store: Store) -> bridge.LiveBridge:
+        """The MediaWiki at ``settings.wikipedia_api``, connected (siteinfo read) on first use."""
+        cutoff = settings.require_cutoff()
+
+        def wiki() -> WikipediaLive:
+            site = connect(upstream.session(validate=require_json), settings.wikipedia_api,
+                           upstream.config.user_agent)
+            return WikipediaLive(site, cutoff)
+
+        return bridge.LiveBridge(wiki, store, settings.wikipedia_api)
+
+    def local_hit(self, row: RevisionRow, store: Store, bound: int) -> Shown | Rejection:
+        """A redirect hit shows its target's snapshot at ``T``."""
+        shown = bridge.follow_redirect(row, store, bound)
+        if shown is None:
+            return Rejection(id=row.doc_id, reason="redirect_target_missing",
+                             evidence=f"redirects to {row.redirect!r} at the cutoff")
+        return shown
+
+    def displayed(self, shown: Shown, text: str, store: Store, settings: Settings) -> Displayed:
+        """The revision, the title (dated by the move that gave it, when a dump shows one) and the redirect."""
+        row = shown.row
+        parts = [(f"revision {row.version} of {row.doc_id}", row.valid_from)]
+        titled = store.titled_since(row.doc_id, row.title)
+        if titled is not None:  # the page got this title by a move: the title is dated by that move (check 1)
+            parts.append((f"title {row.title!r} (given by a move)", titled))
+        title = row.title
+        if shown.redirect is not None:
+            parts.append((f"redirect {shown.redirect[0]}", shown.redirect[1]))
+            title = f"{row.title} {ids.title_of(shown.redirect[0])}"
+        return Displayed(id=row.doc_id, source=row.source, url=ids.page_url(row.title, settings.wikipedia_host),
+                         title=title, text=text, stored_sha256=row.sha256, parts=parts)
+
+    def fetch_metadata(self, shown: Shown, common: dict[str, Any], settings: Settings) -> dict[str, Any]:
+        """``common``, then what is known of the history around the revision, its permanent link and the redirect
+        followed."""
+        history = history_of(shown.row)
+        return {**common, "history": history, "history_note": HISTORY_NOTES[history],
+                "revision_url": ids.oldid_url(shown.row.version, settings.wikipedia_host),
+                "redirected_from": None if shown.redirect is None else shown.redirect[0]}
+
+
+def history_of(row: RevisionRow) -> str:
+    """What ``fetch`` says of the store's history around a shown Wikipedia revision, without revealing what lies
+    after the cutoff: ``complete`` whether or not a later revision is stored (saying "proven" or "open" would tell
+    an agent that the page was edited after ``T``), ``unverified`` for revisions without a parent id (old export
+    schemas), ``gap`` when a later stored revision names another parent (the one disclosure that implies a later
+    stored revision: a revision before the cutoff may be missing, so it is said rather than hidden)."""
+    if row.continuity == "gap":
+        return "gap"
+    if row.continuity == "unverified" or row.parent_version is None and row.continuity == "open":
+        return "unverified"
+    return "complete"
+
+
+WIKIPEDIA = WikipediaSource()

@@ -73,7 +73,8 @@ _READ_ERRORS = (ElementTree.ParseError, MalformedXML, AssertionError, ValueError
 
 @dataclass
 class IngestReport:
-    """Counts of one ingest call: files, pages and revisions stored, duplicates and skipped pages, seconds."""
+    """Counts of one ingest call: files, pages and revisions stored, duplicates and skipped pages, the namespaces
+    kept, seconds (``problems`` is always empty: a bad export fails whole)."""
 
     files: list[str] = field(default_factory=list)
     pages: int = 0
@@ -83,6 +84,14 @@ class IngestReport:
     skipped_revisions: int = 0
     raw_bytes: int = 0
     seconds: float = 0.0
+    namespaces: list[int] = field(default_factory=lambda: [0])
+    problems: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        """The line ``frozen-search ingest wikipedia`` prints."""
+        return (f"ingested {self.revisions} revisions of {self.pages} pages from {len(self.files)} file(s) in "
+                f"{self.seconds:.1f} s ({self.duplicates} already stored, {self.skipped_pages} pages outside "
+                f"namespaces {sorted(self.namespaces)}, {self.skipped_revisions} revisions without text or date)")
 
 
 def _opener(head: bytes) -> Callable[[IO[bytes]], IO[bytes]]:
@@ -481,7 +490,7 @@ def ingest_wikipedia(paths: Sequence[Path], store: Store, index: RevisionIndex, 
         IngestError: a file is missing, unreadable, truncated, or not a MediaWiki export; nothing is stored.
     """
     started = time.perf_counter()
-    report = IngestReport(files=[str(p) for p in paths])
+    report = IngestReport(files=[str(p) for p in paths], namespaces=sorted(namespaces))
     renderer = WikitextRenderer()
     pool = _RenderWorker()
     try:

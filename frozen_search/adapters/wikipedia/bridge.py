@@ -1,0 +1,169 @@
+"""Wikipedia at ``T`` for the service: live resolution into stored revisions, and resolution from the store alone.
+
+Live mode (and its offline rerun) answers with MediaWiki's candidates, each resolved by
+:class:`~frozen_search.adapters.wikipedia.live.WikipediaLive` to its last revision before ``T`` and stored with
+``origin='live'`` (display and provenance only, never another cutoff's snapshot). Candidates are only proposals
+(upstream search matches today's text): the service ranks them on their historical text and re-verifies them.
+From the store alone, a title resolves to its dump snapshot at ``T`` and a redirect is followed one hop, as
+MediaWiki does, to the target's own snapshot at the same cutoff.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections.abc import Callable
+
+from frozen_search.adapters.wikipedia import ids as wikipedia
+from frozen_search.adapters.wikipedia.live import LiveRevision, WikipediaLive
+from frozen_search.adapters.wikipedia.wikitext import WikitextRenderer, join_rendered
+from frozen_search.errors import InvalidRequest, NotFoundBeforeCutoff
+from frozen_search.models import Rejection
+from frozen_search.source import Shown
+from frozen_search.store import NewRevision, RevisionRow, Store
+
+
+class LiveBridge:
+    """Resolve through ``adapter`` (or a factory connecting it on first use) and store what it finds in ``store``.
+
+    Thread-safe: the adapter is connected once, the renderer (which memoizes) is used under a lock, and the store
+    serialises its own writes; upstream requests run unlocked, limited by the upstream layer's per-host policy.
+    ``api_url`` is recorded in each live revision's provenance.
+    """
+
+    def __init__(self, adapter: WikipediaLive | Callable[[], WikipediaLive], store: Store, api_url: str) -> None:
+        self._adapter = adapter
+        self.store = store
+        self.api_url = api_url
+        self._renderer = WikitextRenderer(memo_chars=4_000_000)
+        self._render_lock = threading.Lock()
+        self._connect_lock = threading.Lock()
+
+    @property
+    def adapter(self) -> WikipediaLive:
+        """The Wikipedia live adapter, connected on first use (a session that never asks the wiki never needs its
+        siteinfo, e.g. an offline rerun of an arXiv-only session).
+
+        Raises:
+            OfflineCacheMiss: offline, and the wiki's siteinfo was never recorded at this cutoff.
+        """
+        adapter = self._adapter
+        if isinstance(adapter, WikipediaLive):
+            return adapter
+        with self._connect_lock:
+            if not isinstance(self._adapter, WikipediaLive):
+                self._adapter = self._adapter()
+            return self._adapter
+
+    def store_revision(self, rev: LiveRevision) -> RevisionRow:
+        """The stored row for ``rev`` under its title at ``T``, inserting it (``origin='live'``) when new."""
+        doc = wikipedia.doc_id(rev.title)
+        existing = self.store.get(doc, str(rev.revid))
+        if existing is not None:
+            return existing
+        with self._render_lock:
+            chunks = self._renderer.render_chunks(rev.wikitext)
+        displayed = join_rendered([c.text for c in chunks])
+        with self.store.transaction():
+            self.store.put_chunks((c.key, c.source, c.text) for c in chunks)
+            self.store.add_revision(NewRevision(
+                doc_id=doc, source=wikipedia.SOURCE, version=str(rev.revid),
+                parent_version=None if rev.parentid is None else str(rev.parentid), valid_from=rev.timestamp,
+                title=wikipedia.normalize_title(rev.title), redirect=rev.redirect,
+                chunk_keys=b"".join(c.key for c in chunks),
+                sha256=hashlib.sha256(displayed.encode("utf-8")).hexdigest(), chars=len(displayed),
+                metadata={"page_id": str(rev.page_id), "current_title": rev.current_title, "renderer":
+                          "wikitext-chunks/1"},
+                provenance={"upstream": self.api_url, "wikitext_sha1": rev.sha1, "resolved": "live"},
+                origin="live"))
+        stored = self.store.get(doc, str(rev.revid))
+        if stored is None:  # pragma: no cover - the transaction above committed it
+            raise NotFoundBeforeCutoff(f"revision {rev.revid} could not be stored")
+        return stored
+
+    def resolve(self, reference: wikipedia.WikiReference) -> Shown:
+        """What a fetch of ``reference`` shows at ``T``.
+
+        Raises:
+            NotFoundBeforeCutoff: no such page or revision before the cutoff, or its title at ``T`` is unprovable.
+        """
+        if reference.oldid is not None:
+            rev = self.adapter.by_revid(int(reference.oldid))
+            if rev is None:
+                raise NotFoundBeforeCutoff(f"revision {reference.oldid} does not exist before the cutoff")
+            return Shown(self.store_revision(rev))
+        title = str(reference.title)
+        found = self.adapter.at_title(title)
+        if found is None:
+            raise NotFoundBeforeCutoff(f"{wikipedia.doc_id(title)} has no revision before the cutoff "
+                                       f"(as resolved by {self.api_url})")
+        rev, redirect = found
+        row = self.store_revision(rev)
+        return Shown(row) if redirect is None else Shown(row, (wikipedia.doc_id(redirect.title), redirect.timestamp))
+
+    def candidates(self, query: str, source: str | None, limit: int) -> tuple[list[Shown], list[Rejection]]:
+        """Upstream search candidates resolved at ``T``; those that cannot be shown come back as rejections."""
+        shown: list[Shown] = []
+        rejections: list[Rejection] = []
+        for title in self.adapter.search_titles(query, limit):
+            found = self._candidate(title)
+            if isinstance(found, Rejection):
+                rejections.append(found)
+            else:
+                shown.append(found)
+        return shown, rejections
+
+    def _candidate(self, title: str) -> Shown | Rejection:
+        doc = wikipedia.doc_id(title)
+        try:
+            rev = self.adapter.candidate(title)
+        except NotFoundBeforeCutoff as exc:
+            return Rejection(id=doc, reason="title_unprovable", evidence=exc.message)
+        if rev is None:
+            return Rejection(id=doc, reason="created_after_cutoff",
+                             evidence="MediaWiki search proposed it; it has no revision before T")
+        if rev.redirect is None:
+            return Shown(self.store_revision(rev))
+        target = self.adapter.at_title(rev.redirect, hops=1)
+        if target is None:
+            return Rejection(id=doc, reason="redirect_target_missing",
+                             evidence=f"redirects to {rev.redirect!r} at the cutoff")
+        return Shown(self.store_revision(target[0]), (wikipedia.doc_id(rev.title), rev.timestamp))
+
+
+def resolve_local(reference: wikipedia.WikiReference, store: Store, bound: int, cutoff: str) -> Shown:
+    """What a fetch of ``reference`` shows at ``T`` from the store's dump revisions (``cutoff``: ``T`` as refusals
+    state it).
+
+    Raises:
+        NotFoundBeforeCutoff: no revision before the cutoff (an oldid saved at or after it reads as absent), or a
+            redirect at ``T`` to a page with none.
+    """
+    if reference.oldid is not None:
+        row = store.by_version(wikipedia.SOURCE, reference.oldid)
+        if row is None or row.valid_from >= bound:  # after T reads exactly as absent
+            raise NotFoundBeforeCutoff(f"revision {reference.oldid} has no copy saved before the cutoff "
+                                       f"{cutoff} in the store")
+        return Shown(row)
+    doc = wikipedia.doc_id(str(reference.title))
+    row = store.snapshot(doc, bound)
+    if row is None:
+        raise NotFoundBeforeCutoff(f"{doc} has no revision before the cutoff {cutoff}")
+    shown = follow_redirect(row, store, bound)
+    if shown is None:
+        raise NotFoundBeforeCutoff(f"{doc} redirected to {row.redirect!r} at the cutoff, which has no "
+                                   "revision before it")
+    return shown
+
+
+def follow_redirect(row: RevisionRow, store: Store, bound: int) -> Shown | None:
+    """One hop, as MediaWiki follows redirects; the target's snapshot is taken at the same cutoff (``None``: the
+    target has no revision before it, or is no valid title)."""
+    if row.redirect is None:
+        return Shown(row)
+    try:
+        target_doc = wikipedia.doc_id(row.redirect)
+    except InvalidRequest:
+        return None
+    target = store.snapshot(target_doc, bound)
+    return None if target is None else Shown(target, (row.doc_id, row.valid_from))

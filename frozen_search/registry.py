@@ -1,0 +1,106 @@
+"""The source registry: the sources this build serves, built once and passed into the service and the operations.
+
+:func:`default_registry` lists one :class:`~frozen_search.source.Source` per package under
+:mod:`frozen_search.adapters`; adding a source is one package and one line there. Nothing here is a module-level
+global: a test builds its own :class:`Registry` (say, with a toy source) and passes it in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+from frozen_search.config import Settings
+from frozen_search.errors import ConfigError, InvalidRequest, RefusedSource
+from frozen_search.source import Source
+
+
+@dataclass(frozen=True)
+class Registry:
+    """The sources served, in reference-parsing order (the first source's row sources and hosts are listed
+    first in messages and ``served_*``; the rest sorted).
+
+    Raises:
+        ConfigError: two sources share a name (at construction).
+    """
+
+    sources: tuple[Source, ...]
+
+    def __post_init__(self) -> None:
+        names = [source.name for source in self.sources]
+        if len(set(names)) != len(names):
+            raise ConfigError(f"two sources share a name in the registry: {names}")
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The registry keys, in order (``ingest NAME`` and ``live_sources`` entries)."""
+        return tuple(source.name for source in self.sources)
+
+    def named(self, name: str) -> Source | None:
+        """The source called ``name``, or ``None``."""
+        return next((source for source in self.sources if source.name == name), None)
+
+    def for_row_source(self, row_source: str, settings: Settings) -> Source | None:
+        """The source serving rows of ``row_source`` (``mathoverflow`` → Stack Exchange), or ``None``."""
+        return next((s for s in self.sources if row_source in s.row_sources(settings)), None)
+
+    def served_sources(self, settings: Settings) -> tuple[str, ...]:
+        """Every row source served: the first source's, then the others' sorted."""
+        return _first_then_sorted(source.row_sources(settings) for source in self.sources)
+
+    def served_hosts(self, settings: Settings) -> tuple[str, ...]:
+        """Every URL host a displayed document may carry: the first source's, then the others' sorted."""
+        return _first_then_sorted(source.hosts(settings) for source in self.sources)
+
+    def parse_reference(self, ref: str, settings: Settings) -> tuple[Source, Any]:
+        """The source claiming ``ref`` (an id or URL) and its parsed reference.
+
+        Raises:
+            InvalidRequest: a malformed reference of a source, or one that is neither a known id nor a URL.
+            RefusedSource: a URL of a host no source serves, or an unserved site of a source.
+        """
+        for source in self.sources:
+            found = source.parse_reference(ref, settings)
+            if found is not None:
+                return source, found
+        raise self._unclaimed(ref, settings)
+
+    def _unclaimed(self, ref: str, settings: Settings) -> InvalidRequest | RefusedSource:
+        text = ref.strip()
+        if text.startswith("//"):
+            text = "https:" + text
+        elif "://" not in text:
+            text = "https://" + text
+        try:
+            parts = urlsplit(text)
+            hostname = (parts.hostname or "").lower()
+        except ValueError:
+            parts, hostname = None, ""
+        if parts is None or "." not in hostname:
+            examples = ", ".join(example for source in self.sources for example in source.id_examples)
+            return InvalidRequest(f"{ref[:100]!r} is neither a known id ({examples}) nor a URL")
+        if parts.scheme not in ("http", "https"):
+            return InvalidRequest(f"{ref[:100]!r} is neither an id nor an http(s) URL")
+        return RefusedSource(f"{hostname} is not a served source; this server serves "
+                             f"{', '.join(self.served_hosts(settings))}")
+
+
+def _first_then_sorted(groups: Iterable[tuple[str, ...]]) -> tuple[str, ...]:
+    listed = list(groups)
+    if not listed:
+        return ()
+    first = listed[0]
+    rest = sorted({value for group in listed[1:] for value in group} - set(first))
+    return (*first, *rest)
+
+
+def default_registry() -> Registry:
+    """The sources of this build: Wikipedia, arXiv, Stack Exchange, OpenAlex (in reference-parsing order)."""
+    from frozen_search.adapters.arxiv import ARXIV
+    from frozen_search.adapters.openalex import OPENALEX
+    from frozen_search.adapters.stackexchange import STACKEXCHANGE
+    from frozen_search.adapters.wikipedia import WIKIPEDIA
+
+    return Registry((WIKIPEDIA, ARXIV, STACKEXCHANGE, OPENALEX))

@@ -1,0 +1,176 @@
+"""The one interface every source implements (Wikipedia, arXiv, Stack Exchange, OpenAlex, and any added later).
+
+A source is one package under :mod:`frozen_search.adapters` exposing one :class:`Source` object; the
+:class:`~frozen_search.registry.Registry` lists them and is passed into the service, which never branches on a
+source's name. A source answers, for its own documents:
+
+- **ids and URLs**: :meth:`Source.parse_reference` claims the references of this source (``None`` for others);
+- **ingest**: :meth:`Source.ingest` stores dump files (all or nothing) and returns an :class:`IngestReport`;
+- **live resolution at ``T``**: :meth:`Source.open_live` gives a :class:`LiveSource` over the shared upstream layer,
+  whose candidates and fetches come back already resolved to the state current at ``T`` (a :class:`Shown`);
+- **local resolution at ``T``**: :meth:`Source.resolve_local` answers a fetch from the store alone;
+- **displayed parts with their dates**: :meth:`Source.displayed` lists every displayed part with its ``valid_from``,
+  which re-verification (:mod:`frozen_search.verify`) checks against ``T``;
+- **eligibility**: :meth:`Source.indexable` says whether a stored row may be found at all (its rules, in
+  :mod:`frozen_search.cutoff_rules`, decided that when the row was stored).
+
+Instants are integer UTC seconds throughout; ``bound`` is :func:`frozen_search.cutoff_rules.base.cutoff_bound` of
+the cutoff (a stored instant ``s`` is before ``T`` iff ``s < bound``).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar, Protocol
+
+from frozen_search.adapters.http import HostPolicy, Upstream
+from frozen_search.config import Settings
+from frozen_search.index import RevisionIndex
+from frozen_search.models import Rejection
+from frozen_search.store import RevisionRow, Store
+from frozen_search.verify import Displayed
+
+# progress(bytes read so far in the current file, revisions or states stored so far)
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class Shown:
+    """A stored revision about to be shown, and the redirect followed to reach it: ``(doc_id, valid_from)`` (UTC
+    seconds) of the redirect page's revision at ``T``, or ``None``."""
+
+    row: RevisionRow
+    redirect: tuple[str, int] | None = None
+
+
+class IngestReport(Protocol):
+    """What an ingester returns: the records it skipped (``"<file>: record N (<position>): <why>"``), the wall time
+    in seconds, and a one-line :meth:`summary` the CLI prints."""
+
+    problems: list[str]
+    seconds: float
+
+    def summary(self) -> str:
+        """One line: what was stored, from how many files, in how many seconds."""
+        ...
+
+
+class LiveSource(Protocol):
+    """A source's live resolution at the service's cutoff ``T``, over the shared upstream layer (and so its HTTP
+    cache, which answers alone in offline mode). Thread-safe: several calls may run at once; the upstream layer's
+    per-host rate limits are the only serialisation of upstream calls.
+
+    Upstream candidates prove nothing: the service ranks what comes back on its own historical text and
+    re-verifies it.
+    """
+
+    def candidates(self, query: str, source: str | None, limit: int) -> tuple[list[Shown], list[Rejection]]:
+        """Up to ``limit`` documents for ``query`` (``source``: the row-source filter, or ``None``), each resolved
+        to its state current at ``T``, and the candidates that cannot be shown (logged, never displayed).
+
+        Raises:
+            UpstreamUnavailable, UpstreamRejected, OfflineCacheMiss: from the upstream layer.
+        """
+        ...
+
+    def resolve(self, reference: Any) -> Shown:
+        """What ``fetch`` shows at ``T`` for a reference this source's :meth:`Source.parse_reference` returned.
+
+        Raises:
+            NotFoundBeforeCutoff, NotEligible, ContentUnproven: nothing may be shown at ``T``.
+            UpstreamUnavailable, UpstreamRejected, OfflineCacheMiss: from the upstream layer.
+        """
+        ...
+
+
+class Source(ABC):
+    """One source of documents. Subclasses set :attr:`name` and implement every abstract method; the registry
+    refuses a source with a missing part (an abstract class cannot be instantiated).
+
+    ``name`` is the registry key, the ``frozen-search ingest NAME`` subcommand and a ``live_sources`` entry;
+    ``id_examples`` are shown when a reference is claimed by no source (``("arxiv:2101.10016",)``);
+    ``api_policy`` is the upstream layer's politeness for :meth:`api_hosts` (``None``: the layer's default).
+    """
+
+    name: ClassVar[str]
+    id_examples: ClassVar[tuple[str, ...]] = ()
+    api_policy: ClassVar[HostPolicy | None] = None
+
+    @abstractmethod
+    def row_sources(self, settings: Settings) -> tuple[str, ...]:
+        """The row sources this source serves: the values of ``search``'s ``source`` filter (``("arxiv",)``)."""
+
+    @abstractmethod
+    def hosts(self, settings: Settings) -> tuple[str, ...]:
+        """The hosts of the URLs its displayed documents carry (re-verification check 5)."""
+
+    def api_hosts(self, settings: Settings) -> tuple[str, ...]:
+        """The hosts its live adapter calls, allowed in the upstream layer (default: none).
+
+        Raises:
+            ConfigError: a configured API URL is unusable.
+        """
+        return ()
+
+    @abstractmethod
+    def parse_reference(self, ref: str, settings: Settings) -> Any | None:
+        """A reference object for an id or URL of this source (consumed by :meth:`resolve_local` and the live
+        source's ``resolve``); ``None`` when ``ref`` is not of this source.
+
+        Raises:
+            InvalidRequest: a malformed id or URL of this source.
+            RefusedSource: a site of this source that is not served.
+        """
+
+    @abstractmethod
+    def ingest(self, paths: Sequence[Path], store: Store, index: RevisionIndex, *, settings: Settings,
+               progress: Progress | None = None, on_file: Callable[[Path], None] | None = None,
+               **options: Any) -> IngestReport:
+        """Store and index the dump files ``paths``, all or nothing.
+
+        Raises:
+            IngestError: a file is missing or unusable; nothing is stored.
+            ConfigError: an option is unusable (e.g. an unserved site).
+        """
+
+    @abstractmethod
+    def display_text(self, parts: Sequence[str]) -> str:
+        """A stored revision's displayed text from its chunks' texts (in order)."""
+
+    @abstractmethod
+    def resolve_local(self, reference: Any, store: Store, bound: int, settings: Settings) -> Shown:
+        """What ``fetch`` shows at ``T`` from the store alone (no upstream).
+
+        Raises:
+            NotFoundBeforeCutoff, NotEligible, ContentUnproven: nothing may be shown at ``T``.
+        """
+
+    @abstractmethod
+    def open_live(self, upstream: Upstream, settings: Settings, store: Store) -> LiveSource:
+        """The live resolution at ``settings.cutoff`` over ``upstream``; what it learns is stored in ``store``
+        (``origin='live'``). Connects lazily: opening asks nothing upstream.
+
+        Raises:
+            ConfigError: a configured API URL is unusable.
+        """
+
+    @abstractmethod
+    def displayed(self, shown: Shown, text: str, store: Store, settings: Settings) -> Displayed:
+        """Everything about to be shown of ``shown`` (id, URL, title, ``text``), with every displayed part and its
+        ``valid_from`` (UTC seconds) for re-verification."""
+
+    @abstractmethod
+    def fetch_metadata(self, shown: Shown, common: dict[str, Any], settings: Settings) -> dict[str, Any]:
+        """``fetch``'s ``metadata``: ``common`` (source, as_of, revision, cutoff, paging) with this source's proven
+        fields, in display order."""
+
+    def local_hit(self, row: RevisionRow, store: Store, bound: int) -> Shown | Rejection:
+        """What a local index hit on ``row`` shows at ``T`` (default: ``row`` itself), or why it cannot be shown."""
+        return Shown(row)
+
+    def indexable(self, row: RevisionRow) -> bool:
+        """Whether ``row`` may be found by search at all (a state refused when stored is never indexed)."""
+        return True

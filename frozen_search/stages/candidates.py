@@ -1,0 +1,74 @@
+"""Stage 1: candidates for a search, from the local snapshot index at ``T`` and from each live source."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from frozen_search.config import Settings
+from frozen_search.errors import FrozenSearchError
+from frozen_search.index import RevisionIndex
+from frozen_search.models import Rejection, SourceError
+from frozen_search.registry import Registry
+from frozen_search.source import LiveSource, Shown
+from frozen_search.store import Store
+
+
+@dataclass
+class Candidates:
+    """What the first stage found: local hits (BM25 order), live candidates (each resolved at ``T``), the
+    candidates refused on the way (logged) and the sources whose upstream failed (shown in ``errors``)."""
+
+    local: list[Shown] = field(default_factory=list)
+    fresh: list[Shown] = field(default_factory=list)
+    rejections: list[Rejection] = field(default_factory=list)
+    errors: list[SourceError] = field(default_factory=list)
+
+
+def local_candidates(index: RevisionIndex, store: Store, registry: Registry, settings: Settings, *,
+                     terms: list[str], phrases: list[list[str]], bound: int, source: str | None, limit: int,
+                     found: Candidates) -> None:
+    """Add to ``found`` up to ``limit`` index hits current at ``T`` (``bound``, UTC seconds), each as its source
+    shows it (a Wikipedia redirect as its target); hits that cannot be shown become rejections."""
+    hits = index.search(terms, phrases, bound, source, limit)
+    rows = store.revisions([rev_pk for _, rev_pk, _ in hits])
+    for _, rev_pk, doc in hits:
+        row = rows.get(rev_pk)
+        if row is None:
+            found.rejections.append(Rejection(id=doc, reason="not_in_store",
+                                              evidence="the index names a revision the store does not hold"))
+            continue
+        owner = registry.for_row_source(row.source, settings)
+        shown = Shown(row) if owner is None else owner.local_hit(row, store, bound)
+        if isinstance(shown, Rejection):
+            found.rejections.append(shown)
+        else:
+            found.local.append(shown)
+
+
+def live_candidates(lives: Mapping[str, LiveSource], registry: Registry, settings: Settings, *, query: str,
+                    source: str | None, limit: int, found: Candidates) -> None:
+    """Add to ``found`` each live source's candidates (sources the ``source`` filter excludes are not asked); a
+    source whose upstream fails is listed in ``found.errors`` and the others still answer.
+
+    Raises:
+        FrozenSearchError: every source asked failed (the first failure).
+    """
+    failed: list[tuple[str, FrozenSearchError]] = []
+    asked = 0
+    for owner in registry.sources:  # in registry order
+        live = lives.get(owner.name)
+        if live is None or (source is not None and source not in owner.row_sources(settings)):
+            continue
+        name = owner.name
+        asked += 1
+        try:
+            shown, rejections = live.candidates(query, source, limit)
+        except FrozenSearchError as exc:
+            failed.append((name, exc))
+            continue
+        found.fresh.extend(shown)
+        found.rejections.extend(rejections)
+    if failed and len(failed) == asked:
+        raise failed[0][1]  # every source asked upstream failed: the search itself fails
+    found.errors.extend(SourceError(source=name, code=error.code, message=error.message) for name, error in failed)

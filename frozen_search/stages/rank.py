@@ -1,0 +1,52 @@
+"""Stage 3: one ranking at ``T`` — local hits and live candidates together by BM25 on their historical text — and
+the snippets cut from that text."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from frozen_search.cutoff_rules.base import iso_utc
+from frozen_search.index import IndexedRevision, rank
+from frozen_search.models import Rejection
+from frozen_search.source import Shown
+from frozen_search.store import RevisionRow
+
+
+def merge_ranked(local: list[Shown], fresh: list[Shown], terms: list[str], phrases: list[list[str]],
+                 text_of: Callable[[RevisionRow], str], rejections: list[Rejection]) -> list[Shown]:
+    """Local hits and live candidates, one per document (live wins), ranked together by BM25 at ``T``; a live
+    candidate whose historical text does not match the query is dropped with a ``matched_only_current_text``
+    rejection (upstream search matched today's text)."""
+    by_doc = {shown.row.doc_id: shown for shown in [*local, *fresh]}
+    docs = [IndexedRevision(s.row.rev_pk, s.row.doc_id, s.row.source, s.row.valid_from, None, s.row.title,
+                            text_of(s.row)) for s in by_doc.values()]
+    ranked = rank(docs, terms, phrases)
+    matched = {doc for _, _, doc in ranked}
+    for shown in fresh:
+        if shown.row.doc_id not in matched:
+            rejections.append(Rejection(
+                id=shown.row.doc_id, reason="matched_only_current_text",
+                evidence=f"the upstream search matched today's text; revision {shown.row.version} of "
+                         f"{iso_utc(shown.row.valid_from)} does not match the query"))
+    return [by_doc[doc] for _, _, doc in ranked]
+
+
+def snippet(text: str, terms: list[str], width: int) -> str:
+    """About ``width`` characters of ``text`` around the first whole-word occurrence of a query term."""
+    start = 0
+    lowered = text.lower()
+    for term in terms:
+        found = re.search(rf"(?<![^\W_]){re.escape(term)}(?![^\W_])", lowered)
+        if found is not None:
+            start = max(0, found.start() - width // 3)
+            break
+    if start > 0:
+        space = text.find(" ", start)
+        start = space + 1 if 0 <= space < start + 30 else start
+    end = min(len(text), start + width)
+    if end < len(text):
+        space = text.rfind(" ", start, end)
+        end = space if space > start + width // 2 else end
+    piece = " ".join(text[start:end].split())
+    return ("…" if start > 0 else "") + piece + ("…" if end < len(text) else "")

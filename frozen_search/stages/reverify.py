@@ -1,0 +1,78 @@
+"""Stage 4: re-verification of everything about to be shown, and the displayed text it checks.
+
+:class:`Reverifier` joins a stored revision's chunks into its displayed text (a bounded in-memory cache), asks the
+row's source for every displayed part with its date, and runs :func:`frozen_search.verify.verify` at the service's
+cutoff. Thread-safe: several calls may re-verify at once.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from datetime import datetime
+
+from frozen_search.config import Settings
+from frozen_search.models import Rejection
+from frozen_search.registry import Registry
+from frozen_search.source import Shown
+from frozen_search.store import RevisionRow, Store
+from frozen_search.verify import Displayed, verify
+
+TEXT_CACHE_CHARS = 50_000_000  # characters of displayed text kept in memory
+SCAN_CACHE_ENTRIES = 200_000  # future-reference scans kept, by text sha256
+
+
+class Reverifier:
+    """Displayed text, displayed parts and the re-verification pass at ``cutoff`` (a UTC instant) over ``store``.
+
+    Raises (from :meth:`text`):
+        StoreIntegrityError: a revision's chunks are missing from the store.
+    """
+
+    def __init__(self, settings: Settings, registry: Registry, store: Store, cutoff: datetime) -> None:
+        self.settings, self.registry, self.store, self.cutoff = settings, registry, store, cutoff
+        self.served = registry.served_sources(settings)
+        self.hosts = registry.served_hosts(settings)
+        self._lock = threading.Lock()
+        self._texts: OrderedDict[int, str] = OrderedDict()
+        self._text_chars = 0
+        self._scans: dict[str, str | None] = {}  # future-reference scan by text sha256, at this cutoff
+
+    def text(self, row: RevisionRow) -> str:
+        """The displayed text of ``row`` (characters), from the cache or the store (chunks joined by its source)."""
+        with self._lock:
+            cached = self._texts.get(row.rev_pk)
+            if cached is not None:
+                self._texts.move_to_end(row.rev_pk)
+                return cached
+        owner = self.registry.for_row_source(row.source, self.settings)
+        parts = self.store.text_parts(row)
+        text = owner.display_text(parts) if owner is not None else "\n\n".join(parts)
+        with self._lock:
+            if row.rev_pk not in self._texts:
+                self._texts[row.rev_pk] = text
+                self._text_chars += len(text)
+            while self._text_chars > TEXT_CACHE_CHARS and self._texts:
+                _, old = self._texts.popitem(last=False)
+                self._text_chars -= len(old)
+        return text
+
+    def displayed(self, shown: Shown, text: str) -> Displayed:
+        """What is about to be shown of ``shown``, with its displayed parts dated by its source; a row of a source
+        this registry does not serve is shown with an empty URL, which check 5 refuses."""
+        owner = self.registry.for_row_source(shown.row.source, self.settings)
+        if owner is None:
+            row = shown.row
+            return Displayed(id=row.doc_id, source=row.source, url="", title=row.title, text=text,
+                             stored_sha256=row.sha256, parts=[(f"revision {row.version} of {row.doc_id}",
+                                                               row.valid_from)])
+        return owner.displayed(shown, text, self.store, self.settings)
+
+    def check(self, displayed: Displayed, terms: list[str] | None) -> Rejection | None:
+        """The first re-verification failure of ``displayed`` (``terms``: the query's, for a search hit), or
+        ``None`` when it may be shown."""
+        with self._lock:
+            if len(self._scans) > SCAN_CACHE_ENTRIES:
+                self._scans.clear()
+        return verify(displayed, self.cutoff, allowed_sources=self.served, allowed_hosts=self.hosts,
+                      query_terms=terms, scan_cache=self._scans)
