@@ -8,6 +8,7 @@ never another cutoff's snapshot. Only the sources named in ``settings.live_sourc
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from frozen_search.adapters.http import (
@@ -22,7 +23,7 @@ from frozen_search.cache.keys import namespace_for_cutoff
 from frozen_search.config import Settings
 from frozen_search.errors import ConfigError
 from frozen_search.registry import Registry
-from frozen_search.source import LiveSource
+from frozen_search.source import LiveSource, Source
 from frozen_search.store import Store
 
 
@@ -40,13 +41,30 @@ class LiveSet:
         self.upstream.cache.close()
 
 
+def upstream_config(settings: Settings, asked: Sequence[Source]) -> UpstreamConfig:
+    """The upstream layer's configuration: the default hosts and policies, plus each asked source's API hosts with
+    its politeness policy when it has one (a configured stub or mirror is treated like the real host).
+
+    Raises:
+        ConfigError: an API URL is unusable.
+    """
+    hosts = set(DEFAULT_ALLOWED_HOSTS)
+    policies = dict(DEFAULT_HOST_POLICIES)
+    for source in asked:
+        api_hosts = source.api_hosts(settings)
+        hosts.update(api_hosts)
+        if source.api_policy is not None:  # e.g. Stack Exchange's `backoff` field, honoured on a configured host
+            policies.update({host: source.api_policy for host in api_hosts if host not in policies})
+    return UpstreamConfig(user_agent=user_agent(settings.contact), allowed_hosts=frozenset(hosts),
+                          host_policies=policies)
+
+
 def open_live(settings: Settings, store: Store, registry: Registry, *, prefer_cache: bool = False) -> LiveSet:
     """The live resolutions of ``settings.mode`` (``live`` or ``offline``) over one upstream layer.
 
     The HTTP cache is ``settings.cache_path``; its namespace is the cutoff, so exchanges recorded at one cutoff never
-    answer another. Each asked source's API hosts are allowed, with its politeness policy when it has one (a
-    configured stub or mirror is treated like the real host). ``prefer_cache``: serve recorded answers first (warm
-    re-runs). Nothing is asked upstream here: sources connect on first use.
+    answer another. Each asked source's API hosts are allowed (:func:`upstream_config`). ``prefer_cache``: serve
+    recorded answers first (warm re-runs). Nothing is asked upstream here: sources connect on first use.
 
     Raises:
         ConfigError: the mode is ``local``, an API URL is unusable, or ``live_sources`` names an unknown source.
@@ -58,15 +76,7 @@ def open_live(settings: Settings, store: Store, registry: Registry, *, prefer_ca
     if unknown:
         raise ConfigError(f"live_sources names {unknown[0]!r}; known: {', '.join(registry.names)}")
     asked = [source for source in registry.sources if source.name in names]
-    hosts = set(DEFAULT_ALLOWED_HOSTS)
-    policies = dict(DEFAULT_HOST_POLICIES)
-    for source in asked:
-        api_hosts = source.api_hosts(settings)
-        hosts.update(api_hosts)
-        if source.api_policy is not None:  # e.g. Stack Exchange's `backoff` field, honoured on a configured host
-            policies.update({host: source.api_policy for host in api_hosts if host not in policies})
-    config = UpstreamConfig(user_agent=user_agent(settings.contact), allowed_hosts=frozenset(hosts),
-                            host_policies=policies)
+    config = upstream_config(settings, asked)
     namespace = namespace_for_cutoff(settings.require_cutoff())
     upstream = Upstream(config, HttpCache(settings.cache_path), namespace=namespace,
                         mode="live" if settings.mode == "live" else "offline", prefer_cache=prefer_cache)

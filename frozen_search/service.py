@@ -13,7 +13,6 @@ upstream layer's per-host rate limits are the only serialisation of upstream cal
 
 from __future__ import annotations
 
-import re
 import secrets
 from collections.abc import Callable, Mapping
 from datetime import datetime
@@ -22,13 +21,13 @@ from typing import Any
 from frozen_search.adapters.http import Upstream
 from frozen_search.config import Settings, default_setting
 from frozen_search.cutoff_rules.base import cutoff_bound, iso_utc
-from frozen_search.errors import FrozenSearchError, InvalidRequest, RefusedSource, VerificationFailed
-from frozen_search.index import tokenize
+from frozen_search.errors import FrozenSearchError, InvalidRequest, VerificationFailed
 from frozen_search.live import LiveSet, open_live
 from frozen_search.models import FetchResponse, HitRecord, Outcome, SearchResponse, SearchResult
 from frozen_search.querylog import QueryLog, format_instant
 from frozen_search.registry import Registry, default_registry
 from frozen_search.source import LiveSource, Shown
+from frozen_search.stages.arguments import fetch_arguments, search_arguments
 from frozen_search.stages.candidates import Candidates, live_candidates, local_candidates
 from frozen_search.stages.rank import merge_ranked, snippet
 from frozen_search.stages.resolve import resolve_reference
@@ -39,8 +38,6 @@ from frozen_search.verify import REASON_CODES
 
 TOOL_ARGUMENTS = {"search": frozenset({"query", "source", "limit"}), "fetch": frozenset({"id", "offset", "max_chars"})}
 ATTEMPTED_CUTOFF = "attempted_cutoff"
-KNOWN_SOURCES = ("arxiv", "math.stackexchange", "mathoverflow", "openalex", "wikipedia")
-MAX_REFERENCE_CHARS = 2_000
 
 
 class FrozenSearchService:
@@ -188,7 +185,7 @@ class FrozenSearchService:
     # -- search -------------------------------------------------------------------------------------------------
 
     def _search(self, query: Any, source: Any = None, limit: Any = 10) -> Outcome:
-        terms, phrases, limit = self._check_search(query, source, limit)
+        terms, phrases, limit = search_arguments(query, source, limit, self.settings, self.served)
         found = Candidates()
         if not (self.lives and self.store.generation == 0):  # live mode over a store no dump ever filled: no index
             local_candidates(self.snapshot.get(), self.store, self.registry, self.settings, terms=terms,
@@ -206,25 +203,6 @@ class FrozenSearchService:
                 break
             self._consider(shown, terms, seen, response, outcome)
         return outcome
-
-    def _check_search(self, query: Any, source: Any, limit: Any) -> tuple[list[str], list[list[str]], int]:
-        if not isinstance(query, str) or not query.strip():
-            raise InvalidRequest("the query is empty")
-        if len(query) > self.settings.max_query_chars:
-            raise InvalidRequest(f"the query has {len(query)} characters; the limit is "
-                                 f"{self.settings.max_query_chars}")
-        if source is not None and source not in self.served:
-            known = "a known source not served by this server" if source in KNOWN_SOURCES else "not a source"
-            if source == "stackexchange":
-                known = "not a source: Stack Exchange sources are named by site (mathoverflow, math.stackexchange)"
-            raise RefusedSource(f"source {str(source)[:50]!r} is {known}; served: {', '.join(self.served)}")
-        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= self.settings.max_limit:
-            raise InvalidRequest(f"limit must be an integer from 1 to {self.settings.max_limit}")
-        terms = tokenize(query)
-        if not terms:
-            raise InvalidRequest("the query has no searchable words")
-        phrases = [tokenize(p) for p in re.findall(r'"([^"]+)"', query)]
-        return terms, [p for p in phrases if len(p) > 1], limit
 
     def _consider(self, shown: Shown, terms: list[str], seen: set[str], response: SearchResponse,
                   outcome: Outcome) -> None:
@@ -246,7 +224,7 @@ class FrozenSearchService:
     # -- fetch --------------------------------------------------------------------------------------------------
 
     def _fetch(self, id: Any, offset: Any = 0, max_chars: Any = None) -> Outcome:
-        size = self._check_fetch(id, offset, max_chars)
+        size = fetch_arguments(id, offset, max_chars, self.settings)
         shown = resolve_reference(id, self.registry, self.settings, self.lives, self.store, self.bound)
         text = self.reverifier.text(shown.row)
         displayed = self.reverifier.displayed(shown, text)
@@ -273,22 +251,6 @@ class FrozenSearchService:
         response = FetchResponse(id=row.doc_id, title=row.title, text=text[offset:end], url=displayed.url,
                                  metadata=metadata)
         return Outcome(response=response, hits=[_hit(row)])
-
-    def _check_fetch(self, id: Any, offset: Any, max_chars: Any) -> int:
-        """The page size in characters, after checking the arguments.
-
-        Raises:
-            InvalidRequest: an empty or over-long id, a negative offset, a page size out of bounds.
-        """
-        if not isinstance(id, str) or not id.strip() or len(id) > MAX_REFERENCE_CHARS:
-            raise InvalidRequest(f"id must be a non-empty string of at most {MAX_REFERENCE_CHARS} characters")
-        size = self.settings.max_chars if max_chars is None else max_chars
-        for name, value, low in (("offset", offset, 0), ("max_chars", size, 1)):
-            if isinstance(value, bool) or not isinstance(value, int) or value < low:
-                raise InvalidRequest(f"{name} must be an integer >= {low}")
-        if size > self.settings.max_chars_limit:
-            raise InvalidRequest(f"max_chars is at most {self.settings.max_chars_limit}")
-        return int(size)
 
     def ready(self) -> None:
         """Return when search can run: the index opens and reflects the store's generation (no search is run).

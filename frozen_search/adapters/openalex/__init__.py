@@ -22,7 +22,7 @@ class OpenAlexSource(DocumentStateSource):
     """OpenAlex works (``openalex:W123``, or ``doi:10.…`` as an alias)."""
 
     name = "openalex"
-    id_examples = ("openalex:W123", "doi:10.1/x")
+    id_examples = ("openalex:W123", "doi:10.1000/x")
 
     def row_sources(self, settings: Settings) -> tuple[str, ...]:
         """``("openalex",)``."""

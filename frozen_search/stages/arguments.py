@@ -1,0 +1,69 @@
+"""Stage 0: the tools' arguments checked before anything is resolved (bounds from :class:`~frozen_search.config.
+Settings`), with the same refusals on every face."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from frozen_search.config import Settings
+from frozen_search.errors import InvalidRequest, RefusedSource
+from frozen_search.index import tokenize
+
+KNOWN_SOURCES = ("arxiv", "math.stackexchange", "mathoverflow", "openalex", "wikipedia")
+MAX_REFERENCE_CHARS = 2_000
+
+
+def search_arguments(query: Any, source: Any, limit: Any, settings: Settings,
+                     served: Sequence[str]) -> tuple[list[str], list[list[str]], int]:
+    """``(terms, phrases, limit)`` of a search: the query's tokens, its quoted phrases of two or more tokens, and the
+    checked limit.
+
+    Raises:
+        InvalidRequest: an empty, over-long or word-less query; a limit outside 1..``settings.max_limit``.
+        RefusedSource: a ``source`` not in ``served``.
+    """
+    if not isinstance(query, str) or not query.strip():
+        raise InvalidRequest("the query is empty")
+    if len(query) > settings.max_query_chars:
+        raise InvalidRequest(f"the query has {len(query)} characters; the limit is {settings.max_query_chars}")
+    check_source(source, served)
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= settings.max_limit:
+        raise InvalidRequest(f"limit must be an integer from 1 to {settings.max_limit}")
+    terms = tokenize(query)
+    if not terms:
+        raise InvalidRequest("the query has no searchable words")
+    phrases = [tokenize(p) for p in re.findall(r'"([^"]+)"', query)]
+    return terms, [p for p in phrases if len(p) > 1], limit
+
+
+def check_source(source: Any, served: Sequence[str]) -> None:
+    """Refuse a ``source`` filter this server does not serve (``None``: every source).
+
+    Raises:
+        RefusedSource: naming what is served, and whether the value is a known source at all.
+    """
+    if source is None or source in served:
+        return
+    known = "a known source not served by this server" if source in KNOWN_SOURCES else "not a source"
+    if source == "stackexchange":
+        known = "not a source: Stack Exchange sources are named by site (mathoverflow, math.stackexchange)"
+    raise RefusedSource(f"source {str(source)[:50]!r} is {known}; served: {', '.join(served)}")
+
+
+def fetch_arguments(id: Any, offset: Any, max_chars: Any, settings: Settings) -> int:
+    """The page size of a fetch in characters, after checking the arguments.
+
+    Raises:
+        InvalidRequest: an empty or over-long id, a negative offset, a page size out of 1..``max_chars_limit``.
+    """
+    if not isinstance(id, str) or not id.strip() or len(id) > MAX_REFERENCE_CHARS:
+        raise InvalidRequest(f"id must be a non-empty string of at most {MAX_REFERENCE_CHARS} characters")
+    size = settings.max_chars if max_chars is None else max_chars
+    for name, value, low in (("offset", offset, 0), ("max_chars", size, 1)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < low:
+            raise InvalidRequest(f"{name} must be an integer >= {low}")
+    if size > settings.max_chars_limit:
+        raise InvalidRequest(f"max_chars is at most {settings.max_chars_limit}")
+    return int(size)
