@@ -14,7 +14,9 @@ from urllib.parse import urlsplit
 
 from frozen_search.config import Settings
 from frozen_search.errors import ConfigError, InvalidRequest, RefusedSource
+from frozen_search.index import IndexedRevision
 from frozen_search.source import Source
+from frozen_search.store import RevisionRow, Store
 
 
 @dataclass(frozen=True)
@@ -53,6 +55,19 @@ class Registry:
     def served_hosts(self, settings: Settings) -> tuple[str, ...]:
         """Every URL host a displayed document may carry: the first source's, then the others' sorted."""
         return _first_then_sorted(source.hosts(settings) for source in self.sources)
+
+    def indexed(self, row: RevisionRow, store: Store, settings: Settings) -> IndexedRevision | None:
+        """What the index holds of ``row`` (its displayed text, joined by its source), or ``None`` when it must not
+        be found: its source is not served, or refused the row when it was stored.
+
+        Raises:
+            StoreIntegrityError: the row's chunks are missing from the store.
+        """
+        owner = self.for_row_source(row.source, settings)
+        if owner is None or not owner.indexable(row):
+            return None
+        return IndexedRevision(row.rev_pk, row.doc_id, row.source, row.valid_from, row.valid_to, row.title,
+                               owner.display_text(store.text_parts(row)))
 
     def parse_reference(self, ref: str, settings: Settings) -> tuple[Source, Any]:
         """The source claiming ``ref`` (an id or URL) and its parsed reference.

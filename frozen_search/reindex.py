@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from frozen_search.config import Settings
-from frozen_search.index import IndexedRevision, RevisionIndex
+from frozen_search.index import RevisionIndex
 from frozen_search.registry import Registry, default_registry
 from frozen_search.store import Store
 
@@ -31,12 +31,10 @@ def rebuild_index(store: Store, index_path: Path, progress: Callable[[int], None
     count = 0
     with index.writer() as writer:
         for row in store.iter_revisions():
-            owner = registry.for_row_source(row.source, settings)
-            if owner is None or not owner.indexable(row):  # a state that must not be found (content unproven, …)
+            indexed = registry.indexed(row, store, settings)
+            if indexed is None:  # a state that must not be found (content unproven, not eligible, …)
                 continue
-            text = owner.display_text(store.text_parts(row))
-            writer.add(IndexedRevision(row.rev_pk, row.doc_id, row.source, row.valid_from, row.valid_to, row.title,
-                                       text))
+            writer.add(indexed)
             count += 1
             if progress is not None:
                 progress(count)

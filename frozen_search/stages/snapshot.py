@@ -58,8 +58,6 @@ class SnapshotIndex:
 
     def _documents(self) -> Iterator[IndexedRevision]:
         for row in self.store.current_at(self.bound):
-            owner = self.registry.for_row_source(row.source, self.settings)
-            if owner is None or not owner.indexable(row):
-                continue
-            yield IndexedRevision(row.rev_pk, row.doc_id, row.source, row.valid_from, row.valid_to, row.title,
-                                  owner.display_text(self.store.text_parts(row)))
+            indexed = self.registry.indexed(row, self.store, self.settings)
+            if indexed is not None:
+                yield indexed
