@@ -9,7 +9,8 @@ Modes (decided here, issue 3):
 
 - ``live``: every request goes upstream and the complete, validated answer is recorded (replacing an older
   record), so a warm run refreshes the cache. With ``prefer_cache=True`` (per layer or per call) a recorded answer
-  is served instead and only misses go upstream: warm re-runs and resumed warms download nothing twice.
+  is served instead and only misses go upstream: warm re-runs and resumed warms download nothing twice, and
+  threads missing the same request together send it once (the others wait for its record).
 - ``offline``: the cache only. A miss raises ``OfflineCacheMiss`` naming the method and URL; no socket is ever
   opened (no network adapter exists in this mode).
 
@@ -29,7 +30,8 @@ import logging
 import random
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from importlib.metadata import PackageNotFoundError, version
@@ -170,6 +172,7 @@ class Upstream:
         self._network = NetworkLeg(self._limiter, monotonic, timeout, pool) if mode == "live" else None
         self._counts = {"network_requests": 0, "retries": 0, "cache_hits": 0, "recorded": 0}
         self._lock = threading.Lock()
+        self._key_locks: dict[str, tuple[threading.Lock, int]] = {}  # cache key -> (its lock, threads using it)
         self._session = self.session()
 
     def _count(self, name: str) -> None:
@@ -229,20 +232,49 @@ class Upstream:
             raise InvalidRequest(f"{where}: streamed request bodies cannot be keyed or recorded")
         key = request_key(method, url, request.headers, request.body, self.namespace)
         checked = guarded(validate, where)
-        record = None
-        if self.mode == "offline" or (self.prefer_cache if prefer_cache is None else prefer_cache):
-            record = self.cache.get(key)
-            if record is None and self.mode == "offline":
+        if self.mode == "offline":
+            record = self._cached(key, where, checked)
+            if record is None:
                 raise OfflineCacheMiss(f"offline mode: no recorded response for {where} "
                                        f"(namespace {self.namespace}); warm the cache in live mode first")
-            if record is not None:
-                self._count("cache_hits")
-                logger.debug("%s -> %d from the cache", where, record.status)
-                if checked is not None and 200 <= record.status < 300:
-                    checked(record)
-        if record is None:
+        elif self.prefer_cache if prefer_cache is None else prefer_cache:
+            # One thread at a time per key: the others wait and are served what it recorded, rather than each
+            # sending the same request upstream (on arXiv, 3 s apiece) when concurrent callers miss together.
+            with self._single_flight(key):
+                record = self._cached(key, where, checked)
+                if record is None:
+                    record = self._record(self._with_user_agent(request), key, where, checked)
+        else:
             record = self._record(self._with_user_agent(request), key, where, checked)
         return self._answer(record, url, where)
+
+    def _cached(self, key: str, where: str, checked: Validator | None) -> CachedResponse | None:
+        """The recorded answer under ``key`` (validated again when 2xx), or ``None``."""
+        record = self.cache.get(key)
+        if record is not None:
+            self._count("cache_hits")
+            logger.debug("%s -> %d from the cache", where, record.status)
+            if checked is not None and 200 <= record.status < 300:
+                checked(record)
+        return record
+
+    @contextmanager
+    def _single_flight(self, key: str) -> Iterator[None]:
+        """Hold the lock of ``key`` (created on first use, dropped when no thread holds or waits for it)."""
+        with self._lock:
+            lock, users = self._key_locks.get(key, (None, 0))
+            lock = lock or threading.Lock()
+            self._key_locks[key] = (lock, users + 1)
+        try:
+            with lock:
+                yield
+        finally:
+            with self._lock:
+                users = self._key_locks[key][1] - 1
+                if users:
+                    self._key_locks[key] = (lock, users)
+                else:
+                    del self._key_locks[key]
 
     def _check_host(self, url: str, where: str) -> None:
         host = host_of(url)

@@ -13,7 +13,7 @@ import random
 import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
@@ -581,6 +581,56 @@ def test_connection_cap_holds_across_threads(stub: Stub, cache: HttpCache) -> No
         for thread in threads:
             thread.join()
     assert not errors and stub.count("/busy") == 4 and stub.max_in_flight == 1
+
+
+def in_threads(count: int, job: Callable[[int], object]) -> list[object]:
+    """Run ``job(i)`` in ``count`` threads released together; their results (or exceptions), by ``i``."""
+    barrier = threading.Barrier(count)
+    results: list[object] = [None] * count
+
+    def run(i: int) -> None:
+        barrier.wait()
+        try:
+            results[i] = job(i)
+        except BaseException as exc:  # pragma: no cover - asserted by the callers
+            results[i] = exc
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return results
+
+
+def test_concurrent_misses_of_one_request_go_upstream_once(stub: Stub, cache: HttpCache) -> None:
+    # Many agents through one service ask the same thing at once (no service lock): with prefer_cache, one request
+    # goes upstream and the others are served its record; arXiv would otherwise cost 3 s per duplicate.
+    stub.script["/same"] = [Reply(body=b'{"n": 1}', delay_s=0.2), Reply(body=b'{"n": 2}')]
+    with Upstream(CONFIG, cache, namespace=NS, prefer_cache=True) as layer:
+        session = layer.session(validate=require_json)
+        bodies = in_threads(8, lambda i: (layer.get(stub.url("/same"), validate=require_json).body if i % 2
+                                          else session.get(stub.url("/same")).content))
+        session.close()
+        assert bodies == [b'{"n": 1}'] * 8
+        assert stub.count("/same") == 1
+        assert layer.stats().network_requests == 1 and layer.stats().cache_hits == 7
+        assert not layer._key_locks  # no lock left behind per key
+
+
+def test_concurrent_misses_of_different_requests_still_overlap(stub: Stub, cache: HttpCache) -> None:
+    stub.script["/a"] = [Reply(delay_s=0.2)]
+    stub.script["/b"] = [Reply(delay_s=0.2)]
+    with Upstream(CONFIG, cache, namespace=NS, prefer_cache=True) as layer:
+        results = in_threads(2, lambda i: layer.get(stub.url("/a" if i else "/b")).status)
+    assert results == [200, 200] and stub.max_in_flight == 2
+
+
+def test_live_mode_without_prefer_cache_sends_every_request(stub: Stub, cache: HttpCache) -> None:
+    stub.script["/fresh"] = [Reply(delay_s=0.05)]
+    with Upstream(CONFIG, cache, namespace=NS) as layer:
+        assert in_threads(4, lambda i: layer.get(stub.url("/fresh")).status) == [200] * 4
+    assert stub.count("/fresh") == 4  # live refreshes: nothing is coalesced
 
 
 def test_stack_exchange_backoff_field_defers_the_host(stub: Stub, cache: HttpCache, fake: FakeTime) -> None:

@@ -4,7 +4,8 @@ Follows ``../shared/mediawiki-recipe.sh``: ``maintenance/install.php`` into a fr
 test-only lines appended to ``LocalSettings.php``, every export imported with ``maintenance/importDump.php``, then
 ``rebuildrecentchanges`` / ``initSiteStats --update`` / ``rebuildtextindex``, optional page moves with
 ``maintenance/moveBatch.php`` (a real move log entry and null revision, stamped with the machine clock), the job
-queue run empty (``runJobs.php``), and ``php -S 127.0.0.1:PORT`` with a single worker. Every PHP process finds
+queue run empty (``runJobs.php``), and ``php -S 127.0.0.1:PORT`` with a single worker by default (``workers=N``
+sets ``PHP_CLI_SERVER_WORKERS=N`` for the server alone: N forked workers answering in parallel). Every PHP process finds
 the wiki's configuration through the ``MW_CONFIG_FILE`` environment variable, so nothing is written under
 ``/usr/share/mediawiki`` or ``/etc``.
 
@@ -151,8 +152,9 @@ class LocalMediaWiki:
     """One throwaway MediaWiki on ``127.0.0.1:port`` whose database, config and logs live under ``workdir``.
 
     ``exports`` are imported in order. ``moves`` are done after the import (before serving) by :meth:`setup`,
-    which then runs the job queue empty. ``timings`` records seconds per step (``install``, ``import``,
-    ``rebuild``, ``moves``, ``jobs``, ``serve``).
+    which then runs the job queue empty. ``workers`` > 1 makes ``php -S`` fork that many workers (the server only;
+    maintenance scripts never see the variable); they share its process group, so :meth:`stop` ends them too.
+    ``timings`` records seconds per step (``install``, ``import``, ``rebuild``, ``moves``, ``jobs``, ``serve``).
     """
 
     def __init__(
@@ -166,7 +168,10 @@ class LocalMediaWiki:
         port: int | None = None,
         startup_timeout: float = 60.0,
         script_timeout: float = 600.0,
+        workers: int = 1,
     ) -> None:
+        if workers < 1:
+            raise ValueError(f"workers must be >= 1, not {workers}")
         self.workdir = Path(workdir).resolve()
         self.exports = [Path(p).resolve() for p in exports]
         self.moves = list(moves)
@@ -175,6 +180,7 @@ class LocalMediaWiki:
         self.port = port if port is not None else free_port()
         self.startup_timeout = startup_timeout
         self.script_timeout = script_timeout
+        self.workers = workers
         self.config_file = self.workdir / "LocalSettings.php"
         self.timings: dict[str, float] = {}
         self._set_up = False
@@ -208,6 +214,12 @@ class LocalMediaWiki:
     def _env(self) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items() if k != "PHP_CLI_SERVER_WORKERS"}  # one worker: see mediawiki.md
         env["MW_CONFIG_FILE"] = str(self.config_file)
+        return env
+
+    def _server_env(self) -> dict[str, str]:
+        env = self._env()
+        if self.workers > 1:
+            env["PHP_CLI_SERVER_WORKERS"] = str(self.workers)
         return env
 
     def run_maintenance(self, script: str, *args: str) -> str:
@@ -326,7 +338,7 @@ class LocalMediaWiki:
         self._server = subprocess.Popen(
             [self.php, "-S", f"127.0.0.1:{self.port}", "-t", str(self.mediawiki_dir)],
             cwd=self.mediawiki_dir,
-            env=self._env(),
+            env=self._server_env(),
             stdin=subprocess.DEVNULL,
             stdout=self._server_log,
             stderr=subprocess.STDOUT,
