@@ -19,7 +19,7 @@ from rich.console import Console
 from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeElapsedColumn, TransferSpeedColumn
 
 from frozen_search.config import Settings, default_setting
-from frozen_search.cutoff_rules.base import parse_cutoff
+from frozen_search.cutoff import parse_cutoff
 from frozen_search.errors import ConfigError, FrozenSearchError, InvalidRequest
 from frozen_search.querylog import audit, error_dict, read_log, replay
 from frozen_search.service import FrozenSearchService

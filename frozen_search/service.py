@@ -25,7 +25,7 @@ from frozen_search.adapters.documents import indexed as indexed_revision
 from frozen_search.adapters.http import Upstream
 from frozen_search.adapters.wikipedia import ids as wikipedia
 from frozen_search.config import Settings, default_setting
-from frozen_search.cutoff_rules.base import cutoff_bound, iso_utc
+from frozen_search.cutoff import cutoff_bound, iso_utc
 from frozen_search.errors import (
     ContentUnproven,
     FrozenSearchError,
@@ -47,7 +47,7 @@ from frozen_search.models import (
     SearchResult,
     SourceError,
 )
-from frozen_search.querylog import QueryLog, format_instant
+from frozen_search.querylog import QueryLog
 from frozen_search.store import RevisionRow, Store
 from frozen_search.verify import REASON_CODES, Displayed, verify
 
@@ -119,7 +119,7 @@ class FrozenSearchService:
     @property
     def cutoff_iso(self) -> str:
         """The cutoff as shown to clients (``2026-01-06T00:00:00Z``)."""
-        return format_instant(self.cutoff)
+        return iso_utc(self.cutoff)
 
     def search(self, query: str, source: str | None = None, limit: int = 10) -> SearchResponse:
         """BM25 search over the historical text current at the cutoff; every hit re-verified; logged.

@@ -15,7 +15,7 @@ import pytest
 from frozen_search import sources
 from frozen_search.adapters.documents import DocReference, DocState, StateIngestReport, ingest_states
 from frozen_search.config import Settings
-from frozen_search.cutoff_rules.base import parse_cutoff
+from frozen_search.cutoff import parse_cutoff
 from frozen_search.errors import (
     ContentUnproven,
     IngestError,

@@ -35,6 +35,7 @@ from typing import Any
 
 from frozen_search.cache.http_cache import HttpCache
 from frozen_search.config import Settings
+from frozen_search.cutoff import iso_utc
 from frozen_search.errors import BundleInvalid, ConfigError, InvalidRequest, StoreIntegrityError
 from frozen_search.store import SCHEMA_VERSION, Store
 
@@ -283,7 +284,7 @@ def export_bundle(settings: Settings, bundle_path: Path, *, include_index: bool 
         sizes = {name: (root / name).stat().st_size for name in names}
         tick = _ticker(progress, "hash", sum(sizes.values()))
         files = {name: {"sha256": file_sha256(root / name, tick), "bytes": sizes[name]} for name in names}
-        manifest = Manifest(FORMAT, datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
+        manifest = Manifest(FORMAT, iso_utc(datetime.now(UTC), timespec="seconds"),
                             version("frozen-search"), version("tantivy"), SCHEMA_VERSION, generation, indexed,
                             cutoffs, counts, files)
         partial = Path(tmp) / "bundle.tar.gz"

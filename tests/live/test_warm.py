@@ -15,7 +15,7 @@ from frozen_search.cache.bundle import export_bundle, import_bundle
 from frozen_search.cache.http_cache import HttpCache
 from frozen_search.cli import main
 from frozen_search.config import Settings
-from frozen_search.cutoff_rules.base import parse_cutoff
+from frozen_search.cutoff import parse_cutoff
 from frozen_search.errors import UpstreamTimeout
 from frozen_search.querylog import read_log
 from frozen_search.service import FrozenSearchService
