@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT))
 
 from frozen_search.adapters.arxiv.ingest import ingest_arxiv  # noqa: E402
 from frozen_search.config import Settings  # noqa: E402
-from frozen_search.cutoff_rules.base import parse_cutoff  # noqa: E402
+from frozen_search.cutoff import parse_cutoff  # noqa: E402
 from frozen_search.index import RevisionIndex  # noqa: E402
 from frozen_search.service import FrozenSearchService  # noqa: E402
 from frozen_search.store import Store  # noqa: E402

@@ -51,7 +51,7 @@ sys.path.insert(0, str(ROOT))
 
 from frozen_search.adapters.wikipedia.ids import doc_id  # noqa: E402
 from frozen_search.config import Settings  # noqa: E402
-from frozen_search.cutoff_rules.base import parse_cutoff  # noqa: E402
+from frozen_search.cutoff import parse_cutoff  # noqa: E402
 from frozen_search.service import FrozenSearchService  # noqa: E402
 from tests.live.conftest import WIKI  # noqa: E402
 from tests.live.mediawiki_server import LocalMediaWiki, root_element  # noqa: E402

@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from frozen_search.config import Settings  # noqa: E402
-from frozen_search.cutoff_rules.base import parse_cutoff  # noqa: E402
+from frozen_search.cutoff import parse_cutoff  # noqa: E402
 from frozen_search.errors import FrozenSearchError  # noqa: E402
 from frozen_search.service import FrozenSearchService  # noqa: E402
 from tests.live.conftest import CUTOFF, CUTOFF_CASES, MOVES, REAL_EXPORTS, WIKI  # noqa: E402

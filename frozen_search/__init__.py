@@ -4,7 +4,7 @@ The public surface is small: the service, its settings, the cutoff parser, the r
 """
 
 from frozen_search.config import Settings
-from frozen_search.cutoff_rules.base import parse_cutoff
+from frozen_search.cutoff import parse_cutoff
 from frozen_search.errors import (
     ConfigError,
     ContentUnproven,

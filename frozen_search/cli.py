@@ -9,8 +9,7 @@ from __future__ import annotations
 import functools
 import json
 import sys
-from collections.abc import Callable, Mapping
-from dataclasses import replace
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -18,12 +17,17 @@ import click
 from rich.console import Console
 from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeElapsedColumn, TransferSpeedColumn
 
-from frozen_search.config import Settings, default_setting
-from frozen_search.cutoff_rules.base import parse_cutoff
-from frozen_search.errors import ConfigError, FrozenSearchError, InvalidRequest
-from frozen_search.querylog import audit, error_dict, read_log, replay
+from frozen_search.config import Settings
+from frozen_search.errors import ConfigError, FrozenSearchError
+from frozen_search.ops import bundles
+from frozen_search.ops.audit import audit_log
+from frozen_search.ops.data_dir import open_service
+from frozen_search.ops.ingest import ingest as run_ingest
+from frozen_search.ops.ingest import unit_of
+from frozen_search.ops.reindex import reindex as run_reindex
+from frozen_search.ops.replay import describe, replay_log
+from frozen_search.ops.warm import warm
 from frozen_search.service import FrozenSearchService
-from frozen_search.store import Store
 
 F = TypeVar("F", bound=Callable[..., Any])
 _stderr = Console(stderr=True)
@@ -51,13 +55,6 @@ def _cutoff_option(func: F) -> F:
                              "(or set FROZEN_SEARCH_CUTOFF).")(func)
 
 
-def _existing_store(settings: Settings) -> Store:
-    if not settings.store_path.exists():
-        raise ConfigError(f"no store at {settings.store_path}: ingest a dump first (frozen-search ingest wikipedia "
-                          "FILE...)")
-    return Store(settings.store_path)
-
-
 def _mode_option(func: F) -> F:
     return click.option("--mode", type=click.Choice(["local", "live", "offline"]), default=None,
                         envvar="FROZEN_SEARCH_MODE",
@@ -66,16 +63,7 @@ def _mode_option(func: F) -> F:
 
 
 def _service(data_dir: Path | None, cutoff: str | None, mode: str | None = None) -> FrozenSearchService:
-    settings = Settings.from_env(data_dir=data_dir, cutoff=cutoff, mode=mode)
-    if settings.mode == "local":
-        return FrozenSearchService.open(settings, store=_existing_store(settings))
-    return FrozenSearchService.open(settings)
-
-
-def _log_file(path: Path) -> Path:
-    if not path.is_file():
-        raise InvalidRequest(f"query log {path} does not exist or is not a file")
-    return path
+    return open_service(Settings.from_env(data_dir=data_dir, cutoff=cutoff, mode=mode))
 
 
 @click.group()
@@ -98,47 +86,15 @@ def ingest() -> None:
 @_fail_cleanly
 def ingest_wikipedia_command(files: tuple[Path, ...], namespaces: tuple[int, ...], data_dir: Path | None) -> None:
     """Ingest MediaWiki XML exports (schemas 0.3-0.11; plain, .bz2, .gz, .xz, .lzma), all or nothing."""
-    from frozen_search.adapters.wikipedia.dump import ingest_wikipedia
-    from frozen_search.index import RevisionIndex
+    _ingest("wikipedia", files, data_dir, namespaces=frozenset(namespaces))
 
+
+def _ingest(name: str, files: tuple[Path, ...], data_dir: Path | None, **options: Any) -> None:
+    """Run a source's ingester with a progress bar per file; print its report."""
     settings = Settings.from_env(data_dir=data_dir)
-    store = Store(settings.store_path)
-    index = RevisionIndex.create(settings.index_path)
     with Progress(TextColumn("{task.description}"), BarColumn(), DownloadColumn(), TransferSpeedColumn(),
-                  TextColumn("{task.fields[revisions]} revisions"), TimeElapsedColumn(), console=_stderr) as bar:
-        task = bar.add_task("ingest", total=None, revisions=0)
-
-        def on_file(path: Path) -> None:
-            size = path.stat().st_size if path.exists() else None
-            name = path.name if len(path.name) <= 28 else path.name[:27] + "…"
-            bar.reset(task, total=size, completed=0, description=name, revisions=bar.tasks[task].fields["revisions"])
-
-        def progress(done: int, revisions: int) -> None:
-            bar.update(task, completed=done, revisions=revisions)
-
-        try:
-            report = ingest_wikipedia(list(files), store, index, namespaces=frozenset(namespaces),
-                                      progress=progress, on_file=on_file)
-        finally:
-            store.close()
-    click.echo(f"ingested {report.revisions} revisions of {report.pages} pages from {len(files)} file(s) in "
-               f"{report.seconds:.1f} s ({report.duplicates} already stored, {report.skipped_pages} pages outside "
-               f"namespaces {sorted(namespaces)}, {report.skipped_revisions} revisions without text or date)")
-
-
-def _ingest_states(name: str, files: tuple[Path, ...], data_dir: Path | None, **options: Any) -> None:
-    """Run a document-state source's ingester with a progress bar per file; print its report."""
-    from frozen_search.index import RevisionIndex
-    from frozen_search.registry import default_registry
-
-    source = default_registry().named(name)
-    if source is None:
-        raise ConfigError(f"this frozen-search has no {name} ingester")
-    settings = Settings.from_env(data_dir=data_dir)
-    store = Store(settings.store_path)
-    index = RevisionIndex.create(settings.index_path)
-    with Progress(TextColumn("{task.description}"), BarColumn(), DownloadColumn(), TransferSpeedColumn(),
-                  TextColumn("{task.fields[revisions]} states"), TimeElapsedColumn(), console=_stderr) as bar:
+                  TextColumn(f"{{task.fields[revisions]}} {unit_of(name)}"), TimeElapsedColumn(),
+                  console=_stderr) as bar:
         task = bar.add_task("ingest", total=None, revisions=0)
 
         def on_file(path: Path) -> None:
@@ -149,14 +105,10 @@ def _ingest_states(name: str, files: tuple[Path, ...], data_dir: Path | None, **
         def progress(done: int, revisions: int) -> None:
             bar.update(task, completed=done, revisions=revisions)
 
-        try:
-            report = source.ingest(list(files), store, index, settings=settings, progress=progress,
-                                   on_file=on_file, **options)
-        finally:
-            store.close()
-    for problem in report.problems:
+        result = run_ingest(settings, name, files, progress=progress, on_file=on_file, **options)
+    for problem in result.problems:
         click.echo(f"skipped: {problem}", err=True)
-    click.echo(report.summary())
+    click.echo(result.summary())
 
 
 @ingest.command("arxiv")
@@ -165,7 +117,7 @@ def _ingest_states(name: str, files: tuple[Path, ...], data_dir: Path | None, **
 @_fail_cleanly
 def ingest_arxiv_command(files: tuple[Path, ...], data_dir: Path | None) -> None:
     """Ingest arXiv metadata: OAI-PMH arXivRaw XML, the bulk snapshot (JSON lines) or .abs files (no network)."""
-    _ingest_states("arxiv", files, data_dir)
+    _ingest("arxiv", files, data_dir)
 
 
 @ingest.command("stackexchange")
@@ -176,7 +128,7 @@ def ingest_arxiv_command(files: tuple[Path, ...], data_dir: Path | None) -> None
 @_fail_cleanly
 def ingest_stackexchange_command(site_dir: Path, site: str | None, data_dir: Path | None) -> None:
     """Ingest a Stack Exchange site dump folder (Posts.xml, PostHistory.xml, Comments.xml, PostLinks.xml)."""
-    _ingest_states("stackexchange", (site_dir,), data_dir, site=site)
+    _ingest("stackexchange", (site_dir,), data_dir, site=site)
 
 
 @ingest.command("openalex")
@@ -185,7 +137,7 @@ def ingest_stackexchange_command(site_dir: Path, site: str | None, data_dir: Pat
 @_fail_cleanly
 def ingest_openalex_command(files: tuple[Path, ...], data_dir: Path | None) -> None:
     """Ingest OpenAlex works: saved API responses (one work or a results list) or snapshot JSON lines."""
-    _ingest_states("openalex", files, data_dir)
+    _ingest("openalex", files, data_dir)
 
 
 @main.command()
@@ -193,18 +145,12 @@ def ingest_openalex_command(files: tuple[Path, ...], data_dir: Path | None) -> N
 @_fail_cleanly
 def reindex(data_dir: Path | None) -> None:
     """Rebuild the full-text index from the store."""
-    from frozen_search.reindex import rebuild_index
-
     settings = Settings.from_env(data_dir=data_dir)
-    store = Store(settings.store_path)
     with Progress(TextColumn("reindex"), BarColumn(), TextColumn("{task.completed}/{task.total} revisions"),
                   TimeElapsedColumn(), console=_stderr) as bar:
-        task = bar.add_task("reindex", total=store.count_revisions())
-        try:
-            count = rebuild_index(store, settings.index_path, lambda done: bar.update(task, completed=done))
-        finally:
-            store.close()
-    click.echo(f"indexed {count} revisions")
+        task = bar.add_task("reindex", total=None)
+        result = run_reindex(settings, progress=lambda done, total: bar.update(task, completed=done, total=total))
+    click.echo(result.summary())
 
 
 @main.command()
@@ -255,15 +201,13 @@ def fetch(id: str, cutoff: str | None, offset: int, max_chars: int | None, mode:
 @_fail_cleanly
 def serve(cutoff: str | None, host: str, port: int, mode: str | None, data_dir: Path | None) -> None:
     """Serve HTTP (/v1/search, /v1/fetch, /healthz, /readyz) and MCP streamable HTTP (/mcp) at a fixed cutoff."""
-    import uvicorn
-
-    from frozen_search.server.http import create_app
+    from frozen_search.server.http import run_http
 
     service = _service(data_dir, cutoff, mode)
     click.echo(f"frozen-search: cutoff {service.cutoff_iso}, mode {service.settings.mode}, store "
                f"{service.settings.store_path}, log {service.settings.querylog_path}, "
                f"http://{host}:{port}/v1/search and /mcp", err=True)
-    uvicorn.run(create_app(service, host=host, port=port), host=host, port=port)
+    run_http(service, host, port)
 
 
 @main.command()
@@ -284,50 +228,9 @@ def mcp(cutoff: str | None, mode: str | None, data_dir: Path | None) -> None:
 @_fail_cleanly
 def replay_command(log: Path, data_dir: Path | None) -> None:
     """Recompute every logged response from the store; print identical/different per line; exit 1 on any diff."""
-    log = _log_file(log)
-    # Lines answered live or offline are recomputed from the HTTP cache (offline): never a live request.
-    live_lines = any(record.get("mode", "local") != "local" for _, record in read_log(log))
-    settings = Settings.from_env(data_dir=data_dir, mode="offline" if live_lines else "local")
-    store = _existing_store(settings)
-    services: dict[tuple[str, bool, str | None, str], FrozenSearchService] = {}
-    asked: list[str | None] = [None]  # the live sources of the line being recomputed
-    local_line = [True]  # whether it was answered in local mode (one log may hold local and live/offline lines)
-    sites = [str(default_setting("stackexchange_sites"))]  # the Stack Exchange sites it was answered serving
-
-    def before(record: Mapping[str, Any]) -> None:
-        names = record.get("live_sources")
-        asked[0] = ",".join(map(str, names)) if isinstance(names, list) else None
-        local_line[0] = record.get("mode", "local") == "local"
-        logged = record.get("sites")
-        sites[0] = logged if isinstance(logged, str) else str(default_setting("stackexchange_sites"))
-
-    def execute(cutoff: str, tool: str, arguments: dict[str, Any]) -> tuple[Any, Any]:
-        # each line is recomputed in its own mode (a local line from the store alone), asking the same upstream
-        # sources and serving the same sites as when it was logged
-        key = (cutoff, local_line[0], asked[0], sites[0])
-        if key not in services:
-            at = replace(settings.with_cutoff(parse_cutoff(cutoff)), stackexchange_sites=key[3])
-            if key[1]:
-                at = replace(at, mode="local")
-            elif key[2] is not None:
-                at = replace(at, live_sources=key[2])
-            services[key] = FrozenSearchService.open(at, store=store, logging=False)
-        try:
-            outcome = services[key].execute(tool, arguments)
-        except FrozenSearchError as exc:
-            return None, error_dict(exc)
-        return (None if outcome.response is None else outcome.response.model_dump(mode="json")), None
-
-    different = 0
-    try:
-        for line in replay(log, execute, before):
-            different += not line.identical
-            status = "identical" if line.identical else f"different: {line.detail}"
-            click.echo(f"line {line.line} {line.tool}: {status}")
-    finally:
-        store.close()
-    click.echo(f"{different} line(s) different")
-    sys.exit(1 if different else 0)
+    report = replay_log(Settings.from_env(data_dir=data_dir), log, on_line=lambda line: click.echo(describe(line)))
+    click.echo(report.summary())
+    sys.exit(1 if report.different else 0)
 
 
 @main.command("audit")
@@ -336,7 +239,7 @@ def replay_command(log: Path, data_dir: Path | None) -> None:
 @_fail_cleanly
 def audit_command(log: Path, as_json: bool) -> None:
     """Summarize a query log; exit 1 if a hit is dated at/after its cutoff or the hash chain is broken."""
-    report = audit(_log_file(log))
+    report = audit_log(log)
     if as_json:
         from dataclasses import asdict
 
@@ -362,13 +265,6 @@ def _phase_bar(bar: Progress) -> Callable[[str, int, int | None], None]:
     return update
 
 
-def _bundle_summary(manifest: Any) -> str:
-    counts = manifest.counts
-    return (f"{counts.get('dump_revisions', 0)} dump and {counts.get('live_revisions', 0)} live revisions, "
-            f"{counts.get('cache_entries', 0)} HTTP cache entries, {counts.get('log_lines', 0)} query-log lines, "
-            f"cutoffs {', '.join(manifest.cutoffs) or 'none'}; {len(manifest.files)} files")
-
-
 @main.command("export")
 @click.argument("bundle", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--no-index", is_flag=True, help="Leave the index out (import rebuilds it from the store).")
@@ -376,15 +272,13 @@ def _bundle_summary(manifest: Any) -> str:
 @_fail_cleanly
 def export_command(bundle: Path, no_index: bool, data_dir: Path | None) -> None:
     """Write store, HTTP cache, index and query log to one BUNDLE file (.tar.gz) with a checksummed manifest."""
-    from frozen_search.cache.bundle import export_bundle, file_sha256
-
     settings = Settings.from_env(data_dir=data_dir)
     with Progress(TextColumn("export {task.description}"), BarColumn(), TimeElapsedColumn(), console=_stderr,
                   transient=True) as bar:
-        manifest = export_bundle(settings, bundle, include_index=not no_index, progress=_phase_bar(bar))
+        manifest = bundles.export_bundle(settings, bundle, include_index=not no_index, progress=_phase_bar(bar))
     index = "index included" if manifest.index_included else "no index (rebuilt on import)"
-    click.echo(f"exported {settings.data_dir} to {bundle}: {_bundle_summary(manifest)}; {index}\n"
-               f"sha256 {file_sha256(bundle)} (pass it to import --sha256 to check the whole file)")
+    click.echo(f"exported {settings.data_dir} to {bundle}: {bundles.contents(manifest)}; {index}\n"
+               f"sha256 {bundles.sha256_of(bundle)} (pass it to import --sha256 to check the whole file)")
 
 
 @main.command("import")
@@ -394,14 +288,12 @@ def export_command(bundle: Path, no_index: bool, data_dir: Path | None) -> None:
 @_fail_cleanly
 def import_command(bundle: Path, expect_sha256: str | None, data_dir: Path | None) -> None:
     """Import a BUNDLE into a fresh data dir: refused whole, nothing written, unless every checksum matches."""
-    from frozen_search.cache.bundle import bundled_index_usable, import_bundle
-
     settings = Settings.from_env(data_dir=data_dir)
     with Progress(TextColumn("import {task.description}"), BarColumn(), TimeElapsedColumn(), console=_stderr,
                   transient=True) as bar:
-        manifest = import_bundle(bundle, settings, progress=_phase_bar(bar), expect_sha256=expect_sha256)
-    index = "index from the bundle" if bundled_index_usable(manifest) else "index rebuilt from the store"
-    click.echo(f"imported {bundle} into {settings.data_dir}: {_bundle_summary(manifest)}; {index}")
+        manifest = bundles.import_bundle(bundle, settings, progress=_phase_bar(bar), expect_sha256=expect_sha256)
+    index = "index from the bundle" if bundles.index_reused(manifest) else "index rebuilt from the store"
+    click.echo(f"imported {bundle} into {settings.data_dir}: {bundles.contents(manifest)}; {index}")
 
 
 @main.command("warm")
@@ -417,8 +309,6 @@ def warm_command(queries: Path, cutoff: str | None, fetch_top: int, limit: int,
     """Run each query of QUERIES (one a line; blanks and # comments skipped) in live mode to fill store and HTTP
     cache; resumable (finished queries are skipped on a rerun). Exit 1 when some queries must be retried."""
     from rich.progress import MofNCompleteColumn
-
-    from frozen_search.warm import warm
 
     settings = Settings.from_env(data_dir=data_dir, cutoff=cutoff, mode="live")
     with Progress(TextColumn("warm"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),

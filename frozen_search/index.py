@@ -177,7 +177,7 @@ class RevisionIndex:
         """BM25 top ``limit`` revisions current at the cutoff: ``(score, rev_pk, doc_id)``, best first.
 
         ``terms`` are tokens (see :func:`tokenize`) matched in ``title`` (boosted) or ``body``; each phrase must
-        match in the body as a whole. ``bound`` is :func:`~frozen_search.cutoff_rules.base.cutoff_bound` of ``T``.
+        match in the body as a whole. ``bound`` is :func:`~frozen_search.cutoff.cutoff_bound` of ``T``.
 
         Raises:
             InvalidRequest: no terms.

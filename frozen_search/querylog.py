@@ -24,7 +24,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from frozen_search.cutoff_rules.base import cutoff_bound, iso_utc, parse_cutoff, to_epoch
+from frozen_search.cutoff import cutoff_bound, iso_utc, parse_cutoff, to_epoch
 from frozen_search.errors import ConfigError, FrozenSearchError, InvalidRequest
 from frozen_search.models import Outcome
 
@@ -53,15 +53,6 @@ def _decode(raw: bytes) -> Any:
 def _record_hash(record: Mapping[str, Any]) -> str:
     """sha256 hex of the canonical JSON of ``record`` without its ``hash`` key."""
     return hashlib.sha256(_encode(canonical_json({k: v for k, v in record.items() if k != "hash"}))).hexdigest()
-
-
-def format_instant(instant: datetime) -> str:
-    """``YYYY-MM-DDTHH:MM:SS[.ffffff]Z`` in UTC, trailing zeros of the fraction dropped; ``ValueError`` if naive."""
-    if instant.tzinfo is None:
-        raise ValueError("naive datetime: every instant in frozen-search is timezone-aware UTC")
-    utc = instant.astimezone(UTC)
-    whole = iso_utc(int(utc.replace(microsecond=0).timestamp()))
-    return f"{whole[:-1]}.{utc.microsecond:06d}".rstrip("0") + "Z" if utc.microsecond else whole
 
 
 def system_clock() -> datetime:
@@ -227,8 +218,8 @@ class QueryLog:
         parsed with :func:`parse_cutoff` (:class:`InvalidRequest`); tool and arguments are checked on entry.
         """
         _check_call(tool, arguments)
-        cutoff_iso = format_instant(parse_cutoff(cutoff) if isinstance(cutoff, str) else cutoff)
-        ts, recorder, started = format_instant(self._clock()), CallRecorder(), time.perf_counter()
+        cutoff_iso = iso_utc(parse_cutoff(cutoff) if isinstance(cutoff, str) else cutoff)
+        ts, recorder, started = iso_utc(self._clock()), CallRecorder(), time.perf_counter()
         try:
             yield recorder
         except BaseException as exc:

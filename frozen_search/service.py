@@ -20,11 +20,11 @@ from typing import Any
 
 from frozen_search.adapters.http import Upstream
 from frozen_search.config import Settings, default_setting
-from frozen_search.cutoff_rules.base import cutoff_bound, iso_utc
+from frozen_search.cutoff import cutoff_bound, iso_utc
 from frozen_search.errors import FrozenSearchError, InvalidRequest, VerificationFailed
 from frozen_search.live import LiveSet, open_live
 from frozen_search.models import FetchResponse, HitRecord, Outcome, SearchResponse, SearchResult
-from frozen_search.querylog import QueryLog, format_instant
+from frozen_search.querylog import QueryLog
 from frozen_search.registry import Registry, default_registry
 from frozen_search.source import LiveSource, Shown
 from frozen_search.stages.arguments import fetch_arguments, search_arguments
@@ -98,7 +98,7 @@ class FrozenSearchService:
     @property
     def cutoff_iso(self) -> str:
         """The cutoff as shown to clients (``2026-01-06T00:00:00Z``)."""
-        return format_instant(self.cutoff)
+        return iso_utc(self.cutoff)
 
     def search(self, query: str, source: str | None = None, limit: int = 10) -> SearchResponse:
         """BM25 search over the historical text current at the cutoff; every hit re-verified; logged.

@@ -92,11 +92,13 @@ class Source(ABC):
 
     ``name`` is the registry key, the ``frozen-search ingest NAME`` subcommand and a ``live_sources`` entry;
     ``id_examples`` are shown when a reference is claimed by no source (``("arxiv:2101.10016",)``);
-    ``api_policy`` is the upstream layer's politeness for :meth:`api_hosts` (``None``: the layer's default).
+    ``api_policy`` is the upstream layer's politeness for :meth:`api_hosts` (``None``: the layer's default);
+    ``unit`` what its ingester stores, for progress bars (``states``, ``revisions``).
     """
 
     name: ClassVar[str]
     id_examples: ClassVar[tuple[str, ...]] = ()
+    unit: ClassVar[str] = "states"
     api_policy: ClassVar[HostPolicy | None] = None
 
     @abstractmethod

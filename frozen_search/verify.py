@@ -26,7 +26,7 @@ from urllib.parse import urlsplit
 
 from dateutil import parser as dateutil_parser
 
-from frozen_search.cutoff_rules.base import cutoff_bound, iso_utc
+from frozen_search.cutoff import cutoff_bound, iso_utc
 from frozen_search.models import Rejection
 
 REASON_CODES: dict[str, str] = {

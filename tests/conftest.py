@@ -14,7 +14,7 @@ import pytest
 
 from frozen_search.adapters.wikipedia.dump import ingest_wikipedia
 from frozen_search.config import Settings
-from frozen_search.cutoff_rules.base import parse_cutoff
+from frozen_search.cutoff import parse_cutoff
 from frozen_search.index import RevisionIndex
 from frozen_search.service import FrozenSearchService
 from frozen_search.store import Store

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from frozen_search.cli import main
 from frozen_search.config import Settings
-from frozen_search.cutoff_rules.base import parse_cutoff
+from frozen_search.cutoff import parse_cutoff
 from frozen_search.errors import FrozenSearchError
 from frozen_search.service import FrozenSearchService
 from tests.conftest import realdata

@@ -23,7 +23,7 @@ from frozen_search.adapters.documents import (
 )
 from frozen_search.adapters.wikipedia import WIKIPEDIA
 from frozen_search.config import Settings
-from frozen_search.cutoff_rules.base import parse_cutoff
+from frozen_search.cutoff import parse_cutoff
 from frozen_search.errors import (
     ContentUnproven,
     IngestError,

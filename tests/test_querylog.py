@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
-from datetime import UTC, datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +20,6 @@ from frozen_search.querylog import (
     audit,
     canonical_json,
     compare,
-    format_instant,
     read_log,
     replay,
     verify_chain,
@@ -264,15 +263,6 @@ def test_lone_surrogates_and_non_string_keys_round_trip(tmp_path: Path) -> None:
     assert verify_chain(read_log(path)) == []
     with QueryLog(path) as log:  # reopening parses the last line and re-checks its hash
         assert log.append(event)["prev"] == written["hash"]
-
-
-def test_format_instant() -> None:
-    assert format_instant(CUTOFF) == CUTOFF_ISO
-    almost = datetime(2026, 1, 6, 1, tzinfo=UTC) - timedelta(microseconds=10)
-    assert format_instant(almost) == "2026-01-06T00:59:59.99999Z"
-    assert format_instant(datetime(2026, 1, 6, 1, tzinfo=timezone(timedelta(hours=1)))) == CUTOFF_ISO
-    with pytest.raises(ValueError):
-        format_instant(datetime(2026, 1, 6))
 
 
 def test_two_writers_on_one_file_keep_one_chain(tmp_path: Path) -> None:

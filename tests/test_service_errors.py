@@ -9,7 +9,7 @@ import pytest
 
 from frozen_search.adapters.wikipedia import WIKIPEDIA
 from frozen_search.config import Settings
-from frozen_search.cutoff_rules.base import parse_cutoff
+from frozen_search.cutoff import parse_cutoff
 from frozen_search.errors import ConfigError, FrozenSearchError, InvalidRequest, NotFoundBeforeCutoff, RefusedSource
 from frozen_search.registry import Registry
 from frozen_search.service import FrozenSearchService

@@ -6,7 +6,7 @@ import hashlib
 
 import pytest
 
-from frozen_search.cutoff_rules.base import parse_cutoff
+from frozen_search.cutoff import parse_cutoff
 from frozen_search.verify import Displayed, future_reference, verify
 
 T = parse_cutoff("2026-01-06")

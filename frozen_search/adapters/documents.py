@@ -36,7 +36,8 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from frozen_search.config import Settings
-from frozen_search.cutoff_rules.base import current_by_doc, cutoff_bound, iso_utc
+from frozen_search.cutoff import cutoff_bound, iso_utc
+from frozen_search.cutoff_rules.base import current_by_doc
 from frozen_search.errors import ContentUnproven, IngestError, NotEligible, NotFoundBeforeCutoff
 from frozen_search.index import IndexedRevision, IndexWriterSession, RevisionIndex
 from frozen_search.models import Rejection
@@ -376,9 +377,7 @@ class DocumentStateSource(Source):
 
 def cutoff_iso(settings: Settings) -> str:
     """The cutoff as refusals state it (``2026-01-06T00:00:00Z``)."""
-    from frozen_search.querylog import format_instant
-
-    return format_instant(settings.require_cutoff())
+    return iso_utc(settings.require_cutoff())
 
 
 class StateLive:

@@ -35,6 +35,7 @@ from typing import Any
 
 from frozen_search.cache.http_cache import HttpCache
 from frozen_search.config import Settings
+from frozen_search.cutoff import iso_utc
 from frozen_search.errors import BundleInvalid, ConfigError, InvalidRequest, StoreIntegrityError
 from frozen_search.store import SCHEMA_VERSION, Store
 
@@ -49,6 +50,9 @@ ProgressFn = Callable[[str, int, "int | None"], None]
 """``progress(phase, done, total)``: export phases ``store`` (SQLite pages), ``http-cache`` (entries), ``hash`` and
 ``write`` (bytes); import phases ``read`` (bundle bytes), ``verify`` (cache entries), ``reindex`` (revisions)."""
 
+IndexBuilder = Callable[[Store, Path, "Callable[[int], None] | None"], int]
+"""``rebuild_index(store, index_path, progress)``: index every revision of ``store`` afresh at ``index_path``,
+calling ``progress(revisions done)``; returns the number indexed."""
 
 _FIELD_TYPES: dict[str, type] = {"format": str, "created": str, "frozen_search": str, "tantivy": str,
                                  "store_schema": int, "store_generation": int, "index_included": bool,
@@ -283,7 +287,7 @@ def export_bundle(settings: Settings, bundle_path: Path, *, include_index: bool 
         sizes = {name: (root / name).stat().st_size for name in names}
         tick = _ticker(progress, "hash", sum(sizes.values()))
         files = {name: {"sha256": file_sha256(root / name, tick), "bytes": sizes[name]} for name in names}
-        manifest = Manifest(FORMAT, datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
+        manifest = Manifest(FORMAT, iso_utc(datetime.now(UTC), timespec="seconds"),
                             version("frozen-search"), version("tantivy"), SCHEMA_VERSION, generation, indexed,
                             cutoffs, counts, files)
         partial = Path(tmp) / "bundle.tar.gz"
@@ -421,8 +425,8 @@ def _verify_staged(manifest: Manifest, staging: Path, progress: ProgressFn | Non
                                 f"{expected.get(key, 0)}")
 
 
-def import_bundle(bundle_path: Path, settings: Settings, *, progress: ProgressFn | None = None,
-                  expect_sha256: str | None = None) -> Manifest:
+def import_bundle(bundle_path: Path, settings: Settings, *, rebuild_index: IndexBuilder,
+                  progress: ProgressFn | None = None, expect_sha256: str | None = None) -> Manifest:
     """Import a bundle into the (fresh) data dir of ``settings``; returns its manifest.
 
     ``expect_sha256``: the whole file's sha256 as :func:`file_sha256` printed it at export (checked first; this
@@ -430,7 +434,8 @@ def import_bundle(bundle_path: Path, settings: Settings, *, progress: ProgressFn
     Nothing is written into the data dir unless the whole bundle passed: it is extracted into a temporary folder
     beside the data dir, checked there (every member's sha256 and size, the counts, every cache entry), the index
     rebuilt from the store when the bundle has none (or one from another tantivy version), then moved into place,
-    the store last.
+    the store last. ``rebuild_index`` builds that index (see :data:`IndexBuilder`; the caller passes
+    :func:`frozen_search.ops.reindex.rebuild_index`, so this module knows no source adapter).
 
     Raises:
         BundleInvalid: the bundle is unreadable, its manifest missing or invalid, a member missing, extra,
@@ -439,8 +444,6 @@ def import_bundle(bundle_path: Path, settings: Settings, *, progress: ProgressFn
         ConfigError: the data dir already holds a store, cache, index or query log; staging cannot be written.
         InvalidRequest: ``bundle_path`` is not a file.
     """
-    from frozen_search.reindex import rebuild_index
-
     if not Path(bundle_path).is_file():
         raise InvalidRequest(f"no bundle file at {bundle_path}")
     _check_target(settings)

@@ -16,7 +16,7 @@ import sqlite3
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from email.message import Message
 from pathlib import Path
 from types import TracebackType
@@ -24,6 +24,7 @@ from typing import Any
 
 import diskcache
 
+from frozen_search.cutoff import iso_utc
 from frozen_search.errors import FrozenSearchError, StoreIntegrityError, UpstreamUnavailable
 
 _MAGIC = b"frozen-search-http-cache/1\n"
@@ -102,12 +103,6 @@ class CacheStats:
     misses: int = 0
     writes: int = 0
     corrupt: int = 0
-
-
-def _utc_iso(moment: datetime) -> str:
-    if moment.tzinfo is None:
-        raise ValueError("fetched_at must be timezone-aware")
-    return moment.astimezone(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
 def _encode(record: CachedResponse) -> bytes:
@@ -195,7 +190,7 @@ class HttpCache:
         """
         record = CachedResponse(
             key=key, method=method.upper(), url=url, status=status, headers=tuple(headers), body=body,
-            fetched_at=_utc_iso(fetched_at), body_sha256=hashlib.sha256(body).hexdigest(),
+            fetched_at=iso_utc(fetched_at, timespec="seconds"), body_sha256=hashlib.sha256(body).hexdigest(),
         )
         if validate is not None:
             validate(record)

@@ -22,9 +22,10 @@ import hashlib
 import json
 import re
 from collections.abc import Collection, Iterable, Mapping
-from datetime import UTC, datetime
+from datetime import datetime
 from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 
+from frozen_search.cutoff import iso_utc
 from frozen_search.errors import InvalidRequest
 
 KEY_VERSION = 1
@@ -143,9 +144,7 @@ def body_sha256(body: Body, content_type: str | None = None, ignore: Collection[
 
 def namespace_for_cutoff(cutoff: datetime) -> str:
     """The key namespace of a tz-aware cutoff: ``2026-01-06T00:00:00Z`` (UTC, to the second)."""
-    if cutoff.tzinfo is None:
-        raise ValueError("the cutoff must be timezone-aware")
-    return cutoff.astimezone(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+    return iso_utc(cutoff, timespec="seconds")
 
 
 def request_key(method: str, url: str, headers: HeaderSource, body: Body, namespace: str) -> str:

@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from frozen_search.cutoff_rules.base import cutoff_bound
+from frozen_search.cutoff import cutoff_bound
 
 LATE_FIELDS = ("journal_ref", "doi", "report_no", "cross_lists")
 _WITHDRAWN_COMMENT = re.compile(

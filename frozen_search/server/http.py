@@ -110,6 +110,13 @@ def create_app(service: FrozenSearchService, *, host: str = "127.0.0.1", port: i
     return app
 
 
+def run_http(service: FrozenSearchService, host: str, port: int) -> None:
+    """Serve :func:`create_app` with uvicorn on ``host``:``port`` until interrupted (``frozen-search serve``)."""
+    import uvicorn
+
+    uvicorn.run(create_app(service, host=host, port=port), host=host, port=port)
+
+
 def _routes(service: FrozenSearchService) -> APIRouter:
     router = APIRouter()
 

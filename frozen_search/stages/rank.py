@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from frozen_search.cutoff_rules.base import iso_utc
+from frozen_search.cutoff import iso_utc
 from frozen_search.index import IndexedRevision, rank
 from frozen_search.models import Rejection
 from frozen_search.source import Shown

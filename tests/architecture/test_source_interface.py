@@ -11,7 +11,7 @@ import pytest
 from frozen_search.adapters.http import HostPolicy, UpstreamConfig
 from frozen_search.cache.http_cache import HttpCache
 from frozen_search.config import Settings
-from frozen_search.cutoff_rules.base import parse_cutoff
+from frozen_search.cutoff import parse_cutoff
 from frozen_search.errors import ConfigError, InvalidRequest, RefusedSource
 from frozen_search.registry import Registry, default_registry
 from frozen_search.source import Source

@@ -51,7 +51,7 @@ import sys
 from pathlib import Path
 
 from frozen_search.config import Settings
-from frozen_search.cutoff_rules.base import parse_cutoff
+from frozen_search.cutoff import parse_cutoff
 from frozen_search.index import RevisionIndex
 from frozen_search.registry import Registry, default_registry
 from frozen_search.service import FrozenSearchService

@@ -20,7 +20,7 @@ from lxml import etree
 
 from frozen_search.adapters.arxiv.ingest import ingest_arxiv
 from frozen_search.config import Settings
-from frozen_search.cutoff_rules.base import parse_cutoff
+from frozen_search.cutoff import parse_cutoff
 from frozen_search.index import RevisionIndex
 from frozen_search.service import FrozenSearchService
 from frozen_search.store import Store

@@ -20,14 +20,13 @@ from frozen_search.cache.bundle import (
     FORMAT,
     GZIP_HEADER,
     Manifest,
-    export_bundle,
     file_sha256,
-    import_bundle,
 )
 from frozen_search.cache.http_cache import HttpCache
 from frozen_search.cli import main
 from frozen_search.config import Settings
 from frozen_search.errors import BundleInvalid, ConfigError, FrozenSearchError, StoreIntegrityError
+from frozen_search.ops.bundles import export_bundle, import_bundle
 from frozen_search.store import SCHEMA_VERSION
 from tests.conftest import MRR, PEAR_2002, PEAR_2014, PYRUS, build_data_dir, make_service
 

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from frozen_search.config import Settings
-from frozen_search.cutoff_rules.base import parse_cutoff
+from frozen_search.cutoff import parse_cutoff
 from frozen_search.errors import FrozenSearchError, OfflineCacheMiss
 from frozen_search.querylog import read_log
 from frozen_search.service import FrozenSearchService

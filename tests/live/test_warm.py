@@ -11,15 +11,15 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from frozen_search.cache.bundle import export_bundle, import_bundle
 from frozen_search.cache.http_cache import HttpCache
 from frozen_search.cli import main
 from frozen_search.config import Settings
-from frozen_search.cutoff_rules.base import parse_cutoff
+from frozen_search.cutoff import parse_cutoff
 from frozen_search.errors import UpstreamTimeout
+from frozen_search.ops.bundles import export_bundle, import_bundle
+from frozen_search.ops.warm import read_queries, state_path, warm
 from frozen_search.querylog import read_log
 from frozen_search.service import FrozenSearchService
-from frozen_search.warm import read_queries, state_path, warm
 from tests.live.conftest import CUTOFF
 from tests.live.mediawiki_server import LocalMediaWiki
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from frozen_search.config import Settings
-from frozen_search.cutoff_rules.base import parse_cutoff
+from frozen_search.cutoff import parse_cutoff
 from frozen_search.models import Outcome
 from frozen_search.service import FrozenSearchService
 from tests.openalex.realworks import RESPONSES, SINGLE_WORK, WORKS_LIST, build, openalex_file

@@ -23,7 +23,7 @@ from frozen_search.adapters.openalex.live import OpenAlexLive
 from frozen_search.cache.http_cache import HttpCache
 from frozen_search.cache.keys import namespace_for_cutoff
 from frozen_search.config import Settings
-from frozen_search.cutoff_rules.base import parse_cutoff
+from frozen_search.cutoff import parse_cutoff
 from frozen_search.errors import NotEligible, NotFoundBeforeCutoff, OfflineCacheMiss, RefusedSource
 from frozen_search.service import FrozenSearchService
 from frozen_search.store import Store

@@ -19,7 +19,7 @@ from frozen_search.adapters.openalex.ingest import ingest_openalex
 from frozen_search.adapters.openalex.live import OpenAlexLive
 from frozen_search.cli import main
 from frozen_search.config import Settings
-from frozen_search.cutoff_rules.base import parse_cutoff
+from frozen_search.cutoff import parse_cutoff
 from frozen_search.cutoff_rules.openalex import NEVER_DISPLAYED
 from frozen_search.errors import FrozenSearchError, IngestError, InvalidRequest, NotFoundBeforeCutoff
 from frozen_search.index import RevisionIndex

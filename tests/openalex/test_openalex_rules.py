@@ -9,8 +9,8 @@ import pytest
 
 from frozen_search.adapters.openalex.ids import RecordError, parse_reference, rebuild_abstract, work_state
 from frozen_search.config import Settings
+from frozen_search.cutoff import cutoff_bound, parse_cutoff
 from frozen_search.cutoff_rules import openalex as rules
-from frozen_search.cutoff_rules.base import cutoff_bound, parse_cutoff
 from frozen_search.errors import InvalidRequest
 from tests.openalex.realworks import real_work, real_works
 

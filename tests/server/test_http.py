@@ -15,7 +15,7 @@ from fastapi import FastAPI
 from starlette.testclient import TestClient
 
 from frozen_search.config import Settings
-from frozen_search.cutoff_rules.base import parse_cutoff
+from frozen_search.cutoff import parse_cutoff
 from frozen_search.errors import FrozenSearchError
 from frozen_search.server.http import create_app, transport_security
 from frozen_search.service import FrozenSearchService

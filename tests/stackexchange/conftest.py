@@ -15,7 +15,7 @@ from lxml import etree
 
 from frozen_search.adapters.stackexchange.dump import ingest_stackexchange
 from frozen_search.config import Settings
-from frozen_search.cutoff_rules.base import parse_cutoff
+from frozen_search.cutoff import parse_cutoff
 from frozen_search.index import RevisionIndex
 from frozen_search.service import FrozenSearchService
 from frozen_search.store import Store

@@ -13,7 +13,7 @@ from frozen_search.adapters.documents import DocReference
 from frozen_search.adapters.stackexchange.dump import ingest_stackexchange
 from frozen_search.adapters.stackexchange.ids import parse_reference
 from frozen_search.config import Settings
-from frozen_search.cutoff_rules.base import parse_cutoff
+from frozen_search.cutoff import parse_cutoff
 from frozen_search.errors import FrozenSearchError, IndexNotReady, IngestError, InvalidRequest, RefusedSource
 from frozen_search.index import RevisionIndex
 from frozen_search.service import FrozenSearchService

@@ -23,7 +23,7 @@ from frozen_search.adapters.stackexchange.thread import render_html
 from frozen_search.cache.http_cache import HttpCache
 from frozen_search.cache.transport import throttle_violation
 from frozen_search.config import Settings
-from frozen_search.cutoff_rules.base import cutoff_bound, parse_cutoff
+from frozen_search.cutoff import cutoff_bound, parse_cutoff
 from frozen_search.errors import NotFoundBeforeCutoff, OfflineCacheMiss, UpstreamRateLimited
 from frozen_search.live import open_live
 from frozen_search.registry import default_registry

@@ -22,8 +22,8 @@ from urllib.parse import unquote, urlsplit
 
 from frozen_search.adapters.documents import DocReference, DocState
 from frozen_search.config import Settings
+from frozen_search.cutoff import iso_utc
 from frozen_search.cutoff_rules import arxiv as rules
-from frozen_search.cutoff_rules.base import iso_utc
 from frozen_search.errors import InvalidRequest
 
 SOURCE = "arxiv"

@@ -43,8 +43,8 @@ from frozen_search.adapters.documents import DocReference, DocState
 from frozen_search.adapters.http import Upstream
 from frozen_search.cache.http_cache import CachedResponse
 from frozen_search.config import Settings
+from frozen_search.cutoff import cutoff_bound, iso_utc
 from frozen_search.cutoff_rules import arxiv as rules
-from frozen_search.cutoff_rules.base import cutoff_bound, iso_utc
 from frozen_search.errors import (
     ContentUnproven,
     FrozenSearchError,

@@ -36,8 +36,8 @@ from frozen_search.adapters.openalex.ids import SOURCE, RecordError, doc_id, nor
 from frozen_search.cache.http_cache import CachedResponse
 from frozen_search.cache.keys import redact_url
 from frozen_search.config import Settings
+from frozen_search.cutoff import cutoff_bound
 from frozen_search.cutoff_rules import openalex as rules
-from frozen_search.cutoff_rules.base import cutoff_bound
 from frozen_search.errors import ConfigError, InvalidRequest, NotFoundBeforeCutoff, RefusedSource, UpstreamUnavailable
 from frozen_search.models import Rejection
 

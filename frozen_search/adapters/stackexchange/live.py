@@ -43,7 +43,7 @@ from frozen_search.adapters.stackexchange.thread import (
     thread_states,
 )
 from frozen_search.config import Settings
-from frozen_search.cutoff_rules.base import cutoff_bound
+from frozen_search.cutoff import cutoff_bound
 from frozen_search.errors import NotFoundBeforeCutoff, RefusedSource, UpstreamUnavailable
 from frozen_search.models import Rejection
 

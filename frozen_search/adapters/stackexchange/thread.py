@@ -27,7 +27,7 @@ from lxml import etree, html
 
 from frozen_search.adapters.documents import DocState
 from frozen_search.config import Settings
-from frozen_search.cutoff_rules.base import iso_utc
+from frozen_search.cutoff import iso_utc
 from frozen_search.cutoff_rules.stackexchange import CLOSE_REASONS
 from frozen_search.errors import ConfigError
 

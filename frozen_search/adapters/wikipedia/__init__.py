@@ -37,6 +37,7 @@ class WikipediaSource(Source):
 
     name = "wikipedia"
     id_examples = ("wikipedia:Title",)
+    unit = "revisions"
 
     def row_sources(self, settings: Settings) -> tuple[str, ...]:
         """``("wikipedia",)``."""

@@ -31,7 +31,7 @@ import requests
 
 from frozen_search.adapters.wikipedia.ids import MOVE_COMMENT, normalize_title
 from frozen_search.adapters.wikipedia.wikitext import redirect_target
-from frozen_search.cutoff_rules.base import cutoff_bound, iso_utc
+from frozen_search.cutoff import cutoff_bound, iso_utc
 from frozen_search.errors import (
     FrozenSearchError,
     NotFoundBeforeCutoff,

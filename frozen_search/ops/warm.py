@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from frozen_search.config import Settings
+from frozen_search.cutoff import iso_utc
 from frozen_search.errors import (
     ConfigError,
     FrozenSearchError,
@@ -33,7 +34,6 @@ from frozen_search.errors import (
     UpstreamRejected,
     VerificationFailed,
 )
-from frozen_search.querylog import format_instant
 from frozen_search.service import FrozenSearchService
 
 STATE_FORMAT = "frozen-search-warm/1"
@@ -98,7 +98,7 @@ def read_queries(data: bytes, name: str = "queries") -> list[tuple[int, str]]:
 def state_path(settings: Settings, data: bytes, limit: int, fetch: int) -> Path:
     """``DATA_DIR/warm/<sha256 of the file bytes, the cutoff, limit and fetch>.json``."""
     digest = hashlib.sha256(data)
-    digest.update(f"\0{format_instant(settings.require_cutoff())}\0limit={limit}\0fetch={fetch}".encode())
+    digest.update(f"\0{iso_utc(settings.require_cutoff())}\0limit={limit}\0fetch={fetch}".encode())
     return settings.data_dir / "warm" / f"{digest.hexdigest()}.json"
 
 
@@ -191,7 +191,7 @@ def warm(settings: Settings, queries_path: Path, *, fetch: int = 0, limit: int =
     queries = read_queries(data, str(queries_path))
     path = state_path(settings, data, limit, fetch)
     done = _load_done(path)
-    about = {"queries_file": str(queries_path), "cutoff": format_instant(settings.require_cutoff()),
+    about = {"queries_file": str(queries_path), "cutoff": iso_utc(settings.require_cutoff()),
              "limit": limit, "fetch": fetch}
     report = WarmReport(queries=len(queries), state_path=path)
     todo = [(number, query) for number, query in queries if number not in done]

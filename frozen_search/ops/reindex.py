@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from frozen_search.config import Settings
@@ -46,3 +47,40 @@ def rebuild_index(store: Store, index_path: Path, progress: Callable[[int], None
     building.rename(index_path)
     shutil.rmtree(old, ignore_errors=True)
     return count
+
+
+ReindexProgress = Callable[[int, int], None]
+"""``progress(done, total)``: revisions indexed so far, revisions in the store (an upper bound: refused states are
+not indexed)."""
+
+
+@dataclass(frozen=True)
+class ReindexResult:
+    """One rebuild: ``revisions`` indexed (stored revisions minus the refused states)."""
+
+    revisions: int
+
+    def summary(self) -> str:
+        """``indexed N revisions``."""
+        return f"indexed {self.revisions} revisions"
+
+
+def reindex(settings: Settings, *, progress: ReindexProgress | None = None) -> ReindexResult:
+    """Rebuild the index of ``settings.index_path`` from the store at ``settings.store_path``.
+
+    ``progress(0, total)`` is called once before the first revision, then after each one.
+
+    Raises:
+        ConfigError: the store is not a frozen-search store of this schema version.
+        StoreIntegrityError: a revision's chunks are missing from the store (the old index keeps serving).
+    """
+    store = Store(settings.store_path)
+    try:
+        total = store.count_revisions()
+        if progress is not None:
+            progress(0, total)
+        count = rebuild_index(store, settings.index_path,
+                              None if progress is None else lambda done: progress(done, total), settings=settings)
+    finally:
+        store.close()
+    return ReindexResult(count)

@@ -1,0 +1,74 @@
+"""Ingest dump files into the store and the index (``frozen-search ingest SOURCE``), no network.
+
+One function for every source: :func:`ingest` opens the store and the index of a data dir, runs the source's
+ingester (all or nothing), closes the store and returns an :class:`IngestResult` whose :meth:`~IngestResult.summary`
+is the line the CLI prints.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from frozen_search.config import Settings
+from frozen_search.errors import ConfigError
+from frozen_search.index import RevisionIndex
+from frozen_search.registry import Registry, default_registry
+from frozen_search.source import IngestReport
+from frozen_search.store import Store
+
+IngestProgress = Callable[[int, int], None]
+"""``progress(done, stored)``: bytes of the current input file read so far, revisions (states) stored so far."""
+
+FileHook = Callable[[Path], None]
+"""``on_file(path)``: called before each input file is read."""
+
+@dataclass(frozen=True)
+class IngestResult:
+    """What one ingest stored: the source's name and its ingester's report (counts, seconds, skipped records)."""
+
+    source: str
+    report: IngestReport
+
+    @property
+    def problems(self) -> list[str]:
+        """Records skipped, each ``"<file>: record N (<position>): <why>"`` (empty when a bad input fails whole)."""
+        return self.report.problems
+
+    def summary(self) -> str:
+        """The one-line report the CLI prints: counts, seconds and what was skipped (the source's own wording)."""
+        return self.report.summary()
+
+
+def unit_of(source_name: str, registry: Registry | None = None) -> str:
+    """What the ingester of ``source_name`` stores, for progress bars: ``revisions`` or ``states``."""
+    found = (registry or default_registry()).named(source_name)
+    return "states" if found is None else found.unit
+
+
+def ingest(settings: Settings, source_name: str, paths: Sequence[Path], *, progress: IngestProgress | None = None,
+           on_file: FileHook | None = None, registry: Registry | None = None, **options: Any) -> IngestResult:
+    """Ingest ``paths`` with the ingester of ``source_name`` into the store and index of ``settings`` (created
+    when missing), all or nothing (``registry``: the sources of this build by default).
+
+    ``options`` go to the ingester: ``namespaces`` (a frozenset of namespace numbers, default ``{0}``) for
+    Wikipedia, ``site`` (a served host, or ``None``: read from the dump) for Stack Exchange.
+
+    Raises:
+        ConfigError: no ingester named ``source_name`` (checked before anything is opened or created); an unusable
+            store; a Stack Exchange site not served.
+        IngestError: a file is missing, unreadable, truncated or not of the expected format; nothing is stored.
+    """
+    source = (registry or default_registry()).named(source_name)
+    if source is None:
+        raise ConfigError(f"this frozen-search has no {source_name} ingester")
+    store = Store(settings.store_path)
+    try:
+        index = RevisionIndex.create(settings.index_path)
+        report = source.ingest(list(paths), store, index, settings=settings, progress=progress, on_file=on_file,
+                               **options)
+    finally:
+        store.close()
+    return IngestResult(source_name, report)

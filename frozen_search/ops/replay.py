@@ -1,0 +1,101 @@
+"""Replay a query log (``frozen-search replay``): recompute every logged call from the data dir and compare.
+
+Each line is recomputed at its own cutoff, in its own mode (a line answered in local mode from the store alone; a
+line answered live or offline from the HTTP cache in offline mode — never a live request), asking the same
+upstream sources and serving the same Stack Exchange sites as when it was logged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from frozen_search.config import Settings, default_setting
+from frozen_search.cutoff import parse_cutoff
+from frozen_search.errors import FrozenSearchError
+from frozen_search.ops.data_dir import existing_log, existing_store
+from frozen_search.querylog import ReplayLine, error_dict, read_log, replay
+from frozen_search.service import FrozenSearchService
+
+__all__ = ["ReplayLine", "ReplayReport", "describe", "replay_log"]
+
+
+@dataclass
+class ReplayReport:
+    """Every replayed line (:class:`~frozen_search.querylog.ReplayLine`, in log order) and how many differ."""
+
+    lines: list[ReplayLine] = field(default_factory=list)
+    different: int = 0
+
+    def summary(self) -> str:
+        """``N line(s) different``."""
+        return f"{self.different} line(s) different"
+
+
+def describe(line: ReplayLine) -> str:
+    """``line N TOOL: identical`` or ``line N TOOL: different: <where>``."""
+    status = "identical" if line.identical else f"different: {line.detail}"
+    return f"line {line.line} {line.tool}: {status}"
+
+
+@dataclass
+class _LineContext:
+    """What the line being recomputed was answered with."""
+
+    local: bool = True
+    asked: str | None = None  # its live sources, comma-separated (None: the settings' own)
+    sites: str = field(default_factory=lambda: str(default_setting("stackexchange_sites")))
+
+
+def replay_log(settings: Settings, log_path: Path, *,
+               on_line: Callable[[ReplayLine], None] | None = None) -> ReplayReport:
+    """Recompute every line of the query log at ``log_path`` from the data dir of ``settings`` (its ``mode`` and
+    ``cutoff`` are ignored: each line has its own) and compare response and error byte for byte.
+
+    ``on_line(line)`` sees each result as soon as it is known (the CLI prints it).
+
+    Raises:
+        InvalidRequest: ``log_path`` is not a file, or a line is unreadable.
+        ConfigError: no store in the data dir.
+    """
+    log = existing_log(log_path)
+    live_lines = any(record.get("mode", "local") != "local" for _, record in read_log(log))
+    settings = replace(settings, mode="offline" if live_lines else "local")
+    store = existing_store(settings)
+    services: dict[tuple[str, bool, str | None, str], FrozenSearchService] = {}
+    now = _LineContext()
+
+    def before(record: Mapping[str, Any]) -> None:
+        names = record.get("live_sources")
+        now.asked = ",".join(map(str, names)) if isinstance(names, list) else None
+        now.local = record.get("mode", "local") == "local"
+        logged = record.get("sites")
+        now.sites = logged if isinstance(logged, str) else str(default_setting("stackexchange_sites"))
+
+    def execute(cutoff: str, tool: str, arguments: dict[str, Any]) -> tuple[Any, Any]:
+        key = (cutoff, now.local, now.asked, now.sites)
+        if key not in services:
+            at = replace(settings.with_cutoff(parse_cutoff(cutoff)), stackexchange_sites=now.sites)
+            if now.local:
+                at = replace(at, mode="local")
+            elif now.asked is not None:
+                at = replace(at, live_sources=now.asked)
+            services[key] = FrozenSearchService.open(at, store=store, logging=False)
+        try:
+            outcome = services[key].execute(tool, arguments)
+        except FrozenSearchError as exc:
+            return None, error_dict(exc)
+        return (None if outcome.response is None else outcome.response.model_dump(mode="json")), None
+
+    report = ReplayReport()
+    try:
+        for line in replay(log, execute, before):
+            report.lines.append(line)
+            report.different += not line.identical
+            if on_line is not None:
+                on_line(line)
+    finally:
+        store.close()
+    return report

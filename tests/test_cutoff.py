@@ -1,0 +1,37 @@
+"""Instants: the one formatter, the cutoff bound and the cutoff parser."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta, timezone
+
+import pytest
+
+from frozen_search.cutoff import cutoff_bound, iso_utc, parse_cutoff
+from frozen_search.errors import InvalidRequest
+
+CUTOFF = datetime(2026, 1, 6, tzinfo=UTC)
+CUTOFF_ISO = "2026-01-06T00:00:00Z"
+
+
+def test_iso_utc_of_datetimes() -> None:
+    assert iso_utc(CUTOFF) == CUTOFF_ISO
+    almost = datetime(2026, 1, 6, 1, tzinfo=UTC) - timedelta(microseconds=10)
+    assert iso_utc(almost) == "2026-01-06T00:59:59.99999Z"
+    assert iso_utc(almost, timespec="seconds") == "2026-01-06T00:59:59Z"
+    assert iso_utc(datetime(2026, 1, 6, 1, tzinfo=timezone(timedelta(hours=1)))) == CUTOFF_ISO
+    with pytest.raises(ValueError, match="timezone-aware"):
+        iso_utc(datetime(2026, 1, 6))
+
+
+def test_iso_utc_of_integer_seconds_is_the_same_form() -> None:
+    seconds = int(CUTOFF.timestamp())
+    assert iso_utc(seconds) == CUTOFF_ISO
+    assert iso_utc(seconds - 1) == "2026-01-05T23:59:59Z"
+
+
+def test_parse_cutoff_and_bound() -> None:
+    assert parse_cutoff("2026-01-06") == CUTOFF
+    assert parse_cutoff("2026-01-06T01:00:00+01:00") == CUTOFF
+    assert cutoff_bound(parse_cutoff("2026-01-06T00:00:29.5Z")) == int(CUTOFF.timestamp()) + 29
+    with pytest.raises(InvalidRequest):
+        parse_cutoff("2026-01-06T00:00:00")
