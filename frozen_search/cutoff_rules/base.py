@@ -1,4 +1,4 @@
-"""Cutoff instants and the generic snapshot rule, pure: no I/O, no clock.
+"""Cutoff instants and the bound every "strictly before the cutoff" comparison uses, pure: no I/O, no clock.
 
 A cutoff ``T`` is one timezone-aware UTC instant. "Before the cutoff" is strictly ``< T`` everywhere.
 Stored instants are integer UTC seconds (MediaWiki timestamps have one-second resolution), so the
@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from dateutil import parser as dateutil_parser
@@ -75,30 +73,3 @@ def iso_utc(seconds: int) -> str:
     """Format integer UTC seconds as ``YYYY-MM-DDTHH:MM:SSZ`` (the form MediaWiki uses)."""
     return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
-
-@dataclass(frozen=True)
-class Interval:
-    """One revision's validity: ``valid_from`` and ``valid_to`` in integer UTC seconds (``valid_to`` may be unknown)."""
-
-    valid_from: int
-    valid_to: int | None
-
-
-def snapshot_index(intervals: Sequence[Interval], cutoff: datetime) -> int | None:
-    """Index of the revision displayed at ``cutoff``: the greatest ``valid_from`` strictly before it.
-
-    Returns ``None`` when no revision predates the cutoff. Ties on ``valid_from`` go to the later position in the
-    sequence (callers pass revisions in upstream order). Pure; the caller decides whether the chosen revision is
-    known to be current at ``T`` (see :func:`is_known_current`).
-    """
-    bound = cutoff_bound(cutoff)
-    best: int | None = None
-    for position, interval in enumerate(intervals):
-        if interval.valid_from < bound and (best is None or interval.valid_from >= intervals[best].valid_from):
-            best = position
-    return best
-
-
-def is_known_current(interval: Interval, cutoff: datetime) -> bool:
-    """True when the revision was still current at ``cutoff``: no later revision is known before ``T``."""
-    return interval.valid_to is None or interval.valid_to >= cutoff_bound(cutoff)
