@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -106,7 +106,6 @@ class Settings:
     stackexchange_key: str | None = None
     openalex_api: str = "https://api.openalex.org"
     openalex_key: str | None = None
-    extra: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def store_path(self) -> Path:
@@ -181,5 +180,3 @@ def _convert(name: str, raw: Any) -> Any:
     except ValueError as exc:
         raise ConfigError(f"setting {name}={raw!r}: {exc}") from exc
 
-
-SETTING_NAMES = tuple(f.name for f in fields(Settings) if f.name != "extra")

@@ -20,7 +20,6 @@ HTTP status the web face maps it to. The faces (CLI, HTTP, MCP) catch only the r
     ├─ StoreIntegrityError     store_integrity          500  stored content no longer matches its sha256
     ├─ BundleInvalid           bundle_invalid           422  a bundle failed its checks; nothing was imported
     ├─ VerificationFailed      verification_failed      422  a fetched document failed re-verification
-    ├─ ReplayMismatch          replay_mismatch          -    `replay` found a difference (CLI exit 1)
     └─ ConfigError             config_error             -    startup only (CLI exit 2)
 
 Re-verification failures are values (:class:`frozen_search.models.Rejection`), not exceptions.
@@ -178,13 +177,6 @@ class VerificationFailed(FrozenSearchError):
         self.rejections: list[Any] = []
 
 
-class ReplayMismatch(FrozenSearchError):
-    """``replay`` recomputed a logged response and it differs (CLI exit 1)."""
-
-    code = "replay_mismatch"
-    http_status = 500
-
-
 class ConfigError(FrozenSearchError):
     """Invalid settings at start-up (CLI exit 2)."""
 
@@ -209,6 +201,5 @@ ERROR_CLASSES: tuple[type[FrozenSearchError], ...] = (
     StoreIntegrityError,
     BundleInvalid,
     VerificationFailed,
-    ReplayMismatch,
     ConfigError,
 )

@@ -68,14 +68,12 @@ class IndexWriterSession:
     def __init__(self, writer: tantivy.IndexWriter, path: Path) -> None:
         self._writer = writer
         self._path = path
-        self.added = 0
 
     def add(self, rev: IndexedRevision) -> None:
         """Add one revision (use :meth:`replace` when it may already be indexed)."""
         self._writer.add_document(tantivy.Document(
             rev=rev.rev_pk, doc_id=rev.doc_id, source=rev.source, valid_from=rev.valid_from,
             valid_to=OPEN_END if rev.valid_to is None else rev.valid_to, title=rev.title, body=rev.text))
-        self.added += 1
 
     def replace(self, rev: IndexedRevision) -> None:
         """Delete any indexed copy of ``rev.rev_pk`` and add this one (its ``valid_to`` changed)."""

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -312,13 +312,6 @@ class SourceLive(Protocol):
         """
         ...
 
-
-def states_by_doc(states: Iterable[DocState]) -> dict[str, list[DocState]]:
-    """Group states by document, keeping order."""
-    grouped: dict[str, list[DocState]] = {}
-    for state in states:
-        grouped.setdefault(state.doc_id, []).append(state)
-    return grouped
 
 
 class DocumentStateSource(Source):

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from frozen_search.cutoff import cutoff_bound
@@ -28,24 +27,6 @@ from frozen_search.cutoff import cutoff_bound
 LATE_FIELDS = ("journal_ref", "doi", "report_no", "cross_lists")
 _WITHDRAWN_COMMENT = re.compile(
     r"\b(?:has|have) been withdrawn\b|\b(?:is|was) withdrawn\b|\bwithdrawn by\b|^\s*withdrawn\b", re.IGNORECASE)
-
-
-@dataclass(frozen=True)
-class ArxivRule:
-    """The declarative rule: which dates count, what comes from the version itself, what is never displayed."""
-
-    eligibility: str = "version 1 submitted strictly before T"
-    displayed: str = "the latest version submitted strictly before T"
-    own_fields: tuple[str, ...] = ("title", "authors", "abstract", "comments", "primary_category")
-    late_fields: tuple[str, ...] = LATE_FIELDS
-    late_field_proof: str = "the same value in a record frozen no later than the version's submission"
-    never_displayed: tuple[str, ...] = ("a later version's title, authors, abstract or comments",
-                                        "journal-ref, DOI, report-no or cross-lists not proven before T",
-                                        "the existence of unproven late fields", "versions at or after T")
-    search_window: str = "submittedDate:[199101010000 TO <minute of T - 1 s>] (GMT, inclusive), narrowing only"
-
-
-RULE = ArxivRule()
 
 
 def eligible(v1_submitted: int, cutoff: datetime) -> bool:

@@ -71,22 +71,6 @@ NEVER_DISPLAYED: tuple[str, ...] = (
 
 
 @dataclass(frozen=True)
-class OpenAlexRule:
-    """The declarative rule: the date that counts, the eligible sources, and what is never displayed."""
-
-    date_that_counts: str = ("publication_date at 00:00 UTC, strictly before T; a YYYY-01-01 (YYYY-MM-01) date "
-                             "counts from the next year (month)")
-    eligible_source_types: tuple[str, ...] = ELIGIBLE_SOURCE_TYPES
-    book_series_work_types: tuple[str, ...] = BOOK_SERIES_WORK_TYPES
-    refused_source_types: tuple[str, ...] = (REPOSITORY, "ebook platform", "metadata", "other")
-    merged_records: str = "shown only when indexed in Crossref (the publisher's fields); else refused"
-    never_displayed: tuple[str, ...] = NEVER_DISPLAYED
-
-
-RULE = OpenAlexRule()
-
-
-@dataclass(frozen=True)
 class Verdict:
     """Whether a work may be shown: ``eligible``, else ``reason`` (one sentence, for the ``not_eligible`` refusal)."""
 

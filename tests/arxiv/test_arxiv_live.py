@@ -12,6 +12,7 @@ from frozen_search.errors import ContentUnproven, UpstreamRejected, UpstreamUnav
 from frozen_search.service import FrozenSearchService
 from tests.arxiv.conftest import LISTRECORDS, ArxivStub, Recorded, arxiv_file
 
+pytestmark = pytest.mark.serial  # every test serves the recorded API on 127.0.0.1 (arxiv_stub)
 POST_CUTOFF = {"arxiv:2602.15552", "arxiv:2604.03438", "arxiv:2602.19294"}
 # Hand-written answer to id_list=2306.07400v1, in the recorded entries' exact shape: the real v1 date
 # (published 2023-06-12T19:59:36Z), text marked as the stub's (the real v1 text was not recorded).

@@ -170,6 +170,7 @@ class _MismatchedStub(OpenAlexStub):
         return super().answer(raw)
 
 
+@pytest.mark.serial  # its stub serves on 127.0.0.1
 def test_a_doi_is_shown_only_as_a_record_carrying_that_doi(tmp_path: Path) -> None:
     stub = _MismatchedStub()
     upstream = _upstream(tmp_path)

@@ -66,14 +66,13 @@ MAX_PDF_BYTES = 50_000_000
 @dataclass(frozen=True)
 class Entry:
     """One Atom entry: ``paper`` and ``version`` from its id, ``published`` (v1) and ``updated`` (this version)
-    in UTC seconds, its own text, and the PDF link."""
+    in UTC seconds, and its own text (the PDF is read by version id, not by the entry's link)."""
 
     paper: str
     version: int
     published: int
     updated: int
     text: VersionText
-    pdf_url: str | None
 
 
 @dataclass(frozen=True)
@@ -124,9 +123,7 @@ def _entry(element: etree._Element) -> Entry:
     text = VersionText(clean(element.findtext("a:title", namespaces=NS)), authors,
                        clean(element.findtext("a:summary", namespaces=NS)),
                        clean(element.findtext("arxiv:comment", namespaces=NS)) or None, " ".join(categories))
-    pdf = next((link.get("href") for link in element.findall("a:link", NS)
-                if link.get("title") == "pdf" or link.get("type") == "application/pdf"), None)
-    return Entry(found.paper, found.version, published, updated, text, pdf)
+    return Entry(found.paper, found.version, published, updated, text)
 
 
 def _instant(value: str | None) -> int:

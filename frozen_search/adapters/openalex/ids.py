@@ -32,7 +32,6 @@ from frozen_search.errors import InvalidRequest
 
 SOURCE = "openalex"
 HOST = "openalex.org"
-API_HOST = "api.openalex.org"
 WORK_ID = re.compile(r"^[Ww]([0-9]{1,12})$")  # not \d: it matches any Unicode digit
 _WORK_URL = re.compile(r"^(?:https?://)?(?:www\.)?openalex\.org/(?:works/)?([^/?#]+)/?$", re.IGNORECASE)
 _API_URL = re.compile(r"^(?:https?://)?api\.openalex\.org/works/([^/?#]+)/?$", re.IGNORECASE)

@@ -166,12 +166,12 @@ def html_text_or_none(markup: str) -> str | None:
 
 # -- the thread model -------------------------------------------------------------------------------------------
 
-KINDS = ("title", "body", "tags", "close", "reopen", "delete", "undelete", "lock", "unlock", "moved_in")
 
 
 @dataclass(frozen=True)
 class PostEvent:
-    """One change of a post at ``at`` (UTC seconds): ``kind`` of :data:`KINDS`; ``value`` the rendered title or
+    """One change of a post at ``at`` (UTC seconds): ``kind`` one of ``title``, ``body``, ``tags``, ``close``,
+    ``reopen``, ``delete``, ``undelete``, ``lock``, ``unlock``, ``moved_in``; ``value`` the rendered title or
     body, the tags (tuple), or for ``close`` ``{"reason": str, "duplicate_of": [ids]}``; ``seq`` orders events of
     one instant (the history row id, or the revision's position)."""
 
