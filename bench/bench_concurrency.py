@@ -1,9 +1,9 @@
 """Benchmark: concurrent live fetches through ONE service object (issue 10, item 4), against a real MediaWiki 1.39.
 
 What it measures (public API: ``Settings``, ``FrozenSearchService.open``, ``fetch``), in ``mode=live`` with
-``live_sources=wikipedia`` over a MediaWiki on 127.0.0.1 (``tests.live.mediawiki_server.LocalMediaWiki``, ``php -S``
-with ``--workers`` forked PHP workers) holding the 31 real pages of the math sample (plus Mean reciprocal rank and
-Martingale (betting system)):
+``live_sources=wikipedia`` over a MediaWiki on 127.0.0.1 (``tests.wikipedia.mediawiki_server.LocalMediaWiki``, ``php
+-S`` with ``--workers`` forked PHP workers) holding the 31 real pages of the math sample (plus Mean reciprocal rank
+and Martingale (betting system)):
 
 1. **one cold fetch** — a page never fetched in that data dir, so every exchange goes upstream — in a fresh data dir
    and a fresh service, repeated for ``--singles`` different pages: the median;
@@ -53,8 +53,8 @@ from frozen_search.adapters.wikipedia.ids import doc_id  # noqa: E402
 from frozen_search.config import Settings  # noqa: E402
 from frozen_search.cutoff import parse_cutoff  # noqa: E402
 from frozen_search.service import FrozenSearchService  # noqa: E402
-from tests.live.conftest import WIKI  # noqa: E402
-from tests.live.mediawiki_server import LocalMediaWiki, root_element  # noqa: E402
+from tests.wikipedia.conftest import WIKI  # noqa: E402
+from tests.wikipedia.mediawiki_server import LocalMediaWiki, root_element  # noqa: E402
 
 CUTOFF = "2020-01-01T00:00:00Z"  # after every revision imported: each page resolves to its one 2012/2013 revision
 MATH_SAMPLE = WIKI / "enwiki-math-sample-31-pages-2012.pages-only.xml"

@@ -9,10 +9,10 @@ What it measures (public API: ``Settings``, ``FrozenSearchService.open``):
    ``mode=live`` with ``prefer_cache=True`` (a warm re-run). Reported: seconds, network requests (0 expected), and the
    ratio cached/live time.
 
-The wiki is the test suite's own :class:`tests.live.mediawiki_server.LocalMediaWiki` (Debian ``mediawiki`` and
+The wiki is the test suite's own :class:`tests.wikipedia.mediawiki_server.LocalMediaWiki` (Debian ``mediawiki`` and
 ``php-cli``/``php-sqlite3`` must be installed, as ``.ci/run`` does), holding the real exports of
-``../shared/realdata/wikipedia`` and ``tests/data/wiki-cutoff-cases.xml``. Loopback latency is tiny, so the live
-figure is a floor: against en.wikipedia.org each request costs tens of milliseconds more.
+``../shared/realdata/wikipedia`` and ``tests/wikipedia/data/wiki-cutoff-cases.xml``. Loopback latency is tiny, so
+the live figure is a floor: against en.wikipedia.org each request costs tens of milliseconds more.
 
 Run from the repository root::
 
@@ -37,8 +37,8 @@ from frozen_search.config import Settings  # noqa: E402
 from frozen_search.cutoff import parse_cutoff  # noqa: E402
 from frozen_search.errors import FrozenSearchError  # noqa: E402
 from frozen_search.service import FrozenSearchService  # noqa: E402
-from tests.live.conftest import CUTOFF, CUTOFF_CASES, MOVES, REAL_EXPORTS, WIKI  # noqa: E402
-from tests.live.mediawiki_server import LocalMediaWiki  # noqa: E402
+from tests.wikipedia.conftest import CUTOFF, CUTOFF_CASES, MOVES, REAL_EXPORTS, WIKI  # noqa: E402
+from tests.wikipedia.mediawiki_server import LocalMediaWiki  # noqa: E402
 
 QUERIES = ["reciprocal rank", "pear", "pyrus", "information retrieval", "fruit tree", "greeting", "moved page",
            "redirect", "Agdam", "statistic", "LATEWORDONLY", "STABLEWORD"]

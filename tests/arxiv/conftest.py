@@ -25,7 +25,7 @@ from frozen_search.index import RevisionIndex
 from frozen_search.service import FrozenSearchService
 from frozen_search.store import Store
 from tests.conftest import REALDATA, realdata
-from tests.local_http import LocalServer
+from tests.cross_source.local_http import LocalServer
 
 ARXIV = REALDATA / "arxiv"
 API = "api/arxivpy_fixtures_2026"

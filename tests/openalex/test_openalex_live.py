@@ -27,7 +27,7 @@ from frozen_search.cutoff import parse_cutoff
 from frozen_search.errors import NotEligible, NotFoundBeforeCutoff, OfflineCacheMiss, RefusedSource
 from frozen_search.service import FrozenSearchService
 from frozen_search.store import Store
-from tests.local_http import LocalServer
+from tests.cross_source.local_http import LocalServer
 from tests.openalex.realworks import SINGLE_WORK, WORKS_LIST, openalex_file, real_work
 
 pytestmark = pytest.mark.serial

@@ -29,7 +29,7 @@ from frozen_search.live import open_live
 from frozen_search.registry import default_registry
 from frozen_search.service import FrozenSearchService
 from frozen_search.store import Store
-from tests.adapters.test_http_layer import FakeTime, Reply, Stub
+from tests.cross_source.test_http_layer import FakeTime, Reply, Stub
 from tests.stackexchange.conftest import RESPONSES, Recorded, se_path
 
 pytestmark = pytest.mark.serial

@@ -11,8 +11,8 @@ from frozen_search.adapters.wikipedia.live import WikipediaLive, connect
 from frozen_search.adapters.wikipedia.wikitext import WikitextRenderer
 from frozen_search.cutoff import parse_cutoff
 from frozen_search.errors import NotFoundBeforeCutoff
-from tests.live.conftest import CUTOFF
-from tests.live.mediawiki_server import LocalMediaWiki
+from tests.wikipedia.conftest import CUTOFF
+from tests.wikipedia.mediawiki_server import LocalMediaWiki
 
 pytestmark = pytest.mark.mediawiki
 

@@ -17,8 +17,8 @@ from frozen_search.cutoff import parse_cutoff
 from frozen_search.errors import FrozenSearchError, OfflineCacheMiss
 from frozen_search.querylog import read_log
 from frozen_search.service import FrozenSearchService
-from tests.live.conftest import CUTOFF, MOVES, mediawiki_exports, unavailable
-from tests.live.mediawiki_server import LocalMediaWiki, MediaWikiUnavailable
+from tests.wikipedia.conftest import CUTOFF, MOVES, mediawiki_exports, unavailable
+from tests.wikipedia.mediawiki_server import LocalMediaWiki, MediaWikiUnavailable
 
 pytestmark = [pytest.mark.mediawiki, pytest.mark.serial]
 

@@ -1,7 +1,7 @@
 """Pin what a real MediaWiki 1.39 does around a cutoff, with plain ``requests`` (the adapter is tested elsewhere).
 
 These are facts the Wikipedia live adapter has to live with (see ../shared/mediawiki.md); each test names one.
-``CUTOFF`` is 2026-01-06T00:00:00Z; the cases come from ``tests/data/wiki-cutoff-cases.xml``.
+``CUTOFF`` is 2026-01-06T00:00:00Z; the cases come from ``tests/wikipedia/data/wiki-cutoff-cases.xml``.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ import pytest
 import requests
 from lxml import etree
 
-from tests.live.conftest import CUTOFF, CUTOFF_CASES, REAL_EXPORTS, WIKI, mediawiki_exports, unavailable
-from tests.live.mediawiki_server import (
+from tests.wikipedia.conftest import CUTOFF, CUTOFF_CASES, REAL_EXPORTS, WIKI, mediawiki_exports, unavailable
+from tests.wikipedia.mediawiki_server import (
     LocalMediaWiki,
     MediaWikiError,
     MediaWikiUnavailable,
@@ -40,7 +40,7 @@ def ts(value: str) -> datetime:
 @pytest.fixture(scope="module")
 def http() -> Iterator[requests.Session]:
     with requests.Session() as session:
-        session.headers["User-Agent"] = "frozen-search-tests/0 (tests/live)"
+        session.headers["User-Agent"] = "frozen-search-tests/0 (tests/wikipedia)"
         yield session
 
 

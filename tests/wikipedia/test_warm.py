@@ -20,8 +20,8 @@ from frozen_search.ops.bundles import export_bundle, import_bundle
 from frozen_search.ops.warm import read_queries, state_path, warm
 from frozen_search.querylog import read_log
 from frozen_search.service import FrozenSearchService
-from tests.live.conftest import CUTOFF
-from tests.live.mediawiki_server import LocalMediaWiki
+from tests.wikipedia.conftest import CUTOFF
+from tests.wikipedia.mediawiki_server import LocalMediaWiki
 
 pytestmark = pytest.mark.mediawiki
 

@@ -52,7 +52,7 @@ WIKI_NAME = "FrozenWiki"
 DB_NAME = "frozenwiki"
 # Appended to the generated LocalSettings.php, as in ../shared/mediawiki-recipe.sh.
 TEST_SETTINGS = """
-# --- test-only additions (frozen-search tests/live/mediawiki_server.py) ---
+# --- test-only additions (frozen-search tests/wikipedia/mediawiki_server.py) ---
 $wgShowExceptionDetails = true;
 $wgEnableUploads = false;
 $wgRateLimits = [];

@@ -1,10 +1,11 @@
 """Session fixture: one real MediaWiki 1.39 on 127.0.0.1 holding real Wikipedia histories and the cutoff edge cases.
 
-Imported, in this order: the real exports from ``../shared/realdata/wikipedia`` (Mean reciprocal rank, Pyrus, Pear 2002
-and Pear 2014, Çullu/Agdam page + talk) and the hand-written ``tests/data/wiki-cutoff-cases.xml`` (edge cases around
-``CUTOFF``); then "Moved page before" is moved to "Moved page after" (a real move, stamped with the machine clock,
-so after ``CUTOFF``). Page and revision ids are MediaWiki's own (importDump.php drops the XML's): look them up with
-``mediawiki.page_id(title)``, ``mediawiki.revision_id(title, timestamp)`` or ``mediawiki.revisions(title)``.
+Imported, in this order: the real exports from ``../shared/realdata/wikipedia`` (Mean reciprocal rank, Pyrus, Pear
+2002 and Pear 2014, Çullu/Agdam page + talk) and the hand-written ``tests/wikipedia/data/wiki-cutoff-cases.xml``
+(edge cases around ``CUTOFF``); then "Moved page before" is moved to "Moved page after" (a real move, stamped with
+the machine clock, so after ``CUTOFF``). Page and revision ids are MediaWiki's own (importDump.php drops the XML's):
+look them up with ``mediawiki.page_id(title)``, ``mediawiki.revision_id(title, timestamp)`` or
+``mediawiki.revisions(title)``.
 
 Without php/MediaWiki (or ../shared) the tests skip locally; with ``CI=true`` they fail instead.
 """
@@ -19,11 +20,11 @@ from typing import NoReturn
 
 import pytest
 
-from tests.live.mediawiki_server import LocalMediaWiki, MediaWikiUnavailable, PageMove
+from tests.wikipedia.mediawiki_server import LocalMediaWiki, MediaWikiUnavailable, PageMove
 
 SHARED = Path(__file__).resolve().parents[3] / "shared"
 WIKI = SHARED / "realdata" / "wikipedia"
-CUTOFF_CASES = Path(__file__).resolve().parents[1] / "data" / "wiki-cutoff-cases.xml"
+CUTOFF_CASES = Path(__file__).resolve().parent / "data" / "wiki-cutoff-cases.xml"
 # The cutoff the hand-written cases are built around.
 CUTOFF = "2026-01-06T00:00:00Z"
 REAL_EXPORTS = (
@@ -54,7 +55,7 @@ def mediawiki_exports() -> list[Path]:
 
 @pytest.fixture(scope="session")
 def mediawiki_cutoff() -> str:
-    """The cutoff ``T`` the hand-written cases in ``tests/data/wiki-cutoff-cases.xml`` are built around."""
+    """The cutoff ``T`` the hand-written cases in ``tests/wikipedia/data/wiki-cutoff-cases.xml`` are built around."""
     return CUTOFF
 
 

@@ -12,7 +12,7 @@ from frozen_search.config import SETTINGS
 from frozen_search.errors import ERROR_CLASSES
 from frozen_search.verify import REASON_CODES
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text()
 
 
