@@ -1,12 +1,11 @@
 """The query log: one hash-chained JSON line per ``search``/``fetch`` call, plus ``audit`` and ``replay``.
 
-Each line is the canonical JSON (sorted keys, no spaces, UTF-8) of a :class:`QueryEvent` plus ``prev`` (the
-previous line's ``hash``; 64 zeros on line 1) and ``hash`` (sha256 hex of the canonical JSON of the line without
-``hash``). Editing, removing or reordering a line breaks the chain there; cutting lines off the end does not, so
-keep the last hash (:attr:`AuditReport.head`) elsewhere if that matters. ``audit`` fails on any hit whose
-``valid_from`` is not strictly before its line's cutoff and on any chain break. ``replay`` re-runs each call and
-compares the canonical bytes of response and error; ``ts`` and ``latency_ms`` are never compared.
-"""
+Each line is the canonical JSON (sorted keys, no spaces, UTF-8) of a :class:`QueryEvent` plus ``prev`` (the previous
+line's ``hash``; 64 zeros on line 1) and ``hash`` (sha256 hex of the canonical JSON of the line without ``hash``).
+Editing, removing or reordering a line breaks the chain there; cutting lines off the end does not, so keep the last hash
+(:attr:`AuditReport.head`) elsewhere if that matters. ``audit`` fails on any hit whose ``valid_from`` is not surely
+before its line's cutoff (read at its own precision) and on any chain break. ``replay`` re-runs each call and compares
+the canonical bytes of response and error; ``ts`` and ``latency_ms`` are never compared. """
 
 from __future__ import annotations
 
@@ -24,7 +23,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from frozen_search.cutoff import cutoff_bound, iso_utc, parse_cutoff, to_epoch
+from frozen_search.cutoff import iso_before, iso_utc, parse_cutoff
 from frozen_search.errors import ConfigError, FrozenSearchError, InvalidRequest
 from frozen_search.models import Outcome
 
@@ -341,12 +340,13 @@ def _bump(counts: dict[str, int], key: object) -> None:
 
 
 def _is_before(instant: object, cutoff: object) -> bool:
-    """True only when both parse and ``instant`` (whole seconds, as upstreams stamp them) is surely before
-    ``cutoff``: ``instant < cutoff_bound(cutoff)`` (fail closed; see :func:`cutoff_bound`)."""
+    """True only when both parse and ``instant`` is surely before ``cutoff``, read at the precision it is written in
+    (``…:26Z`` a whole second: ``s + 1 <= T``; ``…:26.370Z`` a millisecond: ``m + 1 ms <= T``, i.e. exactly
+    ``m < T`` for a cutoff in whole milliseconds; see :func:`~frozen_search.cutoff.iso_before`). Fail closed."""
     try:
         if not (isinstance(instant, str) and isinstance(cutoff, str)):
             return False
-        return to_epoch(parse_cutoff(instant)) < cutoff_bound(parse_cutoff(cutoff))
+        return iso_before(instant, parse_cutoff(cutoff))
     except InvalidRequest:
         return False
 

@@ -20,7 +20,7 @@ from typing import Any
 
 from frozen_search.adapters.http import Upstream
 from frozen_search.config import Settings, default_setting
-from frozen_search.cutoff import cutoff_bound, iso_utc
+from frozen_search.cutoff import instant_bound, iso_utc
 from frozen_search.errors import FrozenSearchError, InvalidRequest, VerificationFailed
 from frozen_search.live import LiveSet, open_live
 from frozen_search.models import FetchResponse, HitRecord, Outcome, SearchResponse, SearchResult
@@ -58,7 +58,7 @@ class FrozenSearchService:
                  clock: Callable[[], datetime] | None = None, lives: Mapping[str, LiveSource] | None = None) -> None:
         self.settings = settings
         self.cutoff = settings.require_cutoff()
-        self.bound = cutoff_bound(self.cutoff)
+        self.bound = instant_bound(self.cutoff)
         self.registry = registry if registry is not None else default_registry()
         self.store = store if store is not None else Store(settings.store_path)
         if log is None and logging:
@@ -218,7 +218,7 @@ class FrozenSearchService:
         seen.add(row.doc_id)
         response.results.append(SearchResult(
             id=row.doc_id, title=row.title, url=displayed.url, source=row.source,
-            as_of=iso_utc(row.valid_from), text=snippet(text, terms, self.settings.snippet_chars)))
+            as_of=row.as_of, text=snippet(text, terms, self.settings.snippet_chars)))
         outcome.hits.append(_hit(row))
 
     # -- fetch --------------------------------------------------------------------------------------------------
@@ -233,7 +233,7 @@ class FrozenSearchService:
         if rejection is not None:
             # The evidence (e.g. the later identifier the text cites) may itself be post-cutoff information: it goes
             # to the query log with the error, never to the agent.
-            failure = VerificationFailed(f"{rejection.reason}: {row.doc_id} as of {iso_utc(row.valid_from)} failed "
+            failure = VerificationFailed(f"{rejection.reason}: {row.doc_id} as of {row.as_of} failed "
                                          f"re-verification ({REASON_CODES[rejection.reason]}; the evidence is in "
                                          "the query log)")
             failure.rejections = [rejection]
@@ -242,7 +242,7 @@ class FrozenSearchService:
             raise InvalidRequest(f"offset {offset} is past the end of the document ({len(text)} characters)")
         end = min(len(text), offset + size)
         common: dict[str, Any] = {
-            "source": row.source, "as_of": iso_utc(row.valid_from), "revision": row.version,
+            "source": row.source, "as_of": row.as_of, "revision": row.version,
             "cutoff": self.cutoff_iso, "offset": offset, "next_offset": end if end < len(text) else None,
             "total_chars": len(text),
         }
@@ -280,4 +280,4 @@ def _jsonable(value: Any) -> Any:
 
 
 def _hit(row: RevisionRow) -> HitRecord:
-    return HitRecord(id=row.doc_id, version=row.version, valid_from=iso_utc(row.valid_from), sha256=row.sha256)
+    return HitRecord(id=row.doc_id, version=row.version, valid_from=row.as_of, sha256=row.sha256)

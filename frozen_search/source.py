@@ -14,8 +14,10 @@ source's name. A source answers, for its own documents:
 - **eligibility**: :meth:`Source.indexable` says whether a stored row may be found at all (its rules, in
   :mod:`frozen_search.cutoff_rules`, decided that when the row was stored).
 
-Instants are integer UTC seconds throughout; ``bound`` is :func:`frozen_search.cutoff_rules.base.cutoff_bound` of
-the cutoff (a stored instant ``s`` is before ``T`` iff ``s < bound``).
+Stored instants are integer UTC milliseconds, each the latest one its event may have happened in (a whole-second
+stamp ``s`` is ``s * 1000 + 999``, a Stack Exchange dump stamp its millisecond; :mod:`frozen_search.cutoff`);
+``bound`` is :func:`frozen_search.cutoff.instant_bound` of the cutoff (a stored instant ``v`` is before ``T`` iff
+``v < bound``), whatever the source's precision.
 """
 
 from __future__ import annotations
@@ -39,8 +41,8 @@ Progress = Callable[[int, int], None]
 
 @dataclass(frozen=True)
 class Shown:
-    """A stored revision about to be shown, and the redirect followed to reach it: ``(doc_id, valid_from)`` (UTC
-    seconds) of the redirect page's revision at ``T``, or ``None``."""
+    """A stored revision about to be shown, and the redirect followed to reach it: ``(doc_id, valid_from)`` (a
+    stored instant, UTC milliseconds) of the redirect page's revision at ``T``, or ``None``."""
 
     row: RevisionRow
     redirect: tuple[str, int] | None = None
@@ -162,7 +164,7 @@ class Source(ABC):
     @abstractmethod
     def displayed(self, shown: Shown, text: str, store: Store, settings: Settings) -> Displayed:
         """Everything about to be shown of ``shown`` (id, URL, title, ``text``), with every displayed part and its
-        ``valid_from`` (UTC seconds) for re-verification."""
+        ``valid_from`` (stored instants) for re-verification."""
 
     @abstractmethod
     def fetch_metadata(self, shown: Shown, common: dict[str, Any], settings: Settings) -> dict[str, Any]:

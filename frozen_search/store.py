@@ -1,8 +1,11 @@
 """The store: SQLite (WAL), the record of truth for every document and revision frozen-search can show.
 
-One store serves every cutoff: a revision carries ``valid_from`` (its upstream timestamp, integer UTC seconds)
-and ``valid_to`` (the next stored revision's ``valid_from``, or ``NULL`` when none is known), and the snapshot at
-``T`` is derived by query, never materialized per cutoff.
+One store serves every cutoff: a revision carries ``valid_from`` (its upstream stamp as a stored instant: integer
+UTC milliseconds, the latest one the event may have happened in, see :mod:`frozen_search.cutoff`), ``precision_ms``
+(the stamp's own precision: 1000 for whole seconds, 1 for a Stack Exchange dump's milliseconds, a day or more for an
+OpenAlex date; ``as_of`` displays the stamp at it) and ``valid_to`` (the next stored revision's ``valid_from``, or
+``NULL`` when none is known), and the snapshot at ``T`` is derived by query (``valid_from < instant_bound(T)``),
+never materialized per cutoff.
 
 Text is stored content-addressed, the way git stores blobs: a revision lists the sha1 keys of its chunks
 (:mod:`frozen_search.adapters.wikipedia.wikitext` splits wikitext at balanced paragraph boundaries), and each distinct
@@ -26,6 +29,9 @@ against the cutoff like any other (schema 3).
 ``aliases`` maps another name of a document (a DOI, ``doi:10.2140/agt.2014.14.229``) to the documents that carry
 it; one alias can name several documents (OpenAlex keeps a repository and a journal record of one DOI), and the
 service picks the one eligible at ``T`` (schema 4).
+
+Schema 5: instants in milliseconds (the latest possible one) with ``precision_ms``, so each source keeps its own
+precision; a store of schema 4 (integer seconds) is refused: re-ingest into a new data directory.
 """
 
 from __future__ import annotations
@@ -39,9 +45,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from frozen_search.cutoff import stored_iso
 from frozen_search.errors import ConfigError, StoreIntegrityError
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -63,6 +70,7 @@ CREATE TABLE IF NOT EXISTS revisions (
     metadata TEXT NOT NULL,
     provenance TEXT NOT NULL,
     origin TEXT NOT NULL DEFAULT 'dump',
+    precision_ms INTEGER NOT NULL DEFAULT 1000,
     UNIQUE (doc_id, version)
 );
 CREATE INDEX IF NOT EXISTS revisions_doc_time ON revisions (doc_id, valid_from);
@@ -85,7 +93,9 @@ KEY_BYTES = 20  # sha1 digest size of a chunk key
 
 @dataclass(frozen=True)
 class NewRevision:
-    """A revision to store. Instants are integer UTC seconds; ``chunk_keys`` concatenates 20-byte sha1 keys."""
+    """A revision to store. ``valid_from`` is a stored instant (UTC milliseconds, the latest the event may have
+    happened in: :func:`frozen_search.cutoff.stored_instant`) of precision ``precision_ms``; ``chunk_keys``
+    concatenates 20-byte sha1 keys."""
 
     doc_id: str
     source: str
@@ -100,11 +110,13 @@ class NewRevision:
     metadata: dict[str, Any]
     provenance: dict[str, Any]
     origin: str = "dump"
+    precision_ms: int = 1000
 
 
 @dataclass(frozen=True)
 class RevisionRow:
-    """A stored revision (without its text; see :meth:`Store.text_parts`)."""
+    """A stored revision (without its text; see :meth:`Store.text_parts`). ``valid_from``/``valid_to`` are stored
+    instants (UTC milliseconds); ``precision_ms`` the precision of the ``valid_from`` stamp (for display)."""
 
     rev_pk: int
     doc_id: str
@@ -121,17 +133,23 @@ class RevisionRow:
     chars: int
     metadata: dict[str, Any]
     provenance: dict[str, Any]
+    precision_ms: int = 1000
+
+    @property
+    def as_of(self) -> str:
+        """``valid_from`` as displayed: the upstream stamp at its own precision (``2014-09-30T19:48:26.370Z``)."""
+        return stored_iso(self.valid_from, self.precision_ms)
 
 
 _COLUMNS = ("rev_pk, doc_id, source, version, parent_version, valid_from, valid_to, continuity, title, redirect, "
-            "chunk_keys, sha256, chars, metadata, provenance")
+            "chunk_keys, sha256, chars, metadata, provenance, precision_ms")
 
 
 def _row(values: Sequence[Any]) -> RevisionRow:
     (rev_pk, doc_id, source, version, parent, valid_from, valid_to, continuity, title, redirect, keys, sha256,
-     chars, metadata, provenance) = values
+     chars, metadata, provenance, precision_ms) = values
     return RevisionRow(rev_pk, doc_id, source, version, parent, valid_from, valid_to, continuity, title, redirect,
-                       bytes(keys), sha256, chars, json.loads(metadata), json.loads(provenance))
+                       bytes(keys), sha256, chars, json.loads(metadata), json.loads(provenance), precision_ms)
 
 
 class _Result:
@@ -208,7 +226,8 @@ class Store:
         version = self.meta("schema_version")
         if version != str(SCHEMA_VERSION):
             raise ConfigError(f"{self.path} has store schema version {version}; this frozen-search reads "
-                              f"{SCHEMA_VERSION}")
+                              f"{SCHEMA_VERSION} (schema 5 stores instants in milliseconds at each source's own "
+                              "precision): re-ingest the dumps into a new data directory")
 
     def close(self) -> None:
         """Close the connection."""
@@ -255,10 +274,11 @@ class Store:
         """
         cursor = self._db.execute(
             "INSERT OR IGNORE INTO revisions (doc_id, source, version, parent_version, valid_from, title, redirect, "
-            "chunk_keys, sha256, chars, metadata, provenance, origin) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            "chunk_keys, sha256, chars, metadata, provenance, origin, precision_ms) "
+            "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (rev.doc_id, rev.source, rev.version, rev.parent_version, rev.valid_from, rev.title, rev.redirect,
              rev.chunk_keys, rev.sha256, rev.chars, json.dumps(rev.metadata, sort_keys=True),
-             json.dumps(rev.provenance, sort_keys=True), rev.origin))
+             json.dumps(rev.provenance, sort_keys=True), rev.origin, rev.precision_ms))
         if cursor.rowcount == 1:
             return cursor.lastrowid
         if rev.origin == "dump":
@@ -302,15 +322,18 @@ class Store:
         return [str(row[0]) for row in found.fetchall()]
 
     def set_interval(self, rev_pk: int, valid_to: int | None, continuity: str) -> None:
-        """Set one revision's ``valid_to`` (UTC seconds) and ``continuity`` (see the module docstring)."""
+        """Set one revision's ``valid_to`` (a stored instant, UTC milliseconds) and ``continuity`` (see the module
+        docstring)."""
         self._db.execute("UPDATE revisions SET valid_to=?, continuity=? WHERE rev_pk=?", (valid_to, continuity, rev_pk))
 
     def add_move(self, doc_id: str, moved_at: int, old_title: str, new_title: str) -> None:
-        """Record that page ``doc_id`` was moved from ``old_title`` to ``new_title`` at ``moved_at`` (UTC seconds)."""
+        """Record that page ``doc_id`` was moved from ``old_title`` to ``new_title`` at ``moved_at`` (a stored
+        instant)."""
         self._db.execute("INSERT OR IGNORE INTO moves VALUES (?,?,?,?)", (doc_id, moved_at, old_title, new_title))
 
     def titled_since(self, doc_id: str, title: str) -> int | None:
-        """When page ``doc_id`` last got ``title`` by a move (UTC seconds), or ``None`` if no move to it is known."""
+        """When page ``doc_id`` last got ``title`` by a move (a stored instant), or ``None`` if no move to it is
+        known."""
         found = self._db.execute("SELECT MAX(moved_at) FROM moves WHERE doc_id=? AND new_title=?",
                                  (doc_id, title)).fetchone()
         return None if found is None or found[0] is None else int(found[0])
@@ -353,7 +376,8 @@ class Store:
         return {row.rev_pk: row for row in map(_row, found.fetchall())}
 
     def snapshot(self, doc_id: str, bound: int) -> RevisionRow | None:
-        """The dump revision of ``doc_id`` with the greatest ``valid_from < bound`` (UTC seconds), or ``None``.
+        """The dump revision of ``doc_id`` with the greatest ``valid_from < bound`` (``instant_bound(T)``, UTC
+        milliseconds), or ``None``.
 
         Revisions learned live are left out: one learned while answering at ``T1`` says nothing about another
         cutoff (design.md), so live mode resolves again through the (cached) upstream instead.

@@ -26,7 +26,7 @@ from urllib.parse import urlsplit
 
 from dateutil import parser as dateutil_parser
 
-from frozen_search.cutoff import cutoff_bound, iso_utc
+from frozen_search.cutoff import SECOND_MS, cutoff_bound, instant_bound, stored_iso
 from frozen_search.models import Rejection
 
 REASON_CODES: dict[str, str] = {
@@ -55,7 +55,9 @@ _DEFAULT_DAY = datetime(2000, 1, 1)
 
 @dataclass(frozen=True)
 class Displayed:
-    """What is about to be shown: ids, URL, title, text, and every part's ``valid_from`` (UTC seconds)."""
+    """What is about to be shown: ids, URL, title, text, and every part's ``valid_from`` (a stored instant: UTC
+    milliseconds, the latest the part may have appeared in; see :mod:`frozen_search.cutoff`), whose stamps have
+    precision ``precision_ms`` (for the evidence's wording)."""
 
     id: str
     source: str
@@ -63,7 +65,8 @@ class Displayed:
     title: str
     text: str
     stored_sha256: str
-    parts: Sequence[tuple[str, int]]  # (what, valid_from), e.g. ("revision 123", 1178948575)
+    parts: Sequence[tuple[str, int]]  # (what, valid_from), e.g. ("revision 123", 1178948575999)
+    precision_ms: int = SECOND_MS
 
 
 def verify(doc: Displayed, cutoff: datetime, *, allowed_sources: Collection[str], allowed_hosts: Collection[str],
@@ -104,10 +107,10 @@ def _check_source(doc: Displayed, cutoff: datetime, sources: Collection[str], ho
 
 def _check_dates(doc: Displayed, cutoff: datetime, sources: Collection[str], hosts: Collection[str]
                  ) -> tuple[str, str] | None:
-    bound = cutoff_bound(cutoff)
+    bound = instant_bound(cutoff)
     for what, valid_from in doc.parts:
         if valid_from >= bound:
-            return "valid_not_before_cutoff", f"{what} is dated {iso_utc(valid_from)}"
+            return "valid_not_before_cutoff", f"{what} is dated {stored_iso(valid_from, doc.precision_ms)}"
     if not doc.parts:
         return "valid_not_before_cutoff", "no dated part: nothing proves the text predates the cutoff"
     return None

@@ -28,8 +28,8 @@ class Candidates:
 def local_candidates(index: RevisionIndex, store: Store, registry: Registry, settings: Settings, *,
                      terms: list[str], phrases: list[list[str]], bound: int, source: str | None, limit: int,
                      found: Candidates) -> None:
-    """Add to ``found`` up to ``limit`` index hits current at ``T`` (``bound``, UTC seconds), each as its source
-    shows it (a Wikipedia redirect as its target); hits that cannot be shown become rejections."""
+    """Add to ``found`` up to ``limit`` index hits current at ``T`` (``bound``: ``instant_bound(T)``, UTC milliseconds),
+    each as its source shows it (a Wikipedia redirect as its target); hits that cannot be shown become rejections."""
     hits = index.search(terms, phrases, bound, source, limit)
     rows = store.revisions([rev_pk for _, rev_pk, _ in hits])
     for _, rev_pk, doc in hits:

@@ -13,7 +13,7 @@ from frozen_search.store import Store
 
 def resolve_reference(ref: str, registry: Registry, settings: Settings, lives: Mapping[str, LiveSource],
                       store: Store, bound: int) -> Shown:
-    """What ``fetch(ref)`` shows at ``T`` (``bound``: the cutoff's bound, UTC seconds).
+    """What ``fetch(ref)`` shows at ``T`` (``bound``: ``instant_bound(T)``, UTC milliseconds).
 
     Raises:
         InvalidRequest, RefusedSource: a malformed or unserved reference.

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from frozen_search.adapters.wikipedia import ids as wikipedia
 from frozen_search.adapters.wikipedia.live import LiveRevision, WikipediaLive
 from frozen_search.adapters.wikipedia.wikitext import WikitextRenderer, join_rendered
+from frozen_search.cutoff import stored_instant
 from frozen_search.errors import InvalidRequest, NotFoundBeforeCutoff
 from frozen_search.models import Rejection
 from frozen_search.source import Shown
@@ -68,7 +69,8 @@ class LiveBridge:
             self.store.put_chunks((c.key, c.source, c.text) for c in chunks)
             self.store.add_revision(NewRevision(
                 doc_id=doc, source=wikipedia.SOURCE, version=str(rev.revid),
-                parent_version=None if rev.parentid is None else str(rev.parentid), valid_from=rev.timestamp,
+                parent_version=None if rev.parentid is None else str(rev.parentid),
+                valid_from=stored_instant(rev.timestamp),
                 title=wikipedia.normalize_title(rev.title), redirect=rev.redirect,
                 chunk_keys=b"".join(c.key for c in chunks),
                 sha256=hashlib.sha256(displayed.encode("utf-8")).hexdigest(), chars=len(displayed),
@@ -99,7 +101,8 @@ class LiveBridge:
                                        f"(as resolved by {self.api_url})")
         rev, redirect = found
         row = self.store_revision(rev)
-        return Shown(row) if redirect is None else Shown(row, (wikipedia.doc_id(redirect.title), redirect.timestamp))
+        return Shown(row) if redirect is None else Shown(row, (wikipedia.doc_id(redirect.title),
+                                                                  stored_instant(redirect.timestamp)))
 
     def candidates(self, query: str, source: str | None, limit: int) -> tuple[list[Shown], list[Rejection]]:
         """Upstream search candidates resolved at ``T``; those that cannot be shown come back as rejections."""
@@ -128,7 +131,7 @@ class LiveBridge:
         if target is None:
             return Rejection(id=doc, reason="redirect_target_missing",
                              evidence=f"redirects to {rev.redirect!r} at the cutoff")
-        return Shown(self.store_revision(target[0]), (wikipedia.doc_id(rev.title), rev.timestamp))
+        return Shown(self.store_revision(target[0]), (wikipedia.doc_id(rev.title), stored_instant(rev.timestamp)))
 
 
 def resolve_local(reference: wikipedia.WikiReference, store: Store, bound: int, cutoff: str) -> Shown:

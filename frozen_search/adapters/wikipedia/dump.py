@@ -47,6 +47,7 @@ from frozen_search.adapters.wikipedia.wikitext import (
     redirect_target,
     render_chunk_batch,
 )
+from frozen_search.cutoff import stored_instant
 from frozen_search.errors import IngestError, InvalidRequest
 from frozen_search.index import IndexedRevision, IndexWriterSession, RevisionIndex
 from frozen_search.store import NewRevision, RevisionRow, Store
@@ -303,7 +304,7 @@ class _Queued:
     page_id: Any
     revision_id: Any
     parent_id: Any
-    timestamp: int
+    timestamp: int  # a stored instant (UTC milliseconds, the last of its second)
     redirect: str | None
     sha1: str | None
     chunks: DeferredChunks
@@ -340,7 +341,8 @@ class _PageWriter:
                 self.renderer.defer(self.pool.submit)
         text = revision.text or ""
         self.queue.append(_Queued(
-            doc, title, namespace, page_id, revision.id, revision.parent_id, int(revision.timestamp.unix()),
+            doc, title, namespace, page_id, revision.id, revision.parent_id,
+            stored_instant(int(revision.timestamp.unix())),
             redirect_target(text), revision.sha1, self.renderer.render_chunks_deferred(text)))
         self._settle(RENDER_WINDOW if self.parallel else 0)
 
@@ -465,7 +467,7 @@ def _ingest_page(page: Any, page_writer: _PageWriter, namespaces: frozenset[int]
             continue
         move = wikipedia.MOVE_COMMENT.search(revision.comment or "")
         if move is not None:
-            _record_move(page_writer.store, doc, int(revision.timestamp.unix()), move[1], move[2])
+            _record_move(page_writer.store, doc, stored_instant(int(revision.timestamp.unix())), move[1], move[2])
         page_writer.add(doc, title, page.namespace, page.id, revision)
     page_writer.end_page(doc)
 
