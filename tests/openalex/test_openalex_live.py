@@ -23,7 +23,7 @@ from frozen_search.adapters.openalex.live import OpenAlexLive
 from frozen_search.cache.http_cache import HttpCache
 from frozen_search.cache.keys import namespace_for_cutoff
 from frozen_search.config import Settings
-from frozen_search.cutoff import parse_cutoff
+from frozen_search.cutoff import instant_bound, parse_cutoff
 from frozen_search.errors import NotEligible, NotFoundBeforeCutoff, OfflineCacheMiss, RefusedSource
 from frozen_search.service import FrozenSearchService
 from frozen_search.store import Store
@@ -116,7 +116,7 @@ def test_search_sends_the_filter_cursor_and_key_and_rechecks_locally(stub: OpenA
     assert second["cursor"] == "page-2" and second["api_key"] == KEY and second["filter"] == FILTER
     assert len(found) == 65 and rejections == []
     states = {s[0].doc_id: s[0] for s in found}
-    bound = int(datetime(2014, 1, 10, tzinfo=UTC).timestamp())
+    bound = instant_bound(datetime(2014, 1, 10, tzinfo=UTC))
     assert states["openalex:W3121618067"].refusal is not None  # the upstream proposed it; refused here
     assert states["openalex:W7161840241"].valid_from >= bound  # after T: never current at T
     assert sum(s.refusal is None and s.valid_from < bound for s in states.values()) == 18
