@@ -34,7 +34,8 @@ class FrozenSearchError(Exception):
     """Root of every error frozen-search raises on purpose.
 
     ``code`` is a stable machine-readable identifier; ``http_status`` the status the HTTP face answers with;
-    ``message`` one sentence for a human (or a model) that says what was refused and why.
+    ``message`` one sentence for a human (or a model) that says what was refused and why; ``rejections``
+    (``frozen_search.models.Rejection`` values) carry evidence for the query log only, never shown to a caller.
     """
 
     code = "internal"
@@ -43,6 +44,7 @@ class FrozenSearchError(Exception):
     def __init__(self, message: str) -> None:
         super().__init__(message)
         self.message = message
+        self.rejections: list[Any] = []
 
     def __str__(self) -> str:
         return f"[{self.code}] {self.message}"
@@ -164,17 +166,12 @@ class BundleInvalid(FrozenSearchError):
 
 
 class VerificationFailed(FrozenSearchError):
-    """A fetched document failed the re-verification pass; the message starts with the reason code (HTTP 422).
-
-    ``rejections`` (``frozen_search.models.Rejection`` values) carry the evidence for the query log only.
+    """A fetched document failed the re-verification pass; the message starts with the reason code (HTTP 422);
+    the evidence is in ``rejections`` (for the query log only).
     """
 
     code = "verification_failed"
     http_status = 422
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.rejections: list[Any] = []
 
 
 class ConfigError(FrozenSearchError):

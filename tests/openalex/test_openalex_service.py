@@ -35,8 +35,9 @@ def test_the_repository_record_of_a_doi_is_refused_and_its_journal_twin_shown(se
                 "doi.org/10.2140/agt.2014.14.229", "openalex:W2023702627"):
         fetched = service.fetch(ref)
         assert fetched.id == "openalex:W2023702627" and fetched.metadata["venue"] == "Algebraic & Geometric Topology"
-    with pytest.raises(NotEligible, match="primary location is a repository"):
+    with pytest.raises(NotEligible) as caught:
         service.fetch("openalex:W3121618067")
+    assert "primary location is a repository" in caught.value.rejections[0].evidence  # for the log
     found = [r.id for r in service.search("non-symmetric operads change of base category").results]
     assert "openalex:W2023702627" in found and "openalex:W3121618067" not in found
 
@@ -52,10 +53,10 @@ def test_at_the_journal_date_only_the_refusal_remains(service_on: Service) -> No
 def test_the_arxiv_record_typed_article_is_refused(service_on: Service) -> None:
     service = service_on("2026-01-06")
     assert real_work("W2950535099")["type"] == "article"
-    with pytest.raises(NotEligible, match="repository"):
-        service.fetch("openalex:W2950535099")
-    with pytest.raises(NotEligible, match="repository"):  # a DOI of a non-eligible work
-        service.fetch("doi:10.48550/arxiv.math/0604030")
+    for ref in ("openalex:W2950535099", "doi:10.48550/arxiv.math/0604030"):  # a DOI of a non-eligible work too
+        with pytest.raises(NotEligible, match=rf"^\[not_eligible\] {ref}: the openalex rules") as caught:
+            service.fetch(ref)
+        assert "repository" in caught.value.rejections[0].evidence
     twin = service.fetch("openalex:W1821246645")  # the journal version, 2008-05-01 (a month-only date)
     assert twin.metadata["as_of"] == "2008-06-01T00:00:00Z"
     found = [r.id for r in service.search("symmetric action secondary homotopy groups").results]

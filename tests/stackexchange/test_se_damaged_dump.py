@@ -137,7 +137,8 @@ def test_a_merge_into_the_thread_refuses_what_it_held_before(tmp_path: Path) -> 
     history.write_text(text.replace("</posthistory>", merge + "</posthistory>"), encoding="utf-8")
     data = tmp_path / "data"
     _ingest(folder, data)
-    with pytest.raises(ContentUnproven, match="merged or migrated"):
+    with pytest.raises(ContentUnproven) as caught:
         _fetch(data, "2018-02-20", 47)
+    assert "2018-03-01" not in str(caught.value) and "merged or migrated" in caught.value.rejections[0].evidence
     assert _fetch(data, "2018-03-02", 47) == _fetch(original, "2018-03-02", 47)
     assert _fetch(data, "2019-01-01", 47) == _fetch(original, "2019-01-01", 47)

@@ -66,8 +66,10 @@ def test_post_186_is_invisible_while_deleted(conlang_at: Service) -> None:
     assert before.title.startswith("Questions of the form")
     for between in ("2020-08-24T12:30:21Z", "2020-08-24T23:00:00Z", "2020-08-25T00:48:50Z"):
         service = conlang_at(between)
-        with pytest.raises(NotFoundBeforeCutoff, match="deleted on 2020-08-24T12:30:20Z"):
-            service.fetch(DOC.format(186))
+        absent = rf"^\[not_found_before_cutoff\] {DOC.format(186)} has no state"
+        with pytest.raises(NotFoundBeforeCutoff, match=absent) as gone:
+            service.fetch(DOC.format(186))  # deleted before T: no state shown at T, so exactly the unknown answer
+        assert "deleted on 2020-08-24T12:30:20Z" in gone.value.rejections[0].evidence
         assert DOC.format(186) not in [r.id for r in service.search("puzzle rule analyze").results]
     after = conlang_at("2020-08-25T00:48:52Z")
     shown = after.fetch(DOC.format(186)).text  # plus a comment made while it was deleted
