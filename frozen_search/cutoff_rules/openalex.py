@@ -51,7 +51,6 @@ says why). Repeated words, word order and LaTeX split across keys are kept.
 
 from __future__ import annotations
 
-import calendar
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
@@ -139,10 +138,6 @@ class PublicationDate:
     shown_from: int
     precision: str
 
-    @property
-    def given_from(self) -> int:
-        """The given day at 00:00 UTC, in UTC seconds."""
-        return calendar.timegm(self.day.timetuple())
 
 
 def publication_date(text: Any) -> PublicationDate:

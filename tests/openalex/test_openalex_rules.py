@@ -170,7 +170,9 @@ def test_work_state_holds_only_displayed_fields() -> None:
 def test_refused_work_state_stores_no_content() -> None:
     state = work_state(real_work("W3121618067"), {})
     assert state.parts is None and state.refusal is not None and state.refusal[0] == "not_eligible"
-    assert state.title == "openalex:W3121618067" and state.valid_from == _seconds("2014-01-01")
+    # dated 2014-01-01, a year-only date: refused or not, it counts from the end of 2014 (possibly after any T
+    # inside 2014, where it answers like an unknown id), never from its first day
+    assert state.title == "openalex:W3121618067" and state.valid_from == _seconds("2015-01-01")
 
 
 @pytest.mark.parametrize(("change", "why"), [

@@ -213,7 +213,7 @@ def work_state(work: Any, provenance: Mapping[str, Any]) -> DocState:
     verdict = rules.judge(work)
     if not verdict.eligible:
         return DocState(doc_id=doc_id(key), source=SOURCE, version=_version(key, published.day.isoformat(),
-                        verdict.reason), valid_from=published.given_from, title=doc_id(key), url=url, parts=None,
+                        verdict.reason), valid_from=published.shown_from, title=doc_id(key), url=url, parts=None,
                         provenance=dict(provenance), aliases=aliases, refusal=("not_eligible", verdict.reason),
                         sole=True)
     title = " ".join(str(work.get("title") or work.get("display_name") or "").split())
