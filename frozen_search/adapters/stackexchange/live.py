@@ -44,7 +44,7 @@ from frozen_search.adapters.stackexchange.thread import (
 )
 from frozen_search.config import Settings
 from frozen_search.cutoff import cutoff_bound
-from frozen_search.errors import NotFoundBeforeCutoff, RefusedSource, UpstreamUnavailable
+from frozen_search.errors import InvalidRequest, NotFoundBeforeCutoff, RefusedSource, UpstreamUnavailable
 from frozen_search.models import Rejection
 
 logger = logging.getLogger(__name__)
@@ -111,9 +111,10 @@ class StackExchangeLive:
             raise RefusedSource(f"Stack Exchange site {reference.source!r} is not served")
         if reference.doc_id is not None:
             question_id = int(reference.doc_id.rsplit(":", 1)[1])
-        else:
-            assert reference.alias is not None
+        elif reference.alias is not None:
             question_id = self._question_of_answer(site, int(reference.alias.rsplit("/", 1)[1]))
+        else:
+            raise InvalidRequest("a Stack Exchange reference names a question or an answer")
         states = self._threads(site, [question_id]).get(question_id, [])
         if not states:
             raise NotFoundBeforeCutoff(f"{site.doc_id(question_id)} has no state before the cutoff "
