@@ -410,12 +410,14 @@ def test_a_recorded_body_is_validated_again_when_served(stub: Stub, cache: HttpC
 
 def test_a_corrupt_record_is_refused_offline(stub: Stub, cache: HttpCache, fake: FakeTime, upstream: Upstream,
                                              tmp_path: Path) -> None:
-    import diskcache
+    import sqlite3
 
     upstream.get(stub.url("/c"))
     (key,) = list(cache)
-    with diskcache.Cache(str(tmp_path / "http-cache")) as raw:
-        raw.set(key, raw.get(key)[:-1] + b"X")
+    with sqlite3.connect(tmp_path / "http-cache" / "exchanges.sqlite3") as raw:
+        (record,) = raw.execute("SELECT record FROM exchanges WHERE key = ?", (key,)).fetchone()
+        raw.execute("UPDATE exchanges SET record = ? WHERE key = ?", (record[:-1] + b"X", key))
+    raw.close()
     with make(cache, fake, mode="offline") as offline, pytest.raises(StoreIntegrityError):
         offline.get(stub.url("/c"))
 
