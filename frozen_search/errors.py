@@ -57,6 +57,17 @@ class InvalidRequest(FrozenSearchError):
     http_status = 400
 
 
+def require_unicode(value: str, what: str) -> str:
+    """``value`` when it is valid Unicode text (encodable as UTF-8); a lone surrogate (``"\\udfff"``, which a JSON
+    body may carry) is an :class:`InvalidRequest` naming ``what``, with the value escaped (never the raw text)."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise InvalidRequest(f"{what} {value[:100]!r} is not valid Unicode text (a lone surrogate at position "
+                             f"{exc.start})") from None
+    return value
+
+
 class RefusedSource(FrozenSearchError):
     """A source, site or host that frozen-search does not serve (HTTP 403)."""
 

@@ -491,7 +491,7 @@ def _replay_one(record: Mapping[str, Any], execute: Execute) -> str:
         return "malformed line: arguments is not an object or cutoff is not a string"
     try:
         response, error = execute(cutoff, str(record.get("tool")), arguments)
-    except FrozenSearchError as exc:
+    except Exception as exc:  # noqa: BLE001 - a crash is an ``internal`` outcome of the line, compared as logged
         response, error = None, error_dict(exc)
     logged = {"response": record.get("response"), "error": record.get("error")}
     return compare(logged, {"response": response, "error": error})
@@ -504,7 +504,9 @@ def replay(path: str | os.PathLike[str], execute: Execute,
     ``before(record)``, when given, sees each line just before it is recomputed (the CLI reads ``live_sources``).
 
     ``execute(cutoff_iso, tool, arguments)`` returns ``(response, None)`` or ``(None, {"code", "message"})``; a
-    :class:`FrozenSearchError` it raises counts as that error. :class:`InvalidRequest` on an unreadable line.
+    :class:`FrozenSearchError` it raises counts as that error, and any other exception as ``internal`` (the line
+    is reported, identical when it was logged ``internal`` too; the replay goes on). :class:`InvalidRequest` on an
+    unreadable line.
     """
     checker = _ChainChecker()
     for line, record in read_log(path):

@@ -28,7 +28,7 @@ from lxml import etree
 from frozen_search.adapters.documents import DocReference, DocState
 from frozen_search.config import Settings
 from frozen_search.cutoff_rules import openalex as rules
-from frozen_search.errors import InvalidRequest
+from frozen_search.errors import InvalidRequest, require_unicode
 
 SOURCE = "openalex"
 HOST = "openalex.org"
@@ -92,7 +92,7 @@ def parse_reference(ref: str, settings: Settings) -> DocReference | None:
     Raises:
         InvalidRequest: an ``openalex:``/``openalex.org`` reference that is not a work id, or a malformed DOI.
     """
-    text = ref.strip()
+    text = require_unicode(ref, "id").strip()
     lowered = text.lower()
     key: str | None = None
     if lowered.startswith(f"{SOURCE}:"):
