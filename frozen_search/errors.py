@@ -27,6 +27,7 @@ Re-verification failures are values (:class:`frozen_search.models.Rejection`), n
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 
@@ -76,10 +77,18 @@ class RefusedSource(FrozenSearchError):
 
 
 class NotFoundBeforeCutoff(FrozenSearchError):
-    """Nothing is known before the cutoff: the document never existed, or only exists at or after ``T`` (404)."""
+    """Nothing is known before the cutoff: the document never existed, or only exists at or after ``T`` (404).
+
+    ``rejections`` (``frozen_search.models.Rejection`` values) carry the evidence for the query log only: a document
+    whose state at ``T`` cannot be proven is refused with exactly the sentence an unknown id gets.
+    """
 
     code = "not_found_before_cutoff"
     http_status = 404
+
+    def __init__(self, message: str, rejections: Sequence[Any] = ()) -> None:
+        super().__init__(message)
+        self.rejections = list(rejections)
 
 
 class ContentUnproven(FrozenSearchError):

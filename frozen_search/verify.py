@@ -38,7 +38,9 @@ REASON_CODES: dict[str, str] = {
     "redirect_target_missing": "a redirect's target has no revision before the cutoff",
     "not_in_store": "the index names a revision the store does not hold (stale index)",
     "created_after_cutoff": "an upstream candidate has no revision before the cutoff",
-    "title_unprovable": "an upstream candidate's title at the cutoff cannot be proven (long or hidden history)",
+    "title_unprovable": ("a Wikipedia page's title or existence at the cutoff cannot be proven (long or hidden "
+                         "history, an unconfirmed move, a later import or creation, a deletion not undone before "
+                         "the cutoff)"),
     "content_unproven": "an upstream candidate's state at the cutoff is known, but not its own content",
     "not_eligible": "an upstream candidate exists before the cutoff but the source's rules exclude it",
 }
