@@ -119,7 +119,7 @@ class Settings:
 
     @property
     def cache_path(self) -> Path:
-        """The HTTP cache of upstream exchanges (diskcache): ``DATA_DIR/http-cache``."""
+        """The HTTP cache of upstream exchanges (one SQLite file inside): ``DATA_DIR/http-cache``."""
         return self.data_dir / "http-cache"
 
     @property

@@ -27,6 +27,7 @@ Re-verification failures are values (:class:`frozen_search.models.Rejection`), n
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 
@@ -34,7 +35,8 @@ class FrozenSearchError(Exception):
     """Root of every error frozen-search raises on purpose.
 
     ``code`` is a stable machine-readable identifier; ``http_status`` the status the HTTP face answers with;
-    ``message`` one sentence for a human (or a model) that says what was refused and why.
+    ``message`` one sentence for a human (or a model) that says what was refused and why; ``rejections``
+    (``frozen_search.models.Rejection`` values) carry evidence for the query log only, never shown to a caller.
     """
 
     code = "internal"
@@ -43,6 +45,7 @@ class FrozenSearchError(Exception):
     def __init__(self, message: str) -> None:
         super().__init__(message)
         self.message = message
+        self.rejections: list[Any] = []
 
     def __str__(self) -> str:
         return f"[{self.code}] {self.message}"
@@ -55,6 +58,17 @@ class InvalidRequest(FrozenSearchError):
     http_status = 400
 
 
+def require_unicode(value: str, what: str) -> str:
+    """``value`` when it is valid Unicode text (encodable as UTF-8); a lone surrogate (``"\\udfff"``, which a JSON
+    body may carry) is an :class:`InvalidRequest` naming ``what``, with the value escaped (never the raw text)."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise InvalidRequest(f"{what} {value[:100]!r} is not valid Unicode text (a lone surrogate at position "
+                             f"{exc.start})") from None
+    return value
+
+
 class RefusedSource(FrozenSearchError):
     """A source, site or host that frozen-search does not serve (HTTP 403)."""
 
@@ -63,10 +77,18 @@ class RefusedSource(FrozenSearchError):
 
 
 class NotFoundBeforeCutoff(FrozenSearchError):
-    """Nothing is known before the cutoff: the document never existed, or only exists at or after ``T`` (404)."""
+    """Nothing is known before the cutoff: the document never existed, or only exists at or after ``T`` (404).
+
+    ``rejections`` (``frozen_search.models.Rejection`` values) carry the evidence for the query log only: a document
+    whose state at ``T`` cannot be proven is refused with exactly the sentence an unknown id gets.
+    """
 
     code = "not_found_before_cutoff"
     http_status = 404
+
+    def __init__(self, message: str, rejections: Sequence[Any] = ()) -> None:
+        super().__init__(message)
+        self.rejections = list(rejections)
 
 
 class ContentUnproven(FrozenSearchError):
@@ -164,17 +186,12 @@ class BundleInvalid(FrozenSearchError):
 
 
 class VerificationFailed(FrozenSearchError):
-    """A fetched document failed the re-verification pass; the message starts with the reason code (HTTP 422).
-
-    ``rejections`` (``frozen_search.models.Rejection`` values) carry the evidence for the query log only.
+    """A fetched document failed the re-verification pass; the message starts with the reason code (HTTP 422);
+    the evidence is in ``rejections`` (for the query log only).
     """
 
     code = "verification_failed"
     http_status = 422
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.rejections: list[Any] = []
 
 
 class ConfigError(FrozenSearchError):

@@ -26,6 +26,7 @@ from typing import Any, Literal
 from frozen_search.cutoff import iso_before, iso_utc, parse_cutoff
 from frozen_search.errors import ConfigError, FrozenSearchError, InvalidRequest
 from frozen_search.models import Outcome
+from frozen_search.verify import future_reference
 
 GENESIS = "0" * 64
 """``prev`` of the first line."""
@@ -83,7 +84,8 @@ class QueryEvent:
     ``replay`` reruns live and offline lines from the HTTP cache); ``live_sources`` the sources a live or offline
     service asked upstream (``None`` in local mode, and then not written), so ``replay`` asks the same; ``sites``
     the Stack Exchange sites served when not the default (``None``, not written, otherwise), so ``replay`` serves
-    the same.
+    the same; ``withheld`` the values learned from after the cutoff while answering
+    (:class:`frozen_search.disclosure.Later`; not written when none), which ``audit`` proves absent from the answer.
     ``ValueError`` on an unknown tool or an argument named ``cutoff``, :class:`InvalidRequest` on an unparseable cutoff.
     """
 
@@ -103,6 +105,7 @@ class QueryEvent:
     mode: str = "local"
     live_sources: list[str] | None = None
     sites: str | None = None
+    withheld: list[str] | None = None
 
     def __post_init__(self) -> None:
         _check_call(self.tool, self.arguments)
@@ -111,8 +114,8 @@ class QueryEvent:
     def to_record(self) -> dict[str, Any]:
         """The line before chaining: ``event``, ``schema_version`` and the fields above."""
         values = {f.name: getattr(self, f.name) for f in fields(self)}
-        for optional in ("live_sources", "sites"):
-            if values[optional] is None:
+        for optional in ("live_sources", "sites", "withheld"):
+            if not values[optional]:
                 del values[optional]
         return {"event": self.NAME, "schema_version": self.VERSION, **values}
 
@@ -125,6 +128,7 @@ class CallRecorder:
     error: dict[str, str] | None = None
     hits: list[dict[str, Any]] = field(default_factory=list)
     rejections: list[dict[str, Any]] = field(default_factory=list)
+    withheld: list[str] = field(default_factory=list)
     record: dict[str, Any] | None = None
 
     def set_outcome(self, outcome: Outcome) -> None:
@@ -227,7 +231,8 @@ class QueryLog:
         finally:
             latency_ms = (time.perf_counter() - started) * 1000.0
             event = QueryEvent(ts, session, tool, dict(arguments), cutoff_iso, recorder.response, recorder.error,
-                               recorder.hits, recorder.rejections, latency_ms, mode, live_sources, sites)  # fmt: skip
+                               recorder.hits, recorder.rejections, latency_ms, mode, live_sources, sites,
+                               sorted(set(recorder.withheld)))  # fmt: skip
             recorder.record = self.append(event)
 
     def close(self) -> None:
@@ -305,9 +310,18 @@ def _counts(counts: Mapping[str, int]) -> str:
     return ", ".join(f"{key} {counts[key]}" for key in sorted(counts)) or "none"
 
 
+@dataclass(frozen=True)
+class Disclosure:
+    """A line whose answer or error text, as the caller saw it, carries a post-cutoff fact: ``what`` it is."""
+
+    line: int
+    what: str
+
+
 @dataclass
 class AuditReport:
-    """Counts over a log; ``ok`` is false on any late hit or chain break. ``head`` is the last line's hash."""
+    """Counts over a log; ``ok`` is false on any late hit, disclosure or chain break. ``head`` is the last line's
+    hash."""
 
     lines: int = 0
     head: str = GENESIS
@@ -316,11 +330,13 @@ class AuditReport:
     hits: int = 0
     rejections_per_reason: dict[str, int] = field(default_factory=dict)
     late_hits: list[LateHit] = field(default_factory=list)
+    disclosures: list[Disclosure] = field(default_factory=list)
     chain_breaks: list[ChainBreak] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
-        return not (self.late_hits or self.chain_breaks)
+        """No late hit, no post-cutoff fact in what a caller saw, and an unbroken chain."""
+        return not (self.late_hits or self.disclosures or self.chain_breaks)
 
     def render(self) -> str:
         """A human summary, one fact a line, ending with ``result: OK`` or ``result: FAILED``."""
@@ -329,6 +345,8 @@ class AuditReport:
                f"rejections: {_counts(self.rejections_per_reason)}", f"late hits: {len(self.late_hits)}",
                *(f"  line {h.line}: {h.id} valid_from {h.valid_from} is not before cutoff {h.cutoff}"
                  for h in self.late_hits),
+               f"post-cutoff facts in answers: {len(self.disclosures)}",
+               *(f"  line {d.line}: {d.what}" for d in self.disclosures),
                f"chain breaks: {len(self.chain_breaks)}",
                *(f"  line {b.line}: {b.kind}: {b.detail}" for b in self.chain_breaks),
                "result: OK" if self.ok else "result: FAILED"]  # fmt: skip
@@ -365,6 +383,49 @@ def _tally(report: AuditReport, line: int, record: Mapping[str, Any]) -> None:
             report.late_hits.append(LateHit(line, str(hit.get("id")), str(valid_from), str(cutoff)))
     for rejection in rejections if isinstance(rejections, list) else [None]:
         _bump(report.rejections_per_reason, rejection.get("reason") if isinstance(rejection, dict) else None)
+    found = disclosure_in(record)
+    if found is not None:
+        report.disclosures.append(Disclosure(line, found))
+
+
+def disclosure_in(record: Mapping[str, Any]) -> str | None:
+    """What post-cutoff fact the caller saw in a logged line, or ``None``: every string of its ``response`` and
+    ``error`` — less the announced cutoff and what the caller itself sent (its arguments, echoed in a refusal) — is
+    scanned for a date at or after the line's cutoff, an arXiv id
+    of a later month, an access stamp after it (:func:`frozen_search.verify.future_reference`, the scan
+    re-verification runs on every shown text), and for each value the line ``withheld``. A line whose cutoff does
+    not parse is reported too (nothing can be checked against it)."""
+    try:
+        cutoff = parse_cutoff(str(record.get("cutoff")))
+    except InvalidRequest:
+        return f"cutoff {str(record.get('cutoff'))[:40]!r} does not parse"
+    given = sorted({iso_utc(cutoff), *_strings(record.get("arguments"))}, key=len, reverse=True)
+    texts = []
+    for text in _strings({"response": record.get("response"), "error": record.get("error")}):
+        for value in given:
+            text = text.replace(value, " ") if value else text
+        texts.append(text)
+    withheld = record.get("withheld")
+    for value in withheld if isinstance(withheld, list) else []:
+        if isinstance(value, str) and value and any(value in text for text in texts):
+            return f"the withheld value {value[:80]!r} is in the answer"
+    for text in texts:
+        found = future_reference(text, cutoff)
+        if found is not None:
+            return found
+    return None
+
+
+def _strings(value: Any) -> Iterator[str]:
+    """Every string inside a JSON value (keys excepted)."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for inner in value.values():
+            yield from _strings(inner)
+    elif isinstance(value, list):
+        for inner in value:
+            yield from _strings(inner)
 
 
 def audit(path: str | os.PathLike[str]) -> AuditReport:
@@ -430,7 +491,7 @@ def _replay_one(record: Mapping[str, Any], execute: Execute) -> str:
         return "malformed line: arguments is not an object or cutoff is not a string"
     try:
         response, error = execute(cutoff, str(record.get("tool")), arguments)
-    except FrozenSearchError as exc:
+    except Exception as exc:  # noqa: BLE001 - a crash is an ``internal`` outcome of the line, compared as logged
         response, error = None, error_dict(exc)
     logged = {"response": record.get("response"), "error": record.get("error")}
     return compare(logged, {"response": response, "error": error})
@@ -443,7 +504,9 @@ def replay(path: str | os.PathLike[str], execute: Execute,
     ``before(record)``, when given, sees each line just before it is recomputed (the CLI reads ``live_sources``).
 
     ``execute(cutoff_iso, tool, arguments)`` returns ``(response, None)`` or ``(None, {"code", "message"})``; a
-    :class:`FrozenSearchError` it raises counts as that error. :class:`InvalidRequest` on an unreadable line.
+    :class:`FrozenSearchError` it raises counts as that error, and any other exception as ``internal`` (the line
+    is reported, identical when it was logged ``internal`` too; the replay goes on). :class:`InvalidRequest` on an
+    unreadable line.
     """
     checker = _ChainChecker()
     for line, record in read_log(path):

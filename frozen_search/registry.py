@@ -7,16 +7,19 @@ global: a test builds its own :class:`Registry` (say, with a toy source) and pas
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
 from frozen_search.config import Settings
-from frozen_search.errors import ConfigError, InvalidRequest, RefusedSource
+from frozen_search.errors import ConfigError, FrozenSearchError, InvalidRequest, RefusedSource, require_unicode
 from frozen_search.index import IndexedRevision
 from frozen_search.source import Source
 from frozen_search.store import RevisionRow, Store
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -75,9 +78,20 @@ class Registry:
         Raises:
             InvalidRequest: a malformed reference of a source, or one that is neither a known id nor a URL.
             RefusedSource: a URL of a host no source serves, or an unserved site of a source.
+
+        Any other exception a source's parser lets through (a bug: each should raise only the two above) is an
+        ``InvalidRequest`` too, logged with its traceback: a malformed id is never an ``internal`` error.
         """
+        require_unicode(ref, "id")
         for source in self.sources:
-            found = source.parse_reference(ref, settings)
+            try:
+                found = source.parse_reference(ref, settings)
+            except FrozenSearchError:
+                raise
+            except (ValueError, TypeError, UnicodeError, OverflowError) as exc:
+                logger.exception("the %s id parser failed on %r", source.name, ref[:200])
+                raise InvalidRequest(f"{ref[:100]!r} is not a well-formed {source.name} id or URL "
+                                     f"({type(exc).__name__})") from exc
             if found is not None:
                 return source, found
         raise self._unclaimed(ref, settings)

@@ -21,6 +21,7 @@ from typing import Any
 from frozen_search.adapters.http import Upstream
 from frozen_search.config import Settings, default_setting
 from frozen_search.cutoff import instant_bound, iso_utc
+from frozen_search.disclosure import collecting, disclosed
 from frozen_search.errors import FrozenSearchError, InvalidRequest, VerificationFailed
 from frozen_search.live import LiveSet, open_live
 from frozen_search.models import FetchResponse, HitRecord, Outcome, SearchResponse, SearchResult
@@ -133,7 +134,9 @@ class FrozenSearchService:
         if self.log is None:
             return self.execute(tool, arguments).response
         with self.log.call(self.session, tool, arguments, self.cutoff,  # type: ignore[arg-type]
-                           self.settings.mode, self._live_sources(), self._sites()) as recorder:
+                           self.settings.mode, self._live_sources(), self._sites()) as recorder, \
+                collecting() as withheld:
+            recorder.withheld = withheld  # values learned from after T while answering: logged, audited, never shown
             outcome = self.execute(tool, arguments)
             recorder.set_outcome(outcome)
         return outcome.response
@@ -225,7 +228,14 @@ class FrozenSearchService:
 
     def _fetch(self, id: Any, offset: Any = 0, max_chars: Any = None) -> Outcome:
         size = fetch_arguments(id, offset, max_chars, self.settings)
-        shown = resolve_reference(id, self.registry, self.settings, self.lives, self.store, self.bound)
+        source, reference = self.registry.parse_reference(id, self.settings)
+        try:  # the disclosure gate: a refusal says only what was true before T (evidence to the log)
+            return self._fetch_shown(resolve_reference(source, reference, self.lives, self.store, self.bound,
+                                                       self.settings), offset, size)
+        except FrozenSearchError as exc:
+            raise disclosed(exc, id, self.cutoff_iso, source.name) from None
+
+    def _fetch_shown(self, shown: Shown, offset: int, size: int) -> Outcome:
         text = self.reverifier.text(shown.row)
         displayed = self.reverifier.displayed(shown, text)
         rejection = self.reverifier.check(displayed, None)

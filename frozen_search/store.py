@@ -79,6 +79,7 @@ CREATE TABLE IF NOT EXISTS moves (
     doc_id TEXT NOT NULL, moved_at INTEGER NOT NULL, old_title TEXT NOT NULL, new_title TEXT NOT NULL,
     UNIQUE (doc_id, moved_at, old_title, new_title)
 );
+CREATE INDEX IF NOT EXISTS moves_old_title ON moves (old_title, moved_at);
 CREATE TABLE IF NOT EXISTS aliases (
     alias TEXT NOT NULL, doc_id TEXT NOT NULL, UNIQUE (alias, doc_id)
 );
@@ -331,12 +332,26 @@ class Store:
         instant)."""
         self._db.execute("INSERT OR IGNORE INTO moves VALUES (?,?,?,?)", (doc_id, moved_at, old_title, new_title))
 
-    def titled_since(self, doc_id: str, title: str) -> int | None:
-        """When page ``doc_id`` last got ``title`` by a move (a stored instant), or ``None`` if no move to it is
-        known."""
-        found = self._db.execute("SELECT MAX(moved_at) FROM moves WHERE doc_id=? AND new_title=?",
-                                 (doc_id, title)).fetchone()
+    def titled_since(self, doc_id: str, title: str, before: int | None = None) -> int | None:
+        """When page ``doc_id`` last got ``title`` by a move (a stored instant; only moves stored before ``before``, an
+        ``instant_bound(T)``, when given), or ``None`` if no such move is known."""
+        found = self._db.execute("SELECT MAX(moved_at) FROM moves WHERE doc_id=? AND new_title=? AND moved_at<?",
+                                 (doc_id, title, 2**62 if before is None else before)).fetchone()
         return None if found is None or found[0] is None else int(found[0])
+
+    def moves_of(self, doc_id: str, since: int) -> list[tuple[int, str, str]]:
+        """The moves of page ``doc_id`` stored at or after ``since`` (an ``instant_bound(T)``, UTC milliseconds):
+        ``(moved_at, old_title, new_title)`` (``moved_at`` a stored instant), newest first."""
+        found = self._db.execute("SELECT moved_at, old_title, new_title FROM moves WHERE doc_id=? AND moved_at>=? "
+                                 "ORDER BY moved_at DESC", (doc_id, since))
+        return [(int(at), str(old), str(new)) for at, old, new in found.fetchall()]
+
+    def moved_away(self, title: str, since: int) -> list[str]:
+        """The pages moved away from ``title`` at or after ``since`` (an ``instant_bound(T)``, UTC milliseconds), by doc
+        id, earliest move first."""
+        found = self._db.execute("SELECT doc_id FROM moves WHERE old_title=? AND moved_at>=? "
+                                 "ORDER BY moved_at, doc_id", (title, since))
+        return [str(row[0]) for row in found.fetchall()]
 
     def relink(self, doc_id: str) -> list[RevisionRow]:
         """Recompute ``valid_to`` and ``continuity`` of every revision of ``doc_id`` from its neighbours.

@@ -38,7 +38,9 @@ REASON_CODES: dict[str, str] = {
     "redirect_target_missing": "a redirect's target has no revision before the cutoff",
     "not_in_store": "the index names a revision the store does not hold (stale index)",
     "created_after_cutoff": "an upstream candidate has no revision before the cutoff",
-    "title_unprovable": "an upstream candidate's title at the cutoff cannot be proven (long or hidden history)",
+    "title_unprovable": ("a Wikipedia page's title or existence at the cutoff cannot be proven (long or hidden "
+                         "history, an unconfirmed move, a later import or creation, a deletion not undone before "
+                         "the cutoff)"),
     "content_unproven": "an upstream candidate's state at the cutoff is known, but not its own content",
     "not_eligible": "an upstream candidate exists before the cutoff but the source's rules exclude it",
 }
@@ -149,11 +151,14 @@ def future_reference(text: str, cutoff: datetime, *, own: str | None = None) -> 
             if (full_year, mon) > (cutoff.year, cutoff.month) and not (pattern is _ARXIV_OLD and full_year > 2007):
                 return (f"arXiv identifier {match.group(0)!r} at offset {match.start()} is from a month after "
                         f"the cutoff's ({cutoff.year}-{cutoff.month:02d})")
-    bound = cutoff_bound(cutoff)
+    # a day's start is an exact instant (midnight), compared to the millisecond like any exact stamp: a date of
+    # ``T``'s own day is not later than ``T`` even when ``T`` is 00:00:00.5 (an SE dump's ``…T00:00:00.499Z``)
+    day_bound = instant_bound(cutoff)
     for match in _ISO_DATE.finditer(text):
         day = _day_start(int(match.group(1)), int(match.group(2)), int(match.group(3)))
-        if day is not None and day >= bound:
+        if day is not None and day * SECOND_MS >= day_bound:
             return f"date {match.group(0)!r} at offset {match.start()} is not before the cutoff"
+    bound = cutoff_bound(cutoff)  # an access stamp is read in whole seconds: surely before only when s + 1 <= T
     for match in _RETRIEVED.finditer(text):
         stamp = _parse_loose_date(match.group(1))
         if stamp is not None and stamp >= bound:

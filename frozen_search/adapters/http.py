@@ -305,8 +305,13 @@ class Upstream:
     def _answer(self, record: CachedResponse, url: str, where: str) -> CachedResponse:
         """Apply the redirect-host and status rules to a recorded or fresh response (same rules both ways)."""
         location = record.header("Location")
+        if 300 <= record.status < 400 and record.status != 304 and not location:
+            raise UpstreamUnavailable(f"{where} answered HTTP {record.status} without a Location header")
         if 300 <= record.status < 400 and location:
-            target = urljoin(url, location)
+            try:
+                target = urljoin(url, location)
+            except ValueError:
+                raise UpstreamUnavailable(f"{where} redirected to a malformed Location") from None
             self._check_host(target, f"redirect from {where} to {redact_url(target)}")
         error = _status_error(record.status, where)
         if error is not None:

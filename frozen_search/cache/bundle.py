@@ -4,7 +4,7 @@ Members (relative POSIX paths; regular files only — no directories, links or d
 
     manifest.json     always the first member: versions, cutoffs, counts and {path: {sha256, bytes}} of the others
     store.sqlite3     a consistent copy made with SQLite's online backup API (journal mode DELETE: one file)
-    http-cache/...    a fresh diskcache holding every entry of the source cache, each re-verified on the way
+    http-cache/exchanges.sqlite3  a fresh HTTP cache holding every entry of the source cache, each re-verified
     index/...         the tantivy index, only when it reflects the copied store's generation (else rebuilt)
     querylog.jsonl    the query log up to its last complete line, when there is one
 
@@ -33,6 +33,7 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
+from frozen_search.cache.http_cache import FILE_NAME as CACHE_FILE
 from frozen_search.cache.http_cache import HttpCache
 from frozen_search.config import Settings
 from frozen_search.cutoff import iso_utc
@@ -129,8 +130,11 @@ def path_problem(name: str) -> str | None:
         return "is absolute or malformed"
     if any(part in ("", ".", "..") for part in parts):
         return "escapes the bundle (empty, '.' or '..' parts)"
-    if parts[0] in (STORE, LOG) and len(parts) == 1 or parts[0] in (CACHE, INDEX) and len(parts) > 1:
+    if parts[0] in (STORE, LOG) and len(parts) == 1 or parts[0] == INDEX and len(parts) > 1 \
+            or name == f"{CACHE}/{CACHE_FILE}":
         return None
+    if parts[0] == CACHE:
+        return f"is not part of the bundle layout (the HTTP cache travels as the one file {CACHE}/{CACHE_FILE})"
     return "is not part of the bundle layout"
 
 
@@ -406,15 +410,15 @@ def _verify_staged(manifest: Manifest, staging: Path, progress: ProgressFn | Non
         store.close()
     found["cache_entries"] = 0
     if (staging / CACHE).is_dir():
-        with HttpCache(staging / CACHE) as cache:
-            tick = _ticker(progress, "verify", len(cache))
-            for key in cache:
-                try:
-                    cache.get(key)
-                except StoreIntegrityError as exc:
-                    raise BundleInvalid(f"{CACHE}: {exc.message}") from exc
-                found["cache_entries"] += 1
-                tick(1)
+        try:
+            with HttpCache(staging / CACHE) as cache:  # refuses a file whose schema is not exactly ours
+                tick = _ticker(progress, "verify", len(cache))
+                for key in cache:
+                    cache.get(key)  # bytes only: a record that is not ours is refused, never decoded further
+                    found["cache_entries"] += 1
+                    tick(1)
+        except StoreIntegrityError as exc:
+            raise BundleInvalid(f"{CACHE}: {exc.message}") from exc
     log = staging / LOG
     with log.open("rb") if log.is_file() else io.BytesIO() as lines:
         found["log_lines"] = sum(1 for _ in lines)

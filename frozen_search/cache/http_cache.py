@@ -1,11 +1,15 @@
 """The HTTP cache: every complete, validated upstream exchange, keyed by :func:`~frozen_search.cache.keys.request_key`.
 
-One diskcache folder. Each entry is raw bytes, never a pickle (a bundle imported from elsewhere must not be able
-to run code): a magic line, one JSON line of metadata (method, redacted URL, status, header pairs, ``fetched_at``
-in UTC, body sha256, size, key) and the body. An entry is written only once the body was read completely and
-passed the caller's ``validate``; reading re-hashes the body, and a mismatch is a
-:class:`~frozen_search.errors.StoreIntegrityError`, never a served response. Eviction is switched off: an evicted
-entry would turn into an ``offline_cache_miss`` on a rerun.
+One SQLite file, ``<folder>/exchanges.sqlite3``, read and written with the standard library's ``sqlite3`` only,
+through a schema of our own: ``exchanges(key TEXT PRIMARY KEY, record BLOB)``. No code path leads to ``pickle``
+(issue 13: diskcache unpickles a key row with ``raw=0`` and a value row with ``mode=4``, so a crafted bundle ran
+code on ``import``): ``sqlite3`` hands back ``bytes``/``str``/``int`` and nothing else (no converters are
+registered), a file whose schema differs from ours by one byte (a trigger, a view, another table) is refused
+before any row is read, and ``trusted_schema`` is off. Each record is raw bytes: a magic line, one JSON line of
+metadata (method, redacted URL, status, header pairs, ``fetched_at`` in UTC, body sha256, size, key) and the body.
+An entry is written only once the body was read completely and passed the caller's ``validate``; reading re-hashes
+the body, and a mismatch is a :class:`~frozen_search.errors.StoreIntegrityError`, never a served response. Nothing
+is ever evicted: an evicted entry would turn into an ``offline_cache_miss`` on a rerun.
 """
 
 from __future__ import annotations
@@ -22,13 +26,18 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-import diskcache
-
 from frozen_search.cutoff import iso_utc
 from frozen_search.errors import FrozenSearchError, StoreIntegrityError, UpstreamUnavailable
 
 _MAGIC = b"frozen-search-http-cache/1\n"
-_SETTINGS: dict[str, Any] = {"eviction_policy": "none", "size_limit": 2**62, "cull_limit": 0}
+FILE_NAME = "exchanges.sqlite3"
+"""The one file of a cache folder (a bundle's ``http-cache/`` holds exactly this file)."""
+_SCHEMA = "CREATE TABLE exchanges (key TEXT PRIMARY KEY NOT NULL, record BLOB NOT NULL)"
+_MASTER = [("index", "sqlite_autoindex_exchanges_1", "exchanges", None), ("table", "exchanges", "exchanges", _SCHEMA)]
+"""``sqlite_master`` of a cache file, exactly: no trigger, view or other table can hide in one we open."""
+_APPLICATION_ID = 0x46534843  # "FSHC": marks the file as a frozen-search HTTP cache
+_BUSY_TIMEOUT_S = 30.0
+_LEGACY_FILE = "cache.db"  # the diskcache database of earlier versions, migrated by raw rows (see _migrate)
 
 
 @dataclass(frozen=True)
@@ -135,42 +144,124 @@ def _decode(key: str, raw: object) -> CachedResponse:
     return record
 
 
-class HttpCache:
-    """The recorded upstream exchanges under folder ``path`` (created if missing); thread- and process-safe.
+def _open(database: Path) -> sqlite3.Connection:
+    """Open (creating if new) the cache database and check its schema is exactly ours before any row is read."""
+    connection = sqlite3.connect(database, timeout=_BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False)
+    try:
+        connection.execute("PRAGMA trusted_schema=OFF")
+        rows = connection.execute("SELECT type, name, tbl_name, sql FROM sqlite_master").fetchall()
+        if not rows:
+            connection.execute("BEGIN IMMEDIATE")
+            if not connection.execute("SELECT 1 FROM sqlite_master").fetchall():  # not created by another process
+                connection.execute(_SCHEMA)
+                connection.execute(f"PRAGMA application_id={_APPLICATION_ID}")
+            connection.execute("COMMIT")
+            rows = connection.execute("SELECT type, name, tbl_name, sql FROM sqlite_master").fetchall()
+        application_id = connection.execute("PRAGMA application_id").fetchone()[0]
+        if sorted(rows) != _MASTER or application_id != _APPLICATION_ID:
+            raise StoreIntegrityError(f"{database} is not a frozen-search HTTP cache (its schema differs)")
+        connection.execute("PRAGMA journal_mode=WAL")
+        connection.execute("PRAGMA synchronous=NORMAL")
+    except sqlite3.Error as exc:
+        connection.close()
+        raise StoreIntegrityError(f"cannot open the HTTP cache {database}: {type(exc).__name__}") from exc
+    except StoreIntegrityError:
+        connection.close()
+        raise
+    return connection
 
-    Raises (every method): :class:`StoreIntegrityError` when the folder or an entry cannot be read.
+
+def _legacy_records(folder: Path) -> Iterator[tuple[str, bytes]]:
+    """``(key, record bytes)`` of a diskcache folder of earlier versions, read as raw SQLite rows.
+
+    Only rows diskcache stored as plain text keys (``raw=1``) holding bytes inline (``mode=1``) or in a file inside
+    the folder (``mode=2``) are read; anything else (``raw=0`` or ``mode=4``: a pickle) is skipped unread.
+    """
+    source = sqlite3.connect(f"file:{folder / _LEGACY_FILE}?mode=ro", uri=True, isolation_level=None)
+    try:
+        source.execute("PRAGMA trusted_schema=OFF")
+        rows = source.execute("SELECT key, raw, mode, filename, value FROM Cache").fetchall()
+    finally:
+        source.close()
+    root = folder.resolve()
+    for key, raw, mode, filename, value in rows:
+        if raw != 1 or not isinstance(key, str):
+            continue
+        if mode == 1 and isinstance(value, bytes):
+            yield key, value
+        elif mode == 2 and isinstance(filename, str):
+            path = (root / filename).resolve()
+            if path.is_relative_to(root) and path.is_file():
+                yield key, path.read_bytes()
+
+
+def _migrate(folder: Path, connection: sqlite3.Connection) -> None:
+    """Copy the verified records of a legacy diskcache folder into ``connection`` (once: when the file is new)."""
+    try:
+        records = list(_legacy_records(folder))
+    except (sqlite3.Error, OSError) as exc:
+        raise StoreIntegrityError(f"cannot read the earlier HTTP cache {folder / _LEGACY_FILE}: "
+                                  f"{type(exc).__name__}") from exc
+    connection.execute("BEGIN IMMEDIATE")
+    for key, raw in records:
+        try:
+            _decode(key, raw)
+        except StoreIntegrityError:
+            continue
+        connection.execute("INSERT OR IGNORE INTO exchanges (key, record) VALUES (?, ?)", (key, raw))
+    connection.execute("COMMIT")
+
+
+class HttpCache:
+    """The recorded upstream exchanges in folder ``path`` (created if missing; one SQLite file, see the module
+    docstring); thread- and process-safe (one connection serialized by a lock; SQLite's WAL and busy timeout
+    between processes). A folder written by earlier versions (diskcache) is migrated on first open by reading
+    its raw rows, never through diskcache.
+
+    Raises (every method): :class:`StoreIntegrityError` when the folder, the file or an entry cannot be read, or
+    the file is not a frozen-search HTTP cache.
     """
 
     def __init__(self, path: Path | str) -> None:
         self.path = Path(path)
+        database = self.path / FILE_NAME
         try:
-            self._cache = diskcache.Cache(str(self.path), **_SETTINGS)
-        except (OSError, sqlite3.Error) as exc:
+            self.path.mkdir(parents=True, exist_ok=True)
+            legacy = not database.exists() and (self.path / _LEGACY_FILE).is_file()
+        except OSError as exc:
             raise StoreIntegrityError(f"cannot open the HTTP cache at {self.path}: {type(exc).__name__}") from exc
+        self._db = _open(database)
         self._lock = threading.Lock()
+        self._closed = False
+        if legacy:
+            _migrate(self.path, self._db)
         self._counts = {"hits": 0, "misses": 0, "writes": 0, "corrupt": 0}
 
     def _count(self, name: str) -> None:
         with self._lock:
             self._counts[name] += 1
 
+    def _query(self, sql: str, args: tuple[object, ...] = ()) -> list[tuple[Any, ...]]:
+        with self._lock:
+            return self._db.execute(sql, args).fetchall()
+
     def get(self, key: str) -> CachedResponse | None:
         """The verified record under ``key``, or ``None`` when nothing was recorded.
 
         Raises:
-            StoreIntegrityError: the entry is corrupt (its body no longer hashes to the stored sha256, or its
-                metadata is unreadable): it is never served.
+            StoreIntegrityError: the entry is corrupt (its body no longer hashes to the stored sha256, its
+                metadata is unreadable, it is not a BLOB) or the file is unreadable: it is never served.
         """
         try:
-            raw = self._cache.get(key, default=None)
-        except (OSError, sqlite3.Error) as exc:
+            rows = self._query("SELECT record FROM exchanges WHERE key = ?", (key,))
+        except sqlite3.Error as exc:
             self._count("corrupt")
             raise StoreIntegrityError(f"HTTP cache entry {key} is unreadable: {type(exc).__name__}") from exc
-        if raw is None:
+        if not rows:
             self._count("misses")
             return None
         try:
-            record = _decode(key, raw)
+            record = _decode(key, rows[0][0])
         except StoreIntegrityError:
             self._count("corrupt")
             raise
@@ -186,7 +277,7 @@ class HttpCache:
 
         Raises:
             ValueError: ``fetched_at`` is naive.
-            StoreIntegrityError: the cache folder cannot be written.
+            StoreIntegrityError: the cache file cannot be written.
         """
         record = CachedResponse(
             key=key, method=method.upper(), url=url, status=status, headers=tuple(headers), body=body,
@@ -195,22 +286,24 @@ class HttpCache:
         if validate is not None:
             validate(record)
         try:
-            self._cache.set(key, _encode(record))
-        except (OSError, sqlite3.Error) as exc:
+            self._query("INSERT OR REPLACE INTO exchanges (key, record) VALUES (?, ?)", (key, _encode(record)))
+        except sqlite3.Error as exc:
             raise StoreIntegrityError(f"cannot write the HTTP cache at {self.path}: {type(exc).__name__}") from exc
         self._count("writes")
         return record
 
     def __contains__(self, key: object) -> bool:
-        return key in self._cache
+        return isinstance(key, str) and bool(self._query("SELECT 1 FROM exchanges WHERE key = ?", (key,)))
 
     def __len__(self) -> int:
-        return len(self._cache)
+        return int(self._query("SELECT COUNT(*) FROM exchanges")[0][0])
 
     def __iter__(self) -> Iterator[str]:
-        """Every key, in sorted order (for export)."""
-        for key in self._cache.iterkeys():
-            yield str(key)
+        """Every key, in sorted order (for export). Raises :class:`StoreIntegrityError` on a key that is not text."""
+        for (key,) in self._query("SELECT key FROM exchanges ORDER BY key"):
+            if not isinstance(key, str):
+                raise StoreIntegrityError(f"the HTTP cache at {self.path} holds a key that is not text")
+            yield key
 
     def stats(self) -> CacheStats:
         """A snapshot of the hit/miss/write/corrupt counters."""
@@ -218,8 +311,11 @@ class HttpCache:
             return CacheStats(**self._counts)
 
     def close(self) -> None:
-        """Close the underlying database handles (idempotent)."""
-        self._cache.close()
+        """Close the database (idempotent; the last connection folds the WAL back into the one file)."""
+        with self._lock:
+            if not self._closed:
+                self._closed = True
+                self._db.close()
 
     def __enter__(self) -> HttpCache:
         return self

@@ -67,7 +67,10 @@ def canonical_url(url: str, ignore: Collection[str] = CREDENTIAL_PARAMS) -> str:
     Raises:
         InvalidRequest: not an absolute http or https URL, or its port is not a number.
     """
-    parts = urlsplit(url.strip())
+    try:
+        parts = urlsplit(url.strip())
+    except ValueError as exc:
+        raise InvalidRequest(f"malformed URL {redact_url(url)!r}") from exc
     scheme = parts.scheme.lower()
     if scheme not in _DEFAULT_PORTS or not parts.hostname:
         raise InvalidRequest(f"not an absolute http(s) URL: {redact_url(url)!r}")

@@ -126,11 +126,11 @@ def parse_retry_after(value: str | None, now: datetime) -> float | None:
     if value is None or not value.strip():
         return None
     text = value.strip()
-    if text.isdigit():
+    if text.isascii() and text.isdigit():  # "²".isdigit() is True, and float("²") fails
         return float(text)
     try:
         moment = parsedate_to_datetime(text)
-    except (TypeError, ValueError, IndexError):
+    except (TypeError, ValueError, IndexError, OverflowError):
         return None
     if moment.tzinfo is None:
         return None
@@ -149,6 +149,7 @@ class HostPolicy:
     min_interval_s: float = 0.0
     max_connections: int = 4
     honour_backoff_field: bool = False  # Stack Exchange: a JSON ``backoff`` (s) before calling that API again
+    max_body_bytes: int = 64 * 2**20  # a larger answer (decoded) is refused, never read whole: issue 13.5
 
 
 def backoff_field(headers: Sequence[tuple[str, str]], body: bytes) -> float | None:
@@ -219,6 +220,10 @@ class HostLimiter:
                 self._sleep(wait)
             yield wait
 
+    def max_body_bytes(self, host: str) -> int:
+        """The largest body (decoded bytes) read from ``host``: its policy's ``max_body_bytes``."""
+        return self._policy(host).max_body_bytes
+
     def defer(self, host: str, seconds: float) -> None:
         """No request to ``host`` starts within ``seconds`` from now (later reservations queue behind it)."""
         with self._lock:
@@ -244,8 +249,23 @@ def _check_complete(request: requests.PreparedRequest, status: int, headers: Seq
     declared = first_header(headers, "content-length")
     if request.method == "HEAD" or status in (204, 304) or first_header(headers, "content-encoding"):
         return
-    if declared is not None and declared.isdigit() and int(declared) > len(body):
+    if declared is not None and declared.isascii() and declared.isdigit() and int(declared) > len(body):
         raise rex.ChunkedEncodingError(f"truncated body: {len(body)} of {declared} bytes")
+
+
+def _capped_body(response: requests.Response, limit: int, where: str) -> bytes:
+    """The decoded body, read in 64 KiB chunks; :class:`UpstreamUnavailable` (not retried) as soon as it exceeds
+    ``limit`` bytes, or when ``Content-Length`` already says it will."""
+    declared = response.headers.get("Content-Length", "").strip()
+    if declared.isascii() and declared.isdigit() and int(declared) > limit:
+        raise UpstreamUnavailable(f"{where} announced a body of {declared} bytes; at most {limit} are read")
+    chunks, size = [], 0
+    for chunk in response.iter_content(65536):
+        size += len(chunk)
+        if size > limit:
+            raise UpstreamUnavailable(f"{where} sent a body larger than {limit} bytes; refused unread")
+        chunks.append(chunk)
+    return b"".join(chunks)
 
 
 class NetworkLeg:
@@ -270,8 +290,8 @@ class NetworkLeg:
                 with map_requests_exceptions(where):
                     response = self._http.send(request, stream=True, timeout=self._timeout)
                     try:
-                        body = response.content
                         raw_headers = [(str(k), str(v)) for k, v in response.raw.headers.items()]
+                        body = _capped_body(response, self._limiter.max_body_bytes(host), where)
                     finally:
                         response.close()
                     _check_complete(request, response.status_code, raw_headers, body)

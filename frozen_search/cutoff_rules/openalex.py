@@ -40,9 +40,9 @@ date as ``YYYY-01-01`` and a month-only one as ``YYYY-MM-01`` (W3121618067's 201
 from the first instant after it (fail closed): 2026-01-05 → 2026-01-06T00:00:00Z (never at ``2026-01-05T00:00:01``: a
 cutoff at noon that day does not show it), 2008-12-01 → 2009-01-01, 2024-01-01 → 2025-01-01. The stored ``valid_from``
 is the last millisecond of that period (:attr:`PublicationDate.stored`), its precision the period's length, so ``as_of``
-shows the date as given (``2008-12-01T00:00:00Z``). A refused work keeps its date as given (it is never shown; the date
-only decides whether the refusal is ``not_eligible`` or ``not_found_before_cutoff``). No date, or an unparseable one:
-the work is not ingested (a skipped record) and refused live.
+shows the date as given (``2008-12-01T00:00:00Z``). A refused work counts from the same instant (it is never shown;
+before the end of its period it has no state at ``T`` and answers like an unknown id, ``not_found_before_cutoff``; from
+then on ``not_eligible``). No date, or an unparseable one: the work is not ingested (a skipped record) and refused live.
 
 **Abstract** — rebuilt from ``abstract_inverted_index``; an index with a missing or doubled position cannot be
 put back in order, so that work's abstract is withheld (the rest of the record is shown, and ``fetch`` metadata
@@ -145,20 +145,16 @@ class PublicationDate:
     precision: str
 
     @property
-    def given_from(self) -> int:
-        """The given day at 00:00 UTC, in UTC seconds."""
-        return calendar.timegm(self.day.timetuple())
-
-    @property
     def precision_ms(self) -> int:
-        """The length of the period the date stands for, in milliseconds (a day, a month or a year)."""
-        return (self.shown_from - self.given_from) * SECOND_MS
+        """The length of the period the date stands for, in milliseconds (a day, a month or a year): from the given
+        day at 00:00 UTC to ``shown_from``."""
+        return (self.shown_from - calendar.timegm(self.day.timetuple())) * SECOND_MS
 
     @property
     def stored(self) -> int:
         """The stored instant (:func:`frozen_search.cutoff.stored_instant`): the last millisecond of the period,
-        so the work is shown at ``T`` iff ``shown_from <= T``."""
-        return stored_instant(self.given_from * SECOND_MS, self.precision_ms)
+        so the work (shown or refused) counts at ``T`` iff ``shown_from <= T``."""
+        return stored_instant(self.shown_from * SECOND_MS - self.precision_ms, self.precision_ms)
 
 
 def publication_date(text: Any) -> PublicationDate:

@@ -3,8 +3,10 @@
 A document is one question thread (``mathoverflow:12345``). Eligible: the question was created before ``T`` and
 was not deleted at ``T``. Displayed at ``T``: the question's title, body and tags as of its last revision before
 ``T``, the answers created before ``T`` (each body as of its last revision before ``T``), the comments created
-before ``T``, and a closed or locked notice only as rebuilt from close/reopen and lock/unlock events before ``T``.
-A post deleted at ``T`` is invisible (a deleted question: ``not_found_before_cutoff``).
+before ``T`` whose text is proven final before ``T`` (:data:`COMMENT_EDIT_WINDOW`), and a closed or locked notice
+only as rebuilt from close/reopen and lock/unlock events before ``T``. A post deleted at ``T`` is invisible (a
+deleted question: ``not_found_before_cutoff``); posts merged or migrated in after ``T`` are not shown (see
+:data:`MOVE_IN_KINDS`).
 
 Revisions carry title, body and tags as separate deltas (an edit of the title alone has no body): each is carried
 forward from its own last revision. PostHistoryTypeId codes follow the data dump's schema (``PostHistoryTypes``,
@@ -26,12 +28,29 @@ HISTORY_KINDS: Mapping[int, str] = MappingProxyType({
     10: "close", 11: "reopen",
     12: "delete", 13: "undelete",
     14: "lock", 15: "unlock",
-    36: "moved_in", 38: "moved_in",  # "post migrated here", "post merge destination"
+    36: "migrated_in", 38: "merged_in",  # "post migrated here", "post merge destination"
 })
-# A thread's membership comes from today's ParentId: after a merge (38) or a migration to this site (36) at ``m``,
-# posts that belonged elsewhere before ``m`` sit in it, so what the thread held before ``m`` cannot be proven:
-# every state before the last such event is refused (``content_unproven``). Posts merged or migrated *away*
-# (37, 35) are simply absent today: omitted, never invented.
+# Membership (which posts a thread held at ``T``) comes from today's ParentId, so moves are replayed as follows
+# (dump and live alike, :func:`frozen_search.adapters.stackexchange.thread.thread_states`):
+# - a question migrated here (36, or the API's ``migrated_from.on_date``) at ``m`` was on another site before
+#   ``m``: the thread has no state before ``m`` (at ``T <= m`` it answers exactly like an id that never existed);
+# - a post with a move-in event of its own (36/38 on an answer) is shown only from that event on;
+# - a merge into the question (38) at ``m`` moved answers in, and which ones cannot be told: every answer created
+#   before ``m`` is shown only from ``m`` on. Before ``m`` the thread shows its own content as it stood (the
+#   question's title, body, tags, closure, lock and its own comments — a comment stays on its post), with no word
+#   of the merge;
+# - an answer created before its question was asked came from elsewhere at an unknown time: never shown unless a
+#   move-in event dates its arrival.
+# Posts merged or migrated *away* (37, 35) are simply absent today: omitted, never invented.
+MOVE_IN_KINDS = ("migrated_in", "merged_in")
+
+# Comments have no public history and the API and the dumps give today's text. Authors can edit a comment only in
+# the first five minutes after posting (meta.stackoverflow.com/questions/19756), so its text is final from
+# ``posted + COMMENT_EDIT_WINDOW`` on: a comment is shown from then on, or from its posting when the API says it
+# was never edited (``edited: false``). A comment posted less than five minutes before ``T`` and edited (or whose
+# ``edited`` flag is unknown, as in dumps) is left out at ``T``. Residual: moderators can edit any comment at any
+# time without a trace; such an edit after ``T`` is not detectable.
+COMMENT_EDIT_WINDOW = 300  # seconds (a dump thread counts it in its milliseconds: Thread.settled)
 
 # Close reasons (PostHistory type 10 ``Comment``): 1-10 before June 2013, 101-105 after (dump readme).
 CLOSE_REASONS: Mapping[str, str] = MappingProxyType({

@@ -41,6 +41,9 @@ logger = logging.getLogger(__name__)
 PROBLEM_TYPE = "urn:frozen-search:error:"  # + code; a stable URI per code (RFC 9457 §3.1.1), not dereferenceable
 _SANE_REQUEST_ID = re.compile(r"^[A-Za-z0-9._:@/+=-]{1,128}$")
 _LOCAL_HOSTS = ("127.0.0.1", "localhost", "[::1]")
+MAX_BODY_BYTES = 1 << 20
+"""The largest request body read (bytes), on every route /mcp included: a larger one is refused with 413 before
+it is parsed or logged (issue 13.4). A query of the settings' maximum length fits many times over."""
 
 
 class Problem(BaseModel):
@@ -82,11 +85,12 @@ _PROBLEMS: dict[int | str, dict[str, Any]] = {  # "4XX" also keeps FastAPI from 
 
 
 def create_app(service: FrozenSearchService, *, host: str = "127.0.0.1", port: int | None = None,
-               allowed_hosts: Sequence[str] = ()) -> FastAPI:
+               allowed_hosts: Sequence[str] = (), max_body_bytes: int = MAX_BODY_BYTES) -> FastAPI:
     """The FastAPI app answering as of ``service.cutoff`` (fixed): REST under ``/v1``, MCP at ``/mcp``.
 
     ``host``/``port`` are where the server listens; ``/mcp`` accepts those in the ``Host`` header besides
     localhost on any port, plus ``allowed_hosts`` (``name`` or ``name:port``; needed when binding 0.0.0.0).
+    A request body over ``max_body_bytes`` is answered 413 ``invalid_request`` unread (see :class:`BodyLimit`).
     """
     mcp = create_mcp(service)
     # Called for its side effect: it builds mcp.session_manager. Its Starlette app is not used; /mcp is routed below.
@@ -106,6 +110,7 @@ def create_app(service: FrozenSearchService, *, host: str = "127.0.0.1", port: i
     app.include_router(_routes(service))
     app.router.routes.append(Route("/mcp", endpoint=StreamableHTTPASGIApp(mcp.session_manager),
                                    include_in_schema=False))
+    app.add_middleware(BodyLimit, max_bytes=max_body_bytes)
     app.add_middleware(RequestIdMiddleware)
     return app
 
@@ -223,6 +228,58 @@ def _validation_detail(exc: RequestValidationError) -> str:
 def _request_id(incoming: str | None) -> str:
     """The client's ``X-Request-ID`` when it is short and plain (it is echoed in a header), else a new one."""
     return incoming if incoming and _SANE_REQUEST_ID.match(incoming) else uuid.uuid4().hex
+
+
+class BodyLimit:
+    """Pure ASGI: refuse a request body over ``max_bytes`` with 413 ``invalid_request`` (problem+json).
+
+    A ``Content-Length`` over the limit is refused before a byte is read; any other body is read here, chunk by
+    chunk, and refused as soon as it passes the limit (at most ``max_bytes`` plus one chunk is ever held), else
+    handed to the app unchanged. Requests without a body (GET, the ``/mcp`` event stream) pass straight through.
+    """
+
+    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+        self.app, self.max_bytes = app, max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope.get("method") not in ("POST", "PUT", "PATCH"):
+            await self.app(scope, receive, send)
+            return
+        declared = next((v for k, v in scope["headers"] if k == b"content-length"), b"").strip()
+        if declared.isdigit() and int(declared) > self.max_bytes:
+            await self._refuse(scope, receive, send)
+            return
+        buffered: list[Message] = []
+        size = 0
+        while True:
+            message = await receive()
+            buffered.append(message)
+            if message["type"] != "http.request":
+                break
+            size += len(message.get("body", b""))
+            if size > self.max_bytes:
+                await self._refuse(scope, receive, send)
+                return
+            if not message.get("more_body", False):
+                break
+
+        async def replay() -> Message:
+            return buffered.pop(0) if buffered else await receive()
+
+        await self.app(scope, replay, send)
+
+    async def _refuse(self, scope: Scope, receive: Receive, send: Send) -> None:
+        response = await problem_response(Request(scope, receive), BodyTooLarge(self.max_bytes))
+        await response(scope, receive, send)
+
+
+class BodyTooLarge(InvalidRequest):
+    """A request body over the limit: HTTP 413, code ``invalid_request``."""
+
+    http_status = 413
+
+    def __init__(self, max_bytes: int) -> None:
+        super().__init__(f"the request body is larger than {max_bytes} bytes; it was not read")
 
 
 class RequestIdMiddleware:

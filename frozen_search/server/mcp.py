@@ -13,16 +13,23 @@ caught by the SDK become ``[invalid_request] …`` and crashes ``[internal] …`
 
 from __future__ import annotations
 
+import contextlib
+import io
+import json
+import os
 import re
-from collections.abc import Iterator, Mapping
+import sys
+from collections.abc import AsyncIterator, Iterator, Mapping
 from contextlib import contextmanager
 from importlib.metadata import PackageNotFoundError, version
 from typing import Annotated, Any
 
+import anyio
 from mcp.server import MCPServer
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from mcp.server.stdio import stdio_server
+from mcp.types import CallToolResult, TextContent, ToolAnnotations, jsonrpc_message_adapter
 from pydantic import Field
 
 from frozen_search.errors import FrozenSearchError
@@ -111,8 +118,102 @@ def create_mcp(service: FrozenSearchService) -> MCPServer:
 
 
 def run_stdio(service: FrozenSearchService) -> None:
-    """Serve the MCP tools over stdin/stdout until the client closes the stream (``frozen-search mcp``)."""
-    create_mcp(service).run("stdio")
+    """Serve the MCP tools over stdin/stdout until the client closes the stream (``frozen-search mcp``).
+
+    Like the SDK's own stdio transport, except that a line the SDK cannot parse is answered here: the SDK drops
+    it silently (issue 13.3: a request whose JSON carries a lone surrogate, ``"wikipedia:\\ud800"``, was never
+    answered and the client hung). See :func:`parse_error_reply`. Stray writes to fd 1 go to stderr while serving.
+    """
+    server = create_mcp(service)
+    anyio.run(_serve_stdio, server)
+
+
+async def _serve_stdio(server: MCPServer) -> None:
+    wire = os.dup(1)
+    os.dup2(2, 1)  # the wire is ours alone: a stray print() goes to stderr, not into the protocol
+    try:
+        out = _SerializedWriter(anyio.wrap_file(io.TextIOWrapper(os.fdopen(wire, "wb"), encoding="utf-8")))
+        stdin = anyio.wrap_file(io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace"))
+        async with stdio_server(stdin=_AnsweredLines(stdin, out), stdout=out) as (read_stream, write_stream):  # type: ignore[arg-type]
+            lowlevel = server._lowlevel_server  # noqa: SLF001 - MCPServer.run_stdio_async does exactly this
+            await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
+    finally:
+        with contextlib.suppress(OSError):  # the wire back on fd 1 (its duplicate may be closed already)
+            os.dup2(wire, 1)
+
+
+def parse_error_reply(line: str) -> str | None:
+    """The JSON-RPC error line answering ``line`` when the SDK cannot parse it, or ``None`` when it can (or when
+    ``line`` is a notification or blank: those get no answer).
+
+    JSON-RPC 2.0 §5.1: ``-32700`` (parse error) for text the SDK's strict parser refuses (a lone surrogate escape,
+    broken JSON), ``-32600`` (invalid request) for JSON that is not a JSON-RPC message. The reply carries the
+    request's ``id`` when Python's lenient ``json`` can still read it, so the client's pending call ends;
+    ``null`` otherwise (the spec's id for an unreadable request).
+    """
+    if not line.strip():
+        return None
+    try:
+        jsonrpc_message_adapter.validate_json(line, by_name=False)
+        return None
+    except ValueError:
+        pass
+    try:
+        message: Any = json.loads(line)
+        code, text = -32600, "Invalid Request: not a JSON-RPC 2.0 message"
+    except ValueError:
+        message, code, text = None, -32700, "Parse error: the line is not valid JSON"
+    if isinstance(message, dict):
+        try:
+            json.dumps(message, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError:
+            code, text = -32700, "Parse error: the JSON carries a lone surrogate (\\ud800-\\udfff), which is not text"
+        if "method" in message and "id" not in message:
+            return None  # a notification: never answered
+    request_id = message.get("id") if isinstance(message, dict) else None
+    if not isinstance(request_id, str | int) or isinstance(request_id, bool):
+        request_id = None
+    elif isinstance(request_id, str):
+        request_id = request_id.encode("utf-8", "replace").decode("utf-8")
+    return json.dumps({"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": text}})
+
+
+class _SerializedWriter:
+    """stdout for the transport: whole lines, one writer at a time (the SDK's writer and the error replies)."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream, self._lock = stream, anyio.Lock()
+
+    async def write(self, text: str) -> None:
+        async with self._lock:
+            await self._stream.write(text)
+
+    async def flush(self) -> None:
+        async with self._lock:
+            await self._stream.flush()
+
+    async def reply(self, line: str) -> None:
+        async with self._lock:
+            await self._stream.write(line + "\n")
+            await self._stream.flush()
+
+
+class _AnsweredLines:
+    """stdin for the transport: every line, except those :func:`parse_error_reply` answers (never passed on)."""
+
+    def __init__(self, stdin: Any, out: _SerializedWriter) -> None:
+        self._stdin, self._out = stdin, out
+
+    def __aiter__(self) -> AsyncIterator[str]:
+        return self._lines()
+
+    async def _lines(self) -> AsyncIterator[str]:
+        async for line in self._stdin:
+            reply = parse_error_reply(line)
+            if reply is None:
+                yield line
+            else:
+                await self._out.reply(reply)
 
 
 def package_version() -> str:

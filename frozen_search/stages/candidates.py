@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from frozen_search.config import Settings
-from frozen_search.errors import FrozenSearchError
+from frozen_search.errors import FrozenSearchError, UpstreamUnavailable
 from frozen_search.index import RevisionIndex
 from frozen_search.models import Rejection, SourceError
 from frozen_search.registry import Registry
 from frozen_search.source import LiveSource, Shown
 from frozen_search.store import Store
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass
@@ -66,6 +69,11 @@ def live_candidates(lives: Mapping[str, LiveSource], registry: Registry, setting
             shown, rejections = live.candidates(query, source, limit)
         except FrozenSearchError as exc:
             failed.append((name, exc))
+            continue
+        except Exception as exc:  # noqa: BLE001 - an upstream answer no adapter foresaw: that source's error only
+            logger.exception("live search of %s failed unexpectedly", name)
+            failed.append((name, UpstreamUnavailable(f"{name} answered something frozen-search could not read "
+                                                     f"({type(exc).__name__})")))
             continue
         found.fresh.extend(shown)
         found.rejections.extend(rejections)

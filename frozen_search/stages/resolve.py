@@ -4,23 +4,23 @@ that claims it — upstream when that source is asked live, else from the store 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 from frozen_search.config import Settings
-from frozen_search.registry import Registry
-from frozen_search.source import LiveSource, Shown
+from frozen_search.source import LiveSource, Shown, Source
 from frozen_search.store import Store
 
 
-def resolve_reference(ref: str, registry: Registry, settings: Settings, lives: Mapping[str, LiveSource],
-                      store: Store, bound: int) -> Shown:
-    """What ``fetch(ref)`` shows at ``T`` (``bound``: ``instant_bound(T)``, UTC milliseconds).
+def resolve_reference(source: Source, reference: Any, lives: Mapping[str, LiveSource], store: Store, bound: int,
+                      settings: Settings) -> Shown:
+    """What ``fetch`` shows at ``T`` (``bound``: ``instant_bound(T)``, UTC milliseconds) for ``reference``, as
+    ``source`` parsed it (:meth:`~frozen_search.registry.Registry.parse_reference`).
 
     Raises:
-        InvalidRequest, RefusedSource: a malformed or unserved reference.
-        NotFoundBeforeCutoff, NotEligible, ContentUnproven: nothing may be shown at ``T``.
+        NotFoundBeforeCutoff, NotEligible, ContentUnproven: nothing may be shown at ``T`` (their messages may hold
+            post-``T`` evidence: the service passes them through :func:`frozen_search.disclosure.disclosed`).
         UpstreamUnavailable, UpstreamRejected, OfflineCacheMiss: live/offline, from the upstream layer.
     """
-    source, reference = registry.parse_reference(ref, settings)
     live = lives.get(source.name)
     if live is not None:
         return live.resolve(reference)

@@ -86,7 +86,8 @@ def test_1007_2706_arxivraw_never_shows_v3_text_as_v2(tmp_path: Path) -> None:
     service = local_service(data, "2013-01-01")
     with pytest.raises(ContentUnproven) as caught:
         service.fetch("1007.2706")
-    assert "v2" in caught.value.message and "annihilated" not in caught.value.message
+    assert "annihilated" not in caught.value.message and "v3" not in caught.value.message  # nothing later told
+    assert "v2" in caught.value.rejections[0].evidence  # why, for the query log only
     assert service.search("finitely annihilated groups").results == []
     with pytest.raises(ContentUnproven):
         service.fetch("1007.2706v1")

@@ -7,7 +7,9 @@ import gzip
 import hashlib
 import io
 import json
+import pickle
 import shutil
+import sqlite3
 import tarfile
 from datetime import UTC, datetime
 from pathlib import Path
@@ -38,7 +40,7 @@ CALLS: list[tuple[str, dict[str, Any]]] = [
     ("fetch", {"id": "wikipedia:Mean_reciprocal_rank", "offset": 100, "max_chars": 300}),
     ("fetch", {"id": "wikipedia:Never_existed"}),
 ]
-BIG_BODY = json.dumps({"query": {"pages": ["x" * 50 for _ in range(1_000)]}}).encode()  # > 32 KB: a diskcache file
+BIG_BODY = json.dumps({"query": {"pages": ["x" * 50 for _ in range(1_000)]}}).encode()  # > 32 KB
 
 
 def run(*args: str) -> Result:
@@ -124,8 +126,8 @@ def test_manifest_lists_versions_cutoffs_counts_and_every_file(bundle: Path) -> 
     assert manifest.counts == {"dump_revisions": 49, "live_revisions": 0, "cache_entries": 3, "log_lines": 10}
     files = {info.name: data for info, data in entries[1:]}
     assert set(files) == set(manifest.files)
-    assert {"store.sqlite3", "querylog.jsonl", "http-cache/cache.db", "index/generation.json"} <= set(files)
-    assert any(name.endswith(".val") for name in files)  # the big body, stored by diskcache as a file
+    assert {"store.sqlite3", "querylog.jsonl", "http-cache/exchanges.sqlite3", "index/generation.json"} <= set(files)
+    assert [name for name in files if name.startswith("http-cache/")] == ["http-cache/exchanges.sqlite3"]
     assert not any(name.endswith((".lock", "-wal", "-shm")) for name in files)
     for name, data in files.items():
         assert manifest.files[name] == {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}
@@ -163,14 +165,15 @@ def test_a_rebuilt_but_unchanged_bundle_is_accepted(bundle: Path, tmp_path: Path
     import_bundle(copy, settings(tmp_path / "new"))
 
 
-@pytest.mark.parametrize("which", ["manifest.json", "store.sqlite3", "http-cache/cache.db", ".val", "querylog.jsonl",
+@pytest.mark.parametrize("which", ["manifest.json", "store.sqlite3", "http-cache/exchanges.sqlite3", "querylog.jsonl",
                                    "index/meta.json"])
 def test_one_changed_byte_inside_a_member_is_refused(bundle: Path, tmp_path: Path, which: str) -> None:
     entries = members(bundle)
     position = next(i for i, (info, _) in enumerate(entries) if info.name == which or info.name.endswith(which))
     info, data = entries[position]
     changed = bytearray(data)
-    changed[len(data) // 2] ^= 0x01
+    middle = data.index(b'"sha256": "') + 20 if which == "manifest.json" else len(data) // 2  # a hex digit
+    changed[middle] ^= 0x01
     entries[position] = (info, bytes(changed))
     tampered = write_bundle(tmp_path / "tampered.tar.gz", entries)
     assert_refused(tampered, tmp_path / "target", "manifest.json fails its own sha256" if which == "manifest.json"
@@ -278,12 +281,85 @@ def test_cli_refusal_prints_the_code(bundle: Path, tmp_path: Path) -> None:
 def test_export_refuses_a_corrupt_cache_entry_and_writes_nothing(source: Path, tmp_path: Path) -> None:
     copy = tmp_path / "copy"
     shutil.copytree(source, copy)
-    value = next((copy / "http-cache").rglob("*.val"))
-    data = bytearray(value.read_bytes())
-    data[-10] ^= 0x01
-    value.write_bytes(bytes(data))
+    with sqlite3.connect(copy / "http-cache" / "exchanges.sqlite3") as raw:
+        (record,) = raw.execute("SELECT record FROM exchanges WHERE key = 'k-big'").fetchone()
+        raw.execute("UPDATE exchanges SET record = ? WHERE key = 'k-big'", (record[:-10] + b"\0" + record[-9:],))
+    raw.close()
     with pytest.raises(StoreIntegrityError, match="sha256 mismatch"):
         export_bundle(settings(copy), tmp_path / "out.tar.gz")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["copy"]
     with pytest.raises(ConfigError, match="no store"):
         export_bundle(settings(tmp_path / "empty"), tmp_path / "out.tar.gz")
+
+
+class _Payload:
+    """Unpickling this writes the marker file: the proof that something decoded a pickle."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self) -> tuple[object, tuple[object, ...]]:
+        return (Path.write_text, (self.marker, "pwned"))
+
+
+def _rebuilt(entries: list[tuple[tarfile.TarInfo, bytes]], replace: dict[str, bytes | None],
+             add: dict[str, bytes] | None = None) -> list[tuple[tarfile.TarInfo, bytes]]:
+    """The bundle with members replaced/dropped/added and its manifest rebuilt to match (it needs no secret)."""
+    kept = [(info, replace.get(info.name, data)) for info, data in entries[1:]
+            if replace.get(info.name, b"") is not None]
+    kept += [(tarfile.TarInfo(name), data) for name, data in (add or {}).items()]
+    manifest = Manifest.from_json(entries[0][1])
+    files = {info.name: {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)} for info, data in kept}
+    counts = {**manifest.counts, "cache_entries": 3}
+    forged = Manifest(**{**manifest.__dict__, "files": files, "counts": counts})
+    return [(entries[0][0], forged.to_json()), *kept]
+
+
+def _cache_file(tmp_path: Path, ddl: list[str], rows: list[tuple[object, object]]) -> bytes:
+    path = tmp_path / "crafted.sqlite3"
+    path.unlink(missing_ok=True)
+    with sqlite3.connect(path) as db:
+        for statement in ddl:
+            db.execute(statement)
+        db.executemany("INSERT INTO exchanges (key, record) VALUES (?, ?)", rows)
+    db.close()
+    return path.read_bytes()
+
+
+OUR_SCHEMA = ["CREATE TABLE exchanges (key TEXT PRIMARY KEY NOT NULL, record BLOB NOT NULL)",
+              f"PRAGMA application_id={0x46534843}"]
+
+
+@pytest.mark.parametrize("variant", ["pickle-record", "pickle-key", "diskcache-table", "diskcache-folder",
+                                     "trigger"])
+def test_a_bundle_whose_cache_carries_a_pickle_is_refused_without_running_it(bundle: Path, tmp_path: Path,
+                                                                            variant: str) -> None:
+    """Issue 13.1: diskcache unpickled ``raw=0`` keys and ``mode=4`` values of a crafted bundle on import."""
+    marker = tmp_path / "marker"
+    payload = pickle.dumps(_Payload(marker))
+    entries = members(bundle)
+    name = "http-cache/exchanges.sqlite3"
+    if variant == "pickle-record":
+        crafted = _rebuilt(entries, {name: _cache_file(tmp_path, OUR_SCHEMA, [("k-small", payload), ("k-big", payload),
+                                                                              ("k-redirect", payload)])})
+        match = "not a frozen-search record"
+    elif variant == "pickle-key":
+        crafted = _rebuilt(entries, {name: _cache_file(tmp_path, OUR_SCHEMA, [(payload, payload)])})
+        match = "key that is not text"
+    elif variant == "diskcache-table":  # diskcache's own table beside ours: the schema is not ours
+        ddl = [*OUR_SCHEMA, "CREATE TABLE Cache (rowid INTEGER PRIMARY KEY, key BLOB, raw INTEGER, mode INTEGER, "
+                            "value BLOB)",
+               f"INSERT INTO Cache VALUES (1, X'{payload.hex()}', 0, 4, X'{payload.hex()}')"]
+        crafted = _rebuilt(entries, {name: _cache_file(tmp_path, ddl, [])})
+        match = "not a frozen-search HTTP cache"
+    elif variant == "trigger":
+        ddl = [*OUR_SCHEMA, "CREATE TRIGGER t AFTER INSERT ON exchanges BEGIN DELETE FROM exchanges; END"]
+        crafted = _rebuilt(entries, {name: _cache_file(tmp_path, ddl, [])})
+        match = "not a frozen-search HTTP cache"
+    else:  # an old diskcache folder with a pickled row: not part of the layout at all
+        crafted = _rebuilt(entries, {name: None}, {"http-cache/cache.db": payload})
+        match = "the one file http-cache/exchanges.sqlite3"
+    assert_refused(write_bundle(tmp_path / "evil.tar.gz", crafted), tmp_path / "target", match)
+    assert not marker.exists()
+    pickle.loads(payload)  # the payload is live: unpickled, it does write the marker
+    assert marker.exists()

@@ -3,14 +3,22 @@
 from __future__ import annotations
 
 import json
+import pickle
+import sqlite3
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
-import diskcache
 import pytest
 
-from frozen_search.cache.http_cache import CachedResponse, CacheStats, HttpCache, guarded, require_json
+from frozen_search.cache.http_cache import (
+    FILE_NAME,
+    CachedResponse,
+    CacheStats,
+    HttpCache,
+    guarded,
+    require_json,
+)
 from frozen_search.errors import InvalidRequest, StoreIntegrityError, UpstreamUnavailable
 
 FETCHED = datetime(2026, 1, 5, 12, 30, 0, tzinfo=UTC)
@@ -60,47 +68,123 @@ def test_validate_runs_before_writing_and_a_failure_writes_nothing(cache: HttpCa
     assert "k1" in cache
 
 
-def test_large_bodies_round_trip_and_tampering_with_their_file_is_caught(cache: HttpCache, tmp_path: Path) -> None:
-    body = b"x" * 100_000  # above diskcache's 32 KB threshold: stored in a file of its own
+def raw_rows(folder: Path, sql: str, args: tuple[object, ...] = ()) -> list[tuple[object, ...]]:
+    """Run ``sql`` on the cache file directly (as an attacker or a bad disk would), committing."""
+    with sqlite3.connect(folder / FILE_NAME) as db:
+        return db.execute(sql, args).fetchall()
+
+
+def _tamper(path: Path, key: str, value: object) -> None:
+    raw_rows(path, "INSERT OR REPLACE INTO exchanges (key, record) VALUES (?, ?)", (key, value))
+
+
+def test_large_bodies_round_trip_and_tampering_with_them_is_caught(cache: HttpCache, tmp_path: Path) -> None:
+    body = b"x" * 3_000_000
     put(cache, body=body)
-    assert cache.get("k1") is not None
-    files = [p for p in (tmp_path / "http-cache").rglob("*.val")]
-    assert len(files) == 1
-    data = bytearray(files[0].read_bytes())
-    data[-1] ^= 1
-    files[0].write_bytes(bytes(data))
+    got = cache.get("k1")
+    assert got is not None and got.body == body
+    (raw,) = raw_rows(tmp_path / "http-cache", "SELECT record FROM exchanges")[0]
+    assert isinstance(raw, bytes)
+    _tamper(tmp_path / "http-cache", "k1", raw[:-1] + b"y")
     with pytest.raises(StoreIntegrityError, match="sha256 mismatch"):
         cache.get("k1")
 
 
-def _tamper(path: Path, key: str, value: object) -> None:
-    with diskcache.Cache(str(path)) as raw:
-        raw.set(key, value)
+class _Payload:
+    """Unpickling this writes the marker file: the proof that something decoded a pickle."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self) -> tuple[object, tuple[object, ...]]:
+        return (Path.write_text, (self.marker, "pwned"))
 
 
 @pytest.mark.parametrize(("name", "mangle", "message"), [
     ("one body byte", lambda raw: raw[:-1] + bytes([raw[-1] ^ 1]), "sha256 mismatch"),
     ("truncated body", lambda raw: raw[:-2], "sha256 mismatch"),
     ("not a record", lambda raw: b"hello", "not a frozen-search record"),
-    ("a pickle", lambda raw: {"status": 200}, "not a frozen-search record"),
+    ("text, not a blob", lambda raw: raw.decode(), "not a frozen-search record"),
+    ("an integer", lambda raw: 4, "not a frozen-search record"),
+    ("a pickle", lambda raw: pickle.dumps({"status": 200}), "not a frozen-search record"),
     ("broken metadata", lambda raw: raw.replace(b'"status":200', b'"status":"x"'), "unreadable metadata"),
     ("missing metadata", lambda raw: raw.replace(b'"status":200,', b""), "unreadable metadata"),
 ])
 def test_corrupt_entries_are_never_served(cache: HttpCache, tmp_path: Path, name: str,
                                           mangle: object, message: str) -> None:
     put(cache)
-    with diskcache.Cache(str(tmp_path / "http-cache")) as raw:
-        original = raw.get("k1")
+    (original,) = raw_rows(tmp_path / "http-cache", "SELECT record FROM exchanges WHERE key = 'k1'")[0]
     _tamper(tmp_path / "http-cache", "k1", mangle(original))  # type: ignore[operator]
     with pytest.raises(StoreIntegrityError, match=message):
         cache.get("k1")
     assert cache.stats().corrupt == 1
 
 
+def test_a_pickled_record_or_key_is_bytes_never_unpickled(cache: HttpCache, tmp_path: Path) -> None:
+    marker = tmp_path / "marker"
+    payload = pickle.dumps(_Payload(marker))
+    put(cache)
+    _tamper(tmp_path / "http-cache", "k1", payload)
+    raw_rows(tmp_path / "http-cache", "INSERT INTO exchanges (key, record) VALUES (?, ?)", (payload, payload))
+    with pytest.raises(StoreIntegrityError, match="not a frozen-search record"):
+        cache.get("k1")
+    with pytest.raises(StoreIntegrityError, match="key that is not text"):
+        list(cache)
+    assert not marker.exists()
+    pickle.loads(payload)  # the payload is live: unpickled, it does write the marker
+    assert marker.exists()
+
+
+@pytest.mark.parametrize("ddl", [
+    "CREATE TABLE Cache (rowid INTEGER PRIMARY KEY, key BLOB, raw INTEGER, mode INTEGER, value BLOB)",
+    "CREATE VIEW v AS SELECT * FROM exchanges",
+    "CREATE TRIGGER t AFTER INSERT ON exchanges BEGIN DELETE FROM exchanges; END",
+])
+def test_a_file_whose_schema_is_not_ours_is_refused_before_any_row_is_read(tmp_path: Path, ddl: str) -> None:
+    with HttpCache(tmp_path / "c") as cache:
+        put(cache)
+    raw_rows(tmp_path / "c", ddl)
+    with pytest.raises(StoreIntegrityError, match="not a frozen-search HTTP cache"):
+        HttpCache(tmp_path / "c")
+
+
+def test_a_foreign_sqlite_file_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "c").mkdir()
+    raw_rows(tmp_path / "c", "CREATE TABLE exchanges (key TEXT PRIMARY KEY NOT NULL, record BLOB NOT NULL)")
+    with pytest.raises(StoreIntegrityError, match="not a frozen-search HTTP cache"):
+        HttpCache(tmp_path / "c")
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d" / FILE_NAME).write_bytes(b"not a database at all" * 100)
+    with pytest.raises(StoreIntegrityError, match="cannot open"):
+        HttpCache(tmp_path / "d")
+
+
+def test_a_legacy_diskcache_folder_is_migrated_by_raw_rows_and_its_pickles_skipped(tmp_path: Path) -> None:
+    """diskcache's own layout (table ``Cache``; raw=1 text keys; mode 1 inline bytes, 2 a file, 4 a pickle)."""
+    with HttpCache(tmp_path / "new") as cache:
+        small, big = put(cache, key="small"), put(cache, key="big", body=b"[" + b"1," * 40_000 + b"1]")
+    records = dict(raw_rows(tmp_path / "new", "SELECT key, record FROM exchanges"))
+    old, marker = tmp_path / "old", tmp_path / "marker"
+    (old / "ab").mkdir(parents=True)
+    (old / "ab" / "cd.val").write_bytes(records["big"])  # type: ignore[arg-type]
+    payload = pickle.dumps(_Payload(marker))
+    with sqlite3.connect(old / "cache.db") as db:
+        db.execute("CREATE TABLE Cache (rowid INTEGER PRIMARY KEY, key BLOB, raw INTEGER, store_time REAL, "
+                   "expire_time REAL, access_time REAL, access_count INTEGER DEFAULT 0, tag BLOB, size INTEGER "
+                   "DEFAULT 0, mode INTEGER DEFAULT 0, filename TEXT, value BLOB)")
+        rows = [("small", 1, 1, None, records["small"]), ("big", 1, 2, "ab/cd.val", None),
+                (payload, 0, 1, None, records["small"]), ("evil", 1, 4, None, payload),
+                ("escape", 1, 2, "../new/" + FILE_NAME, None)]
+        db.executemany("INSERT INTO Cache (key, raw, mode, filename, value) VALUES (?, ?, ?, ?, ?)", rows)
+    with HttpCache(old) as migrated:
+        assert list(migrated) == ["big", "small"]
+        assert migrated.get("small") == small and migrated.get("big") == big
+    assert not marker.exists()
+
+
 def test_a_record_filed_under_another_key_is_corrupt(cache: HttpCache, tmp_path: Path) -> None:
     put(cache, key="k1")
-    with diskcache.Cache(str(tmp_path / "http-cache")) as raw:
-        raw.set("k2", raw.get("k1"))
+    raw_rows(tmp_path / "http-cache", "INSERT INTO exchanges SELECT 'k2', record FROM exchanges WHERE key = 'k1'")
     with pytest.raises(StoreIntegrityError, match="holds the record of k1"):
         cache.get("k2")
 

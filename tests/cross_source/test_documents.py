@@ -152,19 +152,21 @@ def test_the_version_current_at_the_cutoff_is_shown_and_searched(example: Callab
 def test_a_version_without_its_own_text_is_refused_not_replaced(example: Callable[[str], FrozenSearchService]
                                                                ) -> None:
     service = example("2013-01-01")  # v2 is current; only v1's and v3's texts are known
-    with pytest.raises(ContentUnproven, match="only the latest version's text"):
+    with pytest.raises(ContentUnproven) as caught:
         service.fetch("example:1")
+    assert "only the latest version's text" in caught.value.rejections[0].evidence  # the log's, not the caller's
     assert service.search("sixteen").results == []  # v1 is no longer current, v2 is not indexed
     assert service.search("quasigroups").results == []
     assert service.fetch("example:1v1").metadata["revision"] == "v1"  # an explicit earlier version is fine
-    with pytest.raises(NotFoundBeforeCutoff, match="v3 has no state before the cutoff"):
+    with pytest.raises(NotFoundBeforeCutoff, match=r"^\[not_found_before_cutoff\] example:1v3 has no state before"):
         service.fetch("example:1v3")
 
 
 def test_an_alias_resolves_to_the_eligible_document(example: Callable[[str], FrozenSearchService]) -> None:
     assert example("2012-01-01").fetch("doi:10.1/X").id == "example:3"
-    with pytest.raises(NotEligible, match="repository"):
+    with pytest.raises(NotEligible) as caught:
         example("2011-03-14").fetch("doi:10.1/x")  # the journal twin appears a day later
+    assert "repository" in caught.value.rejections[0].evidence and "repository" not in caught.value.message
     with pytest.raises(NotEligible):
         example("2012-01-01").fetch("example:2")
     assert [r.id for r in example("2012-01-01").search("monoid").results] == ["example:3"]

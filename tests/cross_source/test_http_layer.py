@@ -78,6 +78,7 @@ class Reply:
     headers: list[tuple[str, str]] = field(default_factory=lambda: list(JSON))
     delay_s: float = 0.0
     send_bytes: int | None = None  # announce len(body) but send only this many bytes, then close
+    length: str | None = None  # the Content-Length header sent instead of len(body) ("": none), then close
 
 
 @dataclass
@@ -140,8 +141,11 @@ class Stub:
             handler.send_response(reply.status)
             for name, value in reply.headers:
                 handler.send_header(name, value)
-            handler.send_header("Content-Length", str(len(reply.body)))
-            if reply.send_bytes is not None:
+            if reply.length is None:
+                handler.send_header("Content-Length", str(len(reply.body)))
+            elif reply.length:
+                handler.send_header("Content-Length", reply.length)
+            if reply.send_bytes is not None or reply.length is not None:
                 handler.send_header("Connection", "close")
                 handler.close_connection = True
             handler.end_headers()
@@ -410,12 +414,14 @@ def test_a_recorded_body_is_validated_again_when_served(stub: Stub, cache: HttpC
 
 def test_a_corrupt_record_is_refused_offline(stub: Stub, cache: HttpCache, fake: FakeTime, upstream: Upstream,
                                              tmp_path: Path) -> None:
-    import diskcache
+    import sqlite3
 
     upstream.get(stub.url("/c"))
     (key,) = list(cache)
-    with diskcache.Cache(str(tmp_path / "http-cache")) as raw:
-        raw.set(key, raw.get(key)[:-1] + b"X")
+    with sqlite3.connect(tmp_path / "http-cache" / "exchanges.sqlite3") as raw:
+        (record,) = raw.execute("SELECT record FROM exchanges WHERE key = ?", (key,)).fetchone()
+        raw.execute("UPDATE exchanges SET record = ? WHERE key = ?", (record[:-1] + b"X", key))
+    raw.close()
     with make(cache, fake, mode="offline") as offline, pytest.raises(StoreIntegrityError):
         offline.get(stub.url("/c"))
 
@@ -803,3 +809,53 @@ def test_backoff_delay_is_full_jitter_capped() -> None:
     for attempt in range(10):
         delay = backoff_delay(attempt, 0.5, 8.0, rng)
         assert 0.0 <= delay <= min(8.0, 0.5 * 2 ** attempt)
+
+
+# --- malformed upstream answers (issue 13.5): every one a coded error, bodies capped ---
+
+
+def test_retry_after_in_non_ascii_digits_is_ignored_not_a_crash(stub: Stub, cache: HttpCache, fake: FakeTime,
+                                                                upstream: Upstream) -> None:
+    assert parse_retry_after("²", fake.now()) is None and parse_retry_after("٣", fake.now()) is None
+    assert parse_retry_after("Sun, 06 Nov 99999 08:49:37 GMT", fake.now()) is None
+    stub.script["/ra"] = [Reply(429, b"", [("Retry-After", "²")])]
+    with pytest.raises(UpstreamRateLimited) as caught:
+        upstream.get(stub.url("/ra"))
+    assert caught.value.retry_after is None and stub.count("/ra") == 4  # backed off as if no Retry-After came
+
+
+@pytest.mark.parametrize("length", ["²", "-1", "abc", "99999999999999999999999"])
+def test_a_malformed_content_length_is_a_coded_error_or_an_answer(stub: Stub, cache: HttpCache,
+                                                                  upstream: Upstream, length: str) -> None:
+    stub.script["/cl"] = [Reply(length=length)]
+    try:
+        record = upstream.get(stub.url("/cl"))
+    except FrozenSearchError as exc:
+        assert exc.code.startswith("upstream_")
+    else:
+        assert record.body == b'{"ok": true}'
+
+
+@pytest.mark.parametrize("status", [301, 302, 303, 307, 308])
+def test_a_redirect_without_location_is_a_coded_error(stub: Stub, cache: HttpCache, upstream: Upstream,
+                                                      status: int) -> None:
+    stub.script["/r"] = [Reply(status, b"")]
+    with pytest.raises(UpstreamUnavailable, match=f"HTTP {status} without a Location"):
+        upstream.get(stub.url("/r"))
+    with upstream.session() as session, pytest.raises(UpstreamUnavailable, match="without a Location"):
+        session.get(stub.url("/r"))
+
+
+@pytest.mark.parametrize("length", [None, ""])  # announced by Content-Length, or only found out while reading
+def test_a_body_larger_than_the_hosts_cap_is_refused_unread_and_not_recorded(stub: Stub, cache: HttpCache,
+                                                                             fake: FakeTime,
+                                                                             length: str | None) -> None:
+    config = UpstreamConfig(allowed_hosts=frozenset({"127.0.0.1"}), max_retries=2,
+                            host_policies={"127.0.0.1": HostPolicy(max_body_bytes=100_000)})
+    stub.script["/big"] = [Reply(body=b"[" + b"0," * 300_000 + b"0]", length=length)]
+    with make(cache, fake, config) as layer, pytest.raises(UpstreamUnavailable, match="at most 100000|larger than"):
+        layer.get(stub.url("/big"))
+    assert stub.count("/big") == 1 and len(cache) == 0  # not retried: it would be as large again
+    stub.script["/small"] = [Reply(body=b"[1]", length=length)]
+    with make(cache, fake, config) as layer:
+        assert layer.get(stub.url("/small")).body == b"[1]"

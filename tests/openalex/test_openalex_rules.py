@@ -84,8 +84,7 @@ def test_a_journal_record_without_repository_copies_needs_no_crossref() -> None:
 ])
 def test_publication_date_precision(given: str, shown_from: str, precision: str) -> None:
     found = rules.publication_date(given)
-    assert (found.shown_from, found.precision, found.given_from) == (_seconds(shown_from), precision,
-                                                                     _seconds(given))
+    assert (found.shown_from, found.precision, found.day.isoformat()) == (_seconds(shown_from), precision, given)
     assert found.stored == _seconds(shown_from) * 1000 - 1  # the period's last millisecond
     assert found.precision_ms == (_seconds(shown_from) - _seconds(given)) * 1000
 
@@ -173,7 +172,10 @@ def test_work_state_holds_only_displayed_fields() -> None:
 def test_refused_work_state_stores_no_content() -> None:
     state = work_state(real_work("W3121618067"), {})
     assert state.parts is None and state.refusal is not None and state.refusal[0] == "not_eligible"
-    assert state.title == "openalex:W3121618067" and state.valid_from == _seconds("2014-01-01") * 1000 + 999
+    # dated 2014-01-01, a year-only date: refused or not, it counts from the end of 2014 (possibly after any T
+    # inside 2014, where it answers like an unknown id), never from its first day: stored as 2014's last millisecond
+    assert state.title == "openalex:W3121618067" and state.valid_from == _seconds("2015-01-01") * 1000 - 1
+    assert state.precision_ms == (_seconds("2015-01-01") - _seconds("2014-01-01")) * 1000
 
 
 @pytest.mark.parametrize(("change", "why"), [

@@ -274,3 +274,26 @@ def test_rate_limited_upstream_gives_retry_after(wiki_data_dir: Path, monkeypatc
     assert answer.status_code == 503 and answer.headers["Retry-After"] == "30"
     assert answer.json()["code"] == "upstream_rate_limited"
     service.close()
+
+
+async def _chunks(size: int) -> AsyncIterator[bytes]:
+    yield b'{"query": "'
+    for _ in range(size // 65536):
+        yield b"a" * 65536
+    yield b'"}'
+
+
+@pytest.mark.parametrize("route", ["/v1/search", "/v1/fetch", "/mcp"])
+async def test_a_body_over_the_limit_is_refused_unread(service: FrozenSearchService, route: str) -> None:
+    """Issue 13.4: a 100 MB JSON body was read and parsed before being refused. Now 413 at 1 MiB, announced or
+    chunked."""
+    app = create_app(service, max_body_bytes=1 << 20)
+    async with client_for(app) as client:
+        announced = await client.post(route, content=b"x" * ((1 << 20) + 1),
+                                      headers={"content-type": "application/json"})
+        chunked = await client.post(route, content=_chunks(8 << 20), headers={"content-type": "application/json"})
+        fine = await client.post("/v1/search", json={"query": "pear"})
+    for answer in (announced, chunked):
+        problem = assert_problem(answer, 413, "invalid_request")
+        assert "larger than 1048576 bytes" in problem["detail"]
+    assert fine.status_code == 200

@@ -231,3 +231,47 @@ async def test_every_face_gives_the_same_hits(service: FrozenSearchService, serv
     assert [hit["id"] for hit in expected[1]["results"]] == ["wikipedia:Pear"]
     for name, got in faces.items():
         assert got == expected, name
+
+
+@pytest.mark.serial
+async def test_stdio_answers_a_request_carrying_a_lone_surrogate(wiki_data_dir: Path, tmp_path: Path) -> None:
+    """Issue 13.3: the SDK's stdio transport dropped the line and the client hung. The SDK client cannot even send
+    it (pydantic refuses to serialize a lone surrogate), so the line is written to the server's stdin by hand; every
+    answer is parsed with the SDK's own JSON-RPC types, and the session keeps answering afterwards."""
+    import anyio
+    from mcp.types import JSONRPCError, JSONRPCResponse, jsonrpc_message_adapter
+
+    parameters = stdio_parameters(wiki_data_dir, tmp_path / "log.jsonl")
+    lines = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+    ]
+    raw = "\n".join(json.dumps(line) for line in lines) + "\n"
+    raw += ('{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"fetch","arguments":'
+            '{"id":"wikipedia:\\ud800"}}}\n')
+    raw += '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"fetch","arguments":{"id":"wikipedia:\\udfff'
+    raw += '"}}}\n{not json\n'
+    raw += json.dumps({"jsonrpc": "2.0", "id": 4, "method": "tools/call",
+                       "params": {"name": "fetch", "arguments": {"id": "wikipedia:Pear"}}}) + "\n"
+    answers: dict[Any, Any] = {}
+    with anyio.fail_after(60):
+        async with await anyio.open_process([parameters.command, *parameters.args], env=parameters.env,
+                                            cwd=parameters.cwd) as process:
+            assert process.stdin is not None and process.stdout is not None
+            await process.stdin.send(raw.encode())
+            buffer = b""
+            while len(answers) < 5:
+                buffer += await process.stdout.receive()
+                *complete, buffer = buffer.split(b"\n")
+                for line in complete:
+                    message = jsonrpc_message_adapter.validate_json(line, by_name=False)
+                    assert isinstance(message, JSONRPCResponse | JSONRPCError)
+                    answers[message.id] = message
+            await process.stdin.aclose()
+    for request_id in (2, 3):
+        error = answers[request_id]
+        assert isinstance(error, JSONRPCError) and error.error.code == -32700 and "surrogate" in error.error.message
+    assert isinstance(answers[None], JSONRPCError) and answers[None].error.code == -32700  # "{not json"
+    pear = answers[4]
+    assert isinstance(pear, JSONRPCResponse) and pear.result["structuredContent"]["id"] == "wikipedia:Pear"

@@ -121,23 +121,3 @@ def test_a_repeated_post_row_is_reported_and_the_post_not_shown(tmp_path: Path) 
     assert any("81" in p and "Posts.xml" in p for p in report.problems), report.problems
     shown = _fetch(tmp_path / "data", "2019-01-01", 79)
     assert "Answer 81" not in shown and "Answer 83" in shown
-
-
-def test_a_merge_into_the_thread_refuses_what_it_held_before(tmp_path: Path) -> None:
-    # Thread membership is today's ParentId: after a merge (PostHistoryTypeId 38, "post merge destination") answers
-    # from another question sit in this one, so the thread before the merge cannot be proven. The real dump has no
-    # merge; one is added to post 47 on 2018-03-01 (the row in the dump's own shape).
-    folder = copy_dump(tmp_path)
-    original = tmp_path / "original"
-    _ingest(folder, original)
-    history = folder / "PostHistory.xml"
-    text = history.read_text(encoding="utf-8-sig")
-    merge = ('  <row Id="99001" PostHistoryTypeId="38" PostId="47" RevisionGUID="0f0e0d0c-0b0a-0908-0706-050403020100" '
-             'CreationDate="2018-03-01T00:00:00.000" UserId="-1" Comment="from 48" ContentLicense="CC BY-SA 3.0" />\n')
-    history.write_text(text.replace("</posthistory>", merge + "</posthistory>"), encoding="utf-8")
-    data = tmp_path / "data"
-    _ingest(folder, data)
-    with pytest.raises(ContentUnproven, match="merged or migrated"):
-        _fetch(data, "2018-02-20", 47)
-    assert _fetch(data, "2018-03-02", 47) == _fetch(original, "2018-03-02", 47)
-    assert _fetch(data, "2019-01-01", 47) == _fetch(original, "2019-01-01", 47)

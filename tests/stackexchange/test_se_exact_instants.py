@@ -1,8 +1,9 @@
 """Exact instants on the real conlang meta dump (issue 11, item 2): dump stamps are kept to the millisecond in the
 store, the index, the comparison with ``T`` and the display.
 
-- every stored state's ``as_of`` is the dump stamp of an event of its thread, to the millisecond, and the service
-  shows it from one millisecond after that stamp and not at the stamp itself (fetch, search and the query log);
+- every stored state's ``as_of`` is the dump stamp of an event of its thread (a comment's: the close of its edit
+  window, stamp + 300 s), to the millisecond, and the service shows it from one millisecond after that stamp and not
+  at the stamp itself (fetch, search and the query log);
 - boundary cases crafted on a copy of the real dump (stamps edited, rows in the dump's own format): an answer posted
   1 ms before ``T`` is shown and one posted at ``T`` is not; an answer deleted 1 ms before ``T`` is hidden and one
   deleted at ``T`` is not; the real closure is applied 1 ms after its stamp and not at it.
@@ -18,7 +19,7 @@ import pytest
 from lxml import etree
 
 from frozen_search.adapters.stackexchange.dump import dump_millis, ingest_stackexchange
-from frozen_search.cutoff_rules.stackexchange import HISTORY_KINDS
+from frozen_search.cutoff_rules.stackexchange import COMMENT_EDIT_WINDOW, HISTORY_KINDS
 from frozen_search.errors import FrozenSearchError, NotFoundBeforeCutoff
 from frozen_search.index import RevisionIndex
 from frozen_search.querylog import audit
@@ -37,7 +38,8 @@ def _iso(millis: int) -> str:
 
 def _event_stamps() -> dict[int, set[str]]:
     """Per question, every dump stamp (as written, ``2018-02-06T20:19:50.957``) of an event of its thread: posts'
-    creation, PostHistory rows of a displayed kind, comments. Computed from the XML alone."""
+    creation, PostHistory rows of a displayed kind, and the close of each comment's edit window (its stamp plus
+    exactly ``COMMENT_EDIT_WINDOW`` seconds, to the millisecond). Computed from the XML alone."""
     question_of: dict[str, int] = {}
     for post in dump_rows("Posts.xml"):
         if post["PostTypeId"] == "1":
@@ -49,8 +51,9 @@ def _event_stamps() -> dict[int, set[str]]:
         if int(row["PostHistoryTypeId"]) in HISTORY_KINDS and row["PostId"] in question_of:
             stamps.setdefault(question_of[row["PostId"]], set()).add(row["CreationDate"])
     for row in dump_rows("Comments.xml"):
-        if row["PostId"] in question_of:
-            stamps.setdefault(question_of[row["PostId"]], set()).add(row["CreationDate"])
+        if row["PostId"] in question_of:  # a dump comment is shown once its 5-minute edit window closed, to the ms
+            settled = _iso(dump_millis(row["CreationDate"]) + COMMENT_EDIT_WINDOW * 1000)[:-1]
+            stamps.setdefault(question_of[row["PostId"]], set()).add(settled)
     return stamps
 
 

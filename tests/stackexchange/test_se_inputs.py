@@ -196,7 +196,7 @@ def test_the_cli_ingests_a_site_folder(tmp_path: Path) -> None:
                                        "--data-dir", str(tmp_path)],
                                 env={"FROZEN_SEARCH_STACKEXCHANGE_SITES": CONLANG})
     assert result.exit_code == 0, result.output
-    assert "ingested 515 states of 54 documents" in result.output  # 514 when stamps were rounded to seconds
+    assert "ingested 515 states of 54 documents" in result.output
     refused = CliRunner().invoke(main, ["ingest", "stackexchange", str(se_path("dump_conlang_meta")), "--site",
                                         "stackoverflow.com", "--data-dir", str(tmp_path / "x")])
     assert refused.exit_code == 1 and "[refused_source]" in refused.output

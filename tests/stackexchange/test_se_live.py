@@ -58,8 +58,21 @@ def api() -> Iterator[Stub]:
     stub.script["/2.3/posts/27379/revisions"] = [Reply(body=recorded, headers=JSON)]
     stub.script["/2.3/questions/27379/answers"] = [Reply(body=EMPTY, headers=JSON)]
     stub.script["/2.3/posts/27379/comments"] = [Reply(body=COMMENTS, headers=JSON)]
+    stub.script["/2.3/questions/27379"] = [Reply(body=question_item(27379), headers=JSON)]
     yield stub
     stub.close()
+
+
+def question_item(question_id: int, migrated_from: dict[str, object] | None = None) -> bytes:
+    """``/questions/{id}`` (default filter: no body): the recorded real /questions/86150 item with its id changed,
+    plus ``migrated_from`` (the documented ``migration_info`` shape) when given."""
+    recorded = json.loads(se_path("api/codereview_question_86150_withbody.json").read_text())
+    item = {k: v for k, v in recorded["items"][0].items() if k != "body"}
+    item["question_id"] = question_id
+    item["link"] = f"https://{SITE}/questions/{question_id}/slug"
+    if migrated_from is not None:
+        item["migrated_from"] = migrated_from
+    return json.dumps({**recorded, "items": [item]}).encode()
 
 
 def _revisions() -> dict[int, dict[str, object]]:

@@ -222,8 +222,9 @@ class LocalMediaWiki:
             env["PHP_CLI_SERVER_WORKERS"] = str(self.workers)
         return env
 
-    def run_maintenance(self, script: str, *args: str) -> str:
-        """Run ``php maintenance/SCRIPT ARGS`` against this wiki; its output is appended to ``maintenance.log``."""
+    def run_maintenance(self, script: str, *args: str, stdin: str | None = None) -> str:
+        """Run ``php maintenance/SCRIPT ARGS`` against this wiki (``stdin``: text fed to it); its output is appended
+        to ``maintenance.log``."""
         command = [self.php, f"maintenance/{script}", *args]
         started = time.monotonic()
         try:
@@ -235,6 +236,7 @@ class LocalMediaWiki:
                 text=True,
                 timeout=self.script_timeout,
                 check=False,
+                input=stdin,
             )
         except subprocess.TimeoutExpired as exc:
             raise MediaWikiError(f"{script} timed out after {self.script_timeout} s: {command}") from exc
@@ -326,6 +328,52 @@ class LocalMediaWiki:
         output = self.run_maintenance("moveBatch.php", *args, str(listing))
         if "FAILED" in output or "-->" not in output:
             raise MediaWikiError(f"moveBatch.php could not move {old!r} to {new!r}: {_tail(output)}")
+
+    def delete(self, title: str, reason: str) -> None:
+        """Delete ``title`` with ``deleteBatch.php`` (a real ``delete/delete`` log entry stamped with the clock)."""
+        self.setup()
+        listing = self.workdir / f"delete-{len(list(self.workdir.glob('delete-*.txt'))) + 1}.txt"
+        listing.write_text(f"{title}\n", encoding="utf-8")
+        self.run_maintenance("deleteBatch.php", "--r", reason, str(listing))
+
+    def undelete(self, title: str, reason: str) -> None:
+        """Restore every deleted revision of ``title`` with ``undelete.php`` (a ``delete/restore`` log entry)."""
+        self.setup()
+        self.run_maintenance("undelete.php", f"--reason={reason}", title)
+
+    def edit(self, title: str, text: str, summary: str) -> None:
+        """Save ``text`` as a new revision of ``title`` with ``edit.php`` (stamped with the machine clock)."""
+        self.setup()
+        self.run_maintenance("edit.php", f"--summary={summary}", f"--user={ADMIN_USER}", title, stdin=text)
+
+    def upload_import(self, export: Path, prefix: str = "imported") -> dict[str, Any]:
+        """Import ``export`` as Special:Import does (``action=import`` with an uploaded file, as ``Admin``): unlike
+        ``importDump.php`` this writes an ``import/upload`` log entry and a null revision per page, stamped with the
+        machine clock. The server must run. Returns the API's answer.
+
+        Raises :class:`MediaWikiError` when login or import fails.
+        """
+        import requests
+
+        with requests.Session() as http:
+            def token(kind: str) -> str:
+                answer = http.get(self.api_url, params={"action": "query", "meta": "tokens", "type": kind,
+                                                        "format": "json", "formatversion": "2"}, timeout=60).json()
+                return str(answer["query"]["tokens"][f"{kind}token"])
+
+            login = http.post(self.api_url, data={
+                "action": "clientlogin", "username": ADMIN_USER, "password": ADMIN_PASSWORD,
+                "logintoken": token("login"), "loginreturnurl": self.base_url + "/", "format": "json",
+                "formatversion": "2"}, timeout=60).json()
+            if login.get("clientlogin", {}).get("status") != "PASS":
+                raise MediaWikiError(f"clientlogin failed: {login}")
+            with export.open("rb") as xml:
+                answer: dict[str, Any] = http.post(self.api_url, data={
+                    "action": "import", "interwikiprefix": prefix, "token": token("csrf"), "format": "json",
+                    "formatversion": "2"}, files={"xml": (export.name, xml, "text/xml")}, timeout=120).json()
+        if "error" in answer:
+            raise MediaWikiError(f"action=import failed: {answer['error']}")
+        return answer
 
     # ------------------------------------------------------------------ serving
     def start(self) -> None:

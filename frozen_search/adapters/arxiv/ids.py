@@ -24,7 +24,7 @@ from frozen_search.adapters.documents import DocReference, DocState
 from frozen_search.config import Settings
 from frozen_search.cutoff import iso_utc, stored_instant
 from frozen_search.cutoff_rules import arxiv as rules
-from frozen_search.errors import InvalidRequest
+from frozen_search.errors import InvalidRequest, require_unicode
 
 SOURCE = "arxiv"
 HOST = "arxiv.org"
@@ -99,13 +99,16 @@ def parse_reference(ref: str, settings: Settings) -> DocReference | None:
         InvalidRequest: a malformed arXiv id or URL (``2101.1001``, ``2101.10016v0``, ``hep-th/99``,
             ``arxiv:../../etc``, an arXiv URL that is not an abs or pdf page).
     """
-    text = ref.strip()
+    text = require_unicode(ref, "id").strip()
     if text.lower().startswith("arxiv:"):
         return _reference(parse_id(text[len("arxiv:"):]))
     bare = re.sub(r"^(?:https?:)?//", "", text, flags=re.IGNORECASE)
     host, _, path = bare.partition("/")
     if host.lower() in _URL_HOSTS:
-        parts = urlsplit("https://" + bare)
+        try:
+            parts = urlsplit("https://" + bare)
+        except ValueError:
+            raise InvalidRequest(f"{ref[:100]!r} is not a well-formed arXiv URL") from None
         found = re.match(r"^/(abs|pdf)/(.+?)(?:\.pdf)?/?$", unquote(parts.path))
         if found is None or parts.query or parts.fragment:
             raise InvalidRequest(f"{ref[:100]!r} is not an arXiv abs or pdf URL (https://arxiv.org/abs/<id>)")

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import io
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from urllib.parse import urlsplit
 
 from dateutil import parser as dateutil_parser
@@ -191,7 +191,8 @@ class ArxivLive:
             NotFoundBeforeCutoff: unknown paper, v1 at or after ``T``, or the named version is not before ``T``.
             UpstreamUnavailable, UpstreamRejected, OfflineCacheMiss: from the upstream layer.
         """
-        assert reference.doc_id is not None
+        if reference.doc_id is None:
+            raise InvalidRequest("an arXiv reference names a paper (arxiv:<id>)")
         paper = reference.doc_id.split(":", 1)[1]
         feed = self._query({"id_list": paper, "max_results": "1"})
         absent = NotFoundBeforeCutoff(f"arXiv has no paper {paper} submitted before the cutoff")
@@ -203,13 +204,20 @@ class ArxivLive:
         versions = self._versions(entry)
         if reference.version is not None and not all(v.dated for v in versions):
             versions = self._oai_record(paper).versions  # a named version needs its own date
+        try:
+            versions = self._agreed(entry, versions)
+        except ContentUnproven as exc:
+            logger.info("%s", exc.message)  # the upstream's dates go to the log, never into the answer
+            raise absent from None  # the later v1 date is not before T: the paper reads as absent at T
         wanted = rules.version_at([(v.number, v.submitted) for v in versions if v.dated], self.cutoff)
         if reference.version is not None:
             asked = int(reference.version[1:])
-            if asked not in {v.number for v in versions} or versions[asked - 1].submitted >= self.bound:
+            named = next((v for v in versions if v.number == asked), None)
+            if named is None or not named.dated or named.submitted >= self.bound:
                 raise NotFoundBeforeCutoff(f"{paper}{reference.version} was not submitted before the cutoff")
             wanted = asked
-        assert wanted is not None
+        if wanted is None:
+            raise absent
         return self._states(entry, versions, wanted, with_pdf=True)
 
     # -- resolution --------------------------------------------------------------------------------------------
@@ -220,10 +228,31 @@ class ArxivLive:
             rejections.append(Rejection(id=doc, reason="created_after_cutoff",
                                         evidence=f"v1 submitted {iso_utc(entry.published)}, not before T"))
             return []
-        versions = self._versions(entry)
+        versions = self._agreed(entry, self._versions(entry))
         wanted = rules.version_at([(v.number, v.submitted) for v in versions if v.dated], self.cutoff)
-        assert wanted is not None
+        if wanted is None:  # _agreed already refuses a v1 at or after T; no other version can be older than v1
+            raise ContentUnproven(f"{doc}: no version of the upstream's history is dated before T")
         return self._states(entry, versions, wanted, with_pdf=False)
+
+    def _agreed(self, entry: Entry, versions: list[VersionEntry]) -> list[VersionEntry]:
+        """``versions`` with v1 dated by the later of the API's ``<published>`` and the history's own v1 date (the
+        two upstreams can disagree: the later date wins, so nothing is shown earlier than either says).
+
+        Raises:
+            ContentUnproven: the history has no v1, or the later v1 date is not before ``T`` (the message names the
+                upstream dates: it is evidence for the query log, never an answer's text).
+        """
+        first = next((v for v in versions if v.number == 1), None)
+        if first is None:
+            raise ContentUnproven(f"{SOURCE}:{entry.paper}: the upstream's submission history has no v1")
+        later = max(first.submitted, entry.published) if first.dated else entry.published
+        if later >= self.bound:
+            raise ContentUnproven(f"{SOURCE}:{entry.paper}: the API dates v1 {iso_utc(entry.published)}, the "
+                                  f"submission history {iso_utc(first.submitted)}; the later date wins and is not "
+                                  "before T")
+        if later == first.submitted and first.dated:
+            return versions
+        return [replace(v, submitted=later, dated=True) if v.number == 1 else v for v in versions]
 
     def _versions(self, entry: Entry) -> list[VersionEntry]:
         """The submission history up to the entry's version: from the entry alone when that settles the version
@@ -249,7 +278,12 @@ class ArxivLive:
             full = self._pdf_text(chosen)
             if full:
                 record.full_texts[wanted] = full
-        states = paper_states(record)
+        try:
+            states = paper_states(record)
+        except ValueError as exc:  # the upstream's history is unusable (gaps, dates going back): nothing proven
+            logger.info("%s: upstream history unusable: %s", entry.paper, exc)
+            raise ContentUnproven(f"{SOURCE}:{entry.paper}: its version current at the cutoff cannot be proven "
+                                  "from the upstream's answers") from None
         return [s for s in states if s.version == f"v{wanted}"]
 
     def _version_entry(self, paper: str, version: int) -> Entry | None:
@@ -277,6 +311,8 @@ class ArxivLive:
             raise UpstreamUnavailable(f"the OAI-PMH arXivRaw record of {paper} is unusable: {exc}") from exc
         if found is None:
             raise NotFoundBeforeCutoff(f"the OAI-PMH record of {paper} is deleted")
+        if found.paper != paper:
+            raise UpstreamUnavailable(f"OAI-PMH GetRecord of {paper} answered the record of another paper")
         return found
 
     def _pdf_text(self, entry: Entry) -> str | None:
@@ -295,13 +331,12 @@ class ArxivLive:
     def _search_page(self, search: str, start: int) -> Feed:
         params = {"search_query": search, "start": str(start), "max_results": str(self.page_size),
                   "sortBy": "relevance", "sortOrder": "descending"}
-        for attempt in (1, 2):  # arXiv's API sometimes answers an empty page: ask once more, then refuse
-            try:
-                return self._query(params)
-            except UpstreamUnavailable as exc:
-                if not exc.message.startswith(_EMPTY_PAGE) or attempt == 2:
-                    raise
-        raise AssertionError("unreachable")  # pragma: no cover
+        try:
+            return self._query(params)
+        except UpstreamUnavailable as exc:
+            if not exc.message.startswith(_EMPTY_PAGE):
+                raise
+        return self._query(params)  # arXiv's API sometimes answers an empty page: ask once more, then refuse
 
     def _query(self, params: dict[str, str]) -> Feed:
         answer = self.upstream.get(self.settings.arxiv_api, params, validate=_valid_feed)

@@ -27,9 +27,8 @@ from lxml import etree
 
 from frozen_search.adapters.documents import DocReference, DocState
 from frozen_search.config import Settings
-from frozen_search.cutoff import stored_instant
 from frozen_search.cutoff_rules import openalex as rules
-from frozen_search.errors import InvalidRequest
+from frozen_search.errors import InvalidRequest, require_unicode
 
 SOURCE = "openalex"
 HOST = "openalex.org"
@@ -93,7 +92,7 @@ def parse_reference(ref: str, settings: Settings) -> DocReference | None:
     Raises:
         InvalidRequest: an ``openalex:``/``openalex.org`` reference that is not a work id, or a malformed DOI.
     """
-    text = ref.strip()
+    text = require_unicode(ref, "id").strip()
     lowered = text.lower()
     key: str | None = None
     if lowered.startswith(f"{SOURCE}:"):
@@ -214,9 +213,9 @@ def work_state(work: Any, provenance: Mapping[str, Any]) -> DocState:
     verdict = rules.judge(work)
     if not verdict.eligible:
         return DocState(doc_id=doc_id(key), source=SOURCE, version=_version(key, published.day.isoformat(),
-                        verdict.reason), valid_from=stored_instant(published.given_from), title=doc_id(key), url=url,
-                        parts=None, provenance=dict(provenance), aliases=aliases,
-                        refusal=("not_eligible", verdict.reason), sole=True)
+                        verdict.reason), valid_from=published.stored, title=doc_id(key), url=url, parts=None,
+                        provenance=dict(provenance), aliases=aliases, refusal=("not_eligible", verdict.reason),
+                        sole=True, precision_ms=published.precision_ms)
     title = " ".join(str(work.get("title") or work.get("display_name") or "").split())
     if not title:
         raise RecordError(f"{key}: an eligible work without a title")

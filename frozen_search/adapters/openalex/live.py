@@ -38,6 +38,7 @@ from frozen_search.cache.keys import redact_url
 from frozen_search.config import Settings
 from frozen_search.cutoff import cutoff_bound
 from frozen_search.cutoff_rules import openalex as rules
+from frozen_search.disclosure import Later
 from frozen_search.errors import ConfigError, InvalidRequest, NotFoundBeforeCutoff, RefusedSource, UpstreamUnavailable
 from frozen_search.models import Rejection
 
@@ -140,8 +141,9 @@ class OpenAlexLive:
                 continue
             if alias in state.aliases:  # the answer is re-checked: a record of another DOI is not this DOI's
                 states.append(state)
-            else:
-                problems.append(f"{state.doc_id} carries DOI {normalize_doi(work.get('doi')) or 'none'}, not {doi}")
+            else:  # today's record of another DOI: perhaps dated after T, so named in the log only
+                other = Later(f"{state.doc_id} carries DOI {normalize_doi(work.get('doi')) or 'none'}")
+                problems.append(f"{other.evidence()}, not {doi}")
         if not states:
             why = f": {problems[0]}" if problems else ""
             raise NotFoundBeforeCutoff(f"OpenAlex has no usable work with DOI {doi}{why}")

@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 from frozen_search.adapters.documents import DocReference
 from frozen_search.adapters.stackexchange.thread import Site, served_sites
 from frozen_search.config import Settings
-from frozen_search.errors import InvalidRequest, RefusedSource
+from frozen_search.errors import InvalidRequest, RefusedSource, require_unicode
 
 NAME = "stackexchange"
 # Other Stack Exchange network hosts (so their ids and URLs are refused as unserved, not taken for Wikipedia titles).
@@ -50,7 +50,7 @@ def parse_reference(ref: str, settings: Settings) -> DocReference | None:
         RefusedSource: a Stack Exchange site that is not served.
         InvalidRequest: a URL of a served site that names no question or answer.
     """
-    text = ref.strip()
+    text = require_unicode(ref, "id").strip()
     found = _ID.match(text.lower())
     if found is not None and not text.lower().startswith(("http:", "https:")):
         short = found.group("short")

@@ -44,7 +44,7 @@ from frozen_search.adapters.stackexchange.thread import (
 )
 from frozen_search.config import Settings
 from frozen_search.cutoff import cutoff_bound
-from frozen_search.errors import NotFoundBeforeCutoff, RefusedSource, UpstreamUnavailable
+from frozen_search.errors import InvalidRequest, NotFoundBeforeCutoff, RefusedSource, UpstreamUnavailable
 from frozen_search.models import Rejection
 
 logger = logging.getLogger(__name__)
@@ -53,6 +53,13 @@ MAX_PAGES = 25  # of 100 items each; a longer history is not read (fail closed)
 BATCH = 100  # ids per vectorized call (API limit)
 BODY_FILTER = "withbody"  # built-in filter: the default fields plus every body
 _STATE_CHANGE = re.compile(r"\bpost\s+(closed|reopened|deleted|undeleted|locked|unlocked)\b", re.IGNORECASE)
+# Merges and migrations, as the site's revision list names them ("Post Merged (destination)", "Post Migrated Here",
+# PostHistoryTypes 35-38). Away/source moves take posts out (absent today: nothing to do); any other mention of a
+# merge or migration is read as a move in (fail closed: an answer is then shown only from that instant on).
+_MOVED_AWAY = re.compile(r"^\s*post\s+(?:merged\s*\(?\s*source|merge\s+source|migrated\s+away)\b", re.IGNORECASE)
+_MOVED = re.compile(r"\b(merg|migrat)", re.IGNORECASE)
+MEMBERSHIP_NOTE = ("answers are shown only where their place in this question before the cutoff is proven from "
+                   "its history; an answer merged in later, or whose arrival cannot be dated, is left out")
 _CLOSED_AS = re.compile(r'closed\s+as\s+"([^"]+)"', re.IGNORECASE)
 _CHANGE_KIND = {"closed": "close", "reopened": "reopen", "deleted": "delete", "undeleted": "undelete",
                 "locked": "lock", "unlocked": "unlock"}
@@ -111,10 +118,16 @@ class StackExchangeLive:
             raise RefusedSource(f"Stack Exchange site {reference.source!r} is not served")
         if reference.doc_id is not None:
             question_id = int(reference.doc_id.rsplit(":", 1)[1])
-        else:
-            assert reference.alias is not None
+        elif reference.alias is not None:
             question_id = self._question_of_answer(site, int(reference.alias.rsplit("/", 1)[1]))
+        else:
+            raise InvalidRequest("a Stack Exchange reference names a question or an answer")
         states = self._threads(site, [question_id]).get(question_id, [])
+        if reference.alias is not None and (not states or reference.alias not in states[-1].aliases
+                                            or states[-1].refusal is not None):
+            # the answer is not in its question's state at T (posted later, merged in later, or its place there
+            # cannot be proven): exactly the answer an unknown answer id gets
+            raise self._unknown_answer(site, int(reference.alias.rsplit("/", 1)[1]))
         if not states:
             raise NotFoundBeforeCutoff(f"{site.doc_id(question_id)} has no state before the cutoff "
                                        f"{self.cutoff_iso} (never asked, asked later, or deleted)")
@@ -128,9 +141,13 @@ class StackExchangeLive:
         if not items or not isinstance(items[0].get("question_id"), int) or not isinstance(created, int) \
                 or created >= self.bound:
             # one message for "posted after T" and "no such answer today": a probe learns nothing of later activity
-            raise NotFoundBeforeCutoff(f"answer {answer_id} of {site.host} has no state before the cutoff "
-                                       f"{self.cutoff_iso} (not posted before it, or deleted)")
+            raise self._unknown_answer(site, answer_id)
         return int(items[0]["question_id"])
+
+    def _unknown_answer(self, site: Site, answer_id: int) -> NotFoundBeforeCutoff:
+        """The one refusal of an answer link with nothing to show at ``T``, whatever the reason."""
+        return NotFoundBeforeCutoff(f"answer {answer_id} of {site.host} has no state before the cutoff "
+                                    f"{self.cutoff_iso} (not posted before it, or deleted)")
 
     def _threads(self, site: Site, question_ids: Sequence[int]) -> dict[int, list[DocState]]:
         """Each question's states before ``T`` (an empty list: nothing before ``T``)."""
@@ -145,6 +162,7 @@ class StackExchangeLive:
                 answer_of.setdefault(int(item["question_id"]), []).append((item["answer_id"], item["creation_date"]))
         post_ids = [*question_ids, *(a for pairs in answer_of.values() for a, _ in pairs)]
         revisions = self._all("/posts/{ids}/revisions", site, post_ids, {"filter": BODY_FILTER})
+        migrated = self._migrations(site, question_ids)
         comments = self._all("/posts/{ids}/comments", site, post_ids,
                              {"todate": self.bound - 1, "sort": "creation", "order": "asc", "filter": BODY_FILTER})
         by_post: dict[int, list[dict[str, Any]]] = {}
@@ -157,7 +175,10 @@ class StackExchangeLive:
             if question is None:
                 result[question_id] = []  # no revision at all: deleted, or no such question
                 continue
-            thread = Thread(site, question, provenance={"upstream": self.api, "site": site.host, "resolved": "live"})
+            if question_id in migrated:
+                question.events.append(PostEvent(migrated[question_id], "migrated_in", None, -1))
+            thread = Thread(site, question, provenance={"upstream": self.api, "site": site.host, "resolved": "live"},
+                            notes={"membership": MEMBERSHIP_NOTE})
             for answer_id, created in answer_of.get(question_id, []):
                 answer = _post(answer_id, False, by_post.get(answer_id, []), created)
                 if answer is not None:
@@ -169,6 +190,19 @@ class StackExchangeLive:
                                    post.unreadable)
             result[question_id] = thread_states(thread, self.bound)
         return result
+
+    def _migrations(self, site: Site, question_ids: Sequence[int]) -> dict[int, int]:
+        """``/questions/{ids}`` (default filter): each question's ``migrated_from.on_date`` (UTC seconds), the
+        instant it arrived on this site. A question the API does not list (deleted) has none; a ``migrated_from``
+        without a readable date dates the migration to the end of time (never shown)."""
+        found: dict[int, int] = {}
+        for item in self._all("/questions/{ids}", site, question_ids, {}):
+            question, moved = item.get("question_id"), item.get("migrated_from")
+            if not isinstance(question, int) or moved is None:
+                continue
+            on = moved.get("on_date") if isinstance(moved, dict) else None
+            found[question] = on if isinstance(on, int) and not isinstance(on, bool) else 1 << 62
+        return found
 
     def _all(self, template: str, site: Site, ids: Sequence[int], params: dict[str, Any]) -> list[dict[str, Any]]:
         items: list[dict[str, Any]] = []
@@ -263,6 +297,12 @@ def _deltas(rev: dict[str, Any], at: int, seq: int, post: Post) -> list[PostEven
 def _state_change(rev: dict[str, Any], at: int, seq: int) -> PostEvent | None:
     """A close/reopen/delete/undelete/lock/unlock entry (no ``revision_number``), from its ``comment``."""
     comment = html_text_or_none(str(rev.get("comment") or "")) or ""
+    if _MOVED.search(comment) and not _STATE_CHANGE.search(comment):
+        if _MOVED_AWAY.search(comment):
+            return None
+        kind = "merged_in" if re.search(r"\bmerg", comment, re.IGNORECASE) and not re.search(
+            r"\bmigrat", comment, re.IGNORECASE) else "migrated_in"
+        return PostEvent(at, kind, None, seq)
     found = _STATE_CHANGE.search(comment)
     if found is None:
         return None
@@ -275,12 +315,14 @@ def _state_change(rev: dict[str, Any], at: int, seq: int) -> PostEvent | None:
 
 
 def _comments(items: Iterable[dict[str, Any]], posts: set[int], bound: int) -> list[Comment]:
+    """The comments posted before ``bound`` on ``posts``; ``edited`` is the API's flag (today's text; a missing or
+    odd flag counts as edited), so :func:`thread_states` shows an edited one only once its edit window closed."""
     found: list[Comment] = []
     for item in items:
         at, post, cid = item.get("creation_date"), item.get("post_id"), item.get("comment_id")
         if isinstance(at, int) and at < bound and post in posts and isinstance(cid, int):
             text = html_text_or_none(str(item.get("body") or ""))
             if text is not None:
-                found.append(Comment(cid, int(post), at, text))
+                found.append(Comment(cid, int(post), at, text, edited=item.get("edited") is not False))
     return found
 

@@ -31,7 +31,7 @@ from lxml import etree, html
 from frozen_search.adapters.documents import DocState
 from frozen_search.config import Settings
 from frozen_search.cutoff import SECOND_MS, stored_instant, stored_iso
-from frozen_search.cutoff_rules.stackexchange import CLOSE_REASONS
+from frozen_search.cutoff_rules.stackexchange import CLOSE_REASONS, COMMENT_EDIT_WINDOW, MOVE_IN_KINDS
 from frozen_search.errors import ConfigError
 
 _HOST = re.compile(r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+$")
@@ -174,8 +174,9 @@ def html_text_or_none(markup: str) -> str | None:
 @dataclass(frozen=True)
 class PostEvent:
     """One change of a post at ``at`` (in the thread's unit: UTC seconds or milliseconds): ``kind`` one of ``title``,
-    ``body``, ``tags``, ``close``, ``reopen``, ``delete``, ``undelete``, ``lock``, ``unlock``, ``moved_in``; ``value``
-    the rendered title or body, the tags (tuple), or for ``close`` ``{"reason": str, "duplicate_of": [ids]}``; ``seq``
+    ``body``, ``tags``, ``close``, ``reopen``, ``delete``, ``undelete``, ``lock``, ``unlock``, ``migrated_in``,
+    ``merged_in``; ``value`` the rendered title or body, the tags (tuple), or for ``close`` ``{"reason": str,
+    "duplicate_of": [ids]}``; ``seq``
     orders events of one instant (the history row id, or the revision's position)."""
 
     at: int
@@ -198,12 +199,14 @@ class Post:
 
 @dataclass(frozen=True)
 class Comment:
-    """A comment: ids, creation (in the thread's unit) and rendered text (comments have no history worth the name)."""
+    """A comment: ids, creation (in the thread's unit), rendered text (today's: comments have no public history) and
+    ``edited`` (the API's flag; ``None`` when unknown, as in dumps)."""
 
     comment_id: int
     post_id: int
     at: int
     text: str
+    edited: bool | None = None
 
 
 @dataclass
@@ -217,6 +220,7 @@ class Thread:
     answers: list[Post] = field(default_factory=list)
     comments: list[Comment] = field(default_factory=list)
     provenance: dict[str, Any] = field(default_factory=dict)
+    notes: dict[str, str] = field(default_factory=dict)  # constant notes added to every state's ``display``
     unit_ms: int = SECOND_MS
 
     def stored(self, at: int) -> int:
@@ -227,9 +231,13 @@ class Thread:
         """``at`` as displayed, at the thread's precision."""
         return stored_iso(self.stored(at), self.unit_ms)
 
-    def raw(self, stored: int) -> int:
-        """The instant (in the thread's unit) of a stored instant of this thread."""
-        return (stored - self.unit_ms + 1) // self.unit_ms
+    def settled(self, comment: Comment) -> int:
+        """The instant (in the thread's unit) from which ``comment``'s text is proven final: its posting when the API
+        says it was never edited, else the end of the edit window (``cutoff_rules.stackexchange.COMMENT_EDIT_WINDOW``
+        seconds, i.e. 300 000 ms in a dump's millisecond unit)."""
+        if comment.edited is False:
+            return comment.at
+        return comment.at + COMMENT_EDIT_WINDOW * SECOND_MS // self.unit_ms
 
 
 @dataclass
@@ -260,23 +268,31 @@ def thread_states(thread: Thread, bound: int | None = None) -> list[DocState]:
     """The thread's states in time order: one after every instant that changed what it displays.
 
     ``bound`` (in the thread's unit, exclusive): ignore every event, answer and comment at or after it (the live adapter
-    passes the cutoff's bound; the dump passes ``None`` and keeps every state). A question whose history cannot be
-    read gives one ``content_unproven`` state at its creation; a deleted question a ``not_found_before_cutoff``
-    state for as long as it stays deleted.
+    passes the cutoff's bound; the dump passes ``None`` and keeps every state); merges and migrations are read
+    whatever their date, since a post that arrives later was not in the thread before (rule:
+    ``cutoff_rules.stackexchange.MOVE_IN_KINDS``). A question whose history cannot be read gives one
+    ``content_unproven`` state at its creation; a deleted question a ``not_found_before_cutoff`` state for as long
+    as it stays deleted; a question migrated here no state before its migration.
     """
     site, question = thread.site, thread.question
     doc = site.doc_id(question.post_id)
     limit = bound if bound is not None else 1 << 62
+    migrated = max((e.at for e in question.events if e.kind in MOVE_IN_KINDS and e.kind != "merged_in"),
+                   default=None)
+    if migrated is not None and migrated >= limit:
+        return []  # on another site at T: exactly like an id that never existed here
     if question.unreadable is not None:
         if question.created >= limit:
             return []
-        return [_refused(thread, question.created, "content_unproven",
+        return [_refused(thread, max(question.created, migrated or 0), "content_unproven",
                          f"question {question.post_id}'s history cannot be read: {question.unreadable}")]
     answers = [a for a in thread.answers if a.unreadable is None and a.created < limit]
-    timeline: list[tuple[int, int, int, int, PostEvent | Comment]] = []
+    arrived = arrivals(question, answers)
+    timeline: list[tuple[int, int, int, int, PostEvent | Comment | None]] = []
     for order, post in enumerate([question, *answers]):
         timeline.extend((e.at, 0, e.seq, order, e) for e in post.events if e.at < limit)
-    timeline.extend((c.at, 1, c.comment_id, 0, c) for c in thread.comments if c.at < limit)
+    timeline.extend((thread.settled(c), 1, c.comment_id, 0, c) for c in thread.comments if thread.settled(c) < limit)
+    timeline.extend((at, 2, 0, 0, None) for at in arrived.values() if at < limit)  # an answer arrives
     timeline.sort(key=lambda item: item[:4])
     shown: dict[int, _Shown] = {p.post_id: _Shown() for p in [question, *answers]}
     comments: list[Comment] = []
@@ -289,33 +305,48 @@ def thread_states(thread: Thread, bound: int | None = None) -> list[DocState]:
             item = timeline[position][4]
             if isinstance(item, Comment):
                 comments.append(item)
-            else:
+            elif item is not None:
                 shown[_post_of(item, timeline[position][3], question, answers)].apply(item)
             position += 1
-        state = _state(thread, doc, instant, shown, answers, comments)
+        state = _state(thread, doc, instant, shown, [a for a in answers if arrived.get(a.post_id, 0) <= instant],
+                       comments)
         content = state.version
         if content != last_content:
             states.append(_with_version(state, instant, states[-1].version if states else None))
             last_content = content
-    return _before_moves(thread, states, [question, *answers], limit)
+    return _after_migration(states, None if migrated is None else thread.stored(migrated))
 
 
-def _before_moves(thread: Thread, states: list[DocState], posts: Sequence[Post], limit: int) -> list[DocState]:
-    """Refuse every state before the last merge or migration into the thread (see ``cutoff_rules.stackexchange``):
-    today's membership says nothing of what the thread held before it."""
-    moves = [e.at for post in posts for e in post.events if e.kind == "moved_in" and e.at < limit]
-    if not moves or not states or states[0].valid_from >= thread.stored(max(moves)):
+_NEVER = 1 << 62
+
+
+def arrivals(question: Post, answers: Sequence[Post]) -> dict[int, int]:
+    """For each answer whose membership in the thread is proven only from some instant on: that instant (in the
+    thread's unit; a huge value for never). The rule is ``cutoff_rules.stackexchange.MOVE_IN_KINDS``: an answer's own
+    move-in event, a merge into the question at or after the answer's creation (the last one counts), and an answer
+    older than its question (from elsewhere, at an unknown time)."""
+    merges = [e.at for e in question.events if e.kind == "merged_in"]
+    found: dict[int, int] = {}
+    for answer in answers:
+        own = [e.at for e in answer.events if e.kind in MOVE_IN_KINDS]
+        later = [m for m in merges if m >= answer.created]
+        if own or later:
+            found[answer.post_id] = max(own + later)
+        elif answer.created < question.created:
+            found[answer.post_id] = _NEVER
+    return found
+
+
+def _after_migration(states: list[DocState], migrated: int | None) -> list[DocState]:
+    """Drop every state before a migration of the question to this site at ``migrated`` (a stored instant): it was on
+    another site then, so nothing of it is told (the state current at the migration starts there)."""
+    if migrated is None or not states or states[0].valid_from >= migrated:
         return states
-    moved_at = max(moves)
-    moved = thread.stored(moved_at)
-    kept = [s for s in states if s.valid_from >= moved]
-    current = [s for s in states if s.valid_from < moved][-1]  # what the thread shows from the move on
-    if not kept or kept[0].valid_from > moved:
-        kept.insert(0, _with_version(replace(current, valid_from=moved), moved, None))
-    why = (f"posts were merged or migrated into question {thread.question.post_id} on {thread.iso(moved_at)}: which "
-           "answers and comments it held before then cannot be proven from today's membership")
-    first = states[0].valid_from
-    return [_with_version(_refused(thread, thread.raw(first), "content_unproven", why), first, None), *kept]
+    kept = [s for s in states if s.valid_from >= migrated]
+    current = [s for s in states if s.valid_from < migrated][-1]
+    if not kept or kept[0].valid_from > migrated:
+        kept.insert(0, _with_version(replace(current, valid_from=migrated), migrated, None))
+    return [kept[0], *(replace(s, parent_version=kept[i].version) for i, s in enumerate(kept[1:]))]
 
 
 def _post_of(event: PostEvent, order: int, question: Post, answers: Sequence[Post]) -> int:
@@ -368,6 +399,7 @@ def _state(thread: Thread, doc: str, instant: int, shown: dict[int, _Shown], ans
     shown_answers = tuple(thread.site.answer_alias(a.post_id) for a in answers
                           if a.created <= instant and shown[a.post_id].body is not None
                           and shown[a.post_id].deleted is None)
+    display.update(thread.notes)
     return _make(thread, doc, instant, q.title[0], tuple(parts), tuple(dated), display, None, shown_answers)
 
 
@@ -383,7 +415,7 @@ def _add_comments(thread: Thread, parts: list[str], dated: list[tuple[str, int]]
                   ) -> None:
     for comment in comments:
         parts.append(f"Comment on {comment.post_id} ({thread.iso(comment.at)}): {comment.text}")
-        dated.append((f"comment {comment.comment_id}", comment.at))
+        dated.append((f"comment {comment.comment_id}", thread.settled(comment)))  # its text: final from then on
 
 
 def close_reason(code: str | None) -> str:

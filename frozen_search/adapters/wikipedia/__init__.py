@@ -18,6 +18,7 @@ from frozen_search.adapters.wikipedia import bridge, ids
 from frozen_search.adapters.wikipedia.dump import ingest_wikipedia
 from frozen_search.adapters.wikipedia.live import WikipediaLive, connect
 from frozen_search.config import Settings
+from frozen_search.cutoff import instant_bound
 from frozen_search.errors import ConfigError
 from frozen_search.index import RevisionIndex
 from frozen_search.models import Rejection
@@ -114,7 +115,11 @@ class WikipediaSource(Source):
         return bridge.LiveBridge(wiki, store, settings.wikipedia_api)
 
     def local_hit(self, row: RevisionRow, store: Store, bound: int) -> Shown | Rejection:
-        """A redirect hit shows its target's snapshot at ``T``."""
+        """A hit is shown under its title at ``T`` (a move after ``T`` undone); a redirect hit shows its target's
+        snapshot at ``T``."""
+        at = bridge.title_at(store, row, bound)
+        if at is not None:
+            row = bridge.as_titled(row, at)
         shown = bridge.follow_redirect(row, store, bound)
         if shown is None:
             return Rejection(id=row.doc_id, reason="redirect_target_missing",
@@ -125,7 +130,8 @@ class WikipediaSource(Source):
         """The revision, the title (dated by the move that gave it, when a dump shows one) and the redirect."""
         row = shown.row
         parts = [(f"revision {row.version} of {row.doc_id}", row.valid_from)]
-        titled = store.titled_since(row.doc_id, row.title)
+        stored_doc = str(row.metadata.get("stored_doc_id", row.doc_id))
+        titled = store.titled_since(stored_doc, row.title, instant_bound(settings.require_cutoff()))
         if titled is not None:  # the page got this title by a move: the title is dated by that move (check 1)
             parts.append((f"title {row.title!r} (given by a move)", titled))
         title = row.title

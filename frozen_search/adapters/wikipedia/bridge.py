@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections.abc import Callable
+from dataclasses import replace
 
 from frozen_search.adapters.wikipedia import ids as wikipedia
 from frozen_search.adapters.wikipedia.live import LiveRevision, WikipediaLive
@@ -86,23 +87,44 @@ class LiveBridge:
     def resolve(self, reference: wikipedia.WikiReference) -> Shown:
         """What a fetch of ``reference`` shows at ``T``.
 
+        A page or revision whose title or existence at ``T`` cannot be proven is refused with exactly the sentence an
+        unknown title or oldid gets (:meth:`unknown`): the adapter's reason (which may name today's title, a later
+        date or a count) goes to the query log as the error's rejection.
+
         Raises:
-            NotFoundBeforeCutoff: no such page or revision before the cutoff, or its title at ``T`` is unprovable.
+            NotFoundBeforeCutoff: no such page or revision before the cutoff, or its title or existence at ``T`` is
+                unprovable.
         """
-        if reference.oldid is not None:
-            rev = self.adapter.by_revid(int(reference.oldid))
-            if rev is None:
-                raise NotFoundBeforeCutoff(f"revision {reference.oldid} does not exist before the cutoff")
-            return Shown(self.store_revision(rev))
-        title = str(reference.title)
-        found = self.adapter.at_title(title)
+        try:
+            if reference.oldid is not None:
+                rev = self.adapter.by_revid(int(reference.oldid))
+                if rev is None:
+                    raise self.unknown(reference)
+                return Shown(self.store_revision(rev))
+            found = self.adapter.at_title(str(reference.title))
+        except NotFoundBeforeCutoff as exc:
+            if exc.rejections:  # already the caller's sentence
+                raise
+            raise self.unknown(reference, exc.message) from None
         if found is None:
-            raise NotFoundBeforeCutoff(f"{wikipedia.doc_id(title)} has no revision before the cutoff "
-                                       f"(as resolved by {self.api_url})")
+            raise self.unknown(reference)
         rev, redirect = found
         row = self.store_revision(rev)
         return Shown(row) if redirect is None else Shown(row, (wikipedia.doc_id(redirect.title),
                                                                   stored_instant(redirect.timestamp)))
+
+    def unknown(self, reference: wikipedia.WikiReference, evidence: str | None = None) -> NotFoundBeforeCutoff:
+        """The refusal of a title or oldid with no state shown at ``T``: one sentence naming only what the caller
+        gave, whether it never existed or could not be proven; ``evidence`` (post-``T`` facts allowed) is kept as
+        the error's rejection for the query log."""
+        if reference.oldid is not None:
+            given, message = f"oldid:{reference.oldid}", f"revision {reference.oldid} does not exist before the cutoff"
+        else:
+            given = wikipedia.doc_id(str(reference.title))
+            message = f"{given} has no revision before the cutoff (as resolved by {self.api_url})"
+        rejections = [] if evidence is None else [Rejection(id=given, reason="title_unprovable",
+                                                            evidence=evidence)]
+        return NotFoundBeforeCutoff(message, rejections)
 
     def candidates(self, query: str, source: str | None, limit: int) -> tuple[list[Shown], list[Rejection]]:
         """Upstream search candidates resolved at ``T``; those that cannot be shown come back as rejections."""
@@ -127,7 +149,10 @@ class LiveBridge:
                              evidence="MediaWiki search proposed it; it has no revision before T")
         if rev.redirect is None:
             return Shown(self.store_revision(rev))
-        target = self.adapter.at_title(rev.redirect, hops=1)
+        try:
+            target = self.adapter.at_title(rev.redirect, hops=1)
+        except NotFoundBeforeCutoff as exc:
+            return Rejection(id=doc, reason="title_unprovable", evidence=exc.message)
         if target is None:
             return Rejection(id=doc, reason="redirect_target_missing",
                              evidence=f"redirects to {rev.redirect!r} at the cutoff")
@@ -138,6 +163,10 @@ def resolve_local(reference: wikipedia.WikiReference, store: Store, bound: int, 
     """What a fetch of ``reference`` shows at ``T`` from the store's dump revisions (``cutoff``: ``T`` as refusals
     state it).
 
+    A title is the page that bore it at ``T`` (:func:`page_at`): a page moved away from it since is shown as it stood
+    under it; a title only a move after ``T`` gave is unknown. Every refusal of a title is the one sentence an unknown
+    title gets, naming only the title given.
+
     Raises:
         NotFoundBeforeCutoff: no revision before the cutoff (an oldid saved at or after it reads as absent), or a
             redirect at ``T`` to a page with none.
@@ -147,11 +176,13 @@ def resolve_local(reference: wikipedia.WikiReference, store: Store, bound: int, 
         if row is None or row.valid_from >= bound:  # after T reads exactly as absent
             raise NotFoundBeforeCutoff(f"revision {reference.oldid} has no copy saved before the cutoff "
                                        f"{cutoff} in the store")
-        return Shown(row)
+        at = title_at(store, row, bound)
+        return Shown(row if at is None else as_titled(row, at))
     doc = wikipedia.doc_id(str(reference.title))
-    row = store.snapshot(doc, bound)
+    unknown = f"{doc} has no revision before the cutoff {cutoff}"
+    row = page_at(store, wikipedia.normalize_title(str(reference.title)), bound)
     if row is None:
-        raise NotFoundBeforeCutoff(f"{doc} has no revision before the cutoff {cutoff}")
+        raise NotFoundBeforeCutoff(unknown)
     shown = follow_redirect(row, store, bound)
     if shown is None:
         raise NotFoundBeforeCutoff(f"{doc} redirected to {row.redirect!r} at the cutoff, which has no "
@@ -159,14 +190,48 @@ def resolve_local(reference: wikipedia.WikiReference, store: Store, bound: int, 
     return shown
 
 
+def title_at(store: Store, row: RevisionRow, bound: int) -> str | None:
+    """The title the dump page of ``row`` bore at ``T`` (``bound``: ``instant_bound(T)``, UTC milliseconds): its export
+    title with every move not surely before ``T`` (stored instant ``>= bound``) undone; ``None`` when that is the title
+    the row carries."""
+    title = row.title
+    for _, old, new in store.moves_of(row.doc_id, bound):  # newest first
+        if new == title:
+            title = old
+    return None if title == row.title else title
+
+
+def as_titled(row: RevisionRow, title: str) -> RevisionRow:
+    """``row`` as it stood under ``title`` (its id and title then); the stored doc id is kept in its metadata as
+    ``stored_doc_id`` (moves, and the text, are the stored page's)."""
+    return replace(row, doc_id=wikipedia.doc_id(title), title=title,
+                   metadata={**row.metadata, "stored_doc_id": row.doc_id})
+
+
+def page_at(store: Store, title: str, bound: int) -> RevisionRow | None:
+    """The dump snapshot at ``T`` of the page titled ``title`` (normalized) at ``T``, shown under that title, or
+    ``None``: the first page moved away from ``title`` after ``T`` if its title at ``T`` was ``title``, else the page
+    stored under ``title`` if no move after ``T`` gave it that title."""
+    moved = store.moved_away(title, bound)
+    if moved:
+        row = store.snapshot(moved[0], bound)
+        if row is None or (title_at(store, row, bound) or row.title) != title:
+            return None
+        return as_titled(row, title) if row.title != title else row
+    row = store.snapshot(wikipedia.doc_id(title), bound)
+    if row is None or title_at(store, row, bound) is not None:
+        return None
+    return row
+
+
 def follow_redirect(row: RevisionRow, store: Store, bound: int) -> Shown | None:
-    """One hop, as MediaWiki follows redirects; the target's snapshot is taken at the same cutoff (``None``: the
-    target has no revision before it, or is no valid title)."""
+    """One hop, as MediaWiki follows redirects; the target's snapshot is taken at the same cutoff, by its title at
+    ``T`` (``None``: the target has no revision before it, or is no valid title)."""
     if row.redirect is None:
         return Shown(row)
     try:
-        target_doc = wikipedia.doc_id(row.redirect)
+        target_title = wikipedia.normalize_title(row.redirect)
     except InvalidRequest:
         return None
-    target = store.snapshot(target_doc, bound)
+    target = page_at(store, target_title, bound)
     return None if target is None else Shown(target, (row.doc_id, row.valid_from))

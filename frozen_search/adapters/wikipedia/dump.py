@@ -24,10 +24,12 @@ import io
 import json
 import lzma
 import pickle
+import re
 import subprocess
 import sys
 import threading
 import time
+import warnings
 import xml.etree.ElementTree as ElementTree
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -87,12 +89,17 @@ class IngestReport:
     seconds: float = 0.0
     namespaces: list[int] = field(default_factory=lambda: [0])
     problems: list[str] = field(default_factory=list)
+    log_items: int = 0
+    log_moves: int = 0
 
     def summary(self) -> str:
         """The line ``frozen-search ingest wikipedia`` prints."""
+        logs = (f"; {self.log_items} log items read, {self.log_moves} of them page moves recorded, the others "
+                "skipped" if self.log_items else "")
         return (f"ingested {self.revisions} revisions of {self.pages} pages from {len(self.files)} file(s) in "
                 f"{self.seconds:.1f} s ({self.duplicates} already stored, {self.skipped_pages} pages outside "
-                f"namespaces {sorted(self.namespaces)}, {self.skipped_revisions} revisions without text or date)")
+                f"namespaces {sorted(self.namespaces)}, {self.skipped_revisions} revisions without text or date"
+                f"{logs})")
 
 
 def _opener(head: bytes) -> Callable[[IO[bytes]], IO[bytes]]:
@@ -424,8 +431,81 @@ class _PageWriter:
         return IndexedRevision(row.rev_pk, row.doc_id, row.source, row.valid_from, row.valid_to, row.title, text)
 
 
+@dataclass(frozen=True)
+class LoggedMove:
+    """A page move read from a ``<logitem>`` (``type`` move, action ``move``/``move_redir``): when (a stored instant,
+    UTC milliseconds: :func:`~frozen_search.cutoff.stored_instant` of the item's whole-second timestamp, like a
+    revision's), from which title to which (normalized)."""
+
+    moved_at: int
+    old: str
+    new: str
+
+
+_SERIALIZED = re.compile(r"(?:[aOsibdC]:\d|N;)")
+_MOVE_TARGET = re.compile(rb's:\d+:"4::target";s:(\d+):"')
+
+
+def move_target(params: str | None) -> str | None:
+    """The target title in a move log item's ``<params>``, or ``None`` when it names none.
+
+    MediaWiki writes ``log_params`` verbatim (XmlDumpWriter::writeLogItem): since 1.19 a PHP-serialized array,
+    ``a:2:{s:9:"4::target";s:9:"New title";s:10:"5::noredir";s:1:"0";}`` (string lengths in UTF-8 bytes), before
+    that the target title on the first line. Only the string value of ``4::target`` is read (no PHP value is ever
+    unserialized).
+    """
+    if not params:
+        return None
+    raw = params.encode("utf-8")
+    if raw.startswith(b"a:"):
+        match = _MOVE_TARGET.search(raw)
+        if match is None:
+            return None
+        start = match.end()
+        value = raw[start:start + int(match[1])]
+        if raw[start + int(match[1]):start + int(match[1]) + 2] != b'";':
+            return None
+        return value.decode("utf-8", errors="strict")
+    if _SERIALIZED.match(params):  # another serialized PHP value: names no target
+        return None
+    first = params.split("\n", 1)[0].strip()
+    return first or None
+
+
+def _log_item(item: Any, namespaces: frozenset[int], report: IngestReport, moves: list[LoggedMove]) -> None:
+    """Read one ``<logitem>``: a move of a page in ``namespaces`` is kept, every other item is counted and skipped."""
+    report.log_items += 1
+    page = getattr(item, "page", None)
+    if item.type != "move" or item.action not in ("move", "move_redir") or item.timestamp is None or page is None:
+        return
+    if page.namespace not in namespaces or not page.title:
+        return
+    try:
+        target = move_target(item.params)
+        if target is None:
+            return
+        old = wikipedia.normalize_title(page.title)
+        new = wikipedia.normalize_title(target)
+    except (InvalidRequest, UnicodeDecodeError):
+        return  # no valid titles: nothing to record
+    moves.append(LoggedMove(stored_instant(int(item.timestamp.unix())), old, new))
+    report.log_moves += 1
+
+
+def _record_logged_moves(store: Store, moves: list[LoggedMove]) -> None:
+    """Record each logged move under the page that bears its target's title last (a later move followed on):
+    a dump page carries the title it had when exported, and log items name titles, not pages."""
+    later = sorted(moves, key=lambda m: m.moved_at)
+    for position, move in enumerate(later):
+        title = move.new
+        for following in later[position + 1:]:
+            if following.old == title:
+                title = following.new
+        _record_move(store, wikipedia.doc_id(title), move.moved_at, move.old, move.new)
+
+
 def _ingest_file(path: Path, page_writer: _PageWriter, namespaces: frozenset[int], report: IngestReport,
-                 progress: Progress | None) -> None:
+                 progress: Progress | None, moves: list[LoggedMove]) -> None:
     with open_dump(path) as (raw, stream, counter):
         try:
             dump = mwxml.Dump.from_file(stream)
@@ -441,10 +521,16 @@ def _ingest_file(path: Path, page_writer: _PageWriter, namespaces: frozenset[int
         page_writer.provenance = {"file": path.name, "dump_generator": dump.site_info.generator,
                                   "dbname": dump.site_info.dbname}
         try:
-            for page in dump:
-                position += 1
-                _ingest_page(page, page_writer, namespaces, report)
-                tick()
+            with warnings.catch_warnings():
+                # mwxml calls the deprecated ``Logger.warn`` on a log item's ``<text deleted="deleted"/>``
+                warnings.filterwarnings("ignore", category=DeprecationWarning, module=r"mwxml\b")
+                for item in dump:
+                    position += 1
+                    if isinstance(item, mwxml.LogItem):
+                        _log_item(item, namespaces, report, moves)
+                        continue
+                    _ingest_page(item, page_writer, namespaces, report)
+                    tick()
         except _READ_ERRORS as exc:
             raise IngestError(f"{path}: broken or truncated export at page {position}: {exc}") from exc
         page_writer.flush()
@@ -484,6 +570,9 @@ def ingest_wikipedia(paths: Sequence[Path], store: Store, index: RevisionIndex, 
                      on_file: Callable[[Path], None] | None = None) -> IngestReport:
     """Ingest MediaWiki XML exports into ``store`` and ``index``, all or nothing.
 
+    ``<logitem>`` elements (schemas 0.10/0.11, ``dumpBackup.php --logs``) are read: page moves are recorded as moves
+    (as the null revisions' "moved page [[A]] to [[B]]" comments are), every other log item is counted and skipped.
+
     ``namespaces``: namespace numbers to keep (default main, ``{0}``). ``progress`` is called after each page with
     the compressed bytes read of the current file and the revisions stored so far; ``on_file`` before each file.
     Re-ingesting a revision already stored (same page and revision id) is a counted no-op.
@@ -499,10 +588,12 @@ def ingest_wikipedia(paths: Sequence[Path], store: Store, index: RevisionIndex, 
         with index.writer(INDEX_HEAP_BYTES, INDEX_THREADS) as writer:
             with store.transaction():
                 page_writer = _PageWriter(store, writer, renderer, {}, report, pool)
+                moves: list[LoggedMove] = []
                 for path in paths:
                     if on_file is not None:
                         on_file(path)
-                    _ingest_file(path, page_writer, namespaces, report, progress)
+                    _ingest_file(path, page_writer, namespaces, report, progress, moves)
+                _record_logged_moves(store, moves)
                 generation = store.bump_generation()
                 store.record_ingest(wikipedia.SOURCE, report.files, datetime.now(UTC).isoformat(), report.pages,
                                     report.revisions)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from urllib.parse import parse_qs, quote, unquote, urlsplit
 
 from frozen_search.adapters.wikipedia.wikitext import join_rendered
-from frozen_search.errors import InvalidRequest, RefusedSource
+from frozen_search.errors import InvalidRequest, RefusedSource, require_unicode
 
 SOURCE = "wikipedia"
 ID_PREFIX = "wikipedia:"
@@ -39,7 +39,7 @@ def normalize_title(raw: str) -> str:
     Raises:
         InvalidRequest: empty, longer than 255 bytes, or containing characters MediaWiki forbids in titles.
     """
-    title = raw.split("#", 1)[0].replace("_", " ").strip()
+    title = require_unicode(raw, "title").split("#", 1)[0].replace("_", " ").strip()
     title = re.sub(r" +", " ", title)
     if not title or _BAD_TITLE_CHARS.search(title) or len(title.encode("utf-8")) > _MAX_TITLE_BYTES:
         raise InvalidRequest(f"{raw[:100]!r} is not a valid Wikipedia page title")
@@ -79,14 +79,18 @@ def parse_reference(ref: str, host: str, served_hosts: Sequence[str] = ()) -> Wi
         RefusedSource: a URL of another host.
         InvalidRequest: neither a ``wikipedia:`` id nor a Wikipedia URL, or a malformed title or oldid.
     """
-    text = ref.strip()
+    text = require_unicode(ref, "id").strip()
     if text.startswith(ID_PREFIX):
         return WikiReference(title=normalize_title(unquote(text[len(ID_PREFIX):])))
     if text.startswith("//"):
         text = "https:" + text
     elif not re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*://", text):
         text = "https://" + text
-    parts = urlsplit(text)
+    try:
+        parts = urlsplit(text)
+        parts.port  # noqa: B018 - raises ValueError on a port that is not a number
+    except ValueError:
+        raise InvalidRequest(f"{ref[:100]!r} is neither a known id nor a well-formed URL") from None
     if "." not in (parts.hostname or ""):
         raise InvalidRequest(f"{ref[:100]!r} is neither a known id (wikipedia:Title, arxiv:2101.10016, "
                              "mathoverflow:12345, math.stackexchange:12345, openalex:W123, doi:10.1/x) nor a URL")
@@ -106,7 +110,7 @@ def parse_reference(ref: str, host: str, served_hosts: Sequence[str] = ()) -> Wi
 def _index_php_reference(query: dict[str, list[str]], ref: str) -> WikiReference:
     if "oldid" in query:
         oldid = query["oldid"][0]
-        if not oldid.isdigit() or len(oldid) > 12:
+        if not (oldid.isascii() and oldid.isdigit()) or len(oldid) > 12:  # "²".isdigit() is True
             raise InvalidRequest(f"oldid {oldid[:20]!r} in {ref[:100]!r} is not a revision number")
         return WikiReference(oldid=str(int(oldid)))
     if "title" in query:

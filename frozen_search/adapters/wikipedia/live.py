@@ -12,12 +12,20 @@ this module relies on are pinned by tests against a real MediaWiki 1.39 (../shar
 - ``action=parse&oldid`` and ``rvexpandtemplates`` expand templates as they are *today*: never used. Text is
   rendered from the revision's own wikitext with templates stripped (:mod:`frozen_search.adapters.wikipedia.wikitext`).
 
+- existence at ``T`` is proven from the logs (``list=logevents``): an ``import`` or ``create`` of the page after ``T``,
+  or a ``delete`` between its revision and ``T`` not followed by a ``restore`` before ``T``, means it was not there;
+- ``list=search`` requires every word in today's text: each word is asked alone (:meth:`WikipediaLive.search_titles`).
+
+Refusals raised here carry evidence (today's title, later dates, counts) for the query log only: the bridge answers
+the caller with the sentence an unknown title or oldid gets.
+
 A page whose history after ``T`` is too long to scan for moves (more than ``max_history_pages`` pages of 500) or
 whose comments are hidden cannot be proven to bear its title at ``T``: it is refused (fail closed).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -40,6 +48,21 @@ from frozen_search.errors import (
 )
 
 MAX_REDIRECT_HOPS = 1  # as MediaWiki follows redirects
+MAX_QUERY_WORDS = 8  # words of a live search asked upstream, one request each
+MAX_LOG_PAGES = 3  # pages of 500 log events read per title; a title with more cannot be proven (fail closed)
+_WORD = re.compile(r"\w+")
+# Deletion-log actions that remove a page's visible revisions (``delete``, ``delete_redir`` when a move deletes the
+# redirect in its way) or bring them back (``restore``); ``revision``/``event`` hide parts of single revisions.
+_PAGE_DELETED, _PAGE_RESTORED = frozenset({"delete", "delete_redir", "delete_redir2"}), "restore"
+
+
+def query_words(query: str) -> list[str]:
+    """The distinct words of a search query (``\\w+``, case-folded), at most :data:`MAX_QUERY_WORDS`, in order."""
+    words: list[str] = []
+    for word in _WORD.findall(query.casefold()):
+        if word not in words:
+            words.append(word)
+    return words[:MAX_QUERY_WORDS]
 
 
 @dataclass(frozen=True)
@@ -111,9 +134,25 @@ class WikipediaLive:
         return query if isinstance(query, Mapping) else {}
 
     def search_titles(self, query: str, limit: int) -> list[str]:
-        """Titles MediaWiki's full-text search (today's text, ``srwhat=text``) proposes: candidates only."""
-        found = self._query(list="search", srsearch=query, srwhat="text", srlimit=limit, srprop="")
-        return [str(hit["title"]) for hit in found.get("search", [])]
+        """Titles MediaWiki's full-text search (today's text, ``srwhat=text``) proposes: candidates only.
+
+        MediaWiki (SearchSqlite/SearchMySQL and CirrusSearch alike) requires *every* word of a query in today's
+        text, so whether a multi-word query has a hit would tell what today's page says (``zinnia disproved``: none,
+        ``zinnia proved``: a hit). Each word (``\\w+``, case-folded, the first :data:`MAX_QUERY_WORDS`) is asked
+        alone (``limit`` hits each) and the titles are interleaved word by word, deduplicated, at most ``limit``
+        of them: the candidate set never depends on the words together. The residual: each word's hits still come
+        from today's index (a page whose word at ``T`` is gone today is not proposed).
+        """
+        words = query_words(query)
+        per_word = [[str(hit["title"]) for hit in self._query(
+            list="search", srsearch=word, srwhat="text", srlimit=limit, srprop="").get("search", [])]
+            for word in words]
+        titles: list[str] = []
+        for rank in range(max((len(hits) for hits in per_word), default=0)):
+            for hits in per_word:
+                if rank < len(hits) and hits[rank] not in titles:
+                    titles.append(hits[rank])
+        return titles[:limit]
 
     def _last_before(self, **selector: Any) -> tuple[Mapping[str, Any], Mapping[str, Any]] | None:
         """``(page, revision)`` of the last revision strictly before ``T`` of the selected page, or ``None``."""
@@ -127,7 +166,7 @@ class WikipediaLive:
 
     def _revision(self, page: Mapping[str, Any], rev: Mapping[str, Any], title: str, current: str | None
                   ) -> LiveRevision:
-        timestamp = int(datetime.fromisoformat(str(rev["timestamp"]).replace("Z", "+00:00")).timestamp())
+        timestamp = _stamp(rev)
         if timestamp >= self.bound:  # rvstart is inclusive; never trust the upstream bound alone
             raise NotFoundBeforeCutoff(f"MediaWiki returned revision {rev['revid']} dated at/after the cutoff")
         slot = rev.get("slots", {}).get("main", {})
@@ -144,11 +183,13 @@ class WikipediaLive:
                             ledir="newer", lelimit=50, leprop="title|ids|details|timestamp")
         return [e for e in found.get("logevents", []) if e.get("params", {}).get("target_title")]
 
-    def _title_at_cutoff(self, page_id: int, current: str) -> str:
-        """The title the page bore at ``T``: undo every move after ``T`` found in its revision comments.
+    def _titles_since_cutoff(self, page_id: int, current: str) -> list[str]:
+        """The titles the page bore from ``T`` on: ``[title at T, ..., current]`` (every move after ``T`` found in its
+        revision comments undone, each confirmed by the move log).
 
         Raises:
-            NotFoundBeforeCutoff: the history after ``T`` is too long to scan or its comments are hidden.
+            NotFoundBeforeCutoff: the history after ``T`` is too long to scan, a comment is hidden, or a move is not
+                confirmed. The message is evidence for the query log (it may name today's title): never shown.
         """
         moves: list[tuple[str, str]] = []
         params: dict[str, Any] = {"prop": "revisions", "pageids": page_id, "rvstart": iso_utc(self.bound),
@@ -170,43 +211,121 @@ class WikipediaLive:
         raise NotFoundBeforeCutoff(f"page {current!r} has more than {500 * self.max_history_pages} revisions after "
                                    "the cutoff: its title at the cutoff cannot be proven")
 
-    def _undo_moves(self, moves: list[tuple[str, str]], current: str) -> str:
-        title = current
+    def _undo_moves(self, moves: list[tuple[str, str]], current: str) -> list[str]:
+        titles = [current]
         for source, target in reversed(moves):
-            if target != title:
+            if target != titles[0]:
                 continue
             if not any(e.get("params", {}).get("target_title") == target for e in self._moves_out(source)):
                 # A comment claims a move after T that the log does not show (suppressed or forged): the title at
                 # T cannot be proven either way, so fail closed rather than show today's title.
                 raise NotFoundBeforeCutoff(f"page {current!r}: a move from {source!r} after the cutoff is not "
                                            "confirmed by the move log; its title at the cutoff cannot be proven")
-            title = source
-        return title
+            titles.insert(0, source)
+        return list(dict.fromkeys(titles))
 
-    def candidate(self, current_title: str) -> LiveRevision | None:
-        """The page now titled ``current_title`` as it stood at ``T`` (with its title then), or ``None``."""
-        found = self._last_before(titles=current_title)
+    def _log_events(self, title: str, since: int) -> list[Mapping[str, Any]]:
+        """Every log event (all types) on ``title`` stamped at or after ``since`` (UTC seconds), oldest first.
+
+        Raises:
+            NotFoundBeforeCutoff: more than :data:`MAX_LOG_PAGES` pages of events, or an event whose action or
+                title is hidden: what they hide could be the very event that decides (fail closed).
+        """
+        events: list[Mapping[str, Any]] = []
+        params: dict[str, Any] = {"list": "logevents", "letitle": title, "lestart": iso_utc(since),
+                                  "ledir": "newer", "lelimit": 500, "leprop": "ids|title|type|timestamp|details"}
+        for _ in range(MAX_LOG_PAGES):
+            with _mapped_errors(f"log of {title!r}"):
+                answer = self.site.get("query", formatversion=2, **params)
+            for event in answer.get("query", {}).get("logevents", []):
+                if event.get("actionhidden"):
+                    raise NotFoundBeforeCutoff(f"a log event on {title!r} since {iso_utc(since)} is hidden")
+                events.append(event)
+            if "continue" not in answer:
+                return events
+            params.update(answer["continue"])
+        raise NotFoundBeforeCutoff(f"{title!r} has more than {500 * MAX_LOG_PAGES} log events since "
+                                   f"{iso_utc(since)}")
+
+    def _prove_existence(self, page_id: int, revision_time: int, titles: list[str]) -> None:
+        """Check that the page (``page_id``, bearing ``titles[0]`` at ``T`` and the others after it) showed its
+        revision of ``revision_time`` (UTC seconds) at ``T``, from the logs (``list=logevents``):
+
+        - no ``import`` of this page at or after ``T`` (its revisions before ``T`` may have been imported since:
+          they were not on the wiki at ``T``; the whole page is refused, an over-refusal for the rare page that
+          existed at ``T`` and got older history imported later);
+        - no ``create`` of this page at or after ``T`` (a page created since, holding older revisions: a history
+          merged or restored into it after ``T``);
+        - on the title at ``T``, the last ``delete``/``restore`` event of this page (``logpage`` this page or 0)
+          between the revision and ``T`` is not a deletion (a page deleted before ``T`` and restored after it did
+          not exist at ``T``).
+
+        Log stamps are whole seconds: an event stamped ``s`` happened before ``T`` only if ``s + 1 <= T``.
+
+        Raises:
+            NotFoundBeforeCutoff: not proven; the message is query-log evidence, never shown.
+        """
+        for position, title in enumerate(titles):
+            events = self._log_events(title, revision_time if position == 0 else self.bound)
+            for event in events:
+                stamp = _stamp(event)
+                kind = str(event.get("type", ""))
+                if stamp >= self.bound and kind in ("import", "create") and \
+                        int(event.get("logpage") or 0) in (0, page_id):
+                    raise NotFoundBeforeCutoff(f"page {page_id} ({title!r}): {kind} log event {event.get('logid')} "
+                                               f"at {event.get('timestamp')}, after the cutoff")
+            if position:
+                continue
+            deletions = [e for e in events if e.get("type") == "delete" and _stamp(e) < self.bound and
+                         (e.get("action") in _PAGE_DELETED or e.get("action") == _PAGE_RESTORED) and
+                         int(e.get("logpage") or 0) in (0, page_id)]  # a redirect a move deleted is another page
+            if deletions and deletions[-1].get("action") != _PAGE_RESTORED:
+                raise NotFoundBeforeCutoff(f"page {page_id} ({title!r}): deleted at {deletions[-1].get('timestamp')}"
+                                           f" (log event {deletions[-1].get('logid')}) and not restored before the "
+                                           "cutoff")
+
+    def _at_cutoff(self, **selector: Any) -> LiveRevision | None:
+        """The selected page's last revision before ``T``, titled as at ``T``, its existence then proven by the
+        logs; ``None`` when it has no revision before ``T``.
+
+        Raises:
+            NotFoundBeforeCutoff: its title or existence at ``T`` cannot be proven (query-log evidence).
+        """
+        found = self._last_before(**selector)
         if found is None:
             return None
         page, rev = found
         current = str(page["title"])
-        return self._revision(page, rev, self._title_at_cutoff(int(page["pageid"]), current), current)
+        titles = self._titles_since_cutoff(int(page["pageid"]), current)
+        revision = self._revision(page, rev, titles[0], current)
+        self._prove_existence(revision.page_id, revision.timestamp, titles)
+        return revision
+
+    def candidate(self, current_title: str) -> LiveRevision | None:
+        """The page now titled ``current_title`` as it stood at ``T`` (with its title then), or ``None``.
+
+        Raises:
+            NotFoundBeforeCutoff: its title or existence at ``T`` cannot be proven (query-log evidence).
+        """
+        return self._at_cutoff(titles=current_title)
 
     def at_title(self, title: str, hops: int = 0) -> tuple[LiveRevision, LiveRevision | None] | None:
         """What the page titled ``title`` was at ``T``, a redirect followed: ``(revision, redirect revision)``.
 
         The second item is the redirect page's own revision at ``T`` when one was followed (its timestamp is a
-        displayed part for re-verification), else ``None``.
+        displayed part for re-verification), else ``None``. A title that no page bore at ``T`` (one only a move
+        after ``T`` gave, even if a later move took it away again) is ``None``.
+
+        Raises:
+            NotFoundBeforeCutoff: its title or existence at ``T`` cannot be proven (query-log evidence).
         """
         moved = self._moves_out(title)
-        if moved:  # the page bearing this title at T has been moved away since: follow it by its page id, which
-            # the log gives as ``logpage`` (``pageid`` is whatever page bears the title today, e.g. the redirect)
-            found = self._last_before(pageids=int(moved[0]["logpage"]))
-            resolved = None if found is None else self._revision(found[0], found[1], title, str(found[0]["title"]))
+        if moved:  # the page that bore this title at T, if any, is the first one moved away from it after T; follow
+            # it by its page id, which the log gives as ``logpage`` (``pageid`` is whatever page bears it today)
+            resolved = self._at_cutoff(pageids=int(moved[0]["logpage"]))
         else:
-            candidate = self.candidate(title)
-            resolved = candidate if candidate is not None and candidate.title == title else None
-        if resolved is None:
+            resolved = self.candidate(title)
+        if resolved is None or resolved.title != normalize_title(title):
             return None
         if resolved.redirect is not None and hops < MAX_REDIRECT_HOPS:
             target = self.at_title(resolved.redirect, hops + 1)
@@ -214,13 +333,31 @@ class WikipediaLive:
         return resolved, None
 
     def by_revid(self, revid: int) -> LiveRevision | None:
-        """Revision ``revid`` if it was saved before ``T`` (its page title as of ``T``), else ``None``."""
+        """Revision ``revid`` if it was saved before ``T`` and shown on its page at ``T`` (titled as then), else
+        ``None``.
+
+        Raises:
+            NotFoundBeforeCutoff: its page's title or existence at ``T`` cannot be proven (query-log evidence).
+        """
         found = self._query(prop="revisions", revids=revid, rvprop="ids|timestamp|content|sha1", rvslots="main")
         for page in found.get("pages", []):
             for rev in page.get("revisions", []):
-                stamp = int(datetime.fromisoformat(str(rev["timestamp"]).replace("Z", "+00:00")).timestamp())
-                if stamp >= self.bound:
+                if _stamp(rev) >= self.bound:
                     return None
-                title = self._title_at_cutoff(int(page["pageid"]), str(page["title"]))
-                return self._revision(page, rev, title, str(page["title"]))
+                titles = self._titles_since_cutoff(int(page["pageid"]), str(page["title"]))
+                revision = self._revision(page, rev, titles[0], str(page["title"]))
+                self._prove_existence(revision.page_id, revision.timestamp, titles)
+                return revision
         return None
+
+
+def _stamp(record: Mapping[str, Any]) -> int:
+    """The ``timestamp`` of an API record (``2026-01-05T10:00:00Z``) in UTC seconds.
+
+    Raises:
+        UpstreamUnavailable: missing or malformed.
+    """
+    try:
+        return int(datetime.fromisoformat(str(record["timestamp"]).replace("Z", "+00:00")).timestamp())
+    except (KeyError, ValueError) as exc:
+        raise UpstreamUnavailable(f"MediaWiki answered a malformed timestamp: {type(exc).__name__}") from exc
