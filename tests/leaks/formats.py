@@ -92,7 +92,8 @@ def mediawiki_export(pages: Sequence[Page], logitems: Sequence[LogItem] = ()) ->
     """A MediaWiki export (schema 0.10) of ``pages`` then ``logitems``, as Special:Export writes them."""
     out = [SITEINFO]
     for page in pages:
-        out.append(f"  <page>\n    <title>{escape(page.title)}</title>\n    <ns>{page.ns}</ns>\n    <id>{page.id}</id>\n")
+        out.append(f"  <page>\n    <title>{escape(page.title)}</title>\n    <ns>{page.ns}</ns>\n"
+                   f"    <id>{page.id}</id>\n")
         parent = None
         for rev in page.revisions:
             out.append(_revision(rev, parent))

@@ -181,7 +181,8 @@ def leak_params(cases: Sequence[Case]) -> list[Any]:
 def shown_params(cases: Sequence[Case]) -> list[Any]:
     """``pytest.param(case, face)`` for every over-refusal case (``shown`` set) and face."""
     return [pytest.param(case, face, id=f"{case.name}-{face}",
-                         marks=[pytest.mark.xfail(strict=True, reason=case.known_refusal)] if case.known_refusal else [])
+                         marks=[pytest.mark.xfail(strict=True, reason=case.known_refusal)]
+                         if case.known_refusal else [])
             for case in cases if case.shown is not None for face in FACES]
 
 

@@ -3,8 +3,6 @@ not find the page, and a snippet is cut from the pre-T text only."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from tests.leaks.formats import Page, Rev, ingested, mediawiki_export, write
