@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from xml.sax.saxutils import escape
+from xml.sax.saxutils import escape, quoteattr
 
 from frozen_search.config import Settings
 from frozen_search.ops.ingest import ingest
@@ -122,3 +122,24 @@ def write(path: Path, text: str) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
     return path
+
+
+def _rows(root: str, rows: Sequence[dict[str, Any]]) -> str:
+    lines = [f'\ufeff<?xml version="1.0" encoding="utf-8"?>\n<{root}>\n']
+    for row in rows:
+        attrs = " ".join(f"{name}={quoteattr(str(value))}" for name, value in row.items() if value is not None)
+        lines.append(f"  <row {attrs} />\n")
+    lines.append(f"</{root}>")
+    return "".join(lines).replace("&#10;", "&#xA;").replace("\n  <row", "\n  <row")
+
+
+def stackexchange_dump(folder: Path, posts: Sequence[dict[str, Any]], history: Sequence[dict[str, Any]],
+                       comments: Sequence[dict[str, Any]] = (), links: Sequence[dict[str, Any]] = ()) -> Path:
+    """A site dump folder as the Stack Exchange data dump has it (``Posts.xml``, ``PostHistory.xml``,
+    ``Comments.xml``, ``PostLinks.xml``: a BOM, ``<rows>`` of attributes, millisecond stamps without a zone), the
+    shape of ../shared/realdata/stackexchange/dump_conlang_meta. Rows are attribute dicts in the real order."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, root, rows in (("Posts.xml", "posts", posts), ("PostHistory.xml", "posthistory", history),
+                             ("Comments.xml", "comments", comments), ("PostLinks.xml", "postlinks", links)):
+        (folder / name).write_text(_rows(root, rows), encoding="utf-8")
+    return folder
