@@ -143,3 +143,28 @@ def stackexchange_dump(folder: Path, posts: Sequence[dict[str, Any]], history: S
                              ("Comments.xml", "comments", comments), ("PostLinks.xml", "postlinks", links)):
         (folder / name).write_text(_rows(root, rows), encoding="utf-8")
     return folder
+
+
+def arxiv_raw_list(records: Sequence[dict[str, Any]]) -> str:
+    """An OAI-PMH ``ListRecords`` answer in ``arXivRaw`` (the shape of ../shared/realdata/arxiv/oai): each record is
+    ``{"id", "datestamp", "versions": [(v, RFC 2822 date)], "title", "abstract", "extra": {element: text}}``; the
+    title, abstract and extra fields are the *current* ones, as arXiv serves them."""
+    out = ['<?xml version="1.0" encoding="UTF-8"?>\n<OAI-PMH xmlns="http://www.openarchives.org/OAI/2.0/" '
+           'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:schemaLocation="http://www.openarchives.org/'
+           'OAI/2.0/ http://www.openarchives.org/OAI/2.0/OAI-PMH.xsd">\n<responseDate>2026-04-01T07:09:03Z'
+           '</responseDate>\n<request verb="ListRecords" metadataPrefix="arXivRaw">http://export.arxiv.org/oai2'
+           '</request>\n<ListRecords>\n']
+    for rec in records:
+        versions = "".join(f'<version version="{v}"><date>{date}</date><size>12kb</size></version>'
+                           for v, date in rec["versions"])
+        extra = "".join(f"<{name}>{escape(text)}</{name}>" for name, text in rec.get("extra", {}).items())
+        out.append(
+            f"<record><header><identifier>oai:arXiv.org:{rec['id']}</identifier><datestamp>{rec['datestamp']}"
+            "</datestamp><setSpec>math</setSpec></header><metadata><arXivRaw xmlns=\"http://arxiv.org/OAI/arXivRaw/\" "
+            "xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\" xsi:schemaLocation=\"http://arxiv.org/OAI/arXivRaw/"
+            f" http://arxiv.org/OAI/arXivRaw.xsd\"><id>{rec['id']}</id><submitter>Ada Quill</submitter>{versions}"
+            f"<title>{escape(rec['title'])}</title><authors>Ada Quill</authors><categories>math.NT</categories>"
+            f"{extra}<license>http://arxiv.org/licenses/nonexclusive-distrib/1.0/</license>"
+            f"<abstract>  {escape(rec['abstract'])}\n</abstract></arXivRaw></metadata></record>\n")
+    out.append("</ListRecords>\n</OAI-PMH>\n")
+    return "".join(out)
