@@ -15,8 +15,7 @@ CASES = [
     Case("fetch-unknown-title", "fetch", {"id": "wikipedia:Never_a_page_at_all"}),
     Case("search", "search", {"query": "Tarn integer sequence"}),
     Case("fetch-redirect-made-later", "fetch", {"id": "wikipedia:Tarn_sequence_(redirect)"}),
-    Case("fetch-old-title", "fetch", {"id": "wikipedia:Tarn_sequence"}, shown=("integer sequence studied by Merrow",),
-         known_refusal="item 4: a dump page is not found by the title it had at T (moves are not read from the dump)"),
+    Case("fetch-old-title", "fetch", {"id": "wikipedia:Tarn_sequence"}, shown=("integer sequence studied by Merrow",)),
 ]
 FORBIDDEN = ("Tarn numbers", "Tarn_numbers", "POSTCUTOFF MARKER")
 

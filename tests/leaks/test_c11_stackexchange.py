@@ -24,9 +24,7 @@ CASES = [
     Case("search", "search", {"query": "Pellworth bound"}, shown=("mathoverflow:100",)),
     Case("fetch-a103-ms", "fetch", {"id": "mathoverflow:a/103"}, shown=("answered just in time",),
          known_refusal=ITEM2 + ": an answer posted 0.6 s before T is not shown"),
-    Case("fetch-q200-merged-later", "fetch", {"id": "mathoverflow:200"}, shown=("Corvane lattice",),
-         known_refusal="item 3: a thread merged after T is refused whole (content_unproven) instead of its own "
-                       "pre-T content"),
+    Case("fetch-q200-merged-later", "fetch", {"id": "mathoverflow:200"}, shown=("Corvane lattice",)),
     Case("fetch-a201-merged-in", "fetch", {"id": "mathoverflow:a/201"}),
     Case("fetch-q300-migrated-later", "fetch", {"id": "mathoverflow:300"}),
     Case("fetch-unknown", "fetch", {"id": "mathoverflow:999"}),
@@ -108,9 +106,7 @@ test_no_leak, test_shown, test_audit = suite(CASES, FORBIDDEN)
 
 @pytest.mark.parametrize("name", [
     "fetch-a102", "fetch-a201-merged-in", "fetch-unknown",
-    pytest.param("fetch-q300-migrated-later", marks=pytest.mark.xfail(strict=True, reason=(
-        "item 1: a question migrated in after T is refused content_unproven, which tells it exists; an unknown id "
-        "answers not_found_before_cutoff"))),
+    "fetch-q300-migrated-later",
 ])
 def test_later_members_answer_like_unknown_ids(answers: Answers, name: str) -> None:
     for face in FACES:

@@ -63,8 +63,6 @@ def answers(tmp_path_factory: pytest.TempPathFactory) -> Answers:
 test_no_leak, test_shown, test_audit = suite(CASES, FORBIDDEN)
 
 
-@pytest.mark.xfail(strict=True, reason="item 1: a year-only repository record dated 2026 (possibly after T) is "
-                                       "refused not_eligible, where an unknown id answers not_found_before_cutoff")
 def test_a_record_possibly_after_t_answers_like_an_unknown_id(answers: Answers) -> None:
     for face in FACES:
         assert answers.by_case["w3-year-only-repository"][face].code == "not_found_before_cutoff", face
