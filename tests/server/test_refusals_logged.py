@@ -156,3 +156,105 @@ def test_a_forged_truncated_line_with_a_response_is_different(tmp_path: Path) ->
                                  CUTOFF_ISO, {"results": []}, None, [], [], 1.0, truncated=["query"]))
     (line,) = replay(log, lambda cutoff, tool, arguments: (None, None))
     assert line.recomputable and not line.identical and line.detail.startswith("malformed truncated line")
+
+
+# -- MCP (the official SDK client, in memory and over stdio) ----------------------------------------------------------
+
+MCP_BAD_CALLS: list[tuple[str, dict[str, Any], str, dict[str, Any]]] = [
+    ("search", {"query": "pear", "limit": "abc"}, "[invalid_request] limit must be an integer",
+     {"query": "pear", "limit": "abc"}),
+    ("search", {"limit": 5}, "[invalid_request] search needs the argument 'query'", {"limit": 5}),
+    ("search", {"query": 5}, "[invalid_request] the query must be a string", {"query": 5}),
+    ("search", {"query": "pear", "as_of": "2030-01-01"}, f"[invalid_request] {REFUSED_CUTOFF}",
+     {"query": "pear", "attempted_cutoff": {"as_of": "2030-01-01"}}),
+    ("fetch", {"id": "wikipedia:Pear", "date": "2030-01-01"}, f"[invalid_request] {REFUSED_CUTOFF}",
+     {"id": "wikipedia:Pear", "attempted_cutoff": {"date": "2030-01-01"}}),
+    ("fetch", {"id": "wikipedia:Pear", "cutoff": "2030-01-01"}, f"[invalid_request] {REFUSED_CUTOFF}",
+     {"id": "wikipedia:Pear", "attempted_cutoff": "2030-01-01"}),
+    ("fetch", {"id": "wikipedia:Pear", "colour": "red"}, "[invalid_request] fetch has no argument 'colour'",
+     {"id": "wikipedia:Pear", "colour": "red"}),
+    ("fetch", {"id": ["wikipedia:Pear"]}, "[invalid_request] id must be a non-empty string",
+     {"id": ["wikipedia:Pear"]}),
+]
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])
+async def test_every_bad_mcp_call_adds_one_line_with_its_refusal(wiki_data_dir: Path, tmp_path: Path,
+                                                                 anyio_backend: str) -> None:
+    """Issue 13.10: argument errors the SDK caught before the service, and unknown arguments it dropped, were not
+    logged (``as_of`` was even answered at the fixed cutoff without a trace)."""
+    from mcp import Client
+
+    from frozen_search.server.mcp import create_mcp
+
+    log = tmp_path / "log.jsonl"
+    service = make_service(wiki_data_dir, CUTOFF, log=log)
+    try:
+        async with Client(create_mcp(service)) as client:
+            for number, (tool, arguments, starts, logged) in enumerate(MCP_BAD_CALLS, 1):
+                result = await client.call_tool(tool, arguments)
+                assert result.is_error and result.content[0].type == "text"
+                text = result.content[0].text
+                assert text.startswith(starts), text
+                lines = _lines(log)
+                assert len(lines) == number, (tool, arguments)
+                assert (lines[-1]["tool"], lines[-1]["arguments"]) == (tool, logged)
+                assert f"[{lines[-1]['error']['code']}] {lines[-1]['error']['message']}" == text
+            huge = await client.call_tool("search", {"query": "pear " * 2_000_000})
+            assert huge.is_error and huge.content[0].text.startswith("[invalid_request] the query has 10000000")
+            fine = await client.call_tool("search", {"query": "pear", "limit": 2})
+            assert not fine.is_error
+    finally:
+        service.close()
+    lines = _lines(log)
+    assert len(lines) == len(MCP_BAD_CALLS) + 2 and log.stat().st_size < 30_000
+    assert lines[-2]["truncated"] == ["query"] and lines[-2]["arguments"]["query"]["chars"] == 10_000_000
+    assert audit(log).ok
+    execute = _refusing_execute(make_service(wiki_data_dir, CUTOFF))
+    replayed = list(replay(log, execute))
+    assert [line.identical for line in replayed] == [True] * len(MCP_BAD_CALLS) + [False, True]
+    assert not replayed[-2].recomputable
+
+
+# -- CLI ----------------------------------------------------------------------------------------------------------------
+
+CLI_BAD_CALLS: list[tuple[list[str], str, str, dict[str, Any]]] = [
+    (["search", "pear", "--limit", "abc"], "search", "[invalid_request] limit must be an integer",
+     {"query": "pear", "limit": "abc"}),
+    (["search", "--limit", "5"], "search", "[invalid_request] search needs the argument 'query'", {"limit": 5}),
+    (["search", "pear", "--as-of", "2030-01-01"], "search", f"[invalid_request] {REFUSED_CUTOFF}",
+     {"query": "pear", "limit": 10, "attempted_cutoff": {"as_of": "2030-01-01"}}),
+    (["fetch", "wikipedia:Pear", "--date=2030-01-01"], "fetch", f"[invalid_request] {REFUSED_CUTOFF}",
+     {"id": "wikipedia:Pear", "offset": 0, "attempted_cutoff": {"date": "2030-01-01"}}),
+    (["fetch", "wikipedia:Pear", "--offset", "x"], "fetch", "[invalid_request] offset must be an integer",
+     {"id": "wikipedia:Pear", "offset": "x"}),
+    (["fetch"], "fetch", "[invalid_request] fetch needs the argument 'id'", {"offset": 0}),
+    (["search", "mean", "reciprocal", "rank"], "search", "[invalid_request] search has no argument 'extra_words'",
+     {"query": "mean", "limit": 10, "extra_words": ["reciprocal", "rank"]}),
+]
+
+
+def test_every_bad_cli_call_adds_one_line_with_its_refusal(wiki_data_dir: Path, tmp_path: Path) -> None:
+    """Issue 13.10 on the CLI: ``--limit abc`` or a missing query died in click's parser, unlogged."""
+    from click.testing import CliRunner
+
+    from frozen_search.cli import main
+
+    log = tmp_path / "log.jsonl"
+    env = {"FROZEN_SEARCH_LOG": str(log), "FROZEN_SEARCH_DATA_DIR": str(wiki_data_dir),
+           "FROZEN_SEARCH_CUTOFF": CUTOFF}
+    for number, (argv, tool, starts, logged) in enumerate(CLI_BAD_CALLS, 1):
+        result = CliRunner().invoke(main, argv, env=env, catch_exceptions=False)
+        assert result.exit_code == 1 and result.output.strip().startswith(starts), (argv, result.output)
+        lines = _lines(log)
+        assert len(lines) == number, argv
+        assert (lines[-1]["tool"], lines[-1]["arguments"]) == (tool, logged)
+    fine = CliRunner().invoke(main, ["search", "pear", "--limit", "2"], env=env, catch_exceptions=False)
+    assert fine.exit_code == 0 and len(_lines(log)) == len(CLI_BAD_CALLS) + 1
+    assert audit(log).ok
+    service = make_service(wiki_data_dir, CUTOFF)
+    try:
+        assert all(line.identical for line in replay(log, _refusing_execute(service)))
+    finally:
+        service.close()
