@@ -275,10 +275,17 @@ def replay_command(log: Path, data_dir: Path | None) -> None:
 @main.command("audit")
 @click.argument("log", type=click.Path(path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.option("--key-file", type=click.Path(path_type=Path), default=None, envvar="FROZEN_SEARCH_LOG_KEY_FILE",
+              help="The signing key (file bytes, one trailing newline dropped): every line's sig must verify. "
+                   "Without it, FROZEN_SEARCH_LOG_KEY is used when set.")
+@click.option("--expect-head", default=None, metavar="HASH",
+              help="A head published earlier: fail unless the chain ends at it (a dropped tail, a rewrite).")
 @_fail_cleanly
-def audit_command(log: Path, as_json: bool) -> None:
-    """Summarize a query log; exit 1 if a hit is dated at/after its cutoff or the hash chain is broken."""
-    report = audit_log(log)
+def audit_command(log: Path, as_json: bool, key_file: Path | None, expect_head: str | None) -> None:
+    """Summarize a query log; exit 1 if a hit is dated at/after its cutoff, the hash chain is broken, a signature
+    fails (with a key) or the chain does not end at --expect-head."""
+    key = Settings.from_env(log_key_file=key_file).log_signing_key()
+    report = audit_log(log, key=key, expect_head=expect_head)
     if as_json:
         from dataclasses import asdict
 

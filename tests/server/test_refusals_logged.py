@@ -158,7 +158,7 @@ def test_a_forged_truncated_line_with_a_response_is_different(tmp_path: Path) ->
     assert line.recomputable and not line.identical and line.detail.startswith("malformed truncated line")
 
 
-# -- MCP (the official SDK client, in memory and over stdio) ----------------------------------------------------------
+# -- MCP (the official SDK client, in memory) ------------------------------------------------------------------------
 
 MCP_BAD_CALLS: list[tuple[str, dict[str, Any], str, dict[str, Any]]] = [
     ("search", {"query": "pear", "limit": "abc"}, "[invalid_request] limit must be an integer",
@@ -217,7 +217,7 @@ async def test_every_bad_mcp_call_adds_one_line_with_its_refusal(wiki_data_dir: 
     assert not replayed[-2].recomputable
 
 
-# -- CLI ----------------------------------------------------------------------------------------------------------------
+# -- CLI --------------------------------------------------------------------------------------------------------------
 
 CLI_BAD_CALLS: list[tuple[list[str], str, str, dict[str, Any]]] = [
     (["search", "pear", "--limit", "abc"], "search", "[invalid_request] limit must be an integer",
