@@ -218,7 +218,7 @@ class FrozenSearchService:
 
         Raises:
             InvalidRequest: an unknown tool or argument; an attempt to set the cutoff (logged by the faces as
-                ``attempted_cutoff``, see :meth:`log_refusal`).
+                ``attempted_cutoff``, see :meth:`call`).
         """
         if tool not in TOOL_ARGUMENTS:
             raise InvalidRequest(f"unknown tool {tool!r}; the tools are search and fetch")
@@ -231,16 +231,6 @@ class FrozenSearchService:
         if REQUIRED_ARGUMENTS[tool] not in arguments:
             raise InvalidRequest(f"{tool} needs the argument {REQUIRED_ARGUMENTS[tool]!r}")
         return self._search(**arguments) if tool == "search" else self._fetch(**arguments)
-
-    def log_refusal(self, tool: str, arguments: Mapping[str, Any]) -> None:
-        """Log a call that tries to set the cutoff, refused (kept for callers of the former API: faces use
-        :meth:`call`, which logs and raises the refusal). Calls of other tools are not logged."""
-        if tool not in TOOL_ARGUMENTS:
-            return
-        try:
-            self.call(tool, arguments)
-        except FrozenSearchError:
-            pass
 
     # -- search -------------------------------------------------------------------------------------------------
 
