@@ -7,7 +7,12 @@ planned refusals keep their stable ``code`` and status; FastAPI's validation err
 logged with its traceback and answered ``internal`` without its text. Every response carries ``X-Request-ID``
 (the client's when it sent a sane one, else a fresh one).
 
-The cutoff is fixed when the app is built: a ``cutoff`` query parameter or body field, on any route, is refused.
+The cutoff is fixed when the app is built: a parameter or body field that tries to set the date (``cutoff``,
+``as_of``, ``date``, …: :data:`~frozen_search.service.DATE_ARGUMENTS`) or an ``X-Cutoff`` header, on any route, is
+refused; ``Accept-Datetime`` (RFC 7089) is answered at the fixed cutoff. On ``/v1/search`` and ``/v1/fetch`` every
+call is one query-log line: a request whose parameters do not parse, lack ``query``/``id`` or carry an unknown
+name is handed to the service as the caller sent it (:meth:`~frozen_search.service.FrozenSearchService.call`),
+which logs it and answers its own coded refusal — the same words as on MCP and the CLI.
 ``/mcp`` keeps the SDK's DNS-rebinding protection, allowing localhost and the host and port the server was started
 on; the app's lifespan runs the MCP session manager, so the app can be started once.
 """
@@ -27,6 +32,7 @@ from fastapi.responses import JSONResponse
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
 from mcp.server.transport_security import TransportSecuritySettings
 from pydantic import BaseModel, ConfigDict
+from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import MutableHeaders
 from starlette.exceptions import HTTPException
 from starlette.routing import Route
@@ -35,7 +41,13 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from frozen_search.errors import FrozenSearchError, InvalidRequest
 from frozen_search.models import FetchResponse, SearchResponse
 from frozen_search.server.mcp import create_mcp, package_version
-from frozen_search.service import FrozenSearchService, cutoff_refusal
+from frozen_search.service import (
+    REFUSED_DATE_HEADERS,
+    TOOL_ARGUMENTS,
+    FrozenSearchService,
+    cutoff_refusal,
+    is_date_name,
+)
 
 logger = logging.getLogger(__name__)
 PROBLEM_TYPE = "urn:frozen-search:error:"  # + code; a stable URI per code (RFC 9457 §3.1.1), not dereferenceable
@@ -105,8 +117,9 @@ def create_app(service: FrozenSearchService, *, host: str = "127.0.0.1", port: i
                   redoc_url=None, dependencies=[Depends(_cutoff_guard(service))],
                   description=f"Search and fetch as of {service.cutoff_iso}: nothing later is shown. MCP "
                               "(streamable HTTP) is served at /mcp.")
-    for exc_class in (FrozenSearchError, RequestValidationError, HTTPException, Exception):
+    for exc_class in (FrozenSearchError, HTTPException, Exception):
         app.add_exception_handler(exc_class, problem_response)
+    app.add_exception_handler(RequestValidationError, _malformed_call(service))
     app.include_router(_routes(service))
     app.router.routes.append(Route("/mcp", endpoint=StreamableHTTPASGIApp(mcp.session_manager),
                                    include_in_schema=False))
@@ -126,24 +139,24 @@ def _routes(service: FrozenSearchService) -> APIRouter:
     router = APIRouter()
 
     @router.get("/v1/search", responses=_PROBLEMS)
-    def search_get(query: str, source: str | None = None, limit: int = 10) -> SearchResponse:
+    def search_get(request: Request, query: str, source: str | None = None, limit: int = 10) -> SearchResponse:
         """Search as of the cutoff (BM25 on the historical text; every hit re-verified)."""
-        return service.search(query, source=source, limit=limit)
+        return service.search(query, source=source, limit=limit, headers=request.headers)
 
     @router.post("/v1/search", responses=_PROBLEMS)
-    def search_post(body: SearchRequest) -> SearchResponse:
+    def search_post(request: Request, body: SearchRequest) -> SearchResponse:
         """Search as of the cutoff; the same as ``GET /v1/search`` with a JSON body."""
-        return service.search(body.query, source=body.source, limit=body.limit)
+        return service.search(body.query, source=body.source, limit=body.limit, headers=request.headers)
 
     @router.get("/v1/fetch", responses=_PROBLEMS)
-    def fetch_get(id: str, offset: int = 0, max_chars: int | None = None) -> FetchResponse:
+    def fetch_get(request: Request, id: str, offset: int = 0, max_chars: int | None = None) -> FetchResponse:
         """One document (an id or canonical URL) as it stood at the cutoff, ``max_chars`` from ``offset``."""
-        return service.fetch(id, offset=offset, max_chars=max_chars)
+        return service.fetch(id, offset=offset, max_chars=max_chars, headers=request.headers)
 
     @router.post("/v1/fetch", responses=_PROBLEMS)
-    def fetch_post(body: FetchRequest) -> FetchResponse:
+    def fetch_post(request: Request, body: FetchRequest) -> FetchResponse:
         """One document as it stood at the cutoff; the same as ``GET /v1/fetch`` with a JSON body."""
-        return service.fetch(body.id, offset=body.offset, max_chars=body.max_chars)
+        return service.fetch(body.id, offset=body.offset, max_chars=body.max_chars, headers=request.headers)
 
     @router.get("/healthz")
     def healthz() -> dict[str, str]:
@@ -159,26 +172,70 @@ def _routes(service: FrozenSearchService) -> APIRouter:
     return router
 
 
-def _cutoff_guard(service: FrozenSearchService) -> Any:
-    """A dependency refusing any request that carries a ``cutoff`` query parameter or JSON body field.
+_INT_ARGUMENTS = frozenset({"limit", "offset", "max_chars"})
+_TOOL_PATHS = {"/v1/search": "search", "/v1/fetch": "fetch"}
+_RAW = "raw_arguments"
 
-    A refused ``/v1/search`` or ``/v1/fetch`` call is still logged (``attempted_cutoff``) for auditors.
+
+def _tool_of(request: Request) -> str | None:
+    return _TOOL_PATHS.get(request.url.path)
+
+
+def _parsed(name: str, value: Any) -> Any:
+    """A query-string value as the typed route would read it: an integer argument written in ASCII digits as an
+    ``int``; anything else as sent (the service refuses what it cannot use)."""
+    if name in _INT_ARGUMENTS and isinstance(value, str) and re.fullmatch(r"-?[0-9]{1,18}", value.strip()):
+        return int(value)
+    return value
+
+
+def _cutoff_guard(service: FrozenSearchService) -> Any:
+    """A dependency that sees every request's parameters (query string and JSON object body) before they are
+    validated and keeps them on ``request.state`` for :func:`_malformed_call`.
+
+    On ``/v1/search`` and ``/v1/fetch``, a name the tool does not take (a date such as ``cutoff``/``as_of``, or
+    any other) or an ``X-Cutoff`` header hands the call to the service as sent, which logs and refuses it. On the
+    other routes a date parameter or ``X-Cutoff`` is refused unlogged (they are no tool calls).
     """
 
     async def refuse_cutoff(request: Request) -> None:
-        arguments: dict[str, Any] = dict(request.query_params)
+        arguments: dict[str, Any] = {name: _parsed(name, value) for name, value in request.query_params.items()}
         if request.method in ("POST", "PUT", "PATCH"):
             try:
                 body = await request.json()
-            except ValueError:  # malformed JSON: the body's own validation reports it
+            except ValueError:  # malformed JSON: refused as a call without arguments
                 body = None
             arguments.update(body if isinstance(body, dict) else {})
-        if any(str(name).lower() == "cutoff" for name in arguments):
-            tool = request.url.path.rsplit("/", 1)[-1]
-            service.log_refusal(tool, arguments)
+        setattr(request.state, _RAW, arguments)
+        tool = _tool_of(request)
+        header = any(name in request.headers for name in REFUSED_DATE_HEADERS)
+        if tool is not None and (header or set(arguments) - TOOL_ARGUMENTS[tool]):
+            await run_in_threadpool(service.call, tool, arguments, headers=request.headers)  # raises, logged
+            raise InvalidRequest(f"{tool}: unexpected arguments")  # pragma: no cover - call always refuses these
+        if header or any(is_date_name(str(name)) for name in arguments):
             raise InvalidRequest(cutoff_refusal(service.cutoff_iso))
 
     return refuse_cutoff
+
+
+def _malformed_call(service: FrozenSearchService) -> Any:
+    """The handler of FastAPI's validation errors: on a tool route, the call as sent goes to the service, which
+    logs it and refuses it in its own words (or answers it, if it finds nothing wrong); elsewhere a problem."""
+
+    async def handle(request: Request, exc: Exception) -> JSONResponse:
+        tool = _tool_of(request)
+        if tool is None:
+            return await problem_response(request, exc)
+        arguments = getattr(request.state, _RAW, None)
+        if not isinstance(arguments, dict):  # the body was no JSON (or the guard never ran): no arguments
+            arguments = {} if request.method == "POST" else {n: _parsed(n, v) for n, v in request.query_params.items()}
+        try:
+            response = await run_in_threadpool(service.call, tool, arguments, headers=request.headers)
+        except FrozenSearchError as refusal:
+            return await problem_response(request, refusal)
+        return JSONResponse(None if response is None else response.model_dump(mode="json"))
+
+    return handle
 
 
 def transport_security(host: str, port: int | None, extra_hosts: Sequence[str] = ()) -> TransportSecuritySettings:
