@@ -196,21 +196,21 @@ def shown_params(cases: Sequence[Case]) -> list[Any]:
             for case in cases if case.shown is not None for face in FACES]
 
 
-def suite(cases: Sequence[Case], forbidden: Sequence[str] = ()) -> tuple[Any, Any, Any]:
-    """The three standard tests of a leak module (each takes the module's ``answers`` fixture): no post-cutoff byte
-    on any face for any case, what was public before T shown (``Case.shown``), and the faces' query logs pass
-    ``audit``. Use: ``test_no_leak, test_shown, test_audit = suite(CASES, FORBIDDEN)``."""
+def suite(cases: Sequence[Case], forbidden: Sequence[str] = (), fixture: str = "answers") -> tuple[Any, Any, Any]:
+    """The three standard tests of a leak module (each takes the module's ``fixture``, an :class:`Answers`): no
+    post-cutoff byte on any face for any case, what was public before T shown (``Case.shown``), and the faces' query
+    logs pass ``audit``. Use: ``test_no_leak, test_shown, test_audit = suite(CASES, FORBIDDEN)``."""
 
     @pytest.mark.parametrize(("case", "face"), leak_params(cases))
-    def test_no_post_cutoff_byte(answers: Answers, case: Case, face: str) -> None:
-        check_no_leak(answers, case, face, forbidden)
+    def test_no_post_cutoff_byte(request: pytest.FixtureRequest, case: Case, face: str) -> None:
+        check_no_leak(request.getfixturevalue(fixture), case, face, forbidden)
 
     @pytest.mark.parametrize(("case", "face"), shown_params(cases))
-    def test_what_was_public_before_t_is_shown(answers: Answers, case: Case, face: str) -> None:
-        check_shown(answers, case, face)
+    def test_what_was_public_before_t_is_shown(request: pytest.FixtureRequest, case: Case, face: str) -> None:
+        check_shown(request.getfixturevalue(fixture), case, face)
 
-    def test_the_query_logs_pass_the_audit(answers: Answers) -> None:
-        assert answers.audit_failures() == []
+    def test_the_query_logs_pass_the_audit(request: pytest.FixtureRequest) -> None:
+        assert request.getfixturevalue(fixture).audit_failures() == []
 
     return test_no_post_cutoff_byte, test_what_was_public_before_t_is_shown, test_the_query_logs_pass_the_audit
 
