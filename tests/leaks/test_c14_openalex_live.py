@@ -19,7 +19,7 @@ import pytest
 
 from tests.leaks.harness import FACES, Answers, Case, Faces, suite
 from tests.openalex.realworks import real_work
-from tests.openalex.test_openalex_live import JSON, OpenAlexStub
+from tests.openalex.test_openalex_live import OpenAlexStub
 
 CUTOFF = "2014-01-10"
 WRONG = dict(real_work("W2566526179"), id="https://openalex.org/W4400000077", doi="https://doi.org/10.5555/later.other",
