@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from frozen_search.config import Settings
+from frozen_search.disclosure import upstream_failure
 from frozen_search.errors import FrozenSearchError, UpstreamUnavailable
 from frozen_search.index import RevisionIndex
 from frozen_search.models import Rejection, SourceError
@@ -77,6 +78,9 @@ def live_candidates(lives: Mapping[str, LiveSource], registry: Registry, setting
             continue
         found.fresh.extend(shown)
         found.rejections.extend(rejections)
-    if failed and len(failed) == asked:
-        raise failed[0][1]  # every source asked upstream failed: the search itself fails
-    found.errors.extend(SourceError(source=name, code=error.code, message=error.message) for name, error in failed)
+    disclosed = [(name, upstream_failure(error, name)) for name, error in failed]  # requests: to the log only
+    if disclosed and len(disclosed) == asked:
+        raise disclosed[0][1]  # every source asked upstream failed: the search itself fails
+    for name, error in disclosed:
+        found.errors.append(SourceError(source=name, code=error.code, message=error.message))
+        found.rejections.extend(error.rejections)
