@@ -304,7 +304,7 @@ class FrozenSearchService:
             "total_chars": len(text),
         }
         owner = self.registry.for_row_source(row.source, self.settings)
-        metadata = common if owner is None else owner.fetch_metadata(shown, common, self.settings)
+        metadata = common if owner is None else owner.fetch_metadata(shown, common, self.settings, self.store)
         response = FetchResponse(id=row.doc_id, title=row.title, text=text[offset:end], url=displayed.url,
                                  metadata=metadata)
         return Outcome(response=response, hits=[_hit(row)])

@@ -167,9 +167,15 @@ class Source(ABC):
         ``valid_from`` (stored instants) for re-verification."""
 
     @abstractmethod
-    def fetch_metadata(self, shown: Shown, common: dict[str, Any], settings: Settings) -> dict[str, Any]:
+    def fetch_metadata(self, shown: Shown, common: dict[str, Any], settings: Settings,
+                       store: Store | None = None) -> dict[str, Any]:
         """``fetch``'s ``metadata``: ``common`` (source, as_of, revision, cutoff, paging) with this source's proven
-        fields, in display order."""
+        fields, in display order (``store``: where the shown row's content is, when a field needs it)."""
+
+    def upgrade_stored(self, store: Store) -> int:
+        """Bring rows stored by an older version of this source's rendering up to date, inside the caller's
+        transaction; returns how many were changed (default: none). Run by ``reindex`` before it indexes."""
+        return 0
 
     def local_hit(self, row: RevisionRow, store: Store, bound: int) -> Shown | Rejection:
         """What a local index hit on ``row`` shows at ``T`` (default: ``row`` itself), or why it cannot be shown."""

@@ -446,23 +446,33 @@ class Store:
                 yield _row(values)
             last = found[-1][0]
 
+    def stale_renderings(self, source: str, renderer: str) -> list[tuple[RevisionRow, str]]:
+        """Every revision of ``source`` (any origin) whose metadata ``renderer`` is not ``renderer``, with its
+        origin, in ``rev_pk`` order: rows rendered by an older renderer, to be rendered again."""
+        found = self._db.execute(f"SELECT {_COLUMNS}, origin FROM revisions WHERE source=? AND "
+                                 "COALESCE(json_extract(metadata, '$.renderer'), '') != ? ORDER BY rev_pk",
+                                 (source, renderer)).fetchall()
+        return [(_row(values[:-1]), str(values[-1])) for values in found]
+
     def count_revisions(self, origin: str = "dump") -> int:
         """Number of stored revisions of an origin (``dump`` or ``live``)."""
         return int(self._db.execute("SELECT COUNT(*) FROM revisions WHERE origin=?", (origin,)).fetchone()[0])
 
-    def text_parts(self, rev: RevisionRow) -> list[str]:
-        """The rendered texts of ``rev``'s chunks, in order.
+    def text_parts(self, rev: RevisionRow, column: str = "text") -> list[str]:
+        """The rendered texts of ``rev``'s chunks, in order (``column="source"``: their sources, e.g. wikitext).
 
         Raises:
             StoreIntegrityError: a chunk the revision lists is missing from the store.
         """
+        if column not in ("text", "source"):
+            raise ValueError(f"no chunk column {column!r}")
         keys = [rev.chunk_keys[i:i + KEY_BYTES] for i in range(0, len(rev.chunk_keys), KEY_BYTES)]
         texts: dict[bytes, str] = {}
         unique = list(dict.fromkeys(keys))
         for start in range(0, len(unique), 500):
             part = unique[start:start + 500]
             marks = ",".join("?" * len(part))
-            for key, text in self._db.execute(f"SELECT key, text FROM chunks WHERE key IN ({marks})", part):
+            for key, text in self._db.execute(f"SELECT key, {column} FROM chunks WHERE key IN ({marks})", part):
                 texts[bytes(key)] = str(text)
         missing = [key.hex() for key in unique if key not in texts]
         if missing:

@@ -363,7 +363,8 @@ class DocumentStateSource(Source):
         return Displayed(id=row.doc_id, source=row.source, url=str(row.metadata.get("url", "")), title=row.title,
                          text=text, stored_sha256=row.sha256, parts=parts, precision_ms=row.precision_ms)
 
-    def fetch_metadata(self, shown: Shown, common: dict[str, Any], settings: Settings) -> dict[str, Any]:
+    def fetch_metadata(self, shown: Shown, common: dict[str, Any], settings: Settings,
+                       store: Store | None = None) -> dict[str, Any]:
         """The proven fields stored with the state (``metadata.display``), then ``common``."""
         metadata = dict(shown.row.metadata.get("display", {}))
         metadata.update(common)

@@ -29,6 +29,9 @@ def rebuild_index(store: Store, index_path: Path, progress: Callable[[int], None
     index = RevisionIndex.create(building, fresh=True)
     registry = registry if registry is not None else default_registry()
     settings = settings if settings is not None else Settings.from_env(data_dir=store.path.parent)
+    with store.transaction():  # rows of an older rendering are rendered again first (their chunk keys change)
+        for source in registry.sources:
+            source.upgrade_stored(store)
     count = 0
     with index.writer() as writer:
         for row in store.iter_revisions():

@@ -16,8 +16,9 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from frozen_search.adapters.wikipedia import ids as wikipedia
+from frozen_search.adapters.wikipedia.dump import rerender
 from frozen_search.adapters.wikipedia.live import LiveRevision, WikipediaLive
-from frozen_search.adapters.wikipedia.wikitext import WikitextRenderer, join_rendered
+from frozen_search.adapters.wikipedia.wikitext import RENDERER_ID, WikitextRenderer, join_rendered
 from frozen_search.cutoff import stored_instant
 from frozen_search.errors import InvalidRequest, NotFoundBeforeCutoff
 from frozen_search.models import Rejection
@@ -61,8 +62,12 @@ class LiveBridge:
         """The stored row for ``rev`` under its title at ``T``, inserting it (``origin='live'``) when new."""
         doc = wikipedia.doc_id(rev.title)
         existing = self.store.get(doc, str(rev.revid))
-        if existing is not None:
+        if existing is not None and existing.metadata.get("renderer") == RENDERER_ID:
             return existing
+        if existing is not None:  # stored by an older renderer: rendered again, never shown as it was
+            with self._render_lock, self.store.transaction():
+                self.store.replace_content(existing.rev_pk, rerender(self.store, existing, self._renderer))
+            return self.store.revision(existing.rev_pk)
         with self._render_lock:
             chunks = self._renderer.render_chunks(rev.wikitext)
         displayed = join_rendered([c.text for c in chunks])
@@ -76,7 +81,7 @@ class LiveBridge:
                 chunk_keys=b"".join(c.key for c in chunks),
                 sha256=hashlib.sha256(displayed.encode("utf-8")).hexdigest(), chars=len(displayed),
                 metadata={"page_id": str(rev.page_id), "current_title": rev.current_title, "renderer":
-                          "wikitext-chunks/1"},
+                          RENDERER_ID},
                 provenance={"upstream": self.api_url, "wikitext_sha1": rev.sha1, "resolved": "live"},
                 origin="live"))
         stored = self.store.get(doc, str(rev.revid))

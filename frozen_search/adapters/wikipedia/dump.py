@@ -1,7 +1,8 @@
 """Ingest MediaWiki XML exports (schemas 0.3 to 0.11; plain, .bz2, .gz, .xz or legacy .lzma) into store and index.
 
 Streaming with constant memory: mwxml yields one revision at a time; text is rendered chunk by chunk
-(:mod:`frozen_search.adapters.wikipedia.wikitext`, templates stripped, never expanded) and stored content-addressed.
+(:mod:`frozen_search.adapters.wikipedia.wikitext`, formatting templates rendered from their arguments, others
+stripped) and stored content-addressed.
 Every revision is kept with its validity interval: ``valid_to`` is the next stored revision's timestamp, so one
 ingest serves every cutoff. A page-only fragment (a bare sequence of ``<page>`` elements, as in some test corpora)
 is read inside a synthetic ``<mediawiki>`` root, as MediaWiki's own importer needs too (../shared/mediawiki.md, 11).
@@ -43,6 +44,7 @@ from mwxml.errors import MalformedXML
 
 from frozen_search.adapters.wikipedia import ids as wikipedia
 from frozen_search.adapters.wikipedia.wikitext import (
+    RENDERER_ID,
     DeferredChunks,
     WikitextRenderer,
     join_rendered,
@@ -59,7 +61,6 @@ _PAGES_ONLY_HEADER = (b'<mediawiki xmlns="http://www.mediawiki.org/xml/export-0.
                       b"<siteinfo><sitename>unknown (pages-only fragment)</sitename><namespaces>"
                       b'<namespace key="0" case="first-letter" /></namespaces></siteinfo>\n')
 _PAGES_ONLY_FOOTER = b"\n</mediawiki>\n"
-RENDERER_ID = "wikitext-chunks/1"
 PARALLEL_RENDER_AFTER = 500  # revisions of one call rendered inline before a render process is used (spawn ~0.3 s)
 RENDER_WINDOW = 64  # revisions read ahead of the one being stored while their chunks are rendered
 # One indexing thread with a large heap: fewer, larger segments cost far less CPU to write and merge than two threads
@@ -565,6 +566,42 @@ def _record_move(store: Store, doc: str, moved_at: int, old: str, new: str) -> N
         pass  # a comment that only looks like a move (no valid titles): nothing to record
 
 
+def rerender(store: Store, row: RevisionRow, renderer: WikitextRenderer) -> NewRevision:
+    """``row`` rendered again by the current renderer from its stored chunk sources (the wikitext, split losslessly),
+    its chunks stored; the caller replaces the row's content with what is returned.
+
+    Raises:
+        StoreIntegrityError: a chunk the row lists is missing from the store.
+    """
+    chunks = renderer.render_chunks("".join(store.text_parts(row, column="source")))
+    store.put_chunks((c.key, c.source, c.text) for c in chunks)
+    displayed = join_rendered([c.text for c in chunks])
+    return NewRevision(
+        doc_id=row.doc_id, source=row.source, version=row.version, parent_version=row.parent_version,
+        valid_from=row.valid_from, title=row.title, redirect=row.redirect, chunk_keys=b"".join(c.key for c in chunks),
+        sha256=hashlib.sha256(displayed.encode("utf-8")).hexdigest(), chars=len(displayed),
+        metadata={**row.metadata, "renderer": RENDERER_ID}, provenance=row.provenance,
+        precision_ms=row.precision_ms)
+
+
+def rerender_stale(store: Store, renderer: WikitextRenderer | None = None) -> list[int]:
+    """Render again every stored Wikipedia revision (dump or live) whose ``renderer`` is not :data:`RENDERER_ID`,
+    inside the caller's transaction; returns the ``rev_pk``s of the dump ones (the index must re-add them). Chunks
+    are keyed by renderer (:func:`~frozen_search.adapters.wikipedia.wikitext.chunk_key`), so old and new renderings
+    never share a key, and after this no row of the store shows an old rendering.
+
+    Raises:
+        StoreIntegrityError: a chunk a row lists is missing from the store.
+    """
+    renderer = renderer if renderer is not None else WikitextRenderer()
+    changed: list[int] = []
+    for row, origin in store.stale_renderings(wikipedia.SOURCE, RENDERER_ID):
+        store.replace_content(row.rev_pk, rerender(store, row, renderer))
+        if origin == "dump":
+            changed.append(row.rev_pk)
+    return changed
+
+
 def ingest_wikipedia(paths: Sequence[Path], store: Store, index: RevisionIndex, *,
                      namespaces: frozenset[int] = frozenset({0}), progress: Progress | None = None,
                      on_file: Callable[[Path], None] | None = None) -> IngestReport:
@@ -587,6 +624,10 @@ def ingest_wikipedia(paths: Sequence[Path], store: Store, index: RevisionIndex, 
     try:
         with index.writer(INDEX_HEAP_BYTES, INDEX_THREADS) as writer:
             with store.transaction():
+                for rev_pk in rerender_stale(store, renderer):  # an older rendering: rendered again, re-indexed
+                    row = store.revision(rev_pk)
+                    writer.replace(IndexedRevision(row.rev_pk, row.doc_id, row.source, row.valid_from, row.valid_to,
+                                                   row.title, join_rendered(store.text_parts(row))))
                 page_writer = _PageWriter(store, writer, renderer, {}, report, pool)
                 moves: list[LoggedMove] = []
                 for path in paths:
