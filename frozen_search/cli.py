@@ -56,14 +56,19 @@ def _cutoff_option(func: F) -> F:
 
 
 def _mode_option(func: F) -> F:
+    func = click.option("--search-from", type=click.Choice(["auto", "store", "live"]), default=None,
+                        envvar="FROZEN_SEARCH_SEARCH_FROM",
+                        help="live/offline search candidates: store (strict: the historical index only), live (also "
+                             "upstream search), auto (default: store when the store covers the cutoff).")(func)
     return click.option("--mode", type=click.Choice(["local", "live", "offline"]), default=None,
                         envvar="FROZEN_SEARCH_MODE",
                         help="local: the store only (default); live: also ask the upstream sources and record "
                              "every exchange; offline: the recorded exchanges only.")(func)
 
 
-def _service(data_dir: Path | None, cutoff: str | None, mode: str | None = None) -> FrozenSearchService:
-    return open_service(Settings.from_env(data_dir=data_dir, cutoff=cutoff, mode=mode))
+def _service(data_dir: Path | None, cutoff: str | None, mode: str | None = None,
+             search_from: str | None = None) -> FrozenSearchService:
+    return open_service(Settings.from_env(data_dir=data_dir, cutoff=cutoff, mode=mode, search_from=search_from))
 
 
 @click.group()
@@ -188,9 +193,9 @@ def _extras(words: list[str]) -> dict[str, Any]:
 
 
 def _tool_call(ctx: click.Context, tool: str, arguments: dict[str, Any], cutoff: str | None, mode: str | None,
-               data_dir: Path | None) -> None:
+               data_dir: Path | None, search_from: str | None = None) -> None:
     """Run one tool call through the service (logged whether it answers or refuses); print its JSON."""
-    service = _service(data_dir, cutoff, mode)
+    service = _service(data_dir, cutoff, mode, search_from)
     try:
         response = service.call(tool, {**{k: v for k, v in arguments.items() if v is not None},
                                        **_extras(list(ctx.args))})
@@ -210,9 +215,10 @@ def _tool_call(ctx: click.Context, tool: str, arguments: dict[str, Any], cutoff:
 @click.pass_context
 @_fail_cleanly
 def search(ctx: click.Context, query: str | None, cutoff: str | None, source: str | None, limit: str,
-           mode: str | None, data_dir: Path | None) -> None:
+           mode: str | None, search_from: str | None, data_dir: Path | None) -> None:
     """Search as of the cutoff; prints the JSON response (the same shape as HTTP and MCP)."""
-    _tool_call(ctx, "search", {"query": query, "source": source, "limit": _integer(limit)}, cutoff, mode, data_dir)
+    _tool_call(ctx, "search", {"query": query, "source": source, "limit": _integer(limit)}, cutoff, mode, data_dir,
+               search_from)
 
 
 @main.command(context_settings=_TOOL_CALL)
@@ -225,10 +231,10 @@ def search(ctx: click.Context, query: str | None, cutoff: str | None, source: st
 @click.pass_context
 @_fail_cleanly
 def fetch(ctx: click.Context, id: str | None, cutoff: str | None, offset: str, max_chars: str | None,
-          mode: str | None, data_dir: Path | None) -> None:
+          mode: str | None, search_from: str | None, data_dir: Path | None) -> None:
     """Fetch one document (id or canonical URL) as it stood at the cutoff; prints JSON."""
     _tool_call(ctx, "fetch", {"id": id, "offset": _integer(offset), "max_chars": _integer(max_chars)}, cutoff,
-               mode, data_dir)
+               mode, data_dir, search_from)
 
 
 @main.command()
@@ -238,11 +244,12 @@ def fetch(ctx: click.Context, id: str | None, cutoff: str | None, offset: str, m
 @_mode_option
 @_data_dir_option
 @_fail_cleanly
-def serve(cutoff: str | None, host: str, port: int, mode: str | None, data_dir: Path | None) -> None:
+def serve(cutoff: str | None, host: str, port: int, mode: str | None, search_from: str | None,
+          data_dir: Path | None) -> None:
     """Serve HTTP (/v1/search, /v1/fetch, /healthz, /readyz) and MCP streamable HTTP (/mcp) at a fixed cutoff."""
     from frozen_search.server.http import run_http
 
-    service = _service(data_dir, cutoff, mode)
+    service = _service(data_dir, cutoff, mode, search_from)
     click.echo(f"frozen-search: cutoff {service.cutoff_iso}, mode {service.settings.mode}, store "
                f"{service.settings.store_path}, log {service.settings.querylog_path}, "
                f"http://{host}:{port}/v1/search and /mcp", err=True)
@@ -254,11 +261,11 @@ def serve(cutoff: str | None, host: str, port: int, mode: str | None, data_dir: 
 @_mode_option
 @_data_dir_option
 @_fail_cleanly
-def mcp(cutoff: str | None, mode: str | None, data_dir: Path | None) -> None:
+def mcp(cutoff: str | None, mode: str | None, search_from: str | None, data_dir: Path | None) -> None:
     """Serve the MCP tools search and fetch over stdio at a fixed cutoff."""
     from frozen_search.server.mcp import run_stdio
 
-    run_stdio(_service(data_dir, cutoff, mode))
+    run_stdio(_service(data_dir, cutoff, mode, search_from))
 
 
 @main.command("replay")

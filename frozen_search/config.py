@@ -50,6 +50,11 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("mode", "FROZEN_SEARCH_MODE", "local",
             "local: the store only (dumps and what was learned before); live: also ask the upstream wiki and record "
             "every exchange in the HTTP cache; offline: the same as live but from the HTTP cache only."),
+    Setting("search_from", "FROZEN_SEARCH_SEARCH_FROM", "auto",
+            "Where live/offline search takes its candidates: store (strict: the historical index only; upstream only "
+            "resolves a fetch of a document the store does not hold), live (the index and each live source's "
+            "upstream search), auto (store when the store covers every source asked upstream at the cutoff, else "
+            "live). No effect in local mode."),
     Setting("wikipedia_api", "FROZEN_SEARCH_WIKIPEDIA_API", "https://en.wikipedia.org/w/api.php",
             "The MediaWiki Action API endpoint live mode asks (a local MediaWiki in tests)."),
     Setting("contact", "FROZEN_SEARCH_CONTACT", None,
@@ -72,6 +77,7 @@ SETTINGS: tuple[Setting, ...] = (
             "OpenAlex API key, sent as the api_key= URL parameter the API documents."),
 )
 MODES = ("local", "live", "offline")
+SEARCH_FROM = ("auto", "store", "live")
 
 _INT_SETTINGS = {"max_chars", "max_chars_limit", "snippet_chars", "max_query_chars", "max_limit"}
 
@@ -103,6 +109,7 @@ class Settings:
     max_limit: int = 50
     wikipedia_host: str = "en.wikipedia.org"
     mode: str = "local"
+    search_from: str = "auto"
     wikipedia_api: str = "https://en.wikipedia.org/w/api.php"
     contact: str | None = None
     live_sources: str = "wikipedia,arxiv,stackexchange,openalex"
@@ -209,6 +216,8 @@ def _convert(name: str, raw: Any) -> Any:
             return Path(raw).expanduser()
         if name == "mode" and raw not in MODES:
             raise ValueError(f"must be one of {', '.join(MODES)}")
+        if name == "search_from" and raw not in SEARCH_FROM:
+            raise ValueError(f"must be one of {', '.join(SEARCH_FROM)}")
         if name in _INT_SETTINGS:
             value = int(raw)
             if value <= 0:

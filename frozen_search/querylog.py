@@ -141,7 +141,9 @@ class QueryEvent:
     (:class:`frozen_search.disclosure.Later`; not written when none), which ``audit`` proves absent from the answer.
     ``truncated`` names the arguments logged cut because they were refused (:func:`truncated_value`; ``None``,
     not written, when none was); ``attempted_cutoff`` the request headers that tried to set the date, answered at
-    the fixed cutoff anyway (header name -> value, cut like an argument; ``None``, not written, when none).
+    the fixed cutoff anyway (header name -> value, cut like an argument; ``None``, not written, when none);
+    ``search_from`` is ``store`` when a live or offline service searched the store alone (strict mode,
+    :mod:`frozen_search.stages.coverage`; ``None``, not written, otherwise), so ``replay`` does the same.
     ``ValueError`` on an unknown tool or an argument named ``cutoff``, :class:`InvalidRequest` on an unparseable cutoff.
     """
 
@@ -164,6 +166,7 @@ class QueryEvent:
     withheld: list[str] | None = None
     truncated: list[str] | None = None
     attempted_cutoff: dict[str, Any] | None = None
+    search_from: str | None = None
 
     def __post_init__(self) -> None:
         _check_call(self.tool, self.arguments)
@@ -172,7 +175,7 @@ class QueryEvent:
     def to_record(self) -> dict[str, Any]:
         """The line before chaining: ``event``, ``schema_version`` and the fields above."""
         values = {f.name: getattr(self, f.name) for f in fields(self)}
-        for optional in ("live_sources", "sites", "withheld", TRUNCATED, "attempted_cutoff"):
+        for optional in ("live_sources", "sites", "withheld", TRUNCATED, "attempted_cutoff", "search_from"):
             if not values[optional]:
                 del values[optional]
         return {"event": self.NAME, "schema_version": self.VERSION, **values}
@@ -279,13 +282,13 @@ class QueryLog:
     def call(
         self, session: str, tool: Tool, arguments: dict[str, Any], cutoff: datetime | str, mode: str = "local",
         live_sources: list[str] | None = None, sites: str | None = None, truncated: list[str] | None = None,
-        attempted_cutoff: dict[str, Any] | None = None,
+        attempted_cutoff: dict[str, Any] | None = None, search_from: str | None = None,
     ) -> Iterator[CallRecorder]:
         """Log one call in a ``finally``: the body fills the recorder; an exception is logged, then re-raised.
 
         ``ts`` comes from the clock on entry, ``latency_ms`` from ``time.perf_counter``. A string ``cutoff`` is
         parsed with :func:`parse_cutoff` (:class:`InvalidRequest`); tool and arguments are checked on entry.
-        ``truncated``/``attempted_cutoff``: see :class:`QueryEvent`.
+        ``truncated``/``attempted_cutoff``/``search_from``: see :class:`QueryEvent`.
         """
         _check_call(tool, arguments)
         cutoff_iso = iso_utc(parse_cutoff(cutoff) if isinstance(cutoff, str) else cutoff)
@@ -300,7 +303,7 @@ class QueryLog:
             event = QueryEvent(ts, session, tool, dict(arguments), cutoff_iso, recorder.response, recorder.error,
                                recorder.hits, recorder.rejections, latency_ms, mode, live_sources, sites,
                                sorted(set(recorder.withheld)), truncated or None,
-                               attempted_cutoff or None)  # fmt: skip
+                               attempted_cutoff or None, search_from)  # fmt: skip
             recorder.record = self.append(event)
 
     def close(self) -> None:

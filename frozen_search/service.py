@@ -20,7 +20,7 @@ from typing import Any
 
 from frozen_search.adapters.http import Upstream
 from frozen_search.config import Settings, default_setting
-from frozen_search.cutoff import instant_bound, iso_utc
+from frozen_search.cutoff import instant_bound, iso_utc, stored_iso
 from frozen_search.disclosure import collecting, disclosed
 from frozen_search.errors import FrozenSearchError, InvalidRequest, VerificationFailed
 from frozen_search.live import LiveSet, open_live
@@ -30,8 +30,9 @@ from frozen_search.registry import Registry, default_registry
 from frozen_search.source import LiveSource, Shown
 from frozen_search.stages.arguments import MAX_REFERENCE_CHARS, fetch_arguments, search_arguments
 from frozen_search.stages.candidates import Candidates, live_candidates, local_candidates
+from frozen_search.stages.coverage import Coverage, strict_search
 from frozen_search.stages.rank import merge_ranked, snippet
-from frozen_search.stages.resolve import resolve_reference
+from frozen_search.stages.resolve import resolve_from_store, resolve_reference
 from frozen_search.stages.reverify import Reverifier
 from frozen_search.stages.snapshot import SnapshotIndex
 from frozen_search.store import RevisionRow, Store
@@ -90,6 +91,9 @@ class FrozenSearchService:
         self.live_set: LiveSet | None = None
         self.reverifier = Reverifier(settings, self.registry, self.store, self.cutoff)
         self.snapshot = SnapshotIndex(settings, self.registry, self.store, self.bound)
+        self.coverage = Coverage.of(self.store)
+        self.strict = strict_search(settings, self.registry, self.coverage, self.lives, self.bound)
+        """Strict mode (``search_from``, :mod:`frozen_search.stages.coverage`): no upstream search candidates."""
 
     @classmethod
     def open(cls, settings: Settings, *, registry: Registry | None = None, store: Store | None = None,
@@ -176,7 +180,8 @@ class FrozenSearchService:
         logged, cut = self._bounded(tool, given)
         with self.log.call(self.session, tool, logged, self.cutoff,  # type: ignore[arg-type]
                            self.settings.mode, self._live_sources(), self._sites(), cut,
-                           logged_headers) as recorder, collecting() as withheld:
+                           logged_headers, search_from="store" if self.strict else None
+                           ) as recorder, collecting() as withheld:
             recorder.withheld = withheld  # values learned from after T while answering: logged, audited, never shown
             outcome = self.execute(tool, given)  # refuses an attempt to set the cutoff
             recorder.set_outcome(outcome)
@@ -240,12 +245,13 @@ class FrozenSearchService:
         if not (self.lives and self.store.generation == 0):  # live mode over a store no dump ever filled: no index
             local_candidates(self.snapshot.get(), self.store, self.registry, self.settings, terms=terms,
                              phrases=phrases, bound=self.bound, source=source, limit=limit * 3, found=found)
-        live_candidates(self.lives, self.registry, self.settings, query=query, source=source, limit=limit * 2,
-                        found=found)
+        if not self.strict:
+            live_candidates(self.lives, self.registry, self.settings, query=query, source=source, limit=limit * 2,
+                            found=found)
         response = SearchResponse(results=[], errors=found.errors)
         outcome = Outcome(response=response, rejections=found.rejections)
         pool = found.local
-        if self.lives:
+        if self.lives and not self.strict:
             pool = merge_ranked(found.local, found.fresh, terms, phrases, self.reverifier.text, outcome.rejections)
         seen: set[str] = set()
         for shown in pool:
@@ -277,12 +283,16 @@ class FrozenSearchService:
         size = fetch_arguments(id, offset, max_chars, self.settings)
         source, reference = self.registry.parse_reference(id, self.settings)
         try:  # the disclosure gate: a refusal says only what was true before T (evidence to the log)
+            if self.strict:
+                shown, until = resolve_from_store(source, reference, self.lives, self.store, self.bound,
+                                                  self.settings, self.coverage)
+                return self._fetch_shown(shown, offset, size, until)
             return self._fetch_shown(resolve_reference(source, reference, self.lives, self.store, self.bound,
                                                        self.settings), offset, size)
         except FrozenSearchError as exc:
             raise disclosed(exc, id, self.cutoff_iso, source.name) from None
 
-    def _fetch_shown(self, shown: Shown, offset: int, size: int) -> Outcome:
+    def _fetch_shown(self, shown: Shown, offset: int, size: int, covered_until: int | None = None) -> Outcome:
         text = self.reverifier.text(shown.row)
         displayed = self.reverifier.displayed(shown, text)
         rejection = self.reverifier.check(displayed, None)
@@ -305,6 +315,9 @@ class FrozenSearchService:
         }
         owner = self.registry.for_row_source(row.source, self.settings)
         metadata = common if owner is None else owner.fetch_metadata(shown, common, self.settings, self.store)
+        if covered_until is not None:  # strict mode: the store knows this document only up to its dump (< T)
+            metadata = {**metadata, "covered_until": stored_iso(covered_until,
+                                                                1000 if covered_until % 1000 == 999 else 1)}
         response = FetchResponse(id=row.doc_id, title=row.title, text=text[offset:end], url=displayed.url,
                                  metadata=metadata)
         return Outcome(response=response, hits=[_hit(row)])

@@ -83,6 +83,10 @@ CREATE INDEX IF NOT EXISTS moves_old_title ON moves (old_title, moved_at);
 CREATE TABLE IF NOT EXISTS aliases (
     alias TEXT NOT NULL, doc_id TEXT NOT NULL, UNIQUE (alias, doc_id)
 );
+CREATE TABLE IF NOT EXISTS coverage (
+    source TEXT NOT NULL, file TEXT NOT NULL, first_rev_pk INTEGER NOT NULL, last_rev_pk INTEGER NOT NULL,
+    covered_until INTEGER NOT NULL, basis TEXT NOT NULL, recorded TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS ingests (
     id INTEGER PRIMARY KEY, source TEXT NOT NULL, files TEXT NOT NULL, finished TEXT NOT NULL,
     pages INTEGER NOT NULL, revisions INTEGER NOT NULL
@@ -90,6 +94,24 @@ CREATE TABLE IF NOT EXISTS ingests (
 """
 
 KEY_BYTES = 20  # sha1 digest size of a chunk key
+_COVERAGE_TABLE = _SCHEMA[_SCHEMA.index("CREATE TABLE IF NOT EXISTS coverage"):
+                          _SCHEMA.index(";\nCREATE TABLE IF NOT EXISTS ingests")]
+
+
+@dataclass(frozen=True)
+class CoverageRow:
+    """What one ingested input file proves: the dump revisions of row source ``source`` stored from ``file`` (the
+    ``rev_pk`` range ``first_rev_pk..last_rev_pk``) are known unchanged up to ``covered_until`` (a stored instant,
+    UTC milliseconds). ``basis`` says where that instant comes from: ``newest_event`` (the newest revision or
+    history event of the source in the file: the dump was taken no earlier) or ``dump_date`` (the date the format
+    itself carries)."""
+
+    source: str
+    file: str
+    first_rev_pk: int
+    last_rev_pk: int
+    covered_until: int
+    basis: str
 
 
 @dataclass(frozen=True)
@@ -229,6 +251,9 @@ class Store:
             raise ConfigError(f"{self.path} has store schema version {version}; this frozen-search reads "
                               f"{SCHEMA_VERSION} (schema 5 stores instants in milliseconds at each source's own "
                               "precision): re-ingest the dumps into a new data directory")
+        if self._db.execute("SELECT name FROM sqlite_master WHERE type='table' AND name='coverage'").fetchone() \
+                is None:  # a store of this schema made before coverage was recorded: the (empty) table is added
+            self._db.execute(_COVERAGE_TABLE)
 
     def close(self) -> None:
         """Close the connection."""
@@ -479,6 +504,30 @@ class Store:
             raise StoreIntegrityError(f"revision {rev.version} of {rev.doc_id} lists {len(missing)} chunk(s) "
                                       f"missing from the store (first: {missing[0]})")
         return [texts[key] for key in keys]
+
+    def max_rev_pk(self) -> int:
+        """The greatest ``rev_pk`` stored (0 for an empty store)."""
+        return int(self._db.execute("SELECT COALESCE(MAX(rev_pk), 0) FROM revisions").fetchone()[0])
+
+    def newest_events(self, after: int, upto: int) -> list[tuple[str, int, int, int]]:
+        """Per row source, the dump revisions with ``after < rev_pk <= upto``: ``(source, first rev_pk, last
+        rev_pk, newest valid_from)`` (stored instants, UTC milliseconds)."""
+        found = self._db.execute(
+            "SELECT source, MIN(rev_pk), MAX(rev_pk), MAX(valid_from) FROM revisions WHERE rev_pk>? AND rev_pk<=? "
+            "AND origin IN ('dump', 'superseded') GROUP BY source ORDER BY source", (after, upto)).fetchall()
+        return [(str(source), int(first), int(last), int(newest)) for source, first, last, newest in found]
+
+    def record_coverage(self, rows: Iterable[CoverageRow], recorded: str) -> None:
+        """Note what ingested files prove (see :class:`CoverageRow`); ``recorded``: when (ISO UTC)."""
+        self._db.executemany("INSERT INTO coverage VALUES (?,?,?,?,?,?,?)",
+                             [(row.source, row.file, row.first_rev_pk, row.last_rev_pk, row.covered_until,
+                               row.basis, recorded) for row in rows])
+
+    def coverage(self) -> list[CoverageRow]:
+        """Every recorded :class:`CoverageRow`, by source then ``first_rev_pk``."""
+        found = self._db.execute("SELECT source, file, first_rev_pk, last_rev_pk, covered_until, basis FROM coverage "
+                                 "ORDER BY source, first_rev_pk").fetchall()
+        return [CoverageRow(str(a), str(b), int(c), int(d), int(e), str(f)) for a, b, c, d, e, f in found]
 
     def record_ingest(self, source: str, files: list[str], finished: str, pages: int, revisions: int) -> None:
         """Note a committed ingest in the ``ingests`` table (inside the caller's transaction)."""

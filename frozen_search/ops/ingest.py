@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,7 @@ from frozen_search.errors import ConfigError
 from frozen_search.index import RevisionIndex
 from frozen_search.registry import Registry, default_registry
 from frozen_search.source import IngestReport
-from frozen_search.store import Store
+from frozen_search.store import CoverageRow, Store
 
 IngestProgress = Callable[[int, int], None]
 """``progress(done, stored)``: bytes of the current input file read so far, revisions (states) stored so far."""
@@ -67,8 +68,46 @@ def ingest(settings: Settings, source_name: str, paths: Sequence[Path], *, progr
     store = Store(settings.store_path)
     try:
         index = RevisionIndex.create(settings.index_path)
-        report = source.ingest(list(paths), store, index, settings=settings, progress=progress, on_file=on_file,
+        files = FileBoundaries(store, on_file)
+        report = source.ingest(list(paths), store, index, settings=settings, progress=progress, on_file=files.start,
                                **options)
+        files.record()
     finally:
         store.close()
     return IngestResult(source_name, report)
+
+
+class FileBoundaries:
+    """Which stored revisions came from which input file, and so each file's coverage (store ``coverage`` table).
+
+    An ingester stores one file's revisions before it reads the next (``on_file`` is called before each file), so
+    the ``rev_pk`` range stored between two calls is that file's. After the ingest committed, :meth:`record` notes
+    per file and row source the newest event instant among those revisions (basis ``newest_event``): the dump was
+    taken no earlier, so each document of the file is known unchanged up to it. None of the formats read here
+    carries the date the dump was taken in a field of its own that every ingester reads, so ``newest_event`` is
+    the basis of every row (a lower bound of the dump date: coverage is never overstated). A file that stored no
+    new revision (all already stored) records nothing, and a crash before :meth:`record` leaves the source
+    without coverage: both only make the store claim less.
+    """
+
+    def __init__(self, store: Store, on_file: FileHook | None) -> None:
+        self.store, self.on_file = store, on_file
+        self._starts: list[tuple[Path, int]] = []
+
+    def start(self, path: Path) -> None:
+        """Called by the ingester before it reads ``path`` (then the caller's own hook)."""
+        self._starts.append((path, self.store.max_rev_pk()))
+        if self.on_file is not None:
+            self.on_file(path)
+
+    def record(self) -> int:
+        """Record the coverage of every file read (after the ingest committed); returns the rows written."""
+        end = self.store.max_rev_pk()
+        bounds = [after for _, after in self._starts[1:]] + [end]
+        rows = [CoverageRow(source, path.name, first, last, newest, "newest_event")
+                for (path, after), upto in zip(self._starts, bounds, strict=True)
+                for source, first, last, newest in self.store.newest_events(after, upto)]
+        if rows:
+            with self.store.transaction():
+                self.store.record_coverage(rows, datetime.now(UTC).isoformat())
+        return len(rows)

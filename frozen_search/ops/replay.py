@@ -50,6 +50,7 @@ class _LineContext:
 
     local: bool = True
     asked: str | None = None  # its live sources, comma-separated (None: the settings' own)
+    search_from: str = "live"  # "store": it searched the store alone (strict mode)
     sites: str = field(default_factory=lambda: str(default_setting("stackexchange_sites")))
 
 
@@ -68,20 +69,22 @@ def replay_log(settings: Settings, log_path: Path, *,
     live_lines = any(record.get("mode", "local") != "local" for _, record in read_log(log))
     settings = replace(settings, mode="offline" if live_lines else "local")
     store = existing_store(settings)
-    services: dict[tuple[str, bool, str | None, str], FrozenSearchService] = {}
+    services: dict[tuple[str, bool, str | None, str, str], FrozenSearchService] = {}
     now = _LineContext()
 
     def before(record: Mapping[str, Any]) -> None:
         names = record.get("live_sources")
         now.asked = ",".join(map(str, names)) if isinstance(names, list) else None
         now.local = record.get("mode", "local") == "local"
+        now.search_from = "store" if record.get("search_from") == "store" else "live"
         logged = record.get("sites")
         now.sites = logged if isinstance(logged, str) else str(default_setting("stackexchange_sites"))
 
     def execute(cutoff: str, tool: str, arguments: dict[str, Any]) -> tuple[Any, Any]:
-        key = (cutoff, now.local, now.asked, now.sites)
+        key = (cutoff, now.local, now.asked, now.sites, now.search_from)
         if key not in services:
-            at = replace(settings.with_cutoff(parse_cutoff(cutoff)), stackexchange_sites=now.sites)
+            at = replace(settings.with_cutoff(parse_cutoff(cutoff)), stackexchange_sites=now.sites,
+                         search_from=now.search_from)
             if now.local:
                 at = replace(at, mode="local")
             elif now.asked is not None:
