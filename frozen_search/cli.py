@@ -15,7 +15,15 @@ from typing import Any, TypeVar
 
 import click
 from rich.console import Console
-from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeElapsedColumn, TransferSpeedColumn
+from rich.progress import (
+    BarColumn,
+    DownloadColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+    TransferSpeedColumn,
+)
 
 from frozen_search.config import Settings
 from frozen_search.errors import ConfigError, FrozenSearchError
@@ -26,6 +34,7 @@ from frozen_search.ops.ingest import ingest as run_ingest
 from frozen_search.ops.ingest import unit_of
 from frozen_search.ops.reindex import reindex as run_reindex
 from frozen_search.ops.replay import describe, replay_log
+from frozen_search.ops.snapshot import snapshot as run_snapshot
 from frozen_search.ops.warm import warm
 from frozen_search.service import FrozenSearchService
 
@@ -53,6 +62,11 @@ def _cutoff_option(func: F) -> F:
     return click.option("--cutoff", default=None, envvar="FROZEN_SEARCH_CUTOFF",
                         help="The cutoff T: 2026-01-06 (midnight UTC) or 2026-01-06T00:00:00Z "
                              "(or set FROZEN_SEARCH_CUTOFF).")(func)
+
+
+def _snapshot_cutoff_option(func: F) -> F:
+    return click.option("--cutoff", default=None,
+                        help="Then build the snapshot index at this cutoff (as `frozen-search snapshot`).")(func)
 
 
 def _mode_option(func: F) -> F:
@@ -87,15 +101,18 @@ def ingest() -> None:
 @click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--namespace", "namespaces", type=int, multiple=True, default=(0,), show_default=True,
               help="Namespace numbers to keep (repeat the flag for several).")
+@_snapshot_cutoff_option
 @_data_dir_option
 @_fail_cleanly
-def ingest_wikipedia_command(files: tuple[Path, ...], namespaces: tuple[int, ...], data_dir: Path | None) -> None:
+def ingest_wikipedia_command(files: tuple[Path, ...], namespaces: tuple[int, ...], cutoff: str | None,
+                             data_dir: Path | None) -> None:
     """Ingest MediaWiki XML exports (schemas 0.3-0.11; plain, .bz2, .gz, .xz, .lzma), all or nothing."""
-    _ingest("wikipedia", files, data_dir, namespaces=frozenset(namespaces))
+    _ingest("wikipedia", files, data_dir, cutoff, namespaces=frozenset(namespaces))
 
 
-def _ingest(name: str, files: tuple[Path, ...], data_dir: Path | None, **options: Any) -> None:
-    """Run a source's ingester with a progress bar per file; print its report."""
+def _ingest(name: str, files: tuple[Path, ...], data_dir: Path | None, cutoff: str | None = None,
+            **options: Any) -> None:
+    """Run a source's ingester with a progress bar per file; print its report; then the snapshot at ``cutoff``."""
     settings = Settings.from_env(data_dir=data_dir)
     with Progress(TextColumn("{task.description}"), BarColumn(), DownloadColumn(), TransferSpeedColumn(),
                   TextColumn(f"{{task.fields[revisions]}} {unit_of(name)}"), TimeElapsedColumn(),
@@ -114,35 +131,59 @@ def _ingest(name: str, files: tuple[Path, ...], data_dir: Path | None, **options
     for problem in result.problems:
         click.echo(f"skipped: {problem}", err=True)
     click.echo(result.summary())
+    if cutoff is not None:
+        _snapshot(Settings.from_env(data_dir=data_dir, cutoff=cutoff))
+
+
+def _snapshot(settings: Settings) -> None:
+    with Progress(TextColumn("snapshot"), BarColumn(), TextColumn("{task.completed}/{task.total} documents"),
+                  TimeElapsedColumn(), TimeRemainingColumn(), console=_stderr) as bar:
+        task = bar.add_task("snapshot", total=None)
+        result = run_snapshot(settings, progress=lambda done, total: bar.update(task, completed=done, total=total))
+    click.echo(result.summary())
+
+
+@main.command("snapshot")
+@_cutoff_option
+@_data_dir_option
+@_fail_cleanly
+def snapshot_command(cutoff: str | None, data_dir: Path | None) -> None:
+    """Build the snapshot index at the cutoff (resumable: run it again after an interruption); a server at that
+    cutoff answers index_not_ready until it is built (small stores excepted)."""
+    _snapshot(Settings.from_env(data_dir=data_dir, cutoff=cutoff))
 
 
 @ingest.command("arxiv")
 @click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
+@_snapshot_cutoff_option
 @_data_dir_option
 @_fail_cleanly
-def ingest_arxiv_command(files: tuple[Path, ...], data_dir: Path | None) -> None:
+def ingest_arxiv_command(files: tuple[Path, ...], cutoff: str | None, data_dir: Path | None) -> None:
     """Ingest arXiv metadata: OAI-PMH arXivRaw XML, the bulk snapshot (JSON lines) or .abs files (no network)."""
-    _ingest("arxiv", files, data_dir)
+    _ingest("arxiv", files, data_dir, cutoff)
 
 
 @ingest.command("stackexchange")
 @click.argument("site_dir", type=click.Path(path_type=Path))
 @click.option("--site", default=None, help="The site's host (e.g. mathoverflow.net); it must be served "
               "(FROZEN_SEARCH_STACKEXCHANGE_SITES). Default: read from the dump.")
+@_snapshot_cutoff_option
 @_data_dir_option
 @_fail_cleanly
-def ingest_stackexchange_command(site_dir: Path, site: str | None, data_dir: Path | None) -> None:
+def ingest_stackexchange_command(site_dir: Path, site: str | None, cutoff: str | None, data_dir: Path | None
+                                 ) -> None:
     """Ingest a Stack Exchange site dump folder (Posts.xml, PostHistory.xml, Comments.xml, PostLinks.xml)."""
-    _ingest("stackexchange", (site_dir,), data_dir, site=site)
+    _ingest("stackexchange", (site_dir,), data_dir, cutoff, site=site)
 
 
 @ingest.command("openalex")
 @click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
+@_snapshot_cutoff_option
 @_data_dir_option
 @_fail_cleanly
-def ingest_openalex_command(files: tuple[Path, ...], data_dir: Path | None) -> None:
+def ingest_openalex_command(files: tuple[Path, ...], cutoff: str | None, data_dir: Path | None) -> None:
     """Ingest OpenAlex works: saved API responses (one work or a results list) or snapshot JSON lines."""
-    _ingest("openalex", files, data_dir)
+    _ingest("openalex", files, data_dir, cutoff)
 
 
 @main.command()

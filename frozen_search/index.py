@@ -11,11 +11,9 @@ silently used. This is the only module that imports tantivy (its on-disk format 
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
-import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -91,6 +89,11 @@ class IndexWriterSession:
         (self._path / "generation.json").write_text(json.dumps(
             {"format": INDEX_FORMAT, "generation": generation, "tantivy": _tantivy_version()}))
 
+    def checkpoint(self) -> None:
+        """Make the changes so far durable (a resumable build), without recording a generation: an index with no
+        ``generation.json`` is never opened for serving."""
+        self._writer.commit()
+
     def rollback(self) -> None:
         """Drop every uncommitted change."""
         self._writer.rollback()
@@ -105,10 +108,16 @@ def _tantivy_version() -> str:
 class RevisionIndex:
     """The tantivy index at ``path``; :meth:`open` for serving, :meth:`create` for (re)building."""
 
-    def __init__(self, path: Path, index: tantivy.Index) -> None:
+    def __init__(self, path: Path, index: tantivy.Index, frozen: bool = False) -> None:
         self.path = path
         self._index = index
         self._schema = index.schema
+        self._generation: int | None = None
+        self._searcher: tantivy.Searcher | None = None
+        if frozen:  # read once: a frozen index never changes after it is opened
+            self._generation = self._read_generation()
+            index.reload()
+            self._searcher = index.searcher()
 
     @classmethod
     def create(cls, path: Path, *, fresh: bool = False) -> RevisionIndex:
@@ -119,8 +128,9 @@ class RevisionIndex:
         return cls(path, tantivy.Index(_schema(), path=str(path), reuse=True))
 
     @classmethod
-    def open(cls, path: Path) -> RevisionIndex:
-        """Open an existing index for searching.
+    def open(cls, path: Path, *, frozen: bool = False) -> RevisionIndex:
+        """Open an existing index for searching (``frozen``: one that never changes once written, such as a
+        snapshot: its generation and searcher are read once, not on every search).
 
         Raises:
             IndexNotReady: no index at ``path``, or it was written by another index format.
@@ -130,33 +140,27 @@ class RevisionIndex:
             raise IndexNotReady(f"no index at {path}: ingest a dump or run `frozen-search reindex`")
         if json.loads(meta.read_text()).get("format") != INDEX_FORMAT:
             raise IndexNotReady(f"the index at {path} has another format: run `frozen-search reindex`")
-        return cls(path, tantivy.Index(_schema(), path=str(path), reuse=True))
-
-    @classmethod
-    def build_snapshot(cls, path: Path, revisions: Iterable[IndexedRevision], generation: int) -> RevisionIndex:
-        """An index at ``path`` holding only ``revisions`` (the ones current at one cutoff), so that BM25's corpus
-        statistics (document frequencies, average lengths) come from them alone, never from later revisions.
-
-        Built in a sibling folder and renamed into place when complete; when another process finished first, its
-        index is used. Returns the opened index.
-        """
-        if path.exists():
-            return cls.open(path)
-        building = path.with_name(f"{path.name}.building-{os.getpid()}-{threading.get_ident()}")
-        index = cls.create(building, fresh=True)
-        with index.writer(heap_bytes=32_000_000, threads=1) as writer:
-            for rev in revisions:
-                writer.add(rev)
-            writer.commit(generation)
-        try:
-            building.rename(path)
-        except OSError:  # another process renamed its copy first
-            shutil.rmtree(building, ignore_errors=True)
-        return cls.open(path)
+        return cls(path, tantivy.Index(_schema(), path=str(path), reuse=True), frozen)
 
     @property
     def generation(self) -> int:
         """The store generation this index reflects (-1 when never committed)."""
+        return self._generation if self._generation is not None else self._read_generation()
+
+    def max_rev(self) -> int:
+        """The greatest ``rev`` (store ``rev_pk``) of the committed documents, 0 when none: where a build that
+        adds revisions in ``rev_pk`` order resumes."""
+        self._index.reload()
+        searcher = self._index.searcher()
+        found = searcher.search(tantivy.Query.all_query(), 1, count=False, order_by_field="rev")
+        return max((int(searcher.doc(address)["rev"][0]) for _, address in found.hits), default=0)
+
+    def document_count(self) -> int:
+        """How many documents are committed."""
+        self._index.reload()
+        return int(self._index.searcher().num_docs)
+
+    def _read_generation(self) -> int:
         meta = self.path / "generation.json"
         return int(json.loads(meta.read_text())["generation"]) if meta.exists() else -1
 
@@ -182,9 +186,11 @@ class RevisionIndex:
         """
         if not terms:
             raise InvalidRequest("the query has no searchable words")
-        self._index.reload()
         query = tantivy.Query.boolean_query(self._filters(bound, source) + _matchers(self._schema, terms, phrases))
-        searcher = self._index.searcher()
+        searcher = self._searcher
+        if searcher is None:
+            self._index.reload()
+            searcher = self._index.searcher()
         found = searcher.search(query, limit, count=False)
         out: list[tuple[float, int, str]] = []
         for score, address in found.hits:

@@ -8,7 +8,7 @@ global: a test builds its own :class:`Registry` (say, with a toy source) and pas
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -71,6 +71,19 @@ class Registry:
             return None
         return IndexedRevision(row.rev_pk, row.doc_id, row.source, row.valid_from, row.valid_to, row.title,
                                owner.display_text(store.text_parts(row)))
+
+    def indexed_rows(self, rows: Sequence[RevisionRow], store: Store, settings: Settings) -> list[IndexedRevision]:
+        """:meth:`indexed` of several rows, their chunks read together (one query per 500 distinct chunks, not one
+        per row); rows that must not be found are left out.
+
+        Raises:
+            StoreIntegrityError: a row's chunks are missing from the store.
+        """
+        kept = [(row, owner) for row in rows
+                if (owner := self.for_row_source(row.source, settings)) is not None and owner.indexable(row)]
+        parts = store.text_parts_many([row for row, _ in kept])
+        return [IndexedRevision(row.rev_pk, row.doc_id, row.source, row.valid_from, row.valid_to, row.title,
+                                owner.display_text(texts)) for (row, owner), texts in zip(kept, parts, strict=True)]
 
     def parse_reference(self, ref: str, settings: Settings) -> tuple[Source, Any]:
         """The source claiming ``ref`` (an id or URL) and its parsed reference.

@@ -457,10 +457,16 @@ class Store:
                 yield _row(values)
             last = found[-1][0]
 
-    def current_at(self, bound: int, batch: int = 500) -> Iterator[RevisionRow]:
+    def count_current(self, bound: int) -> int:
+        """How many dump revisions are current at the cutoff whose bound is ``bound`` (see :meth:`current_at`)."""
+        return int(self._db.execute(
+            "SELECT COUNT(*) FROM revisions WHERE origin='dump' AND valid_from<? AND (valid_to IS NULL OR "
+            "valid_to>=?)", (bound, bound)).fetchone()[0])
+
+    def current_at(self, bound: int, batch: int = 500, after: int = 0) -> Iterator[RevisionRow]:
         """Every dump revision current at the cutoff whose bound is ``bound`` (``valid_from < bound <= valid_to``,
-        an unknown ``valid_to`` counting as open), in ``rev_pk`` order, read in batches."""
-        last = 0
+        an unknown ``valid_to`` counting as open), in ``rev_pk`` order from ``rev_pk > after``, read in batches."""
+        last = after
         while True:
             found = self._db.execute(
                 f"SELECT {_COLUMNS} FROM revisions WHERE rev_pk>? AND origin='dump' AND valid_from<? AND "
@@ -528,6 +534,30 @@ class Store:
         found = self._db.execute("SELECT source, file, first_rev_pk, last_rev_pk, covered_until, basis FROM coverage "
                                  "ORDER BY source, first_rev_pk").fetchall()
         return [CoverageRow(str(a), str(b), int(c), int(d), int(e), str(f)) for a, b, c, d, e, f in found]
+
+    def text_parts_many(self, rows: Sequence[RevisionRow]) -> list[list[str]]:
+        """:meth:`text_parts` of several revisions (in the order given), their chunks read in one query per 500
+        distinct keys.
+
+        Raises:
+            StoreIntegrityError: a chunk a revision lists is missing from the store.
+        """
+        wanted = [[row.chunk_keys[i:i + KEY_BYTES] for i in range(0, len(row.chunk_keys), KEY_BYTES)] for row in rows]
+        unique = list(dict.fromkeys(key for keys in wanted for key in keys))
+        texts: dict[bytes, str] = {}
+        for start in range(0, len(unique), 500):
+            part = unique[start:start + 500]
+            marks = ",".join("?" * len(part))
+            for key, text in self._db.execute(f"SELECT key, text FROM chunks WHERE key IN ({marks})", part):
+                texts[bytes(key)] = str(text)
+        out: list[list[str]] = []
+        for row, keys in zip(rows, wanted, strict=True):
+            missing = [key.hex() for key in keys if key not in texts]
+            if missing:
+                raise StoreIntegrityError(f"revision {row.version} of {row.doc_id} lists {len(missing)} chunk(s) "
+                                          f"missing from the store (first: {missing[0]})")
+            out.append([texts[key] for key in keys])
+        return out
 
     def record_ingest(self, source: str, files: list[str], finished: str, pages: int, revisions: int) -> None:
         """Note a committed ingest in the ``ingests`` table (inside the caller's transaction)."""

@@ -3,37 +3,162 @@
 never move a ranking at ``T``.
 
 The main index (``DATA_DIR/index``) holds every revision and must reflect the store (else :class:`IndexNotReady`);
-the snapshot is ``DATA_DIR/snapshots/<bound>-<generation>``, built once per service and store generation.
+the snapshot is ``DATA_DIR/snapshots/<bound>-<generation>``, built once per cutoff and store generation.
+
+It is built on purpose (``frozen-search snapshot --cutoff T``, :func:`build_snapshot`): in ``rev_pk`` order, in
+a sibling folder ``<name>.building`` that is checkpointed every :data:`CHECKPOINT_DOCUMENTS` documents (a killed
+build resumes after the greatest revision committed), with its progress in ``<name>.building/progress.json``, and
+renamed into place when complete. A service never stalls a search on a large build: when the snapshot is missing
+and more than :data:`INLINE_DOCUMENTS` documents are current at ``T`` it answers ``index_not_ready`` with the
+progress of the build under way (read from that file, so the build may run in another process); a smaller snapshot
+(well under a second) is still built inside the first search.
 """
 
 from __future__ import annotations
 
+import fcntl
+import json
+import os
 import shutil
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass
+from pathlib import Path
 
 from frozen_search.config import Settings
+from frozen_search.cutoff import iso_utc
 from frozen_search.errors import IndexNotReady
-from frozen_search.index import IndexedRevision, RevisionIndex
+from frozen_search.index import RevisionIndex
 from frozen_search.registry import Registry
-from frozen_search.store import Store
+from frozen_search.store import RevisionRow, Store
+
+INLINE_DOCUMENTS = 20_000
+"""A missing snapshot of at most this many documents is built inside the first search (about 0.5 s); a larger one
+must be built by ``frozen-search snapshot`` and is ``index_not_ready`` until then."""
+CHECKPOINT_DOCUMENTS = 20_000
+"""Documents between two durable checkpoints of a build (what a killed build loses at most)."""
+BATCH_ROWS = 500
+"""Rows read from the store (and their chunks, in one query) at a time."""
+
+SnapshotProgressHook = Callable[[int, int], None]
+"""``progress(done, total)``: documents indexed so far (including those of a resumed build), documents current at
+``T`` (an upper bound: states refused at ingest are not indexed)."""
+
+
+@dataclass
+class SnapshotProgress:
+    """A build's progress as written to ``progress.json``: ``done`` of ``total`` documents, since ``started`` (UTC
+    epoch seconds) for this run, having resumed at ``resumed`` documents; ``updated`` when last written."""
+
+    bound: int
+    generation: int
+    done: int
+    total: int
+    resumed: int
+    started: float
+    updated: float
+
+    def eta_seconds(self) -> float | None:
+        """Seconds left at this run's rate so far, or ``None`` before any document of this run."""
+        rate = (self.done - self.resumed) / max(self.updated - self.started, 1e-6)
+        return None if self.done <= self.resumed else max(0.0, (self.total - self.done) / rate)
+
+    def describe(self) -> str:
+        """``40000 of 100000 documents (40 %), about 31 s left``."""
+        share = 100.0 * self.done / self.total if self.total else 100.0
+        eta = self.eta_seconds()
+        left = "" if eta is None else f", about {eta:.0f} s left"
+        return f"{self.done} of {self.total} documents ({share:.0f} %){left}"
+
+
+def snapshot_path(settings: Settings, bound: int, generation: int) -> Path:
+    """``DATA_DIR/snapshots/<bound>-<generation>``."""
+    return settings.data_dir / "snapshots" / f"{bound}-{generation}"
+
+
+def read_progress(settings: Settings, bound: int, generation: int) -> SnapshotProgress | None:
+    """The progress of a build of this snapshot under way or interrupted, or ``None`` (none, or unreadable)."""
+    path = _building(snapshot_path(settings, bound, generation)) / "progress.json"
+    try:
+        found = json.loads(path.read_text())
+        return SnapshotProgress(**{name: found[name] for name in SnapshotProgress.__dataclass_fields__})
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def build_snapshot(settings: Settings, registry: Registry, store: Store, bound: int, *,
+                   progress: SnapshotProgressHook | None = None, threads: int | None = None) -> RevisionIndex:
+    """Build (or finish building, or just open) the snapshot at ``bound`` (``instant_bound(T)``, UTC milliseconds)
+    for the store's current generation; returns it opened. One build at a time per data dir (a lock on its
+    ``snapshots`` folder: a second builder waits, then opens the finished index). ``threads``: tantivy indexing
+    threads (default: the cores, at most 4).
+
+    Raises:
+        IndexNotReady: the main index is missing or does not reflect the store.
+        StoreIntegrityError: a revision's chunks are missing from the store (the build stays resumable).
+    """
+    generation = store.generation
+    main = RevisionIndex.open(settings.index_path)
+    if main.generation != generation:
+        raise IndexNotReady(f"the index reflects store generation {main.generation} but the store is at "
+                            f"{generation}: run `frozen-search reindex`")
+    path = snapshot_path(settings, bound, generation)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with _exclusive(path.parent):
+        if path.exists():
+            return RevisionIndex.open(path, frozen=True)
+        _drop_older(path.parent, bound, generation)
+        building = _building(path)
+        previous = read_progress(settings, bound, generation)
+        index = RevisionIndex.create(building, fresh=previous is None)
+        after = 0 if previous is None else index.max_rev()
+        total = store.count_current(bound)
+        done = 0 if previous is None else index.document_count()
+        state = SnapshotProgress(bound, generation, done, total, done, time.time(), time.time())
+        _write_progress(building, state)
+        workers = threads if threads is not None else max(1, min(4, os.cpu_count() or 1))
+        with index.writer(heap_bytes=64_000_000 * workers, threads=workers) as writer:
+            since = 0
+            for rows in _batches(store.current_at(bound, BATCH_ROWS, after=after)):
+                for indexed in registry.indexed_rows(rows, store, settings):
+                    writer.add(indexed)
+                    state.done += 1
+                    since += 1
+                if since >= CHECKPOINT_DOCUMENTS:
+                    writer.checkpoint()
+                    state.updated = time.time()
+                    _write_progress(building, state)
+                    since = 0
+                if progress is not None:
+                    progress(state.done, total)
+            writer.commit(generation)
+        (building / "progress.json").unlink(missing_ok=True)
+        building.rename(path)
+        if progress is not None:
+            progress(state.done, total)
+    return RevisionIndex.open(path, frozen=True)
 
 
 class SnapshotIndex:
-    """The snapshot index of one cutoff (``bound``: ``instant_bound(T)``, UTC milliseconds) over ``store``, built on
-    first use, once, whichever thread asks first (the build holds a lock of its own; searches on a built index do not
-    wait)."""
+    """The snapshot index of one cutoff (``bound``: ``instant_bound(T)``, UTC milliseconds) over ``store``, as a
+    service uses it: opened once per store generation (no file read per search); a small missing one is built
+    inside the first search (whichever thread asks first; a lock of its own), a large one is ``index_not_ready``
+    with the build's progress (see the module docstring)."""
 
     def __init__(self, settings: Settings, registry: Registry, store: Store, bound: int) -> None:
         self.settings, self.registry, self.store, self.bound = settings, registry, store, bound
         self._index: RevisionIndex | None = None
         self._lock = threading.Lock()
+        self._counted: tuple[int, int] | None = None  # (generation, documents current at T)
 
     def get(self) -> RevisionIndex:
         """The snapshot index for the store's current generation.
 
         Raises:
-            IndexNotReady: no main index, another index format, or one older than the store.
+            IndexNotReady: no main index, another index format, or one older than the store; or a snapshot too
+                large to build inside a search that is not built yet (the message gives the build's progress).
         """
         generation = self.store.generation
         index = self._index
@@ -41,24 +166,84 @@ class SnapshotIndex:
             return index
         with self._lock:
             if self._index is None or self._index.generation != generation:
-                self._index = self._build(generation)
+                self._index = self._open_or_build(generation)
             return self._index
 
-    def _build(self, generation: int) -> RevisionIndex:
-        main = RevisionIndex.open(self.settings.index_path)
+    def _open_or_build(self, generation: int) -> RevisionIndex:
+        main = RevisionIndex.open(self.settings.index_path)  # the store's index must be there and current
         if main.generation != generation:
             raise IndexNotReady(f"the index reflects store generation {main.generation} but the store is at "
                                 f"{generation}: run `frozen-search reindex`")
-        snapshots = self.settings.data_dir / "snapshots"
-        snapshots.mkdir(parents=True, exist_ok=True)
-        for old in snapshots.glob(f"{self.bound}-*"):
-            number = old.name.partition("-")[2]
-            if number.isascii() and number.isdigit() and int(number) < generation:
-                shutil.rmtree(old, ignore_errors=True)  # an earlier generation's snapshot of this cutoff
-        return RevisionIndex.build_snapshot(snapshots / f"{self.bound}-{generation}", self._documents(), generation)
+        path = snapshot_path(self.settings, self.bound, generation)
+        if path.exists() and (path / "generation.json").exists():
+            return RevisionIndex.open(path, frozen=True)
+        if self._documents(generation) > INLINE_DOCUMENTS:
+            raise IndexNotReady(self.not_ready_message(generation))
+        return build_snapshot(self.settings, self.registry, self.store, self.bound, threads=1)
 
-    def _documents(self) -> Iterator[IndexedRevision]:
-        for row in self.store.current_at(self.bound):
-            indexed = self.registry.indexed(row, self.store, self.settings)
-            if indexed is not None:
-                yield indexed
+    def _documents(self, generation: int) -> int:
+        if self._counted is None or self._counted[0] != generation:
+            self._counted = (generation, self.store.count_current(self.bound))
+        return self._counted[1]
+
+    def not_ready_message(self, generation: int) -> str:
+        """Why search cannot answer yet, with the build's progress when one is under way."""
+        cutoff = iso_utc(self.settings.require_cutoff())
+        found = read_progress(self.settings, self.bound, generation)
+        if found is None:
+            return (f"the snapshot index at {cutoff} is not built ({self._documents(generation)} documents current "
+                    f"at the cutoff): run `frozen-search snapshot --cutoff {cutoff}`")
+        return f"the snapshot index at {cutoff} is being built: {found.describe()}"
+
+    def progress(self) -> dict[str, object]:
+        """For ``/readyz``: ``{"snapshot": "ready"}``, or ``{"snapshot": "building"|"missing", "done", "total",
+        "eta_seconds"}`` (documents; seconds)."""
+        generation = self.store.generation
+        index = self._index
+        if index is not None and index.generation == generation:
+            return {"snapshot": "ready"}
+        if (snapshot_path(self.settings, self.bound, generation) / "generation.json").exists():
+            return {"snapshot": "ready"}
+        found = read_progress(self.settings, self.bound, generation)
+        if found is None:
+            return {"snapshot": "missing", "done": 0, "total": self._documents(generation), "eta_seconds": None}
+        return {"snapshot": "building", "done": found.done, "total": found.total, "eta_seconds": found.eta_seconds()}
+
+
+def _building(path: Path) -> Path:
+    return path.with_name(path.name + ".building")
+
+
+def _drop_older(folder: Path, bound: int, generation: int) -> None:
+    for old in folder.glob(f"{bound}-*"):
+        number = old.name.partition("-")[2].split(".")[0]
+        if number.isascii() and number.isdigit() and int(number) < generation and old.is_dir():
+            shutil.rmtree(old, ignore_errors=True)  # an earlier generation's snapshot (or build) of this cutoff
+
+
+def _write_progress(building: Path, state: SnapshotProgress) -> None:
+    temporary = building / "progress.json.tmp"
+    temporary.write_text(json.dumps(asdict(state)))
+    temporary.replace(building / "progress.json")
+
+
+def _batches(rows: Iterator[RevisionRow]) -> Iterator[list[RevisionRow]]:
+    batch: list[RevisionRow] = []
+    for row in rows:
+        batch.append(row)
+        if len(batch) >= BATCH_ROWS:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+@contextmanager
+def _exclusive(folder: Path) -> Iterator[None]:
+    """One snapshot build at a time in ``folder`` (an advisory lock on the folder itself: no lock file left)."""
+    handle = os.open(folder, os.O_RDONLY)
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(handle)  # releases the lock
