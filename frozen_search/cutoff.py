@@ -23,6 +23,7 @@ answers, ``todate`` parameters) before they are stored.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from datetime import UTC, datetime, timedelta
@@ -120,6 +121,7 @@ def stamp_ms(stored: int, precision_ms: int) -> int:
     return stored - precision_ms + 1
 
 
+@functools.lru_cache(maxsize=65536)
 def stored_iso(stored: int, precision_ms: int) -> str:
     """The displayed form of a stored instant: its stamp at its own precision (``2014-09-30T19:48:26.370Z`` for
     milliseconds, ``2014-09-30T19:48:26Z`` for whole seconds or coarser)."""

@@ -250,14 +250,15 @@ class FrozenSearchService:
                             found=found)
         response = SearchResponse(results=[], errors=found.errors)
         outcome = Outcome(response=response, rejections=found.rejections)
+        outcome.rejections = found.rejections  # the same list: local hits met later add their rejections to it
         pool = found.local
         if self.lives and not self.strict:
             pool = merge_ranked(found.local, found.fresh, terms, phrases, self.reverifier.text, outcome.rejections)
         seen: set[str] = set()
-        for shown in pool:
+        for shown in pool:  # the limit checked after each hit: no candidate past the page is read or resolved
+            self._consider(shown, terms, seen, response, outcome)
             if len(outcome.hits) >= limit:
                 break
-            self._consider(shown, terms, seen, response, outcome)
         return outcome
 
     def _consider(self, shown: Shown, terms: list[str], seen: set[str], response: SearchResponse,

@@ -80,6 +80,7 @@ CREATE TABLE IF NOT EXISTS moves (
     UNIQUE (doc_id, moved_at, old_title, new_title)
 );
 CREATE INDEX IF NOT EXISTS moves_old_title ON moves (old_title, moved_at);
+CREATE INDEX IF NOT EXISTS moves_doc ON moves (doc_id, moved_at);
 CREATE TABLE IF NOT EXISTS aliases (
     alias TEXT NOT NULL, doc_id TEXT NOT NULL, UNIQUE (alias, doc_id)
 );
@@ -254,6 +255,7 @@ class Store:
         if self._db.execute("SELECT name FROM sqlite_master WHERE type='table' AND name='coverage'").fetchone() \
                 is None:  # a store of this schema made before coverage was recorded: the (empty) table is added
             self._db.execute(_COVERAGE_TABLE)
+        self._db.execute("CREATE INDEX IF NOT EXISTS moves_doc ON moves (doc_id, moved_at)")  # added in place
 
     def close(self) -> None:
         """Close the connection."""

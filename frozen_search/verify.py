@@ -17,6 +17,7 @@ by the service; it never raises. Year-only mentions and DOIs are not scanned (a 
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from collections.abc import Collection, MutableMapping, Sequence
@@ -73,14 +74,20 @@ class Displayed:
 
 def verify(doc: Displayed, cutoff: datetime, *, allowed_sources: Collection[str], allowed_hosts: Collection[str],
            query_terms: Sequence[str] | None = None,
-           scan_cache: MutableMapping[str, str | None] | None = None) -> Rejection | None:
+           scan_cache: MutableMapping[str, str | None] | None = None,
+           text_sha256: tuple[str, str] | None = None) -> Rejection | None:
     """Run checks 5, 1, 2, 3 (when ``query_terms`` is given) and 4; the first failure is returned.
+
+    ``text_sha256``: ``(text, its sha256 hex digest)`` computed earlier; used by check 2 only when ``text`` is the
+    very string object displayed (``is``: strings are immutable, so the digest still holds), else recomputed.
 
     ``scan_cache`` memoizes check 4 by the text's sha256 (valid because check 2 has just proven the text hashes to
     it); the caller must use one cache per cutoff.
     """
+    digest = text_sha256[1] if text_sha256 is not None and text_sha256[0] is doc.text else None
     for check in (_check_source, _check_dates, _check_sha256):
-        found = check(doc, cutoff, allowed_sources, allowed_hosts)
+        found = check(doc, cutoff, allowed_sources, allowed_hosts) if check is not _check_sha256 else \
+            _check_sha256(doc, cutoff, allowed_sources, allowed_hosts, digest)
         if found is not None:
             return Rejection(id=doc.id, reason=found[0], evidence=found[1])
     if query_terms is not None and not matches_historical_text(doc.title, doc.text, query_terms):
@@ -118,18 +125,25 @@ def _check_dates(doc: Displayed, cutoff: datetime, sources: Collection[str], hos
     return None
 
 
-def _check_sha256(doc: Displayed, cutoff: datetime, sources: Collection[str], hosts: Collection[str]
-                  ) -> tuple[str, str] | None:
-    actual = hashlib.sha256(doc.text.encode("utf-8")).hexdigest()
+def _check_sha256(doc: Displayed, cutoff: datetime, sources: Collection[str], hosts: Collection[str],
+                  digest: str | None = None) -> tuple[str, str] | None:
+    actual = digest if digest is not None else hashlib.sha256(doc.text.encode("utf-8")).hexdigest()
     if actual != doc.stored_sha256:
         return "sha256_mismatch", f"stored {doc.stored_sha256}, displayed {actual}"
     return None
 
 
+@functools.lru_cache(maxsize=4096)
+def word_pattern(term: str, ignore_case: bool = True) -> re.Pattern[str]:
+    """``term`` as a whole word, case-insensitive unless ``ignore_case`` is false (compiled once per term, not once
+    per hit)."""
+    return re.compile(rf"(?<![^\W_]){re.escape(term)}(?![^\W_])", re.IGNORECASE if ignore_case else 0)
+
+
 def matches_historical_text(title: str, text: str, terms: Sequence[str]) -> bool:
     """True when any query token occurs as a whole word (case-insensitive) in ``title`` or ``text``."""
     for term in terms:
-        pattern = re.compile(rf"(?<![^\W_]){re.escape(term)}(?![^\W_])", re.IGNORECASE)
+        pattern = word_pattern(term)
         if pattern.search(title) or pattern.search(text):
             return True
     return False

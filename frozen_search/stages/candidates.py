@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from frozen_search.config import Settings
@@ -20,10 +20,11 @@ logger = logging.getLogger(__name__)
 
 @dataclass
 class Candidates:
-    """What the first stage found: local hits (BM25 order), live candidates (each resolved at ``T``), the
-    candidates refused on the way (logged) and the sources whose upstream failed (shown in ``errors``)."""
+    """What the first stage found: local hits (BM25 order; resolved lazily, see :class:`LocalHits`), live
+    candidates (each resolved at ``T``), the candidates refused on the way (logged) and the sources whose upstream
+    failed (shown in ``errors``)."""
 
-    local: list[Shown] = field(default_factory=list)
+    local: Iterable[Shown] = field(default_factory=list)
     fresh: list[Shown] = field(default_factory=list)
     rejections: list[Rejection] = field(default_factory=list)
     errors: list[SourceError] = field(default_factory=list)
@@ -31,23 +32,42 @@ class Candidates:
 
 def local_candidates(index: RevisionIndex, store: Store, registry: Registry, settings: Settings, *,
                      terms: list[str], phrases: list[list[str]], bound: int, source: str | None, limit: int,
-                     found: Candidates) -> None:
-    """Add to ``found`` up to ``limit`` index hits current at ``T`` (``bound``: ``instant_bound(T)``, UTC milliseconds),
-    each as its source shows it (a Wikipedia redirect as its target); hits that cannot be shown become rejections."""
+                     found: Candidates, step: int | None = None) -> None:
+    """Set ``found.local`` to up to ``limit`` index hits current at ``T`` (``bound``: ``instant_bound(T)``, UTC
+    milliseconds), each as its source shows it (a Wikipedia redirect as its target), read and resolved ``step`` at a
+    time as they are consumed (:class:`LocalHits`); hits that cannot be shown become rejections in
+    ``found.rejections`` as they are met."""
     hits = index.search(terms, phrases, bound, source, limit)
-    rows = store.revisions([rev_pk for _, rev_pk, _ in hits])
-    for _, rev_pk, doc in hits:
-        row = rows.get(rev_pk)
-        if row is None:
-            found.rejections.append(Rejection(id=doc, reason="not_in_store",
-                                              evidence="the index names a revision the store does not hold"))
-            continue
-        owner = registry.for_row_source(row.source, settings)
-        shown = Shown(row) if owner is None else owner.local_hit(row, store, bound)
-        if isinstance(shown, Rejection):
-            found.rejections.append(shown)
-        else:
-            found.local.append(shown)
+    found.local = LocalHits(hits, store, registry, settings, bound, found.rejections, step or max(1, limit // 3))
+
+
+class LocalHits:
+    """Index hits ``(score, rev_pk, doc_id)`` in BM25 order, read from the store and resolved by their source
+    (:meth:`~frozen_search.source.Source.local_hit`) ``step`` at a time, as the service consumes them: a search
+    that fills its page from the first hits never reads, decodes or resolves the rest. A hit that cannot be shown
+    is appended to ``rejections`` when it is met; iterating again resolves again."""
+
+    def __init__(self, hits: list[tuple[float, int, str]], store: Store, registry: Registry, settings: Settings,
+                 bound: int, rejections: list[Rejection], step: int) -> None:
+        self.hits, self.store, self.registry, self.settings = hits, store, registry, settings
+        self.bound, self.rejections, self.step = bound, rejections, step
+
+    def __iter__(self) -> Iterator[Shown]:
+        for start in range(0, len(self.hits), self.step):
+            chunk = self.hits[start:start + self.step]
+            rows = self.store.revisions([rev_pk for _, rev_pk, _ in chunk])
+            for _, rev_pk, doc in chunk:
+                row = rows.get(rev_pk)
+                if row is None:
+                    self.rejections.append(Rejection(id=doc, reason="not_in_store",
+                                                     evidence="the index names a revision the store does not hold"))
+                    continue
+                owner = self.registry.for_row_source(row.source, self.settings)
+                shown = Shown(row) if owner is None else owner.local_hit(row, self.store, self.bound)
+                if isinstance(shown, Rejection):
+                    self.rejections.append(shown)
+                else:
+                    yield shown
 
 
 def live_candidates(lives: Mapping[str, LiveSource], registry: Registry, settings: Settings, *, query: str,

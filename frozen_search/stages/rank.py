@@ -3,16 +3,16 @@ the snippets cut from that text."""
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from frozen_search.index import IndexedRevision, rank
 from frozen_search.models import Rejection
 from frozen_search.source import Shown
 from frozen_search.store import RevisionRow
+from frozen_search.verify import word_pattern
 
 
-def merge_ranked(local: list[Shown], fresh: list[Shown], terms: list[str], phrases: list[list[str]],
+def merge_ranked(local: Iterable[Shown], fresh: list[Shown], terms: list[str], phrases: list[list[str]],
                  text_of: Callable[[RevisionRow], str], rejections: list[Rejection]) -> list[Shown]:
     """Local hits and live candidates, one per document (live wins), ranked together by BM25 at ``T``; a live
     candidate whose historical text does not match the query is dropped with a ``matched_only_current_text``
@@ -36,7 +36,7 @@ def snippet(text: str, terms: list[str], width: int) -> str:
     start = 0
     lowered = text.lower()
     for term in terms:
-        found = re.search(rf"(?<![^\W_]){re.escape(term)}(?![^\W_])", lowered)
+        found = word_pattern(term, ignore_case=False).search(lowered)
         if found is not None:
             start = max(0, found.start() - width // 3)
             break

@@ -7,6 +7,7 @@ cutoff. Thread-safe: several calls may re-verify at once.
 
 from __future__ import annotations
 
+import hashlib
 import threading
 from collections import OrderedDict
 from datetime import datetime
@@ -35,6 +36,7 @@ class Reverifier:
         self.hosts = registry.served_hosts(settings)
         self._lock = threading.Lock()
         self._texts: OrderedDict[int, str] = OrderedDict()
+        self._digests: dict[int, tuple[str, str]] = {}  # id(cached text) -> (that text, its sha256)
         self._text_chars = 0
         self._scans: dict[str, str | None] = {}  # future-reference scan by text sha256, at this cutoff
 
@@ -48,12 +50,16 @@ class Reverifier:
         owner = self.registry.for_row_source(row.source, self.settings)
         parts = self.store.text_parts(row)
         text = owner.display_text(parts) if owner is not None else "\n\n".join(parts)
+        digest = hashlib.sha256(text.encode("utf-8")).hexdigest()  # once per load, not once per display
         with self._lock:
-            if row.rev_pk not in self._texts:
-                self._texts[row.rev_pk] = text
-                self._text_chars += len(text)
+            if row.rev_pk in self._texts:
+                return self._texts[row.rev_pk]
+            self._texts[row.rev_pk] = text
+            self._digests[id(text)] = (text, digest)
+            self._text_chars += len(text)
             while self._text_chars > TEXT_CACHE_CHARS and self._texts:
                 _, old = self._texts.popitem(last=False)
+                self._digests.pop(id(old), None)
                 self._text_chars -= len(old)
         return text
 
@@ -74,5 +80,6 @@ class Reverifier:
         with self._lock:
             if len(self._scans) > SCAN_CACHE_ENTRIES:
                 self._scans.clear()
+            known = self._digests.get(id(displayed.text))
         return verify(displayed, self.cutoff, allowed_sources=self.served, allowed_hosts=self.hosts,
-                      query_terms=terms, scan_cache=self._scans)
+                      query_terms=terms, scan_cache=self._scans, text_sha256=known)

@@ -8,6 +8,7 @@ upper case, a ``#fragment`` is dropped. URLs of any other host are refused (desi
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -56,6 +57,7 @@ def title_of(doc: str) -> str:
     return doc[len(ID_PREFIX):].replace("_", " ")
 
 
+@functools.lru_cache(maxsize=65536)
 def page_url(title: str, host: str) -> str:
     """Canonical article URL, e.g. ``https://en.wikipedia.org/wiki/Mean_reciprocal_rank``."""
     return f"https://{host}/wiki/{quote(normalize_title(title).replace(' ', '_'), safe='/:(),!*$@;')}"

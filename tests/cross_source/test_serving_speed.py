@@ -1,0 +1,87 @@
+"""Per-search waste removed (issue 15 item 3), each change still proving what it proved before: index hits read
+and resolved only as far as the page needs; the displayed text's sha256 computed once per load and reused only
+for that very string; the snapshot index opened once, not reloaded per search."""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from frozen_search.index import RevisionIndex
+from frozen_search.store import Store
+from frozen_search.verify import Displayed, verify
+from tests.conftest import make_service
+
+CUTOFF = datetime(2016, 1, 1, tzinfo=UTC)
+
+
+def test_a_search_reads_only_the_candidates_its_page_needs(wiki_data_dir: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    read: list[int] = []
+    original = Store.revisions
+
+    def counting(self: Store, rev_pks: Any) -> Any:
+        read.append(len(rev_pks))
+        return original(self, rev_pks)
+
+    service = make_service(wiki_data_dir, "2016-01-01")
+    try:
+        everything = service.search("the", limit=10)
+        assert len(everything.results) == 10
+        monkeypatch.setattr(Store, "revisions", counting)
+        first = service.search("the", limit=1)
+        assert [hit.id for hit in first.results] == [everything.results[0].id]
+        assert sum(read) == 1  # of the 3 candidates asked of the index, only the one shown was read
+        read.clear()
+        assert [hit.id for hit in service.search("the", limit=10).results] == [h.id for h in everything.results]
+        assert 10 <= sum(read) <= 30
+    finally:
+        service.close()
+
+
+def displayed(text: str) -> Displayed:
+    return Displayed(id="wikipedia:X", source="wikipedia", url="https://en.wikipedia.org/wiki/X", title="X",
+                     text=text, stored_sha256=hashlib.sha256(text.encode()).hexdigest(),
+                     parts=[("revision 1 of wikipedia:X", 1_000_000_000_999)])
+
+
+def check(doc: Displayed, known: tuple[str, str] | None) -> str | None:
+    found = verify(doc, CUTOFF, allowed_sources=("wikipedia",), allowed_hosts=("en.wikipedia.org",),
+                   text_sha256=known)
+    return None if found is None else found.reason
+
+
+def test_a_known_digest_is_used_only_for_the_very_string_it_was_computed_on() -> None:
+    text = "".join(["some historical ", "text"])  # built at run time: its own object
+    doc = displayed(text)
+    assert check(doc, None) is None
+    assert check(doc, (text, doc.stored_sha256)) is None
+    assert check(doc, (text, "0" * 64)) == "sha256_mismatch"  # the digest given for this object is the one checked
+    twin = "".join(["some historical ", "text"])
+    assert twin == text and twin is not text
+    assert check(doc, (twin, "0" * 64)) is None  # another object: recomputed, never trusted
+
+
+def test_the_snapshot_is_opened_once_and_not_reloaded_per_search(wiki_data_dir: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    service = make_service(wiki_data_dir, "2016-01-01")
+    try:
+        service.search("pear")
+        opened: list[Path] = []
+        original = RevisionIndex.open.__func__  # type: ignore[attr-defined]
+
+        def spy(cls: type[RevisionIndex], path: Path, **kwargs: Any) -> RevisionIndex:
+            opened.append(path)
+            return original(cls, path, **kwargs)
+
+        monkeypatch.setattr(RevisionIndex, "open", classmethod(spy))
+        monkeypatch.setattr(Path, "read_text", lambda *a, **k: pytest.fail("a file was read during a search"))
+        for _ in range(3):
+            assert service.search("pear").results
+        assert opened == []
+    finally:
+        service.close()
