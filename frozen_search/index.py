@@ -86,13 +86,18 @@ class IndexWriterSession:
         """Make the changes visible and record the store ``generation`` they reflect."""
         self._writer.commit()
         self._writer.wait_merging_threads()
+        self._write_generation(generation)
+
+    def _write_generation(self, generation: int) -> None:
         (self._path / "generation.json").write_text(json.dumps(
             {"format": INDEX_FORMAT, "generation": generation, "tantivy": _tantivy_version()}))
 
-    def checkpoint(self) -> None:
-        """Make the changes so far durable (a resumable build), without recording a generation: an index with no
-        ``generation.json`` is never opened for serving."""
+    def checkpoint(self, generation: int | None = None) -> None:
+        """Make the changes so far durable (a resumable build or ingest) and keep writing; with ``generation``, also
+        record the store generation they reflect (else an index with no ``generation.json`` is never served)."""
         self._writer.commit()
+        if generation is not None:
+            self._write_generation(generation)
 
     def rollback(self) -> None:
         """Drop every uncommitted change."""

@@ -88,6 +88,9 @@ CREATE TABLE IF NOT EXISTS coverage (
     source TEXT NOT NULL, file TEXT NOT NULL, first_rev_pk INTEGER NOT NULL, last_rev_pk INTEGER NOT NULL,
     covered_until INTEGER NOT NULL, basis TEXT NOT NULL, recorded TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS ingest_progress (
+    key TEXT PRIMARY KEY, last_document INTEGER NOT NULL, documents INTEGER NOT NULL, revisions INTEGER NOT NULL
+);
 CREATE TABLE IF NOT EXISTS ingests (
     id INTEGER PRIMARY KEY, source TEXT NOT NULL, files TEXT NOT NULL, finished TEXT NOT NULL,
     pages INTEGER NOT NULL, revisions INTEGER NOT NULL
@@ -96,6 +99,8 @@ CREATE TABLE IF NOT EXISTS ingests (
 
 KEY_BYTES = 20  # sha1 digest size of a chunk key
 _COVERAGE_TABLE = _SCHEMA[_SCHEMA.index("CREATE TABLE IF NOT EXISTS coverage"):
+                          _SCHEMA.index(";\nCREATE TABLE IF NOT EXISTS ingest_progress")]
+_PROGRESS_TABLE = _SCHEMA[_SCHEMA.index("CREATE TABLE IF NOT EXISTS ingest_progress"):
                           _SCHEMA.index(";\nCREATE TABLE IF NOT EXISTS ingests")]
 
 
@@ -252,9 +257,10 @@ class Store:
             raise ConfigError(f"{self.path} has store schema version {version}; this frozen-search reads "
                               f"{SCHEMA_VERSION} (schema 5 stores instants in milliseconds at each source's own "
                               "precision): re-ingest the dumps into a new data directory")
-        if self._db.execute("SELECT name FROM sqlite_master WHERE type='table' AND name='coverage'").fetchone() \
-                is None:  # a store of this schema made before coverage was recorded: the (empty) table is added
-            self._db.execute(_COVERAGE_TABLE)
+        for name, table in (("coverage", _COVERAGE_TABLE), ("ingest_progress", _PROGRESS_TABLE)):
+            if self._db.execute("SELECT name FROM sqlite_master WHERE type='table' AND name=?", (name,)).fetchone() \
+                    is None:  # a store of this schema made before the table was added: added, empty
+                self._db.execute(table)
         self._db.execute("CREATE INDEX IF NOT EXISTS moves_doc ON moves (doc_id, moved_at)")  # added in place
 
     def close(self) -> None:
@@ -560,6 +566,22 @@ class Store:
                                           f"missing from the store (first: {missing[0]})")
             out.append([texts[key] for key in keys])
         return out
+
+    def ingest_progress(self, key: str) -> tuple[int, int, int] | None:
+        """The checkpoint of an interrupted ingest ``key``: ``(last document key committed, documents, revisions)``,
+        or ``None``."""
+        found = self._db.execute("SELECT last_document, documents, revisions FROM ingest_progress WHERE key=?",
+                                 (key,)).fetchone()
+        return None if found is None else (int(found[0]), int(found[1]), int(found[2]))
+
+    def set_ingest_progress(self, key: str, last_document: int, documents: int, revisions: int) -> None:
+        """Record a checkpoint of ingest ``key`` (inside the transaction that commits its rows), or clear it
+        (``last_document < 0``: the ingest finished)."""
+        if last_document < 0:
+            self._db.execute("DELETE FROM ingest_progress WHERE key=?", (key,))
+        else:
+            self._db.execute("INSERT OR REPLACE INTO ingest_progress VALUES (?,?,?,?)",
+                             (key, last_document, documents, revisions))
 
     def record_ingest(self, source: str, files: list[str], finished: str, pages: int, revisions: int) -> None:
         """Note a committed ingest in the ``ingests`` table (inside the caller's transaction)."""

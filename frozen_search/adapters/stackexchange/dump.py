@@ -26,10 +26,11 @@ shown, and ``report.problems`` says why. A missing file, a folder that is not a 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import sqlite3
-import tempfile
+import time
 from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -37,7 +38,7 @@ from typing import IO, Any
 
 from lxml import etree
 
-from frozen_search.adapters.documents import DocState, StateIngestReport, ingest_states
+from frozen_search.adapters.documents import DocState, StateIngestReport, StateWriter
 from frozen_search.adapters.stackexchange.thread import (
     Comment,
     Post,
@@ -66,7 +67,11 @@ CREATE TABLE posts (id INTEGER, question INTEGER, kind INTEGER, created INTEGER)
 CREATE TABLE history (post INTEGER, id INTEGER, type INTEGER, at INTEGER, text TEXT, comment TEXT);
 CREATE TABLE comments (id INTEGER, post INTEGER, at INTEGER, text TEXT);
 CREATE TABLE links (post INTEGER, related INTEGER, at INTEGER);
+CREATE TABLE unreadable (post INTEGER, why TEXT);
+CREATE TABLE problems (message TEXT);
 """
+CHECKPOINT_THREADS = 2_000
+"""Question threads stored between two checkpoints of a Stack Exchange ingest (what a kill loses at most)."""
 _INDEXES = """
 CREATE INDEX posts_id ON posts(id);
 CREATE INDEX posts_question ON posts(question);
@@ -99,9 +104,91 @@ def ingest_stackexchange(paths: Sequence[Path], store: Store, index: RevisionInd
     if missing:
         raise IngestError(f"{site_dir} is not a complete site dump: {', '.join(missing)} missing")
     chosen = dump_site(site_dir, site, settings)
-    reader = DumpReader(site_dir, chosen)
-    return ingest_states(chosen.short, [site_dir / "PostHistory.xml"], store, index, reader.read,
-                         progress=progress, on_file=on_file)
+    return ingest_checkpointed(site_dir, chosen, store, index, settings=settings, progress=progress,
+                               on_file=on_file)
+
+
+def dump_key(site_dir: Path, site: Site) -> str:
+    """The key of one site dump's ingest: the site and the names, sizes and modification times of its files (the
+    same dump, resumed, has the same key; any other dump another)."""
+    stamp = [(name, (site_dir / name).stat().st_size, (site_dir / name).stat().st_mtime_ns) for name in FILES]
+    digest = hashlib.sha256(json.dumps([site.host, str(site_dir.resolve()), stamp]).encode()).hexdigest()[:24]
+    return f"stackexchange:{site.host}:{digest}"
+
+
+def ingest_checkpointed(site_dir: Path, site: Site, store: Store, index: RevisionIndex, *, settings: Settings,
+                        progress: Callable[[int, int], None] | None = None,
+                        on_file: Callable[[Path], None] | None = None,
+                        every: int | None = None) -> StateIngestReport:
+    """Ingest one site dump in checkpoints of ``every`` question threads (default :data:`CHECKPOINT_THREADS`).
+
+    Pass 1 spills the four files into ``DATA_DIR/ingest-state/<key>.spill.sqlite3`` (kept until the ingest
+    finishes, so a resumed ingest does not read the XML again). Pass 2 stores the threads in question-id order;
+    each checkpoint commits whole threads (a thread is stored with all its states or not at all), the store's
+    record of the last question committed (``ingest_progress``, in the same transaction), then the index. A killed
+    ingest, run again on the same dump, resumes after the last question committed; the summary counts the whole
+    ingest. A problem found in pass 1 fails before anything is stored, as before.
+
+    Raises:
+        IngestError: a file is unusable (pass 1: nothing stored); the index is behind the store after a kill
+            between the two commits of a checkpoint (run ``frozen-search reindex``, then the same ingest again).
+    """
+    started = time.perf_counter()
+    key = dump_key(site_dir, site)
+    history = site_dir / "PostHistory.xml"
+    report = StateIngestReport(source=site.short, files=[str(history)])
+    resumed = store.ingest_progress(key)
+    if resumed is not None and RevisionIndex.open(index.path).generation != store.generation:
+        raise IngestError(f"the index is behind the store after an interrupted ingest of {site_dir}: run "
+                          "`frozen-search reindex`, then this ingest again (it resumes)")
+    if on_file is not None:
+        on_file(history)
+    size = history.stat().st_size
+
+    def tick(read_bytes: int) -> None:
+        if progress is not None:
+            progress(read_bytes, report.revisions)
+
+    state = settings.data_dir / "ingest-state"
+    state.mkdir(parents=True, exist_ok=True)
+    spill = state / f"{key.rsplit(':', 1)[1]}.spill.sqlite3"
+    reader = DumpReader(site_dir, site)
+    db = reader.spill(spill, report, tick, reuse=resumed is not None)
+    last, documents, revisions = resumed if resumed is not None else (0, 0, 0)
+    try:
+        with index.writer() as writer:
+            state_writer = StateWriter(store, writer)
+            threads = reader.threads(db, report, after=last)
+            done = False
+            while not done:
+                with store.transaction():
+                    count = 0
+                    for question, states in threads:
+                        state_writer.write(states)
+                        last, count = question, count + 1
+                        if count >= (every or CHECKPOINT_THREADS):
+                            break
+                    else:
+                        done = True
+                    report.documents = documents + reader.documents
+                    report.revisions = revisions + state_writer.revisions
+                    report.duplicates = state_writer.duplicates
+                    generation = store.bump_generation()
+                    store.set_ingest_progress(key, -1 if done else last, report.documents, report.revisions)
+                    if done:
+                        store.record_ingest(site.short, report.files, datetime.now(UTC).isoformat(),
+                                            report.documents, report.revisions)
+                if done:
+                    writer.commit(generation)
+                else:
+                    writer.checkpoint(generation)
+                tick(size)
+    finally:
+        db.close()
+    spill.unlink(missing_ok=True)
+    report.raw_bytes = sum((site_dir / name).stat().st_size for name in FILES)
+    report.seconds = time.perf_counter() - started
+    return report
 
 
 def dump_site(site_dir: Path, site: str | None, settings: Settings) -> Site:
@@ -143,34 +230,61 @@ def parse_tags(text: str) -> tuple[str, ...]:
 
 
 class DumpReader:
-    """Reads one site dump folder: spills the four files into a temporary SQLite file, then yields each
-    question thread's states (the :data:`~frozen_search.adapters.documents.DocumentReader` of the folder)."""
+    """Reads one site dump folder: spills the four files into a SQLite file (:meth:`spill`), then yields each
+    question thread's states (:meth:`threads`)."""
 
     def __init__(self, site_dir: Path, site: Site) -> None:
         self.site_dir, self.site = site_dir, site
         self.history_rows = 0
         self.problem_count = 0
+        self.documents = 0  # question threads yielded with states
         self.unreadable: dict[int, str] = {}  # post id -> why its history cannot be read
 
-    def read(self, path: Path, report: StateIngestReport, tick: Callable[[int], None]) -> Iterator[list[DocState]]:
-        """Yield every question thread's states; skipped records go to ``report.problems``.
+    def spill(self, path: Path, report: StateIngestReport, tick: Callable[[int], None], *,
+              reuse: bool) -> sqlite3.Connection:
+        """The spill of the dump at ``path``: reused when ``reuse`` and complete (its pass-1 problems and
+        unreadable posts read back), else written afresh; skipped records go to ``report.problems``.
 
         Raises:
             IngestError: a file is not well-formed XML (truncated), or not the dump file its name says.
         """
         report.files.extend(str(self.site_dir / n) for n in FILES if n != "PostHistory.xml")
-        with tempfile.TemporaryDirectory(prefix="frozen-search-se-") as tmp:
-            db = sqlite3.connect(Path(tmp) / "spill.sqlite3")
+        if reuse and path.exists():
+            db = sqlite3.connect(path)
             try:
-                db.executescript("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-32768;"
-                                 "PRAGMA temp_store=FILE;" + _SCHEMA)
-                self._spill(db, report, tick)
-                db.executescript(_INDEXES)
-                self._repeated(db, report)
-                self._orphans(db, report)
-                yield from self._threads(db, report)
-            finally:
-                db.close()
+                if db.execute("SELECT name FROM sqlite_master WHERE name='complete'").fetchone() is not None:
+                    self.unreadable = {int(post): str(why) for post, why in db.execute("SELECT * FROM unreadable")}
+                    for (message,) in db.execute("SELECT message FROM problems ORDER BY rowid"):
+                        self._problem(report, str(message))
+                    return db
+            except sqlite3.DatabaseError:
+                pass
+            db.close()
+        path.unlink(missing_ok=True)
+        db = sqlite3.connect(path)
+        try:
+            db.executescript("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-32768;"
+                             "PRAGMA temp_store=FILE;" + _SCHEMA)
+            self._spill(db, report, tick)
+            db.executescript(_INDEXES)
+            self._repeated(db, report)
+            self._orphans(db, report)
+            db.executemany("INSERT INTO unreadable VALUES (?,?)", sorted(self.unreadable.items()))
+            db.executemany("INSERT INTO problems VALUES (?)", [(message,) for message in report.problems])
+            db.execute("CREATE TABLE complete (at TEXT)")
+            db.commit()
+        except BaseException:
+            db.close()
+            path.unlink(missing_ok=True)
+            raise
+        return db
+
+    def threads(self, db: sqlite3.Connection, report: StateIngestReport, *, after: int = 0
+                ) -> Iterator[tuple[int, list[DocState]]]:
+        """``(question id, its states)`` of every question thread with states, by question id from ``after``."""
+        for question_id, states in self._threads(db, report, after):
+            self.documents += 1
+            yield question_id, states
 
     # -- pass 1: stream the files into the spill ----------------------------------------------------------------
 
@@ -267,14 +381,15 @@ class DumpReader:
 
     # -- pass 2: one thread at a time ---------------------------------------------------------------------------
 
-    def _threads(self, db: sqlite3.Connection, report: StateIngestReport) -> Iterator[list[DocState]]:
+    def _threads(self, db: sqlite3.Connection, report: StateIngestReport, after: int
+                 ) -> Iterator[tuple[int, list[DocState]]]:
         questions = db.cursor()
-        questions.execute("SELECT id, created FROM posts WHERE kind=1 ORDER BY id")
+        questions.execute("SELECT id, created FROM posts WHERE kind=1 AND id>? ORDER BY id", (after,))
         for question_id, created in questions:
             thread = self._thread(db, question_id, created, report)
             states = thread_states(thread)
             if states:
-                yield states
+                yield question_id, states
 
     def _thread(self, db: sqlite3.Connection, question_id: int, created: int,
                 report: StateIngestReport) -> Thread:

@@ -1,0 +1,94 @@
+"""A Stack Exchange dump ingested in checkpoints (issue 15 item 1): a killed ingest keeps whole threads only,
+serves them, and the same ingest run again resumes after the last committed question and ends with exactly what an
+uninterrupted ingest stores."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from frozen_search.adapters.stackexchange import dump
+from frozen_search.adapters.stackexchange.dump import dump_key, ingest_stackexchange
+from frozen_search.adapters.stackexchange.thread import Site
+from frozen_search.index import RevisionIndex
+from frozen_search.service import FrozenSearchService
+from frozen_search.store import Store
+from tests.stackexchange.conftest import CONLANG, se_path, settings_for
+
+
+class Killed(Exception):
+    """Stands for a kill in the middle of pass 2."""
+
+
+def states_by_doc(data_dir: Path) -> dict[str, set[tuple[str, int, str]]]:
+    store = Store(data_dir / "store.sqlite3")
+    try:
+        found: dict[str, set[tuple[str, int, str]]] = {}
+        for row in store.iter_revisions():
+            found.setdefault(row.doc_id, set()).add((row.version, row.valid_from, row.sha256))
+        return found
+    finally:
+        store.close()
+
+
+def run(data_dir: Path, **options: Any) -> Any:
+    store = Store(data_dir / "store.sqlite3")
+    try:
+        return ingest_stackexchange([se_path("dump_conlang_meta")], store, RevisionIndex.create(data_dir / "index"),
+                                    settings=settings_for(data_dir, "2026-01-06"), site=CONLANG, **options)
+    finally:
+        store.close()
+
+
+def test_a_killed_ingest_keeps_whole_threads_and_resumes_to_the_same_store(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    whole = tmp_path / "whole"
+    full = run(whole)
+    expected = states_by_doc(whole)
+    assert full.documents > 8
+
+    monkeypatch.setattr(dump, "CHECKPOINT_THREADS", 3)
+    original = dump.thread_states
+    calls = {"n": 0}
+
+    def dying(thread: Any) -> Any:
+        calls["n"] += 1
+        if calls["n"] == 8:  # in the third checkpoint, after two were committed
+            raise Killed
+        return original(thread)
+
+    monkeypatch.setattr(dump, "thread_states", dying)
+    data = tmp_path / "killed"
+    with pytest.raises(Killed):
+        run(data)
+    partial = states_by_doc(data)
+    assert 0 < len(partial) < len(expected)
+    assert all(partial[doc] == expected[doc] for doc in partial)  # whole threads only, nothing half-shown
+    key = dump_key(se_path("dump_conlang_meta"), Site(CONLANG))
+    store = Store(data / "store.sqlite3")
+    try:
+        progress = store.ingest_progress(key)
+        assert progress is not None and progress[1] == 6  # two checkpoints of three threads
+    finally:
+        store.close()
+    assert list((data / "ingest-state").glob("*.spill.sqlite3"))  # pass 1 is not redone on resume
+    service = FrozenSearchService(settings_for(data, "2026-01-06"), logging=False)
+    try:
+        service.ready()  # the committed part is served: the index matches the store
+    finally:
+        service.close()
+
+    monkeypatch.setattr(dump, "thread_states", original)
+    resumed = run(data)
+    assert states_by_doc(data) == expected
+    assert resumed.documents == full.documents and resumed.revisions == full.revisions
+    assert not list((data / "ingest-state").glob("*.spill.sqlite3"))
+    store = Store(data / "store.sqlite3")
+    try:
+        assert store.ingest_progress(key) is None
+    finally:
+        store.close()
+    again = run(data)  # a finished ingest run again starts afresh: everything already stored
+    assert again.revisions == 0 and again.duplicates == full.revisions
