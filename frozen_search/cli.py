@@ -291,7 +291,9 @@ def serve(cutoff: str | None, host: str, port: int, mode: str | None, search_fro
     from frozen_search.server.http import run_http
 
     service = _service(data_dir, cutoff, mode, search_from)
-    click.echo(f"frozen-search: cutoff {service.cutoff_iso}, mode {service.settings.mode}, store "
+    searched = "" if service.settings.mode == "local" else \
+        f" (search from {'the store only' if service.strict else 'the store and upstream'})"
+    click.echo(f"frozen-search: cutoff {service.cutoff_iso}, mode {service.settings.mode}{searched}, store "
                f"{service.settings.store_path}, log {service.settings.querylog_path}, "
                f"http://{host}:{port}/v1/search and /mcp", err=True)
     run_http(service, host, port)

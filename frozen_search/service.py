@@ -242,7 +242,7 @@ class FrozenSearchService:
     def _search(self, query: Any, source: Any = None, limit: Any = 10) -> Outcome:
         terms, phrases, limit = search_arguments(query, source, limit, self.settings, self.served)
         found = Candidates()
-        if not (self.lives and self.store.generation == 0):  # live mode over a store no dump ever filled: no index
+        if self.strict or not (self.lives and self.store.generation == 0):  # live mode, no dump ever: no index
             local_candidates(self.snapshot.get(), self.store, self.registry, self.settings, terms=terms,
                              phrases=phrases, bound=self.bound, source=source, limit=limit * 3, found=found)
         if not self.strict:

@@ -195,20 +195,6 @@ class SnapshotIndex:
                     f"at the cutoff): run `frozen-search snapshot --cutoff {cutoff}`")
         return f"the snapshot index at {cutoff} is being built: {found.describe()}"
 
-    def progress(self) -> dict[str, object]:
-        """For ``/readyz``: ``{"snapshot": "ready"}``, or ``{"snapshot": "building"|"missing", "done", "total",
-        "eta_seconds"}`` (documents; seconds)."""
-        generation = self.store.generation
-        index = self._index
-        if index is not None and index.generation == generation:
-            return {"snapshot": "ready"}
-        if (snapshot_path(self.settings, self.bound, generation) / "generation.json").exists():
-            return {"snapshot": "ready"}
-        found = read_progress(self.settings, self.bound, generation)
-        if found is None:
-            return {"snapshot": "missing", "done": 0, "total": self._documents(generation), "eta_seconds": None}
-        return {"snapshot": "building", "done": found.done, "total": found.total, "eta_seconds": found.eta_seconds()}
-
 
 def _building(path: Path) -> Path:
     return path.with_name(path.name + ".building")

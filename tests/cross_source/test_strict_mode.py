@@ -18,7 +18,7 @@ from click.testing import CliRunner
 from frozen_search.cli import main
 from frozen_search.config import Settings
 from frozen_search.cutoff import parse_cutoff
-from frozen_search.errors import ConfigError, FrozenSearchError
+from frozen_search.errors import ConfigError, FrozenSearchError, IndexNotReady
 from frozen_search.ops.ingest import ingest
 from frozen_search.ops.replay import replay_log
 from frozen_search.service import FrozenSearchService
@@ -146,3 +146,14 @@ def test_search_from_is_a_checked_setting_and_a_cli_flag(data_dir: Path) -> None
     refused = CliRunner().invoke(main, ["search", "pear", "--cutoff", "2020-01-01", "--search-from", "nowhere",
                                         "--data-dir", str(data_dir)])
     assert refused.exit_code == 2
+
+
+def test_strict_search_over_an_empty_store_is_index_not_ready_not_an_empty_result(
+        upstream: RecordingUpstream, tmp_path: Path) -> None:
+    service = live_service(tmp_path / "empty", upstream, "2020-01-01", "store", tmp_path / "log.jsonl")
+    try:
+        with pytest.raises(IndexNotReady):
+            service.search("pear")
+    finally:
+        service.close()
+    assert upstream.requests == []
