@@ -426,6 +426,12 @@ class Store:
                                  (source, version)).fetchone()
         return None if found is None else _row(found)
 
+    def by_versions(self, source: str, version: str) -> list[RevisionRow]:
+        """Every stored revision of ``source`` with upstream id ``version`` (any origin), oldest row first."""
+        found = self._db.execute(f"SELECT {_COLUMNS} FROM revisions WHERE source=? AND version=? ORDER BY rev_pk",
+                                 (source, version)).fetchall()
+        return [_row(values) for values in found]
+
     def history(self, doc_id: str) -> list[RevisionRow]:
         """Every stored dump revision of ``doc_id``, oldest first."""
         found = self._db.execute(f"SELECT {_COLUMNS} FROM revisions WHERE doc_id=? AND origin='dump' "
