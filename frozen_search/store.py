@@ -420,12 +420,6 @@ class Store:
                                  (doc_id, version)).fetchone()
         return None if found is None else _row(found)
 
-    def by_version(self, source: str, version: str) -> RevisionRow | None:
-        """The revision of ``source`` with upstream id ``version`` (a Wikipedia oldid), or ``None``."""
-        found = self._db.execute(f"SELECT {_COLUMNS} FROM revisions WHERE source=? AND version=? LIMIT 1",
-                                 (source, version)).fetchone()
-        return None if found is None else _row(found)
-
     def by_versions(self, source: str, version: str) -> list[RevisionRow]:
         """Every stored revision of ``source`` with upstream id ``version`` (any origin), oldest row first."""
         found = self._db.execute(f"SELECT {_COLUMNS} FROM revisions WHERE source=? AND version=? ORDER BY rev_pk",
