@@ -574,6 +574,7 @@ def import_bundle(bundle_path: Path, settings: Settings, *, rebuild_index: Index
     """
     if not Path(bundle_path).is_file():
         raise InvalidRequest(f"no bundle file at {bundle_path}")
+    clean_stale_staging(settings.data_dir.absolute().parent, import_staging_prefix(settings))  # even if refused
     _check_target(settings)
     if expect_sha256 is not None and file_sha256(Path(bundle_path)) != expect_sha256.strip().lower():
         raise BundleInvalid(f"{bundle_path} does not have the expected sha256 {expect_sha256}; nothing was imported")
