@@ -112,7 +112,8 @@ class Source(ABC):
         """The hosts of the URLs its displayed documents carry (re-verification check 5)."""
 
     def api_hosts(self, settings: Settings) -> tuple[str, ...]:
-        """The hosts its live adapter calls, allowed in the upstream layer (default: none).
+        """The origins (``scheme://host:port``, see ``frozen_search.cache.keys.origin_of``) its live adapter calls,
+        taken from its configured API URLs: the only ones the upstream layer allows (default: none).
 
         Raises:
             ConfigError: a configured API URL is unusable.

@@ -36,7 +36,9 @@ precision; a store of schema 4 (integer seconds) is refused: re-ingest into a ne
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Sequence
@@ -46,7 +48,7 @@ from pathlib import Path
 from typing import Any
 
 from frozen_search.cutoff import stored_iso
-from frozen_search.errors import ConfigError, StoreIntegrityError
+from frozen_search.errors import ConfigError, StoreBusy, StoreIntegrityError
 
 SCHEMA_VERSION = 5
 
@@ -192,6 +194,40 @@ class _SerialConnection:
     def close(self) -> None:
         with self.lock:
             self.db.close()
+
+
+WRITER_LOCK = ".writer.lock"
+"""The lock file in a data dir that :func:`exclusive_writer` holds (never part of a bundle)."""
+
+
+@contextmanager
+def exclusive_writer(data_dir: Path, what: str) -> Iterator[None]:
+    """Hold the data dir's writer lock (``flock(2)`` on ``data_dir/.writer.lock``, created with the folder when
+    missing) for the block: one ``ingest``, ``reindex`` or ``import`` at a time per data dir (servers only read, and
+    SQLite's WAL lets them). ``what`` names the operation in the other one's refusal. The kernel drops the lock when
+    the holder exits, ``kill -9`` included, so a stale lock file never blocks anything.
+
+    Raises:
+        StoreBusy: another process (or this one) holds the lock; nothing was done.
+    """
+    data_dir.mkdir(parents=True, exist_ok=True)
+    fd = os.open(data_dir / WRITER_LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 200, 0).decode("utf-8", "replace").strip() or "another process"
+            raise StoreBusy(f"{data_dir} is being written by {holder}; {what} did nothing: run it again when "
+                            "that has finished") from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{what} (pid {os.getpid()})".encode(), 0)
+        try:
+            yield
+        finally:
+            os.ftruncate(fd, 0)
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
 
 
 class Store:
@@ -408,11 +444,11 @@ class Store:
                                  (doc_id, version)).fetchone()
         return None if found is None else _row(found)
 
-    def by_version(self, source: str, version: str) -> RevisionRow | None:
-        """The revision of ``source`` with upstream id ``version`` (a Wikipedia oldid), or ``None``."""
-        found = self._db.execute(f"SELECT {_COLUMNS} FROM revisions WHERE source=? AND version=? LIMIT 1",
-                                 (source, version)).fetchone()
-        return None if found is None else _row(found)
+    def by_versions(self, source: str, version: str) -> list[RevisionRow]:
+        """Every stored revision of ``source`` with upstream id ``version`` (any origin), oldest row first."""
+        found = self._db.execute(f"SELECT {_COLUMNS} FROM revisions WHERE source=? AND version=? ORDER BY rev_pk",
+                                 (source, version)).fetchall()
+        return [_row(values) for values in found]
 
     def history(self, doc_id: str) -> list[RevisionRow]:
         """Every stored dump revision of ``doc_id``, oldest first."""

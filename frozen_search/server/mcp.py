@@ -106,14 +106,16 @@ def create_mcp(service: FrozenSearchService) -> MCPServer:
                      "Use search to find documents and fetch to read one; nothing later exists here.")
 
     @server.tool(description=search_description(service), annotations=_READ_ONLY)
-    def search(query: Annotated[str, Field(description="Words to look for; \"quoted phrases\" match exactly.")],
+    def search(query: Annotated[str, Field(description="Words to look for; \"quoted phrases\" match exactly.",
+                                                    json_schema_extra={"minLength": 1})],
                source: Annotated[str | None, Field(description="Restrict to one source.")] = None,
                limit: Annotated[int, Field(description="Number of results wanted.")] = 10) -> SearchResponse:
         with _tool_errors():
             return service.search(query, source=source, limit=limit)
 
     @server.tool(description=fetch_description(service), annotations=_READ_ONLY)
-    def fetch(id: Annotated[str, Field(description="An id from search, or a canonical URL.")],
+    def fetch(id: Annotated[str, Field(description="An id from search, or a canonical URL.",
+                                                json_schema_extra={"minLength": 1})],
               offset: Annotated[int, Field(description="First character to return.")] = 0,
               max_chars: Annotated[int | None, Field(description="Page size in characters.")] = None,
               ) -> FetchResponse:

@@ -194,7 +194,7 @@ def test_a_backoff_answer_delays_the_next_call_to_the_api(tmp_path: Path, api: S
         headers=JSON)]
     policy = STACKEXCHANGE.api_policy
     assert policy is not None
-    config = UpstreamConfig(allowed_hosts=frozenset({"127.0.0.1"}), host_policies={"127.0.0.1": policy})
+    config = UpstreamConfig(allowed_hosts=frozenset({api.url("")}), host_policies={"127.0.0.1": policy})
     with HttpCache(tmp_path / "cache") as cache, Upstream(config, cache, namespace="2015-01-01T00:00:00Z",
                                                           clock=fake.now, monotonic=fake.monotonic,
                                                           sleep=fake.sleep, rng=random.Random(1)) as upstream:

@@ -19,6 +19,7 @@ from frozen_search.adapters.wikipedia import bridge, ids
 from frozen_search.adapters.wikipedia.dump import ingest_wikipedia, rerender_stale
 from frozen_search.adapters.wikipedia.live import WikipediaLive, connect
 from frozen_search.adapters.wikipedia.wikitext import TemplateCounts, render_chunk_counted
+from frozen_search.cache.keys import origin_of
 from frozen_search.config import Settings
 from frozen_search.cutoff import instant_bound
 from frozen_search.errors import ConfigError
@@ -51,7 +52,7 @@ class WikipediaSource(Source):
         return (settings.wikipedia_host,)
 
     def api_hosts(self, settings: Settings) -> tuple[str, ...]:
-        """The host of ``settings.wikipedia_api``.
+        """The origin of ``settings.wikipedia_api``.
 
         Raises:
             ConfigError: ``wikipedia_api`` is not an http(s) URL.
@@ -59,7 +60,10 @@ class WikipediaSource(Source):
         parts = urlsplit(settings.wikipedia_api)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise ConfigError(f"wikipedia_api {settings.wikipedia_api!r} is not an http(s) URL")
-        return (parts.hostname,)
+        origin = origin_of(settings.wikipedia_api)
+        if origin is None:
+            raise ConfigError(f"wikipedia_api {settings.wikipedia_api!r} is not an http(s) URL")
+        return (origin,)
 
     def parse_reference(self, ref: str, settings: Settings) -> ids.WikiReference | None:
         """A ``wikipedia:`` id or a URL of the wiki (article or ``index.php?oldid=``); ``None`` for others.

@@ -105,7 +105,11 @@ class LiveBridge:
                 rev = self.adapter.by_revid(int(reference.oldid))
                 if rev is None:
                     raise self.unknown(reference)
-                return Shown(self.store_revision(rev))
+                stored = self.store_revision(rev)
+                if not wikipedia.title_matches(reference, stored.title):
+                    raise self.unknown(reference, f"the URL names {reference.title!r}; the revision is titled "
+                                                  f"{stored.title!r}")
+                return Shown(stored)
             found = self.adapter.at_title(str(reference.title))
         except NotFoundBeforeCutoff as exc:
             if exc.rejections:  # already the caller's sentence
@@ -177,12 +181,17 @@ def resolve_local(reference: wikipedia.WikiReference, store: Store, bound: int, 
             redirect at ``T`` to a page with none.
     """
     if reference.oldid is not None:
-        row = store.by_version(wikipedia.SOURCE, reference.oldid)
-        if row is None or row.valid_from >= bound:  # after T reads exactly as absent
-            raise NotFoundBeforeCutoff(f"revision {reference.oldid} has no copy saved before the cutoff "
-                                       f"{cutoff} in the store")
-        at = title_at(store, row, bound)
-        return Shown(row if at is None else as_titled(row, at))
+        absent = (f"revision {reference.oldid} has no copy saved before the cutoff {cutoff} in the store")
+        rows = [row for row in store.by_versions(wikipedia.SOURCE, reference.oldid) if row.valid_from < bound]
+        if not rows:  # after T reads exactly as absent
+            raise NotFoundBeforeCutoff(absent)
+        titled = [row if at is None else as_titled(row, at) for row in rows for at in [title_at(store, row, bound)]]
+        matching = [row for row in titled if wikipedia.title_matches(reference, row.title)]
+        if not matching:  # ?title=Pear&oldid=<another page's revision>: as absent (issue 13.7)
+            raise NotFoundBeforeCutoff(absent, [Rejection(
+                id=f"oldid:{reference.oldid}", reason="title_mismatch",
+                evidence=f"the URL names {reference.title!r}; the revision is titled {titled[0].title!r} at T")])
+        return Shown(matching[0])
     doc = wikipedia.doc_id(str(reference.title))
     unknown = f"{doc} has no revision before the cutoff {cutoff}"
     row = page_at(store, wikipedia.normalize_title(str(reference.title)), bound)

@@ -32,6 +32,7 @@ import threading
 import time
 import warnings
 import xml.etree.ElementTree as ElementTree
+import zlib
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -71,6 +72,8 @@ _WORKER_CODE = ("import json, signal, sys; signal.signal(signal.SIGINT, signal.S
                 "sys.path[:] = json.loads(sys.argv[1]); replies, sys.stdout = sys.stdout.buffer, sys.stderr; "
                 "from frozen_search.adapters.wikipedia.wikitext import serve_render_batches; "
                 "serve_render_batches(sys.stdin.buffer, replies)")
+# What the decompressors raise on damaged bytes (gzip: zlib.error, BadGzipFile; bz2: OSError; xz: LZMAError).
+_DECOMPRESS_ERRORS = (zlib.error, EOFError, lzma.LZMAError, gzip.BadGzipFile, OSError)
 # What mwxml and ElementTree raise on broken input (seen on truncated, non-XML and root-less files).
 _READ_ERRORS = (ElementTree.ParseError, MalformedXML, AssertionError, ValueError, KeyError, AttributeError, TypeError)
 
@@ -187,8 +190,9 @@ def open_dump(path: Path) -> Iterator[tuple[IO[bytes], IO[bytes], _CountingReade
             rest = [io.BytesIO(_PAGES_ONLY_HEADER), *rest, io.BytesIO(_PAGES_ONLY_FOOTER)]
         counter = _CountingReader(io.BufferedReader(_Chain(rest), buffer_size=1 << 20))
         yield raw, io.BufferedReader(counter, buffer_size=1 << 20), counter
-    except (OSError, EOFError, lzma.LZMAError) as exc:
-        raise IngestError(f"{path}: cannot decompress or read: {exc}") from exc
+    except _DECOMPRESS_ERRORS as exc:
+        at = "" if raw.closed else f" at byte {raw.tell()} of the file"
+        raise IngestError(f"{path}: cannot decompress or read{at}: {type(exc).__name__}: {exc}") from exc
     finally:
         raw.close()
 
@@ -316,6 +320,7 @@ class _Queued:
     redirect: str | None
     sha1: str | None
     chunks: DeferredChunks
+    where: str = ""  # "<file>: page N": where an ingest error points
 
 
 class _PageWriter:
@@ -331,6 +336,7 @@ class _PageWriter:
         self.store, self.writer, self.renderer, self.provenance = store, writer, renderer, provenance
         self.report, self.pool = report, pool
         self.tick: Callable[[], None] = lambda: None
+        self.where = ""  # "<file>: page N" of the page being read
         self.stored_chunks: set[bytes] = set()
         self.pending: IndexedRevision | None = None
         self.pending_version = ""
@@ -351,7 +357,7 @@ class _PageWriter:
         self.queue.append(_Queued(
             doc, title, namespace, page_id, revision.id, revision.parent_id,
             stored_instant(int(revision.timestamp.unix())),
-            redirect_target(text), revision.sha1, self.renderer.render_chunks_deferred(text)))
+            redirect_target(text), revision.sha1, self.renderer.render_chunks_deferred(text), self.where))
         self._settle(RENDER_WINDOW if self.parallel else 0)
 
     def end_page(self, doc: str) -> None:
@@ -383,6 +389,7 @@ class _PageWriter:
         self._remember(c[0] for c in fresh)
         displayed = join_rendered([c.text for c in chunks])
         parent = None if rev.parent_id is None else str(rev.parent_id)
+        self._refuse_taken_id(rev)
         rev_pk = self.store.add_revision(NewRevision(
             doc_id=rev.doc, source=wikipedia.SOURCE, version=str(rev.revision_id), parent_version=parent,
             valid_from=rev.timestamp, title=rev.title, redirect=rev.redirect,
@@ -403,6 +410,28 @@ class _PageWriter:
         self.pending = IndexedRevision(rev_pk, rev.doc, wikipedia.SOURCE, timestamp, None, rev.title, displayed)
         self.pending_version = str(rev.revision_id)
         return True
+
+    def _refuse_taken_id(self, rev: _Queued) -> None:
+        """A revision id is MediaWiki's global ``rev_id``: one already stored under another page is refused (issue
+        13.7), unless it is that same revision exported again under the page's later title (same page id and
+        timestamp, and the same wikitext sha1 when both exports carry one), as after a move.
+
+        Raises:
+            IngestError: the id is taken by another page's revision (naming the file and page position).
+        """
+        for row in self.store.by_versions(wikipedia.SOURCE, str(rev.revision_id)):
+            if row.doc_id == rev.doc:
+                continue
+            page_id = None if rev.page_id is None else str(rev.page_id)
+            stored_sha1 = row.provenance.get("wikitext_sha1")
+            same = (page_id is not None and row.metadata.get("page_id") == page_id
+                    and row.valid_from == rev.timestamp
+                    and (not stored_sha1 or not rev.sha1 or stored_sha1 == rev.sha1))
+            if not same:
+                raise IngestError(f"{rev.where}: revision id {rev.revision_id} of {rev.title!r} is already stored "
+                                  f"as a revision of {wikipedia.title_of(row.doc_id)!r} (page id "
+                                  f"{row.metadata.get('page_id')}); a revision id belongs to one page: nothing was "
+                                  "stored")
 
     def _remember(self, keys: Iterable[bytes]) -> None:
         if len(self.stored_chunks) > 2_000_000:  # bound memory: INSERT OR IGNORE keeps correctness
@@ -527,13 +556,20 @@ def _ingest_file(path: Path, page_writer: _PageWriter, namespaces: frozenset[int
                 warnings.filterwarnings("ignore", category=DeprecationWarning, module=r"mwxml\b")
                 for item in dump:
                     position += 1
+                    page_writer.where = f"{path}: page {position}"
                     if isinstance(item, mwxml.LogItem):
                         _log_item(item, namespaces, report, moves)
                         continue
-                    _ingest_page(item, page_writer, namespaces, report)
+                    try:
+                        _ingest_page(item, page_writer, namespaces, report)
+                    except InvalidRequest as exc:  # a title MediaWiki could not have written
+                        raise IngestError(f"{path}: page {position}: {exc.message}") from exc
                     tick()
         except _READ_ERRORS as exc:
             raise IngestError(f"{path}: broken or truncated export at page {position}: {exc}") from exc
+        except _DECOMPRESS_ERRORS as exc:  # a damaged .gz/.bz2/.xz: the file's fault, said with its position
+            raise IngestError(f"{path}: cannot decompress the export after page {position} "
+                              f"(byte {raw.tell()} of the file): {type(exc).__name__}: {exc}") from exc
         page_writer.flush()
         tick()
         report.raw_bytes += counter.count
