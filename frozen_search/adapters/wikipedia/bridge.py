@@ -80,8 +80,8 @@ class LiveBridge:
                 title=wikipedia.normalize_title(rev.title), redirect=rev.redirect,
                 chunk_keys=b"".join(c.key for c in chunks),
                 sha256=hashlib.sha256(displayed.encode("utf-8")).hexdigest(), chars=len(displayed),
-                metadata={"page_id": str(rev.page_id), "current_title": rev.current_title, "renderer":
-                          RENDERER_ID},
+                metadata={"page_id": str(rev.page_id), "renderer": RENDERER_ID,  # today's title: provenance only
+                          "current_title": None if rev.current_title is None else rev.current_title.evidence()},
                 provenance={"upstream": self.api_url, "wikitext_sha1": rev.sha1, "resolved": "live"},
                 origin="live"))
         stored = self.store.get(doc, str(rev.revid))

@@ -40,6 +40,7 @@ import requests
 from frozen_search.adapters.wikipedia.ids import MOVE_COMMENT, normalize_title
 from frozen_search.adapters.wikipedia.wikitext import redirect_target
 from frozen_search.cutoff import cutoff_bound, iso_utc
+from frozen_search.disclosure import Later
 from frozen_search.errors import (
     FrozenSearchError,
     NotFoundBeforeCutoff,
@@ -69,8 +70,9 @@ def query_words(query: str) -> list[str]:
 class LiveRevision:
     """One revision read live: the page's title at ``T``, ids, timestamp (UTC seconds), wikitext.
 
-    ``current_title`` is the page's title today when it differs (moved after ``T``); ``redirect`` the target if
-    the wikitext is a redirect.
+    ``current_title`` is the page's title today when it differs (moved after ``T``): a value from after ``T``,
+    typed apart (:class:`~frozen_search.disclosure.Later`), for provenance only; ``redirect`` the target if the
+    wikitext is a redirect.
     """
 
     title: str
@@ -80,7 +82,7 @@ class LiveRevision:
     timestamp: int
     wikitext: str
     sha1: str | None
-    current_title: str | None = None
+    current_title: Later[str] | None = None
 
     @property
     def redirect(self) -> str | None:
@@ -175,7 +177,7 @@ class WikipediaLive:
         return LiveRevision(title=title, page_id=int(page["pageid"]), revid=int(rev["revid"]),
                             parentid=int(rev["parentid"]) if rev.get("parentid") else None, timestamp=timestamp,
                             wikitext=str(slot["content"]), sha1=rev.get("sha1"),
-                            current_title=current if current and current != title else None)
+                            current_title=Later(current) if current and current != title else None)
 
     def _moves_out(self, title: str) -> list[Mapping[str, Any]]:
         """Move-log entries after ``T`` that moved the page titled ``title`` away, oldest first."""
@@ -206,7 +208,10 @@ class WikipediaLive:
                     if match:
                         moves.append((normalize_title(match[1]), normalize_title(match[2])))
             if "continue" not in answer:
-                return self._undo_moves(moves, current)
+                titles = self._undo_moves(moves, current)
+                for later in titles[1:]:
+                    Later(later)  # titles the page got after T: withheld (logged, audited), never shown
+                return titles
             params.update(answer["continue"])
         raise NotFoundBeforeCutoff(f"page {current!r} has more than {500 * self.max_history_pages} revisions after "
                                    "the cutoff: its title at the cutoff cannot be proven")
