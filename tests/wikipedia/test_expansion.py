@@ -181,7 +181,8 @@ def test_parser_functions_and_magic_words_as_mediawiki(wikitext: str, expanded: 
 
 def test_arguments_defaults_inclusion_tags_loops_and_depth() -> None:
     templates = {
-        "Template:T": "<noinclude>doc</noinclude>[{{{1}}}|{{{name|dflt}}}|{{{2|}}}|{{{3}}}]<includeonly>!</includeonly>",
+        "Template:T": ("<noinclude>doc</noinclude>[{{{1}}}|{{{name|dflt}}}|{{{2|}}}|{{{3}}}]"
+                       "<includeonly>!</includeonly>"),
         "Template:Only": "before<onlyinclude>IN</onlyinclude>after<onlyinclude>2</onlyinclude>",
         "Template:Loop": "L{{Loop}}",
         "Template:Deep": "d{{Deep2}}", "Template:Deep2": "e{{Deep}}",
