@@ -211,3 +211,15 @@ def test_template_titles_and_expressions() -> None:
     with pytest.raises(ExprError):
         evaluate("foo + 1")
     assert time_function("Y", "", NOW) == "2026"
+
+
+def test_expansion_is_bounded_in_size() -> None:
+    """A template doubling its argument 40 levels deep (2^40 copies): expansion stops near MAX_CHARS."""
+    from frozen_search.adapters.wikipedia.expand import MAX_CHARS
+
+    templates = {f"Template:L{i}": f"{{{{L{i + 1}|{{{{{{1}}}}}}{{{{{{1}}}}}}}}}}" for i in range(40)}
+    templates["Template:L40"] = "{{{1}}}"
+    found = {title: TemplateRevision(title, "1", 0, text) for title, text in templates.items()}
+    expander = Expander(found.get, NOW, "Page")
+    out = expander.expand("{{L0|laugh}}")
+    assert len(out) < 4 * MAX_CHARS and "{{{1}}}" in out  # past the bound, arguments are left as written

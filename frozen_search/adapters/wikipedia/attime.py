@@ -189,10 +189,15 @@ class ExpansionsAt:
             self._chunks.move_to_end(key)
             return cached
         expander = Expander(self.lookup, self.now, title, self.memo)
-        rendered, counts = render_chunk_counted(expander.expand(source))
-        counts.expanded += expander.expanded
-        counts.elided += expander.elided
-        found = (rendered, counts, tuple(expander.used))
+        try:
+            rendered, counts = render_chunk_counted(expander.expand(source))
+        except (RecursionError, ValueError, TypeError):  # a pathological text: the stored rendering (item 2)
+            rendered, counts = render_chunk_counted(source)
+            found = (rendered, counts, tuple[str, ...]())
+        else:
+            counts.expanded += expander.expanded
+            counts.elided += expander.elided
+            found = (rendered, counts, tuple(expander.used))
         self._chunks[key] = found
         self._chunk_chars += len(rendered)
         while self._chunk_chars > _CHUNK_CACHE_CHARS and len(self._chunks) > 1:

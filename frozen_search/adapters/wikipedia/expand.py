@@ -157,6 +157,7 @@ class _Entry:
     elided: int
     used: tuple[TemplateRevision, ...]
     depth: int  # levels of transclusion below the call
+    chars: int  # characters it added to the expander's count (the size bound)
 
 
 class CallMemo:
@@ -279,12 +280,15 @@ class Expander:
         if frame is None:
             return str(node)
         name = self.expand_code(node.name, frame, depth).strip()
+        if self.chars > MAX_CHARS:  # past the size bound: arguments are no longer substituted
+            return "{{{" + name + "}}}"
         value = frame.get(name, self)
-        if value is not None:
-            return value
-        if node.default is not None:
-            return self.expand_code(node.default, frame, depth)
-        return "{{{" + name + "}}}"
+        if value is None and node.default is not None:
+            value = self.expand_code(node.default, frame, depth)
+        if value is None:
+            return "{{{" + name + "}}}"
+        self.chars += len(value)
+        return value
 
     def _left(self, node: Template, frame: _Frame | None, depth: int) -> str:
         """The call as written, its arguments expanded (for the renderer: from its arguments, or stripped)."""
@@ -340,13 +344,13 @@ class Expander:
                 (param.showkey, str(param.name).strip() if param.showkey else str(param.name), str(param.value))
                 for param in node.params))
             entry = self.memo.get(memo_key)
-            if entry is not None and depth + entry.depth < MAX_DEPTH and not (
+            if entry is not None and depth + entry.depth < MAX_DEPTH and self.chars + entry.chars <= MAX_CHARS and not (
                     {r.title for r in entry.used} & set(self._stack)):
                 self.expanded += entry.expanded
                 self.elided += entry.elided
                 for used in (*chain, *entry.used):
                     self.used.setdefault(used.title, used)
-                self.chars += len(entry.output)
+                self.chars += entry.chars
                 self._deepest = max(self._deepest, depth + entry.depth)
                 return entry.output
         before = (self.expanded, self.elided, set(self.used), self.chars)
@@ -366,7 +370,8 @@ class Expander:
         if memo_key is not None and self.memo is not None and self.chars <= MAX_CHARS:
             self.memo.put(memo_key, _Entry(output, self.expanded - before[0], self.elided - before[1],
                                            tuple(r for t, r in self.used.items() if t not in before[2]
-                                                 and r not in chain), self._deepest - depth))
+                                                 and r not in chain), self._deepest - depth,
+                                           self.chars - before[3]))
         self._deepest = max(deepest, self._deepest)
         return output
 
