@@ -59,8 +59,10 @@ class Registry:
         """Every URL host a displayed document may carry: the first source's, then the others' sorted."""
         return _first_then_sorted(source.hosts(settings) for source in self.sources)
 
-    def indexed(self, row: RevisionRow, store: Store, settings: Settings) -> IndexedRevision | None:
-        """What the index holds of ``row`` (its displayed text, joined by its source), or ``None`` when it must not
+    def indexed(self, row: RevisionRow, store: Store, settings: Settings, bound: int | None = None
+                ) -> IndexedRevision | None:
+        """What the index holds of ``row`` (its displayed text, joined by its source; given ``bound``, the text its
+        source shows at that cutoff: :meth:`~frozen_search.source.Source.shown_text`), or ``None`` when it must not
         be found: its source is not served, or refused the row when it was stored.
 
         Raises:
@@ -69,8 +71,9 @@ class Registry:
         owner = self.for_row_source(row.source, settings)
         if owner is None or not owner.indexable(row):
             return None
-        return IndexedRevision(row.rev_pk, row.doc_id, row.source, row.valid_from, row.valid_to, row.title,
-                               owner.display_text(store.text_parts(row)))
+        text = (owner.display_text(store.text_parts(row)) if bound is None
+                else owner.shown_text(row, store, bound))
+        return IndexedRevision(row.rev_pk, row.doc_id, row.source, row.valid_from, row.valid_to, row.title, text)
 
     def parse_reference(self, ref: str, settings: Settings) -> tuple[Source, Any]:
         """The source claiming ``ref`` (an id or URL) and its parsed reference.

@@ -145,6 +145,15 @@ class Source(ABC):
     def display_text(self, parts: Sequence[str]) -> str:
         """A stored revision's displayed text from its chunks' texts (in order)."""
 
+    def shown_text(self, row: RevisionRow, store: Store, bound: int) -> str:
+        """The text shown (and indexed in the snapshot) of ``row`` at the cutoff whose bound is ``bound``
+        (``instant_bound(T)``, UTC milliseconds); default: :meth:`display_text` of its stored chunks.
+
+        Raises:
+            StoreIntegrityError: the row's chunks are missing from the store.
+        """
+        return self.display_text(store.text_parts(row))
+
     @abstractmethod
     def resolve_local(self, reference: Any, store: Store, bound: int, settings: Settings) -> Shown:
         """What ``fetch`` shows at ``T`` from the store alone (no upstream).

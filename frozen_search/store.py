@@ -446,6 +446,13 @@ class Store:
             "ORDER BY valid_from DESC, rev_pk DESC LIMIT 1", (doc_id, bound, bound)).fetchone()
         return None if found is None else _row(found)
 
+    def has_doc_prefix(self, prefix: str, bound: int) -> bool:
+        """Whether a dump revision with ``valid_from < bound`` (UTC milliseconds) has a doc id starting with
+        ``prefix`` (``wikipedia:Template:``): one index seek."""
+        found = self._db.execute("SELECT 1 FROM revisions WHERE doc_id >= ? AND doc_id < ? AND valid_from < ? AND "
+                                 "origin='dump' LIMIT 1", (prefix, prefix + "\U0010ffff", bound)).fetchone()
+        return found is not None
+
     def get(self, doc_id: str, version: str) -> RevisionRow | None:
         """The revision ``version`` of ``doc_id`` (any origin), or ``None``."""
         found = self._db.execute(f"SELECT {_COLUMNS} FROM revisions WHERE doc_id=? AND version=?",

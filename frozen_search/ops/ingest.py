@@ -53,7 +53,8 @@ def ingest(settings: Settings, source_name: str, paths: Sequence[Path], *, progr
     """Ingest ``paths`` with the ingester of ``source_name`` into the store and index of ``settings`` (created
     when missing), all or nothing (``registry``: the sources of this build by default).
 
-    ``options`` go to the ingester: ``namespaces`` (a frozenset of namespace numbers, default ``{0}``) for
+    ``options`` go to the ingester: ``namespaces`` (a frozenset of namespace numbers, default ``{0, 10, 828}``:
+    articles, and the templates and modules they are expanded with) for
     Wikipedia, ``site`` (a served host, or ``None``: read from the dump) for Stack Exchange.
 
     Raises:

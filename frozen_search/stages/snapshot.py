@@ -59,6 +59,6 @@ class SnapshotIndex:
 
     def _documents(self) -> Iterator[IndexedRevision]:
         for row in self.store.current_at(self.bound):
-            indexed = self.registry.indexed(row, self.store, self.settings)
+            indexed = self.registry.indexed(row, self.store, self.settings, self.bound)
             if indexed is not None:
                 yield indexed

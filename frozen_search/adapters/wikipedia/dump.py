@@ -660,14 +660,15 @@ def rerender_stale(store: Store, renderer: WikitextRenderer | None = None) -> li
 
 
 def ingest_wikipedia(paths: Sequence[Path], store: Store, index: RevisionIndex, *,
-                     namespaces: frozenset[int] = frozenset({0}), progress: Progress | None = None,
+                     namespaces: frozenset[int] = frozenset({0, 10, 828}), progress: Progress | None = None,
                      on_file: Callable[[Path], None] | None = None) -> IngestReport:
     """Ingest MediaWiki XML exports into ``store`` and ``index``, all or nothing.
 
     ``<logitem>`` elements (schemas 0.10/0.11, ``dumpBackup.php --logs``) are read: page moves are recorded as moves
     (as the null revisions' "moved page [[A]] to [[B]]" comments are), every other log item is counted and skipped.
 
-    ``namespaces``: namespace numbers to keep (default main, ``{0}``). ``progress`` is called after each page with
+    ``namespaces``: namespace numbers to keep (default main, Template and Module: ``{0, 10, 828}``). ``progress``
+    is called after each page with
     the compressed bytes read of the current file and the revisions stored so far; ``on_file`` before each file.
     Re-ingesting a revision already stored (same page and revision id) is a counted no-op.
 
