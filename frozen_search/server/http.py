@@ -9,8 +9,9 @@ logged with its traceback and answered ``internal`` without its text. Every resp
 
 The cutoff is fixed when the app is built: a parameter or body field that tries to set the date (``cutoff``,
 ``as_of``, ``date``, …: :data:`~frozen_search.service.DATE_ARGUMENTS`) or an ``X-Cutoff`` header, on any route, is
-refused; ``Accept-Datetime`` (RFC 7089) is answered at the fixed cutoff. On ``/v1/search`` and ``/v1/fetch`` every
-call is one query-log line: a request whose parameters do not parse, lack ``query``/``id`` or carry an unknown
+refused; ``Accept-Datetime`` (RFC 7089) is answered at the fixed cutoff. (At ``/mcp`` the MCP face reads both
+headers of a ``tools/call`` the same way, see :mod:`frozen_search.server.mcp`.) On ``/v1/search`` and ``/v1/fetch``
+every call is one query-log line: a request whose parameters do not parse, lack ``query``/``id`` or carry an unknown
 name is handed to the service as the caller sent it (:meth:`~frozen_search.service.FrozenSearchService.call`),
 which logs it and answers its own coded refusal — the same words as on MCP and the CLI.
 ``/mcp`` keeps the SDK's DNS-rebinding protection, allowing localhost and the host and port the server was started
