@@ -265,7 +265,8 @@ def test_every_bad_cli_call_adds_one_line_with_its_refusal(wiki_data_dir: Path, 
 MCP_HTTP_CALLS: list[tuple[str, dict[str, Any]]] = [
     ("search", {"query": "pear", "limit": 2}),
     ("fetch", {"id": "wikipedia:Pear", "max_chars": 300}),
-    ("search", {"query": "pear", "limit": "abc"}),  # a bad argument too: the cutoff refusal comes first
+    ("search", {"query": "pear", "limit": "abc"}),  # refused by the SDK's validation: the cutoff refusal comes first
+    ("fetch", {"id": "wikipedia:Pear", "colour": "red"}),  # an argument the SDK would drop: handed over as sent
 ]
 
 
@@ -307,8 +308,9 @@ async def test_date_headers_on_mcp_over_http_are_refused_or_logged(wiki_data_dir
     finally:
         service.close()
     calls = len(MCP_HTTP_CALLS)
-    assert [error for error, _, _ in plain] == [False, False, True]
+    assert [error for error, _, _ in plain] == [False, False, True, True]
     assert plain[2][2].startswith("[invalid_request] limit must be an integer")
+    assert plain[3][2].startswith("[invalid_request] fetch has no argument 'colour'")
     assert [(error, structured) for error, structured, _ in refused] == [(True, None)] * calls
     assert len({text for _, _, text in refused}) == 1
     assert refused[0][2].startswith(f"[invalid_request] {REFUSED_CUTOFF}")
