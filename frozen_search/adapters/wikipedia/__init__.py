@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 
 from frozen_search.adapters.http import Upstream, require_json
 from frozen_search.adapters.wikipedia import bridge, ids
-from frozen_search.adapters.wikipedia.attime import TEMPLATE_NAMESPACES, expansions_at
+from frozen_search.adapters.wikipedia.attime import TEMPLATE_NAMESPACES, page_at
 from frozen_search.adapters.wikipedia.dump import ingest_wikipedia, rerender_stale
 from frozen_search.adapters.wikipedia.live import WikipediaLive, connect
 from frozen_search.cache.keys import origin_of
@@ -110,7 +110,7 @@ class WikipediaSource(Source):
         Raises:
             StoreIntegrityError: a chunk a row lists is missing from the store.
         """
-        return expansions_at(store, bound).page(row).text
+        return page_at(store, bound, row).text
 
     def indexable(self, row: RevisionRow) -> bool:
         """Template and Module pages are never search hits: they are not articles (their text is markup and code,
@@ -162,7 +162,7 @@ class WikipediaSource(Source):
         if shown.redirect is not None:
             parts.append((f"redirect {shown.redirect[0]}", shown.redirect[1]))
             title = f"{row.title} {ids.title_of(shown.redirect[0])}"
-        expansion = expansions_at(store, instant_bound(settings.require_cutoff())).page(row)
+        expansion = page_at(store, instant_bound(settings.require_cutoff()), row)
         stored_sha256, inputs = row.sha256, tuple[tuple[str, str, str], ...]()
         if expansion.expanded:  # computed at T from verified inputs: each a dated part (check 1) read as stored
             parts += [(item.what, item.valid_from) for item in expansion.inputs[1:]]
@@ -188,7 +188,7 @@ class WikipediaSource(Source):
                     "revision_url": ids.oldid_url(shown.row.version, settings.wikipedia_host),
                     "redirected_from": None if shown.redirect is None else shown.redirect[0]}
         if store is not None:
-            expansion = expansions_at(store, instant_bound(settings.require_cutoff())).page(shown.row)
+            expansion = page_at(store, instant_bound(settings.require_cutoff()), shown.row)
             metadata["templates"] = expansion.counts.as_dict()
             if expansion.expanded:
                 metadata["expansion"] = {"page": expansion.inputs[0].as_dict(),

@@ -15,6 +15,13 @@ compares them) and the sha256 of its wikitext (for an auditor, in ``fetch`` meta
 
 Memoized per cutoff: lookups per title, template calls with plain arguments per template revision
 (:class:`~frozen_search.adapters.wikipedia.expand.CallMemo`), chunks per chunk key, pages per row.
+
+Live rows (``provenance.resolved == 'live'``) are expanded with the templates of the wiki they were read from, each
+at its own revision before ``T``, read through the upstream layer by :func:`prefetch_live` (the live bridge calls it
+for every row it stores) and kept per row (:class:`LiveExpansion`): the requests a row causes depend on that row and
+the wiki's answers alone, so an offline rerun or a replay of one call asks exactly the recorded requests again. A
+template's input there is checked against MediaWiki's own ``sha1`` of its text (``stored``: reported, ``read``:
+computed from the text received).
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ import hashlib
 import threading
 import weakref
 from collections import OrderedDict
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -33,12 +41,16 @@ from frozen_search.adapters.wikipedia.wikitext import TemplateCounts, chunk_key,
 from frozen_search.cutoff import stored_iso
 from frozen_search.store import RevisionRow, Store
 
-__all__ = ["TEMPLATE_NAMESPACES", "Input", "PageExpansion", "expansions_at"]
+__all__ = ["TEMPLATE_NAMESPACES", "Input", "LiveExpansion", "PageExpansion", "expansions_at", "page_at",
+           "prefetch_live"]
 
 TEMPLATE_NAMESPACES = frozenset({10, 828})
 """Namespaces stored to expand pages with, never search hits: Template, Module."""
 _PAGE_CACHE_CHARS = 20_000_000
 _CHUNK_CACHE_CHARS = 20_000_000
+MAX_LIVE_ROUNDS = 12  # rounds of live template reads per row: one nesting level (or redirect hop) each
+MAX_LIVE_TITLES = 300  # distinct pages read live per row; past it a template is unknown (falls back)
+_LIVE_ROWS = 256  # live rows whose expansion state is kept per cutoff
 
 
 @dataclass(frozen=True)
@@ -221,3 +233,100 @@ def expansions_at(store: Store, bound: int) -> ExpansionsAt:
                 del per_store[key]  # an earlier generation's
             found = per_store[(bound, generation)] = ExpansionsAt(store, bound)
         return found
+
+
+TemplateFetch = Callable[[list[str]], Mapping[str, TemplateRevision | None]]
+"""Titles -> each one's revision at ``T`` read live (``evidence``: MediaWiki's hex sha1 of its text) or ``None``."""
+
+
+def live_input(revision: TemplateRevision) -> Input:
+    """The :class:`Input` of a template revision read live: ``stored`` is the sha1 MediaWiki reported for its text,
+    ``read`` the sha1 of the text received (re-verification check 2 compares them)."""
+    data = revision.wikitext.encode("utf-8")
+    return Input(f"template revision {revision.version} of {revision.title}", revision.title, revision.version,
+                 revision.valid_from, str(revision.evidence or ""), hashlib.sha1(data).hexdigest(),
+                 hashlib.sha256(data).hexdigest())
+
+
+@dataclass
+class LiveExpansion(ExpansionsAt):
+    """The expansion at ``T`` of one live row: ``known`` maps each title read live to its revision at ``T`` (or
+    ``None``: unknown at ``T``, or past the bounds); a title not in it is a ``miss`` (not read yet)."""
+
+    known: dict[str, TemplateRevision | None] = field(default_factory=dict)
+    misses: set[str] = field(default_factory=set)
+
+    def has_templates(self) -> bool:
+        """Always: the wiki is asked for the templates themselves."""
+        return True
+
+    def lookup(self, title: str) -> TemplateRevision | None:
+        """The revision at ``T`` of ``title`` read live, or ``None`` (unknown, or a miss recorded)."""
+        if title not in self.known:
+            self.misses.add(title)
+            return None
+        found = self.known[title]
+        if found is not None and title not in self._inputs:
+            self._inputs[title] = live_input(found)
+        return found
+
+
+_LIVE: weakref.WeakKeyDictionary[Store, dict[int, OrderedDict[tuple[int, bytes], LiveExpansion]]] = (
+    weakref.WeakKeyDictionary())
+
+
+def _is_live(row: RevisionRow) -> bool:
+    return row.provenance.get("resolved") == "live"
+
+
+def prefetch_live(store: Store, row: RevisionRow, bound: int, fetch: TemplateFetch) -> LiveExpansion:
+    """Read live, through ``fetch``, every template the expansion of the live ``row`` at ``T`` (``bound``:
+    ``instant_bound(T)``, UTC milliseconds) calls, level by level (a round expands the row with what is known and
+    reads the titles it missed, in sorted order, batched by ``fetch``), at most :data:`MAX_LIVE_ROUNDS` rounds and
+    :data:`MAX_LIVE_TITLES` titles; titles left over are unknown (rendered from their arguments or stripped). The
+    result is kept for :func:`page_at`.
+
+    Raises:
+        UpstreamUnavailable / UpstreamRejected / OfflineCacheMiss: from ``fetch``.
+        StoreIntegrityError: a chunk the row lists is missing from the store.
+    """
+    key = (row.rev_pk, row.chunk_keys)
+    with _REGISTRY_LOCK:
+        rows = _LIVE.setdefault(store, {}).setdefault(bound, OrderedDict())
+        kept = rows.get(key)
+    if kept is not None:
+        return kept
+    known: dict[str, TemplateRevision | None] = {}
+    for _ in range(MAX_LIVE_ROUNDS):
+        scratch = LiveExpansion(store, bound, known=dict(known))
+        scratch.page(row)
+        missed = sorted(scratch.misses)[:max(0, MAX_LIVE_TITLES - len(known))]
+        if not missed:
+            break
+        answered = fetch(missed)
+        known.update({title: answered.get(title) for title in missed})
+    scratch = LiveExpansion(store, bound, known=dict(known))
+    scratch.page(row)
+    known.update(dict.fromkeys(scratch.misses))  # past the bounds: unknown, for good
+    found = LiveExpansion(store, bound, known=known)
+    with _REGISTRY_LOCK:
+        rows[key] = found
+        while len(rows) > _LIVE_ROWS:
+            rows.popitem(last=False)
+    return found
+
+
+def page_at(store: Store, bound: int, row: RevisionRow) -> PageExpansion:
+    """``row``'s displayed text at ``T``: a live row read by :func:`prefetch_live` at this cutoff is expanded with
+    the templates read live; any other row with the store's templates (:func:`expansions_at`).
+
+    Raises:
+        StoreIntegrityError: a chunk a row lists is missing from the store.
+    """
+    if _is_live(row):
+        with _REGISTRY_LOCK:
+            rows = _LIVE.get(store, {}).get(bound)
+            live = None if rows is None else rows.get((row.rev_pk, row.chunk_keys))
+        if live is not None:
+            return live.page(row)
+    return expansions_at(store, bound).page(row)

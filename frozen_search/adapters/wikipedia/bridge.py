@@ -17,9 +17,10 @@ from dataclasses import replace
 
 from frozen_search.adapters.wikipedia import ids as wikipedia
 from frozen_search.adapters.wikipedia.dump import rerender
+from frozen_search.adapters.wikipedia.expand import TemplateRevision
 from frozen_search.adapters.wikipedia.live import LiveRevision, WikipediaLive
 from frozen_search.adapters.wikipedia.wikitext import RENDERER_ID, WikitextRenderer, join_rendered
-from frozen_search.cutoff import stored_instant
+from frozen_search.cutoff import instant_bound, stored_instant
 from frozen_search.errors import InvalidRequest, NotFoundBeforeCutoff
 from frozen_search.models import Rejection
 from frozen_search.source import Shown
@@ -59,7 +60,29 @@ class LiveBridge:
             return self._adapter
 
     def store_revision(self, rev: LiveRevision) -> RevisionRow:
-        """The stored row for ``rev`` under its title at ``T``, inserting it (``origin='live'``) when new."""
+        """The stored row for ``rev`` under its title at ``T``, inserting it (``origin='live'``) when new, with the
+        templates its expansion at ``T`` calls read live at their own revisions before ``T``
+        (:func:`~frozen_search.adapters.wikipedia.attime.prefetch_live`; never ``action=parse``, which expands
+        today's templates).
+
+        Raises:
+            UpstreamUnavailable / UpstreamRejected / OfflineCacheMiss: a template could not be read.
+        """
+        from frozen_search.adapters.wikipedia.attime import prefetch_live  # attime reads bridge.title_at
+
+        row = self._stored(rev)
+        prefetch_live(self.store, row, instant_bound(self.adapter.cutoff), self._templates_at)
+        return row
+
+    def _templates_at(self, titles: list[str]) -> dict[str, TemplateRevision | None]:
+        """Each title's revision at ``T`` read live (``evidence``: MediaWiki's sha1 of its text), or ``None``."""
+        found: dict[str, TemplateRevision | None] = {}
+        for title, rev in self.adapter.templates_at(titles).items():
+            found[title] = None if rev is None else TemplateRevision(
+                rev.title, str(rev.revid), stored_instant(rev.timestamp), rev.wikitext, rev.redirect, rev.sha1)
+        return found
+
+    def _stored(self, rev: LiveRevision) -> RevisionRow:
         doc = wikipedia.doc_id(rev.title)
         existing = self.store.get(doc, str(rev.revid))
         if existing is not None and existing.metadata.get("renderer") == RENDERER_ID:
