@@ -84,7 +84,7 @@ def build_side_by_side(data_dir: Path, cutoff: datetime, snapshot: Path) -> dict
         wall, cpu = time.perf_counter(), time.process_time()
         build_snapshot(settings, registry, store, bound)
         service = {"wall_s": time.perf_counter() - wall, "cpu_s": time.process_time() - cpu}
-        docs = registry.indexed_rows(list(store.current_at(bound)), store, settings)
+        docs = registry.indexed_rows(list(store.current_at(bound)), store, settings, bound)
     finally:
         store.close()
     threads = max(1, min(4, os.cpu_count() or 1))

@@ -5,8 +5,14 @@ sample's wikitext, the *argument text* is each positional argument (and ``e=`` o
 own ``strip_code(keep_template_params=True)`` reads it, whitespace collapsed: an oracle independent of our renderer.
 An occurrence counts as kept when every such piece is a substring of the page's displayed text (whitespace
 collapsed). Prints the share kept per template, and the throughput (pages/s, MB/s of wikitext, no memo) of
-``WikitextRenderer.render`` and of a bare ``mwparserfromhell.parse`` of each page. Run it with the code to measure
-on ``PYTHONPATH`` (the branch, or main for "before"). Not collected by pytest. Usage::
+``WikitextRenderer.render`` and of a bare ``mwparserfromhell.parse`` of each page.
+
+Expansion at ``T`` (issue 12 item 1; absent before it): the throughput of expanding then rendering each page chunk by
+chunk (what a store holding templates does at display and in the snapshot index, without the chunk memo) with
+(a) no template known at ``T`` (every call falls back: the expander's overhead) and (b) small stand-ins of
+``{{math}}``, ``{{mvar}}``, ``{{nowrap}}``, ``{{overline}}``, ``{{frac}}`` (``<span>{{{1}}}</span>``-like, with
+``#if``) known at ``T`` and the call memo shared across pages, and the share kept under (b). Run it with the code to
+measure on ``PYTHONPATH`` (the branch, or main for "before"). Not collected by pytest. Usage::
 
     python bench/bench_templates.py [--reps N] [--json PATH] [PATH]
 """
@@ -18,12 +24,32 @@ import io
 import json
 import time
 from collections import Counter
+from datetime import UTC, datetime
 from pathlib import Path
 
 import mwparserfromhell
 import mwxml
 
-from frozen_search.adapters.wikipedia.wikitext import WikitextRenderer
+from frozen_search.adapters.wikipedia.wikitext import (
+    WikitextRenderer,
+    join_rendered,
+    render_chunk_counted,
+    split_chunks,
+)
+
+try:  # absent before issue 12 item 1
+    from frozen_search.adapters.wikipedia.expand import CallMemo, Expander, TemplateRevision
+except ImportError:  # pragma: no cover - measuring an older tree
+    Expander = None  # type: ignore[assignment,misc]
+
+STAND_INS = {
+    "Template:Math": '<span class="texhtml">{{{1}}}</span>',
+    "Template:Mvar": '<i>{{{1}}}</i>',
+    "Template:Nowrap": '<span style="white-space:nowrap">{{{1}}}</span>',
+    "Template:Overline": '<span style="text-decoration:overline">{{{1}}}</span>',
+    "Template:Frac": "{{#if:{{{3|}}}|{{{1}}} {{{2}}}/{{{3}}}|{{#if:{{{2|}}}|{{{1}}}/{{{2}}}|1/{{{1}}}}}}}",
+}
+NOW = datetime(2012, 12, 31, 23, 59, 59, tzinfo=UTC)
 
 DEFAULT = (Path(__file__).resolve().parents[2]
            / "shared/realdata/wikipedia/enwiki-math-sample-31-pages-2012.pages-only.xml")
@@ -58,6 +84,20 @@ def argument_pieces(template: mwparserfromhell.nodes.Template) -> list[str]:
             if piece:
                 pieces.append(piece)
     return pieces
+
+
+def expand_render(text: str, known: dict[str, str], memo: object | None) -> str:
+    """A page expanded at ``NOW`` chunk by chunk with the templates ``known`` (title -> wikitext), then rendered."""
+    def lookup(title: str) -> object | None:
+        body = known.get(title)
+        return None if body is None else TemplateRevision(title, "1", 0, body)
+
+    parts = []
+    for chunk in split_chunks(text):
+        expander = Expander(lookup, NOW, "Page", memo)  # type: ignore[arg-type]
+        expanded = expander.expand(chunk) if "{{" in chunk else chunk
+        parts.append(render_chunk_counted(expanded)[0])
+    return join_rendered(parts)
 
 
 def main() -> None:
@@ -104,6 +144,25 @@ def main() -> None:
         "bare_parse_pages_per_s": round(len(sample) / parse_s, 1),
         "bare_parse_mb_per_s": round(wikitext_mb / parse_s, 2),
     }
+    if Expander is not None:
+        none_s = best(lambda: [expand_render(text, {}, None) for _, text in sample])
+        memo = CallMemo()
+        known_s = best(lambda: [expand_render(text, STAND_INS, memo) for _, text in sample])
+        kept_known = total_known = 0
+        for _, text in sample:
+            shown = _flat(expand_render(text, STAND_INS, memo))
+            for template in mwparserfromhell.parse(text).ifilter_templates(recursive=True):
+                name = str(template.name).strip()
+                if name[:1].upper() + name[1:] in MEASURED:
+                    total_known += 1
+                    kept_known += all(piece in shown for piece in argument_pieces(template))
+        figures |= {
+            "expand_none_known_pages_per_s": round(len(sample) / none_s, 1),
+            "expand_none_known_mb_per_s": round(wikitext_mb / none_s, 2),
+            "expand_stand_ins_pages_per_s": round(len(sample) / known_s, 1),
+            "expand_stand_ins_mb_per_s": round(wikitext_mb / known_s, 2),
+            "expand_stand_ins_kept": f"{kept_known}/{total_known}",
+        }
     print(json.dumps(figures, indent=2, ensure_ascii=False))
     if args.json is not None:
         args.json.write_text(json.dumps(figures, indent=2, ensure_ascii=False))

@@ -99,8 +99,10 @@ def ingest() -> None:
 
 @ingest.command("wikipedia")
 @click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option("--namespace", "namespaces", type=int, multiple=True, default=(0,), show_default=True,
-              help="Namespace numbers to keep (repeat the flag for several).")
+@click.option("--namespace", "namespaces", type=int, multiple=True, default=(0, 10, 828), show_default=True,
+              help="Namespace numbers to keep (repeat the flag for several). Template (10) and Module (828) pages "
+                   "are kept by default to expand articles with as they stood at the cutoff; they are never search "
+                   "hits, and are fetched only by their own id (wikipedia:Template:Math).")
 @_snapshot_cutoff_option
 @_data_dir_option
 @_fail_cleanly

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import tantivy
 
-from frozen_search.errors import IndexNotReady, InvalidRequest
+from frozen_search.errors import IndexNotReady, InvalidRequest, StoreBusy
 
 INDEX_FORMAT = 2  # 2: instants in milliseconds (store schema 5)
 OPEN_END = 2**62  # valid_to of a revision with no known successor
@@ -171,8 +171,19 @@ class RevisionIndex:
 
     @contextmanager
     def writer(self, heap_bytes: int = 64_000_000, threads: int = 2) -> Iterator[IndexWriterSession]:
-        """A writer session; an exception inside the block rolls the index back and propagates."""
-        session = IndexWriterSession(self._index.writer(heap_size=heap_bytes, num_threads=threads), self.path)
+        """A writer session; an exception inside the block rolls the index back and propagates.
+
+        Raises:
+            StoreBusy: another writer holds the index's lock.
+        """
+        try:
+            opened = self._index.writer(heap_size=heap_bytes, num_threads=threads)
+        except ValueError as exc:  # tantivy: "Failed to acquire Lockfile: LockBusy"
+            if "LockBusy" not in str(exc):
+                raise
+            raise StoreBusy(f"the index at {self.path} is being written by another process; nothing was done: "
+                            "run this again when it has finished") from exc
+        session = IndexWriterSession(opened, self.path)
         try:
             yield session
         except BaseException:

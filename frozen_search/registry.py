@@ -59,8 +59,10 @@ class Registry:
         """Every URL host a displayed document may carry: the first source's, then the others' sorted."""
         return _first_then_sorted(source.hosts(settings) for source in self.sources)
 
-    def indexed(self, row: RevisionRow, store: Store, settings: Settings) -> IndexedRevision | None:
-        """What the index holds of ``row`` (its displayed text, joined by its source), or ``None`` when it must not
+    def indexed(self, row: RevisionRow, store: Store, settings: Settings, bound: int | None = None
+                ) -> IndexedRevision | None:
+        """What the index holds of ``row`` (its displayed text, joined by its source; given ``bound``, the text its
+        source shows at that cutoff: :meth:`~frozen_search.source.Source.shown_text`), or ``None`` when it must not
         be found: its source is not served, or refused the row when it was stored.
 
         Raises:
@@ -69,21 +71,29 @@ class Registry:
         owner = self.for_row_source(row.source, settings)
         if owner is None or not owner.indexable(row):
             return None
-        return IndexedRevision(row.rev_pk, row.doc_id, row.source, row.valid_from, row.valid_to, row.title,
-                               owner.display_text(store.text_parts(row)))
+        text = (owner.display_text(store.text_parts(row)) if bound is None
+                else owner.shown_text(row, store, bound))
+        return IndexedRevision(row.rev_pk, row.doc_id, row.source, row.valid_from, row.valid_to, row.title, text)
 
-    def indexed_rows(self, rows: Sequence[RevisionRow], store: Store, settings: Settings) -> list[IndexedRevision]:
-        """:meth:`indexed` of several rows, their chunks read together (one query per 500 distinct chunks, not one
-        per row); rows that must not be found are left out.
+    def indexed_rows(self, rows: Sequence[RevisionRow], store: Store, settings: Settings, bound: int
+                     ) -> list[IndexedRevision]:
+        """:meth:`indexed` of several rows at the cutoff whose bound is ``bound`` (each row's text as its source
+        shows it at that cutoff, :meth:`~frozen_search.source.Source.shown_texts`: chunks read together, Wikipedia
+        templates expanded at ``T``), in the order given; rows that must not be found are left out.
 
         Raises:
             StoreIntegrityError: a row's chunks are missing from the store.
         """
         kept = [(row, owner) for row in rows
                 if (owner := self.for_row_source(row.source, settings)) is not None and owner.indexable(row)]
-        parts = store.text_parts_many([row for row, _ in kept])
+        texts: dict[int, str] = {}
+        by_owner: dict[int, tuple[Source, list[RevisionRow]]] = {}
+        for row, owner in kept:
+            by_owner.setdefault(id(owner), (owner, []))[1].append(row)
+        for owner, owned in by_owner.values():
+            texts.update(zip((row.rev_pk for row in owned), owner.shown_texts(owned, store, bound), strict=True))
         return [IndexedRevision(row.rev_pk, row.doc_id, row.source, row.valid_from, row.valid_to, row.title,
-                                owner.display_text(texts)) for (row, owner), texts in zip(kept, parts, strict=True)]
+                                texts[row.rev_pk]) for row, _ in kept]
 
     def parse_reference(self, ref: str, settings: Settings) -> tuple[Source, Any]:
         """The source claiming ``ref`` (an id or URL) and its parsed reference.

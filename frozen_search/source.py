@@ -112,7 +112,8 @@ class Source(ABC):
         """The hosts of the URLs its displayed documents carry (re-verification check 5)."""
 
     def api_hosts(self, settings: Settings) -> tuple[str, ...]:
-        """The hosts its live adapter calls, allowed in the upstream layer (default: none).
+        """The origins (``scheme://host:port``, see ``frozen_search.cache.keys.origin_of``) its live adapter calls,
+        taken from its configured API URLs: the only ones the upstream layer allows (default: none).
 
         Raises:
             ConfigError: a configured API URL is unusable.
@@ -143,6 +144,26 @@ class Source(ABC):
     @abstractmethod
     def display_text(self, parts: Sequence[str]) -> str:
         """A stored revision's displayed text from its chunks' texts (in order)."""
+
+    def shown_text(self, row: RevisionRow, store: Store, bound: int) -> str:
+        """The text shown (and indexed in the snapshot) of ``row`` at the cutoff whose bound is ``bound``
+        (``instant_bound(T)``, UTC milliseconds); default: :meth:`display_text` of its stored chunks.
+
+        Raises:
+            StoreIntegrityError: the row's chunks are missing from the store.
+        """
+        return self.display_text(store.text_parts(row))
+
+    def shown_texts(self, rows: Sequence[RevisionRow], store: Store, bound: int) -> list[str]:
+        """:meth:`shown_text` of several rows of this source (in the order given), as the snapshot build reads
+        them; default: :meth:`display_text` of their chunks read together (one store query per 500 distinct
+        chunks, :meth:`~frozen_search.store.Store.text_parts_many`). A source whose :meth:`shown_text` computes
+        more than its stored chunks overrides this too.
+
+        Raises:
+            StoreIntegrityError: a row's chunks are missing from the store.
+        """
+        return [self.display_text(parts) for parts in store.text_parts_many(rows)]
 
     @abstractmethod
     def resolve_local(self, reference: Any, store: Store, bound: int, settings: Settings) -> Shown:

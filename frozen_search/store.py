@@ -36,7 +36,9 @@ precision; a store of schema 4 (integer seconds) is refused: re-ingest into a ne
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Sequence
@@ -46,7 +48,7 @@ from pathlib import Path
 from typing import Any
 
 from frozen_search.cutoff import stored_iso
-from frozen_search.errors import ConfigError, StoreIntegrityError
+from frozen_search.errors import ConfigError, StoreBusy, StoreIntegrityError
 
 SCHEMA_VERSION = 5
 
@@ -96,6 +98,13 @@ CREATE TABLE IF NOT EXISTS ingests (
     pages INTEGER NOT NULL, revisions INTEGER NOT NULL
 );
 """
+
+# When a document's history became visible (a dump's import/create log items): it did not exist before, whatever its
+# revisions' stamps say (leak class 5). Snapshot queries leave out a document with an arrival at or after the bound.
+_ARRIVALS = """CREATE TABLE IF NOT EXISTS arrivals (
+    doc_id TEXT NOT NULL, at INTEGER NOT NULL, kind TEXT NOT NULL, UNIQUE (doc_id, at, kind)
+)"""
+_ARRIVED_BY = "NOT EXISTS (SELECT 1 FROM arrivals a WHERE a.doc_id=revisions.doc_id AND a.at>=?)"
 
 KEY_BYTES = 20  # sha1 digest size of a chunk key
 _COVERAGE_TABLE = _SCHEMA[_SCHEMA.index("CREATE TABLE IF NOT EXISTS coverage"):
@@ -222,6 +231,40 @@ class _SerialConnection:
             self.db.close()
 
 
+WRITER_LOCK = ".writer.lock"
+"""The lock file in a data dir that :func:`exclusive_writer` holds (never part of a bundle)."""
+
+
+@contextmanager
+def exclusive_writer(data_dir: Path, what: str) -> Iterator[None]:
+    """Hold the data dir's writer lock (``flock(2)`` on ``data_dir/.writer.lock``, created with the folder when
+    missing) for the block: one ``ingest``, ``reindex`` or ``import`` at a time per data dir (servers only read, and
+    SQLite's WAL lets them). ``what`` names the operation in the other one's refusal. The kernel drops the lock when
+    the holder exits, ``kill -9`` included, so a stale lock file never blocks anything.
+
+    Raises:
+        StoreBusy: another process (or this one) holds the lock; nothing was done.
+    """
+    data_dir.mkdir(parents=True, exist_ok=True)
+    fd = os.open(data_dir / WRITER_LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 200, 0).decode("utf-8", "replace").strip() or "another process"
+            raise StoreBusy(f"{data_dir} is being written by {holder}; {what} did nothing: run it again when "
+                            "that has finished") from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{what} (pid {os.getpid()})".encode(), 0)
+        try:
+            yield
+        finally:
+            os.ftruncate(fd, 0)
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
+
+
 class Store:
     """The SQLite record of truth at ``path`` (created on first open; WAL journal). Thread-safe: statements and
     transactions of several threads are serialised on the one connection.
@@ -238,6 +281,7 @@ class Store:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._init_schema()
+            self._db.execute(_ARRIVALS)  # added to schema 5 in place: an empty table changes nothing stored
         except sqlite3.DatabaseError as exc:
             self._db.close()
             raise ConfigError(f"{path} is not a usable frozen-search store: {exc}") from exc
@@ -431,9 +475,16 @@ class Store:
         cutoff (design.md), so live mode resolves again through the (cached) upstream instead.
         """
         found = self._db.execute(
-            f"SELECT {_COLUMNS} FROM revisions WHERE doc_id=? AND valid_from<? AND origin='dump' "
-            "ORDER BY valid_from DESC, rev_pk DESC LIMIT 1", (doc_id, bound)).fetchone()
+            f"SELECT {_COLUMNS} FROM revisions WHERE doc_id=? AND valid_from<? AND origin='dump' AND {_ARRIVED_BY} "
+            "ORDER BY valid_from DESC, rev_pk DESC LIMIT 1", (doc_id, bound, bound)).fetchone()
         return None if found is None else _row(found)
+
+    def has_doc_prefix(self, prefix: str, bound: int) -> bool:
+        """Whether a dump revision with ``valid_from < bound`` (UTC milliseconds) has a doc id starting with
+        ``prefix`` (``wikipedia:Template:``): one index seek."""
+        found = self._db.execute("SELECT 1 FROM revisions WHERE doc_id >= ? AND doc_id < ? AND valid_from < ? AND "
+                                 "origin='dump' LIMIT 1", (prefix, prefix + "\U0010ffff", bound)).fetchone()
+        return found is not None
 
     def get(self, doc_id: str, version: str) -> RevisionRow | None:
         """The revision ``version`` of ``doc_id`` (any origin), or ``None``."""
@@ -441,11 +492,23 @@ class Store:
                                  (doc_id, version)).fetchone()
         return None if found is None else _row(found)
 
-    def by_version(self, source: str, version: str) -> RevisionRow | None:
-        """The revision of ``source`` with upstream id ``version`` (a Wikipedia oldid), or ``None``."""
-        found = self._db.execute(f"SELECT {_COLUMNS} FROM revisions WHERE source=? AND version=? LIMIT 1",
-                                 (source, version)).fetchone()
-        return None if found is None else _row(found)
+    def add_arrival(self, doc_id: str, at: int, kind: str) -> None:
+        """Record that the history of ``doc_id`` became visible at ``at`` (a stored instant, UTC milliseconds) by
+        ``kind`` (``import``, ``create``: a dump's log items): before it, the document did not exist, whatever the
+        stamps of the revisions it carries (inside the caller's transaction)."""
+        self._db.execute("INSERT OR IGNORE INTO arrivals VALUES (?,?,?)", (doc_id, at, kind))
+
+    def arrived_by(self, doc_id: str, bound: int) -> bool:
+        """Whether ``doc_id`` has no recorded arrival at or after ``bound`` (``instant_bound(T)``): a page whose
+        history was imported or created after ``T`` did not exist at ``T``."""
+        found = self._db.execute("SELECT 1 FROM arrivals WHERE doc_id=? AND at>=? LIMIT 1", (doc_id, bound))
+        return found.fetchone() is None
+
+    def by_versions(self, source: str, version: str) -> list[RevisionRow]:
+        """Every stored revision of ``source`` with upstream id ``version`` (any origin), oldest row first."""
+        found = self._db.execute(f"SELECT {_COLUMNS} FROM revisions WHERE source=? AND version=? ORDER BY rev_pk",
+                                 (source, version)).fetchall()
+        return [_row(values) for values in found]
 
     def history(self, doc_id: str) -> list[RevisionRow]:
         """Every stored dump revision of ``doc_id``, oldest first."""
@@ -466,10 +529,11 @@ class Store:
             last = found[-1][0]
 
     def count_current(self, bound: int) -> int:
-        """How many dump revisions are current at the cutoff whose bound is ``bound`` (see :meth:`current_at`)."""
+        """How many dump revisions are current at the cutoff whose bound is ``bound`` (see :meth:`current_at`: the
+        same rows, a document that arrived at or after the bound left out)."""
         return int(self._db.execute(
             "SELECT COUNT(*) FROM revisions WHERE origin='dump' AND valid_from<? AND (valid_to IS NULL OR "
-            "valid_to>=?)", (bound, bound)).fetchone()[0])
+            f"valid_to>=?) AND {_ARRIVED_BY}", (bound, bound, bound)).fetchone()[0])
 
     def current_at(self, bound: int, batch: int = 500, after: int = 0) -> Iterator[RevisionRow]:
         """Every dump revision current at the cutoff whose bound is ``bound`` (``valid_from < bound <= valid_to``,
@@ -478,7 +542,8 @@ class Store:
         while True:
             found = self._db.execute(
                 f"SELECT {_COLUMNS} FROM revisions WHERE rev_pk>? AND origin='dump' AND valid_from<? AND "
-                "(valid_to IS NULL OR valid_to>=?) ORDER BY rev_pk LIMIT ?", (last, bound, bound, batch)).fetchall()
+                f"(valid_to IS NULL OR valid_to>=?) AND {_ARRIVED_BY} ORDER BY rev_pk LIMIT ?",
+                (last, bound, bound, bound, batch)).fetchall()
             if not found:
                 return
             for values in found:

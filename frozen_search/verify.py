@@ -4,7 +4,11 @@ Every search hit and every fetched document goes through :func:`verify` just bef
 
 1. ``valid_not_before_cutoff``   every displayed part (the revision, and a redirect followed to reach it) has
                                  ``valid_from < T``;
-2. ``sha256_mismatch``           the displayed text hashes to the sha256 stored with the revision;
+2. ``sha256_mismatch``           every input of a computed text (a Wikipedia page and each template revision its
+                                 expansion at ``T`` used) was read as stored (digest of the chunk keys its row
+                                 lists = digest of the keys recomputed from what was read), and the displayed text
+                                 hashes to the sha256 stored with the revision (for a computed text: the sha256 it
+                                 was computed with, from those inputs);
 3. ``matched_only_current_text`` (search only) a query word occurs in the displayed title or text itself;
 4. ``future_reference``          the text cites nothing that could not exist before ``T``: new- or old-style arXiv
                                  identifiers of a month after ``T``'s month, ISO dates (``YYYY-MM-DD``) whose day
@@ -70,6 +74,7 @@ class Displayed:
     stored_sha256: str
     parts: Sequence[tuple[str, int]]  # (what, valid_from), e.g. ("revision 123", 1178948575999)
     precision_ms: int = SECOND_MS
+    inputs: Sequence[tuple[str, str, str]] = ()  # (what, stored digest, digest of what was read), for a computed text
 
 
 def verify(doc: Displayed, cutoff: datetime, *, allowed_sources: Collection[str], allowed_hosts: Collection[str],
@@ -127,6 +132,9 @@ def _check_dates(doc: Displayed, cutoff: datetime, sources: Collection[str], hos
 
 def _check_sha256(doc: Displayed, cutoff: datetime, sources: Collection[str], hosts: Collection[str],
                   digest: str | None = None) -> tuple[str, str] | None:
+    for what, stored, read in doc.inputs:
+        if stored != read:
+            return "sha256_mismatch", f"{what}: stored {stored}, read {read}"
     actual = digest if digest is not None else hashlib.sha256(doc.text.encode("utf-8")).hexdigest()
     if actual != doc.stored_sha256:
         return "sha256_mismatch", f"stored {doc.stored_sha256}, displayed {actual}"

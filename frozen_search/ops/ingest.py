@@ -18,7 +18,7 @@ from frozen_search.errors import ConfigError
 from frozen_search.index import RevisionIndex
 from frozen_search.registry import Registry, default_registry
 from frozen_search.source import IngestReport
-from frozen_search.store import CoverageRow, Store
+from frozen_search.store import CoverageRow, Store, exclusive_writer
 
 IngestProgress = Callable[[int, int], None]
 """``progress(done, stored)``: bytes of the current input file read so far, revisions (states) stored so far."""
@@ -54,26 +54,29 @@ def ingest(settings: Settings, source_name: str, paths: Sequence[Path], *, progr
     """Ingest ``paths`` with the ingester of ``source_name`` into the store and index of ``settings`` (created
     when missing), all or nothing (``registry``: the sources of this build by default).
 
-    ``options`` go to the ingester: ``namespaces`` (a frozenset of namespace numbers, default ``{0}``) for
+    ``options`` go to the ingester: ``namespaces`` (a frozenset of namespace numbers, default ``{0, 10, 828}``:
+    articles, and the templates and modules they are expanded with) for
     Wikipedia, ``site`` (a served host, or ``None``: read from the dump) for Stack Exchange.
 
     Raises:
         ConfigError: no ingester named ``source_name`` (checked before anything is opened or created); an unusable
             store; a Stack Exchange site not served.
         IngestError: a file is missing, unreadable, truncated or not of the expected format; nothing is stored.
+        StoreBusy: another ingest, reindex or import is writing this data dir; nothing is done.
     """
     source = (registry or default_registry()).named(source_name)
     if source is None:
         raise ConfigError(f"this frozen-search has no {source_name} ingester")
-    store = Store(settings.store_path)
-    try:
-        index = RevisionIndex.create(settings.index_path)
-        files = FileBoundaries(store, on_file)
-        report = source.ingest(list(paths), store, index, settings=settings, progress=progress, on_file=files.start,
-                               **options)
-        files.record()
-    finally:
-        store.close()
+    with exclusive_writer(settings.data_dir, f"ingest {source_name}"):
+        store = Store(settings.store_path)
+        try:
+            index = RevisionIndex.create(settings.index_path)
+            files = FileBoundaries(store, on_file)
+            report = source.ingest(list(paths), store, index, settings=settings, progress=progress,
+                                   on_file=files.start, **options)
+            files.record()
+        finally:
+            store.close()
     return IngestResult(source_name, report)
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from frozen_search.config import Settings
 from frozen_search.index import RevisionIndex
 from frozen_search.registry import Registry, default_registry
-from frozen_search.store import Store
+from frozen_search.store import Store, exclusive_writer
 
 
 def rebuild_index(store: Store, index_path: Path, progress: Callable[[int], None] | None = None, *,
@@ -76,14 +76,17 @@ def reindex(settings: Settings, *, progress: ReindexProgress | None = None) -> R
     Raises:
         ConfigError: the store is not a frozen-search store of this schema version.
         StoreIntegrityError: a revision's chunks are missing from the store (the old index keeps serving).
+        StoreBusy: an ingest or import is writing this data dir (a reindex then would make it fail); nothing done.
     """
-    store = Store(settings.store_path)
-    try:
-        total = store.count_revisions()
-        if progress is not None:
-            progress(0, total)
-        count = rebuild_index(store, settings.index_path,
-                              None if progress is None else lambda done: progress(done, total), settings=settings)
-    finally:
-        store.close()
+    with exclusive_writer(settings.data_dir, "reindex"):
+        store = Store(settings.store_path)
+        try:
+            total = store.count_revisions()
+            if progress is not None:
+                progress(0, total)
+            count = rebuild_index(store, settings.index_path,
+                                  None if progress is None else lambda done: progress(done, total),
+                                  settings=settings)
+        finally:
+            store.close()
     return ReindexResult(count)

@@ -9,8 +9,9 @@ logged with its traceback and answered ``internal`` without its text. Every resp
 
 The cutoff is fixed when the app is built: a parameter or body field that tries to set the date (``cutoff``,
 ``as_of``, ``date``, …: :data:`~frozen_search.service.DATE_ARGUMENTS`) or an ``X-Cutoff`` header, on any route, is
-refused; ``Accept-Datetime`` (RFC 7089) is answered at the fixed cutoff. On ``/v1/search`` and ``/v1/fetch`` every
-call is one query-log line: a request whose parameters do not parse, lack ``query``/``id`` or carry an unknown
+refused; ``Accept-Datetime`` (RFC 7089) is answered at the fixed cutoff. (At ``/mcp`` the MCP face reads both
+headers of a ``tools/call`` the same way, see :mod:`frozen_search.server.mcp`.) On ``/v1/search`` and ``/v1/fetch``
+every call is one query-log line: a request whose parameters do not parse, lack ``query``/``id`` or carry an unknown
 name is handed to the service as the caller sent it (:meth:`~frozen_search.service.FrozenSearchService.call`),
 which logs it and answers its own coded refusal — the same words as on MCP and the CLI.
 ``/mcp`` keeps the SDK's DNS-rebinding protection, allowing localhost and the host and port the server was started
@@ -24,18 +25,18 @@ import re
 import uuid
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, FastAPI, Request
+from fastapi import APIRouter, Depends, FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
 from mcp.server.transport_security import TransportSecuritySettings
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import MutableHeaders
 from starlette.exceptions import HTTPException
-from starlette.routing import Route
+from starlette.routing import Match, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from frozen_search.errors import FrozenSearchError, InvalidRequest
@@ -53,6 +54,13 @@ logger = logging.getLogger(__name__)
 PROBLEM_TYPE = "urn:frozen-search:error:"  # + code; a stable URI per code (RFC 9457 §3.1.1), not dereferenceable
 _SANE_REQUEST_ID = re.compile(r"^[A-Za-z0-9._:@/+=-]{1,128}$")
 _LOCAL_HOSTS = ("127.0.0.1", "localhost", "[::1]")
+# The schema's minLength for `query` and `id`; the service itself refuses (and logs) an empty one, so the schema
+# only documents it (the request still reaches the service's one refusal path).
+_NON_EMPTY: dict[str, Any] = {"minLength": 1}
+MAX_URL_BYTES = 96 << 10
+"""The longest request target (path and query, bytes) answered: a longer one is 414 ``invalid_request`` (issue 13.9).
+uvicorn reads request heads of up to :data:`MAX_HEAD_BYTES`, so a 1 MB URL gets this coded answer, not a reset."""
+MAX_HEAD_BYTES = 4 << 20
 MAX_BODY_BYTES = 1 << 20
 """The largest request body read (bytes), on every route /mcp included: a larger one is refused with 413 before
 it is parsed or logged (issue 13.4). A query of the settings' maximum length fits many times over."""
@@ -73,7 +81,7 @@ class SearchRequest(BaseModel):
     """``POST /v1/search`` body; the same fields as the GET query parameters (no cutoff: it is fixed)."""
 
     model_config = ConfigDict(extra="forbid")
-    query: str
+    query: str = Field(json_schema_extra=_NON_EMPTY)
     source: str | None = None
     limit: int = 10
 
@@ -82,7 +90,7 @@ class FetchRequest(BaseModel):
     """``POST /v1/fetch`` body; the same fields as the GET query parameters (no cutoff: it is fixed)."""
 
     model_config = ConfigDict(extra="forbid")
-    id: str
+    id: str = Field(json_schema_extra=_NON_EMPTY)
     offset: int = 0
     max_chars: int | None = None
 
@@ -132,14 +140,16 @@ def run_http(service: FrozenSearchService, host: str, port: int) -> None:
     """Serve :func:`create_app` with uvicorn on ``host``:``port`` until interrupted (``frozen-search serve``)."""
     import uvicorn
 
-    uvicorn.run(create_app(service, host=host, port=port), host=host, port=port)
+    uvicorn.run(create_app(service, host=host, port=port), host=host, port=port,
+                h11_max_incomplete_event_size=MAX_HEAD_BYTES)
 
 
 def _routes(service: FrozenSearchService) -> APIRouter:
     router = APIRouter()
 
     @router.get("/v1/search", responses=_PROBLEMS)
-    def search_get(request: Request, query: str, source: str | None = None, limit: int = 10) -> SearchResponse:
+    def search_get(request: Request, query: Annotated[str, Query(json_schema_extra=_NON_EMPTY)],
+                   source: str | None = None, limit: int = 10) -> SearchResponse:
         """Search as of the cutoff (BM25 on the historical text; every hit re-verified)."""
         return service.search(query, source=source, limit=limit, headers=request.headers)
 
@@ -149,7 +159,8 @@ def _routes(service: FrozenSearchService) -> APIRouter:
         return service.search(body.query, source=body.source, limit=body.limit, headers=request.headers)
 
     @router.get("/v1/fetch", responses=_PROBLEMS)
-    def fetch_get(request: Request, id: str, offset: int = 0, max_chars: int | None = None) -> FetchResponse:
+    def fetch_get(request: Request, id: Annotated[str, Query(json_schema_extra=_NON_EMPTY)], offset: int = 0,
+                  max_chars: int | None = None) -> FetchResponse:
         """One document (an id or canonical URL) as it stood at the cutoff, ``max_chars`` from ``offset``."""
         return service.fetch(id, offset=offset, max_chars=max_chars, headers=request.headers)
 
@@ -222,7 +233,7 @@ def _malformed_call(service: FrozenSearchService) -> Any:
     """The handler of FastAPI's validation errors: on a tool route, the call as sent goes to the service, which
     logs it and refuses it in its own words (or answers it, if it finds nothing wrong); elsewhere a problem."""
 
-    async def handle(request: Request, exc: Exception) -> JSONResponse:
+    async def handle(request: Request, exc: Exception) -> Response:
         tool = _tool_of(request)
         if tool is None:
             return await problem_response(request, exc)
@@ -249,7 +260,7 @@ def transport_security(host: str, port: int | None, extra_hosts: Sequence[str] =
                                      allowed_origins=sorted(set(origins)))
 
 
-async def problem_response(request: Request, exc: Exception) -> JSONResponse:
+async def problem_response(request: Request, exc: Exception) -> Response:
     """The one exception handler: any exception -> an RFC 9457 problem+json response with ``code``."""
     request_id = getattr(request.state, "request_id", None) or _request_id(request.headers.get("x-request-id"))
     headers: dict[str, str] = {"X-Request-ID": request_id}
@@ -264,6 +275,11 @@ async def problem_response(request: Request, exc: Exception) -> JSONResponse:
         status, code, detail = exc.status_code, InvalidRequest.code, f"{request.method} {request.url.path}: " \
                                                                      f"{exc.detail}"
         headers.update(exc.headers or {})
+        if status == 405:  # Starlette names the first route's methods only: name every route's of this path
+            allowed = _allowed_methods(request)
+            headers["Allow"] = ", ".join(allowed)
+            if request.method == "OPTIONS":  # RFC 9110 §9.3.7: what the path serves, no body
+                return Response(status_code=204, headers=headers)
     else:  # a bug: log the traceback, never echo str(exc) to the client
         logger.error("unexpected error (request_id=%s)", request_id, exc_info=exc)
         status, code, detail = 500, FrozenSearchError.code, f"unexpected server error; logged as {request_id}"
@@ -271,6 +287,17 @@ async def problem_response(request: Request, exc: Exception) -> JSONResponse:
                       detail=detail, code=code, request_id=request_id)
     return JSONResponse(problem.model_dump(), status_code=status, headers=headers,
                         media_type="application/problem+json")
+
+
+def _allowed_methods(request: Request) -> list[str]:
+    """Every method the app's routes serve at ``request``'s path (``OPTIONS`` included), in a fixed order: each
+    method is tried against the routes as Starlette matches them (included routers too)."""
+    allowed = []
+    for method in ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"):
+        scope = {**request.scope, "method": method}
+        if any(route.matches(scope)[0] == Match.FULL for route in request.app.router.routes):
+            allowed.append(method)
+    return [*allowed, "OPTIONS"]
 
 
 def _validation_detail(exc: RequestValidationError) -> str:
@@ -288,7 +315,8 @@ def _request_id(incoming: str | None) -> str:
 
 
 class BodyLimit:
-    """Pure ASGI: refuse a request body over ``max_bytes`` with 413 ``invalid_request`` (problem+json).
+    """Pure ASGI: refuse a request body over ``max_bytes`` with 413 ``invalid_request`` (problem+json), and a
+    request target over :data:`MAX_URL_BYTES` with 414 ``invalid_request``.
 
     A ``Content-Length`` over the limit is refused before a byte is read; any other body is read here, chunk by
     chunk, and refused as soon as it passes the limit (at most ``max_bytes`` plus one chunk is ever held), else
@@ -299,6 +327,11 @@ class BodyLimit:
         self.app, self.max_bytes = app, max_bytes
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and len(scope.get("raw_path") or b"") + len(scope.get("query_string") or b"") \
+                > MAX_URL_BYTES:
+            response = await problem_response(Request(scope, receive), UrlTooLong())
+            await response(scope, receive, send)
+            return
         if scope["type"] != "http" or scope.get("method") not in ("POST", "PUT", "PATCH"):
             await self.app(scope, receive, send)
             return
@@ -337,6 +370,15 @@ class BodyTooLarge(InvalidRequest):
 
     def __init__(self, max_bytes: int) -> None:
         super().__init__(f"the request body is larger than {max_bytes} bytes; it was not read")
+
+
+class UrlTooLong(InvalidRequest):
+    """A request target over :data:`MAX_URL_BYTES`: HTTP 414, code ``invalid_request``."""
+
+    http_status = 414
+
+    def __init__(self) -> None:
+        super().__init__(f"the request URL is longer than {MAX_URL_BYTES} bytes; it was not read")
 
 
 class RequestIdMiddleware:

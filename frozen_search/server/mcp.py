@@ -15,6 +15,15 @@ take (which the SDK would drop silently — ``cutoff``, ``as_of``, ``date``, …
 SDK's argument validation refuses (a wrong type, a missing ``query``) never reach the tool function, so the
 middleware hands them to the service as sent (:meth:`~frozen_search.service.FrozenSearchService.call`), which logs
 them and answers its own coded refusal, in the same words as over HTTP and the CLI.
+
+Over streamable HTTP (``/mcp``) the request's date headers count as they do on the HTTP routes: a ``tools/call``
+whose HTTP request carries ``X-Cutoff`` (:data:`~frozen_search.service.REFUSED_DATE_HEADERS`) is refused and logged
+with ``attempted_cutoff``; one carrying ``Accept-Datetime`` (:data:`~frozen_search.service.LOGGED_DATE_HEADERS`) is
+answered at the fixed cutoff and logged with ``attempted_cutoff``. The headers come from the HTTP request the SDK
+attaches to each message (``ServerRequestContext.request``, a Starlette ``Request``; ``None`` over stdio and in
+memory): the tool functions read them through their :class:`~mcp.server.mcpserver.Context` (``ctx.headers``), the
+middleware's as-sent calls from ``ctx.request``; either way the service reads and logs them
+(:meth:`~frozen_search.service.FrozenSearchService.call`).
 """
 
 from __future__ import annotations
@@ -31,8 +40,10 @@ from importlib.metadata import PackageNotFoundError, version
 from typing import Annotated, Any
 
 import anyio
+import pydantic_core
 from mcp.server import MCPServer
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
+from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.stdio import stdio_server
 from mcp.types import CallToolResult, TextContent, ToolAnnotations, jsonrpc_message_adapter
@@ -40,7 +51,7 @@ from pydantic import Field
 
 from frozen_search.errors import FrozenSearchError
 from frozen_search.models import FetchResponse, SearchResponse
-from frozen_search.service import TOOL_ARGUMENTS, FrozenSearchService
+from frozen_search.service import LOGGED_DATE_HEADERS, REFUSED_DATE_HEADERS, TOOL_ARGUMENTS, FrozenSearchService
 
 SOURCE_NAMES = {"arxiv": "arXiv", "math.stackexchange": "Math.SE", "mathoverflow": "MathOverflow",
                 "openalex": "OpenAlex", "wikipedia": "Wikipedia"}
@@ -106,19 +117,22 @@ def create_mcp(service: FrozenSearchService) -> MCPServer:
                      "Use search to find documents and fetch to read one; nothing later exists here.")
 
     @server.tool(description=search_description(service), annotations=_READ_ONLY)
-    def search(query: Annotated[str, Field(description="Words to look for; \"quoted phrases\" match exactly.")],
+    def search(query: Annotated[str, Field(description="Words to look for; \"quoted phrases\" match exactly.",
+                                                    json_schema_extra={"minLength": 1})],
                source: Annotated[str | None, Field(description="Restrict to one source.")] = None,
-               limit: Annotated[int, Field(description="Number of results wanted.")] = 10) -> SearchResponse:
+               limit: Annotated[int, Field(description="Number of results wanted.")] = 10,
+               ctx: Context | None = None) -> SearchResponse:
         with _tool_errors():
-            return service.search(query, source=source, limit=limit)
+            return service.search(query, source=source, limit=limit, headers=_date_headers(ctx))
 
     @server.tool(description=fetch_description(service), annotations=_READ_ONLY)
-    def fetch(id: Annotated[str, Field(description="An id from search, or a canonical URL.")],
+    def fetch(id: Annotated[str, Field(description="An id from search, or a canonical URL.",
+                                                json_schema_extra={"minLength": 1})],
               offset: Annotated[int, Field(description="First character to return.")] = 0,
               max_chars: Annotated[int | None, Field(description="Page size in characters.")] = None,
-              ) -> FetchResponse:
+              ctx: Context | None = None) -> FetchResponse:
         with _tool_errors():
-            return service.fetch(id, offset=offset, max_chars=max_chars)
+            return service.fetch(id, offset=offset, max_chars=max_chars, headers=_date_headers(ctx))
 
     return server
 
@@ -243,25 +257,54 @@ class _RefusalMiddleware:
         name = str(ctx.params.get("name"))
         given = ctx.params.get("arguments")
         arguments = {str(key): value for key, value in given.items()} if isinstance(given, Mapping) else {}
+        headers = _request_date_headers(ctx.request)
         if name in TOOL_ARGUMENTS and set(arguments) - TOOL_ARGUMENTS[name]:
-            return await self._as_sent(name, arguments)
+            return await self._as_sent(name, arguments, headers)
         result = await call_next(ctx)
         if not isinstance(result, dict) or result.get("isError") is not True:
             return result
         if name in TOOL_ARGUMENTS and _refused_by_the_sdk(result, name):
-            return await self._as_sent(name, arguments)
+            return await self._as_sent(name, arguments, headers)
         content = [_coded_block(block, name) for block in result.get("content") or []]
         return {**result, "content": content}
 
-    async def _as_sent(self, tool: str, arguments: dict[str, Any]) -> CallToolResult:
-        """The call as the client sent it, through the service (logged): its refusal, or its answer."""
+    async def _as_sent(self, tool: str, arguments: dict[str, Any],
+                       headers: Mapping[str, str] | None = None) -> CallToolResult:
+        """The call as the client sent it (arguments, and the HTTP request's date headers), through the service
+        (logged): its refusal, or its answer."""
         try:
-            response = await anyio.to_thread.run_sync(lambda: self._service.call(tool, arguments))
+            response = await anyio.to_thread.run_sync(lambda: self._service.call(tool, arguments, headers=headers))
         except FrozenSearchError as exc:
             return CallToolResult(content=[TextContent(type="text", text=str(exc))], is_error=True)
-        structured = None if response is None else response.model_dump(mode="json")
-        return CallToolResult(content=[TextContent(type="text", text=json.dumps(structured, ensure_ascii=False))],
-                              structured_content=structured, is_error=False)
+        # The tool functions' answers as the SDK writes them (MCPServer's convert_result): the same bytes either way.
+        structured = None if response is None else response.model_dump(mode="json", by_alias=True)
+        text = pydantic_core.to_json(response, fallback=str, indent=2).decode()
+        return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=structured,
+                              is_error=False)
+
+
+def _date_headers(ctx: Context | None) -> dict[str, str]:
+    """The date headers of the HTTP request a tool call came in (see :func:`_request_date_headers`); ``{}`` when
+    the tool function runs without a request context."""
+    if ctx is None:
+        return {}
+    try:
+        return _request_date_headers(ctx.request_context.request)
+    except ValueError:  # the SDK's "Context is not available outside of a request"
+        return {}
+
+
+def _request_date_headers(request: Any) -> dict[str, str]:
+    """The date headers (:data:`~frozen_search.service.REFUSED_DATE_HEADERS` and
+    :data:`~frozen_search.service.LOGGED_DATE_HEADERS`, names lower-cased) of the HTTP request an MCP message came
+    in (the SDK's ``ServerRequestContext.request``: a Starlette ``Request`` over streamable HTTP, ``None`` over stdio
+    and in memory); ``{}`` when it has none or carries no headers. A header sent twice counts once, with its last
+    value (as the service reads the HTTP routes' headers: Starlette's ``Headers.items()`` lists every field)."""
+    given = getattr(request, "headers", None)
+    if not isinstance(given, Mapping):
+        return {}
+    wanted = (*REFUSED_DATE_HEADERS, *LOGGED_DATE_HEADERS)
+    return {str(name).lower(): str(value) for name, value in given.items() if str(name).lower() in wanted}
 
 
 def _refused_by_the_sdk(result: Mapping[str, Any], tool: str) -> bool:

@@ -13,6 +13,7 @@ from collections import OrderedDict
 from datetime import datetime
 
 from frozen_search.config import Settings
+from frozen_search.cutoff import instant_bound
 from frozen_search.models import Rejection
 from frozen_search.registry import Registry
 from frozen_search.source import Shown
@@ -41,15 +42,18 @@ class Reverifier:
         self._scans: dict[str, str | None] = {}  # future-reference scan by text sha256, at this cutoff
 
     def text(self, row: RevisionRow) -> str:
-        """The displayed text of ``row`` (characters), from the cache or the store (chunks joined by its source)."""
+        """The displayed text of ``row`` (characters) at the cutoff, from the cache or the store (its source's
+        :meth:`~frozen_search.source.Source.shown_text`)."""
         with self._lock:
             cached = self._texts.get(row.rev_pk)
             if cached is not None:
                 self._texts.move_to_end(row.rev_pk)
                 return cached
         owner = self.registry.for_row_source(row.source, self.settings)
-        parts = self.store.text_parts(row)
-        text = owner.display_text(parts) if owner is not None else "\n\n".join(parts)
+        if owner is not None:
+            text = owner.shown_text(row, self.store, instant_bound(self.cutoff))
+        else:
+            text = "\n\n".join(self.store.text_parts(row))
         digest = hashlib.sha256(text.encode("utf-8")).hexdigest()  # once per load, not once per display
         with self._lock:
             if row.rev_pk in self._texts:

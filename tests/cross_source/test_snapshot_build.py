@@ -40,11 +40,12 @@ class FailingRegistry(Registry):
     calls = 0
     fail_at = 3
 
-    def indexed_rows(self, rows: Sequence[RevisionRow], store: Store, settings: Settings) -> list[IndexedRevision]:
+    def indexed_rows(self, rows: Sequence[RevisionRow], store: Store, settings: Settings, bound: int
+                     ) -> list[IndexedRevision]:
         FailingRegistry.calls += 1
         if FailingRegistry.calls == self.fail_at:
             raise Killed
-        return super().indexed_rows(rows, store, settings)
+        return super().indexed_rows(rows, store, settings, bound)
 
 
 def copy_of(wiki_data_dir: Path, tmp_path: Path, name: str) -> Path:
@@ -109,7 +110,8 @@ def test_a_killed_build_resumes_where_its_last_checkpoint_stopped(
         assert result.resumed == 10
         total = Store(data / "store.sqlite3")
         try:
-            indexable = len(default_registry().indexed_rows(list(total.current_at(bound)), total, settings_at(data)))
+            indexable = len(default_registry().indexed_rows(list(total.current_at(bound)), total, settings_at(data),
+                                                            bound))
         finally:
             total.close()
         assert result.documents == indexable  # each document once: none lost, none added twice
@@ -134,3 +136,42 @@ def test_snapshot_command_and_ingest_with_cutoff(tmp_path: Path) -> None:
     assert json.loads(found.output)["results"][0]["id"] == "wikipedia:Pear"
     missing = runner.invoke(main, ["snapshot", "--data-dir", str(data)])
     assert missing.exit_code == 2 and "no cutoff" in missing.output
+
+
+def test_a_resumed_build_indexes_the_text_shown_at_the_cutoff_and_leaves_out_later_arrivals(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The on-purpose build (killed after its first checkpoint, then resumed) indexes each article's text with its
+    templates expanded from their revisions at ``T`` (words found only in the expansion are found, text written
+    after ``T`` is not), and leaves out a page whose import log item dates its arrival after ``T``."""
+    from tests.leaks.formats import LogItem, Page, Rev, mediawiki_export, write
+    from tests.wikipedia.test_expansion import EXPORT, PAGE
+
+    cutoff = "2026-01-06"
+    late = write(tmp_path / "late.xml", mediawiki_export([
+        Page("Quarry theorem", 75000001, [Rev(9500001, "2025-10-01T08:00:00Z",
+                                              "The '''quarry theorem''' QUARRYWORD was imported later.")]),
+        *(Page(f"Filler {n}", 75000100 + n, [Rev(9500100 + n, "2025-01-01T08:00:00Z", f"Filler page {n}.")])
+          for n in range(12)),
+    ], [LogItem(8500001, "2026-02-01T09:00:00Z", "import", "upload", "Quarry theorem")]))
+    data = tmp_path / "data"
+    runner = CliRunner()
+    for path in (EXPORT, late):
+        result = runner.invoke(main, ["ingest", "wikipedia", str(path), "--data-dir", str(data)])
+        assert result.exit_code == 0, result.output
+    settings = Settings.from_env({}, data_dir=data, cutoff=parse_cutoff(cutoff))
+    monkeypatch.setattr(snapshot_stage, "BATCH_ROWS", 5)
+    monkeypatch.setattr(snapshot_stage, "CHECKPOINT_DOCUMENTS", 1)
+    monkeypatch.setattr(snapshot_stage, "INLINE_DOCUMENTS", 0)
+    FailingRegistry.calls = 0
+    with pytest.raises(Killed):
+        snapshot(settings, registry=FailingRegistry(default_registry().sources))
+    result = snapshot(settings)
+    assert result.resumed > 0
+    service = make_service(data, cutoff)
+    try:
+        assert [hit.id for hit in service.search("FIVEWORD MODERNWORD").results] == [PAGE]  # expanded at T
+        assert service.search("POSTCUTOFFFORMULA").results == []
+        assert service.search("QUARRYWORD").results == []  # arrived after T
+        assert [hit.id for hit in service.search("filler").results]  # its neighbours in the same dump are found
+    finally:
+        service.close()

@@ -76,13 +76,15 @@ def test_a_page_that_did_not_exist_at_t_answers_exactly_like_an_unknown_title(an
 
 
 def test_an_oldid_with_a_forged_move_comment_answers_like_an_unknown_oldid(answers: Answers) -> None:
-    given = str(FORGED["id"]).rsplit("=", 1)[1].encode()
+    # the whole reference is replaced, never its bare digits: a short oldid's digits can also be part of the cutoff's
+    # time (T follows the machine clock), which made a digit-for-digit comparison flaky
+    given = str(FORGED["id"]).encode()
     for face in FACES:
         got = answers.by_case["fetch-oldid-forged-move-comment"][face]
         never = answers.by_case["fetch-unknown-oldid"][face]
         assert got.code == never.code == "not_found_before_cutoff", (face, got.raw[:400])
         if face != "http":
-            assert got.raw.replace(given, b"N") == never.raw.replace(b"987654321", b"N"), face
+            assert got.raw.replace(given, b"REF") == never.raw.replace(UNKNOWN_OLDID.encode(), b"REF"), face
 
 
 def test_a_live_search_hit_does_not_depend_on_a_word_only_todays_text_has(answers: Answers) -> None:

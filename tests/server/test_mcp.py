@@ -6,17 +6,13 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import sys
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-import uvicorn
 from mcp import Client, StdioServerParameters
 from mcp.server import MCPServer
 
@@ -24,7 +20,7 @@ from frozen_search.server.http import create_app
 from frozen_search.server.mcp import create_mcp
 from frozen_search.service import FrozenSearchService
 from tests.conftest import make_service
-from tests.server.conftest import CUTOFF, CUTOFF_ISO
+from tests.server.conftest import CUTOFF, CUTOFF_ISO, serving
 
 pytestmark = pytest.mark.anyio
 
@@ -142,25 +138,9 @@ async def test_a_crash_is_internal_and_its_text_withheld(wiki_data_dir: Path,
 
 @pytest.fixture(scope="module")
 def http_url(service: FrozenSearchService) -> Iterator[str]:
-    """uvicorn serving create_app(service) on 127.0.0.1 (a port the OS picked), in a thread; its base URL."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    config = uvicorn.Config(create_app(service, host="127.0.0.1", port=port), host="127.0.0.1", port=port,
-                            log_level="warning", lifespan="on")
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "uvicorn did not start"
-        time.sleep(0.02)
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(timeout=20)
-    sock.close()
-    assert not thread.is_alive(), "uvicorn did not stop"
+    """uvicorn serving create_app(service) on 127.0.0.1, in a thread; its base URL."""
+    with serving(service) as url:
+        yield url
 
 
 def stdio_parameters(data_dir: Path, log: Path) -> StdioServerParameters:

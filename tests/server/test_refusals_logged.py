@@ -258,3 +258,77 @@ def test_every_bad_cli_call_adds_one_line_with_its_refusal(wiki_data_dir: Path, 
         assert all(line.identical for line in replay(log, _refusing_execute(service)))
     finally:
         service.close()
+
+
+# -- MCP over streamable HTTP (the official SDK client against uvicorn) -------------------------------------------
+
+MCP_HTTP_CALLS: list[tuple[str, dict[str, Any]]] = [
+    ("search", {"query": "pear", "limit": 2}),
+    ("fetch", {"id": "wikipedia:Pear", "max_chars": 300}),
+    ("search", {"query": "pear", "limit": "abc"}),  # refused by the SDK's validation: the cutoff refusal comes first
+    ("fetch", {"id": "wikipedia:Pear", "colour": "red"}),  # an argument the SDK would drop: handed over as sent
+]
+
+
+async def _mcp_http_results(url: str, mode: str, headers: dict[str, str]) -> list[tuple[bool, Any, str]]:
+    """Each of :data:`MCP_HTTP_CALLS` through the SDK's streamable-HTTP client sending ``headers`` on every request:
+    ``(is_error, structured_content, text)``."""
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp.shared._httpx_utils import create_mcp_http_client
+
+    results = []
+    async with create_mcp_http_client(headers=headers) as http, \
+            Client(streamable_http_client(f"{url}/mcp", http_client=http), mode=mode) as client:
+        for tool, arguments in MCP_HTTP_CALLS:
+            result = await client.call_tool(tool, arguments)
+            assert len(result.content) == 1 and result.content[0].type == "text"
+            results.append((result.is_error, result.structured_content, result.content[0].text))
+    return results
+
+
+@pytest.mark.serial
+@pytest.mark.anyio
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_date_headers_on_mcp_over_http_are_refused_or_logged(wiki_data_dir: Path, tmp_path: Path,
+                                                                   mode: str) -> None:
+    """Issue 13.10 on ``/mcp``: ``X-Cutoff`` and ``Accept-Datetime`` were ignored there without a trace. Now
+    ``X-Cutoff`` is refused like a ``cutoff`` argument and ``Accept-Datetime`` answered at the fixed cutoff, each
+    call one line with ``attempted_cutoff`` — as on ``/v1/search`` and ``/v1/fetch``."""
+    from tests.server.conftest import serving
+
+    log = tmp_path / "log.jsonl"
+    service = make_service(wiki_data_dir, CUTOFF, log=log)
+    later, when = "2030-01-01", "Thu, 31 May 2030 20:35:00 GMT"
+    try:
+        with serving(service) as url:
+            plain = await _mcp_http_results(url, mode, {})
+            refused = await _mcp_http_results(url, mode, {"X-Cutoff": later})
+            dated = await _mcp_http_results(url, mode, {"Accept-Datetime": when})
+    finally:
+        service.close()
+    calls = len(MCP_HTTP_CALLS)
+    assert [error for error, _, _ in plain] == [False, False, True, True]
+    assert plain[2][2].startswith("[invalid_request] limit must be an integer")
+    assert plain[3][2].startswith("[invalid_request] fetch has no argument 'colour'")
+    assert [(error, structured) for error, structured, _ in refused] == [(True, None)] * calls
+    assert len({text for _, _, text in refused}) == 1
+    assert refused[0][2].startswith(f"[invalid_request] {REFUSED_CUTOFF}")
+    assert dated == plain  # answered (or refused) exactly as without the header
+    assert plain[1][1]["metadata"]["cutoff"] == CUTOFF_ISO
+    lines = _lines(log)
+    assert len(lines) == 3 * calls  # one line per call, no more, no fewer
+    assert [(line["tool"], line["arguments"].get("query", line["arguments"].get("id"))) for line in lines[:calls]] \
+        == [(tool, arguments.get("query", arguments.get("id"))) for tool, arguments in MCP_HTTP_CALLS]
+    assert all("attempted_cutoff" not in line for line in lines[:calls])
+    for line, first in zip(lines[calls:2 * calls], lines[:calls], strict=True):  # the same arguments as logged
+        assert (line["tool"], line["arguments"]) == (first["tool"],
+                                                     {**first["arguments"], "attempted_cutoff": {"x-cutoff": later}})
+        assert f"[{line['error']['code']}] {line['error']['message']}" == refused[0][2] and line["response"] is None
+        assert "attempted_cutoff" not in line
+    for line, first in zip(lines[2 * calls:], lines[:calls], strict=True):
+        assert line["attempted_cutoff"] == {"accept-datetime": when}
+        assert (line["tool"], line["arguments"], line["response"], line.get("error")) == (
+            first["tool"], first["arguments"], first["response"], first.get("error"))
+    assert audit(log).ok
+    assert all(line.identical for line in replay(log, _refusing_execute(make_service(wiki_data_dir, CUTOFF))))

@@ -12,9 +12,11 @@ import pytest
 from frozen_search.adapters.stackexchange import dump
 from frozen_search.adapters.stackexchange.dump import dump_key, ingest_stackexchange
 from frozen_search.adapters.stackexchange.thread import Site
+from frozen_search.errors import StoreBusy
 from frozen_search.index import RevisionIndex
+from frozen_search.ops.ingest import ingest
 from frozen_search.service import FrozenSearchService
-from frozen_search.store import Store
+from frozen_search.store import Store, exclusive_writer
 from tests.stackexchange.conftest import CONLANG, se_path, settings_for
 
 
@@ -92,3 +94,15 @@ def test_a_killed_ingest_keeps_whole_threads_and_resumes_to_the_same_store(
         store.close()
     again = run(data)  # a finished ingest run again starts afresh: everything already stored
     assert again.revisions == 0 and again.duplicates == full.revisions
+
+
+def test_a_checkpointed_ingest_takes_the_data_dirs_writer_lock(tmp_path: Path) -> None:
+    """While another ingest, reindex or import writes the data dir, a Stack Exchange ingest is store_busy before
+    it spills or commits anything; once the lock is free the same ingest runs (and resumes, were it interrupted)."""
+    data = tmp_path / "data"
+    settings = settings_for(data, "2026-01-06")
+    with exclusive_writer(data, "reindex"), pytest.raises(StoreBusy, match=r"being written by reindex \(pid \d+\)"):
+        ingest(settings, "stackexchange", [se_path("dump_conlang_meta")], site=CONLANG)
+    assert not (data / "ingest-state").exists() and not (data / "store.sqlite3").exists()
+    assert ingest(settings, "stackexchange", [se_path("dump_conlang_meta")], site=CONLANG).report.revisions > 0
+    assert not list((data / "ingest-state").glob("*.spill.sqlite3"))

@@ -169,6 +169,7 @@ class LocalMediaWiki:
         startup_timeout: float = 60.0,
         script_timeout: float = 600.0,
         workers: int = 1,
+        extensions: Sequence[str] = (),
     ) -> None:
         if workers < 1:
             raise ValueError(f"workers must be >= 1, not {workers}")
@@ -181,6 +182,7 @@ class LocalMediaWiki:
         self.startup_timeout = startup_timeout
         self.script_timeout = script_timeout
         self.workers = workers
+        self.extensions = list(extensions)
         self.config_file = self.workdir / "LocalSettings.php"
         self.timings: dict[str, float] = {}
         self._set_up = False
@@ -276,6 +278,8 @@ class LocalMediaWiki:
             raise MediaWikiError(f"install.php wrote no {self.config_file}; see {self.workdir / 'maintenance.log'}")
         with self.config_file.open("a", encoding="utf-8") as settings:
             settings.write(TEST_SETTINGS)
+            for extension in self.extensions:  # e.g. ParserFunctions, Scribunto (the Debian package ships them)
+                settings.write(f"wfLoadExtension({extension!r});\n")
         self.timings["install"] = time.monotonic() - started
 
         started = time.monotonic()

@@ -16,9 +16,10 @@ from urllib.parse import urlsplit
 
 from frozen_search.adapters.http import Upstream, require_json
 from frozen_search.adapters.wikipedia import bridge, ids
+from frozen_search.adapters.wikipedia.attime import TEMPLATE_NAMESPACES, page_at
 from frozen_search.adapters.wikipedia.dump import ingest_wikipedia, rerender_stale
 from frozen_search.adapters.wikipedia.live import WikipediaLive, connect
-from frozen_search.adapters.wikipedia.wikitext import TemplateCounts, render_chunk_counted
+from frozen_search.cache.keys import origin_of
 from frozen_search.config import Settings
 from frozen_search.cutoff import instant_bound
 from frozen_search.errors import ConfigError
@@ -27,6 +28,9 @@ from frozen_search.models import Rejection
 from frozen_search.source import IngestReport, Progress, Shown, Source
 from frozen_search.store import RevisionRow, Store
 from frozen_search.verify import Displayed
+
+DEFAULT_NAMESPACES = frozenset({0, *TEMPLATE_NAMESPACES})
+"""Namespaces a dump is ingested with by default: main (articles), Template and Module."""
 
 HISTORY_NOTES = {
     "complete": "no revision between this one and the cutoff is missing from the store",
@@ -51,7 +55,7 @@ class WikipediaSource(Source):
         return (settings.wikipedia_host,)
 
     def api_hosts(self, settings: Settings) -> tuple[str, ...]:
-        """The host of ``settings.wikipedia_api``.
+        """The origin of ``settings.wikipedia_api``.
 
         Raises:
             ConfigError: ``wikipedia_api`` is not an http(s) URL.
@@ -59,7 +63,10 @@ class WikipediaSource(Source):
         parts = urlsplit(settings.wikipedia_api)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise ConfigError(f"wikipedia_api {settings.wikipedia_api!r} is not an http(s) URL")
-        return (parts.hostname,)
+        origin = origin_of(settings.wikipedia_api)
+        if origin is None:
+            raise ConfigError(f"wikipedia_api {settings.wikipedia_api!r} is not an http(s) URL")
+        return (origin,)
 
     def parse_reference(self, ref: str, settings: Settings) -> ids.WikiReference | None:
         """A ``wikipedia:`` id or a URL of the wiki (article or ``index.php?oldid=``); ``None`` for others.
@@ -82,18 +89,41 @@ class WikipediaSource(Source):
     def ingest(self, paths: Sequence[Path], store: Store, index: RevisionIndex, *, settings: Settings,
                progress: Progress | None = None, on_file: Callable[[Path], None] | None = None,
                **options: Any) -> IngestReport:
-        """MediaWiki XML exports (``namespaces``: the namespace numbers kept, default ``{0}``), all or nothing.
+        """MediaWiki XML exports (``namespaces``: the namespace numbers kept, default ``{0, 10, 828}``: articles, and
+        the Template and Module pages articles are expanded with at each cutoff), all or nothing.
 
         Raises:
             IngestError: a file is missing, truncated or not a MediaWiki export; nothing is stored.
         """
-        namespaces = frozenset(options.get("namespaces") or (0,))
+        namespaces = frozenset(options.get("namespaces") or DEFAULT_NAMESPACES)
         return ingest_wikipedia(list(paths), store, index, namespaces=namespaces, progress=progress,
                                 on_file=on_file)
 
     def display_text(self, parts: Sequence[str]) -> str:
         """Rendered wikitext chunks joined (:func:`~frozen_search.adapters.wikipedia.ids.display_text`)."""
         return ids.display_text(parts)
+
+    def shown_text(self, row: RevisionRow, store: Store, bound: int) -> str:
+        """``row`` at the cutoff: its templates expanded from their own revisions at ``T`` when the store holds
+        templates (:mod:`~frozen_search.adapters.wikipedia.attime`), else its stored rendering.
+
+        Raises:
+            StoreIntegrityError: a chunk a row lists is missing from the store.
+        """
+        return page_at(store, bound, row).text
+
+    def shown_texts(self, rows: Sequence[RevisionRow], store: Store, bound: int) -> list[str]:
+        """:meth:`shown_text` of each row (each expanded at ``T``: the snapshot is built from expanded text).
+
+        Raises:
+            StoreIntegrityError: a chunk a row lists is missing from the store.
+        """
+        return [page_at(store, bound, row).text for row in rows]
+
+    def indexable(self, row: RevisionRow) -> bool:
+        """Template and Module pages are never search hits: they are not articles (their text is markup and code,
+        which would also skew BM25's statistics at ``T``); an article is found by the text they expand to."""
+        return row.metadata.get("namespace", 0) not in TEMPLATE_NAMESPACES
 
     def resolve_local(self, reference: ids.WikiReference, store: Store, bound: int, settings: Settings) -> Shown:
         """The dump snapshot at ``T`` of a title (a redirect followed one hop) or a saved oldid.
@@ -140,14 +170,23 @@ class WikipediaSource(Source):
         if shown.redirect is not None:
             parts.append((f"redirect {shown.redirect[0]}", shown.redirect[1]))
             title = f"{row.title} {ids.title_of(shown.redirect[0])}"
+        expansion = page_at(store, instant_bound(settings.require_cutoff()), row)
+        stored_sha256, inputs = row.sha256, tuple[tuple[str, str, str], ...]()
+        if expansion.expanded:  # computed at T from verified inputs: each a dated part (check 1) read as stored
+            parts += [(item.what, item.valid_from) for item in expansion.inputs[1:]]
+            inputs = tuple((item.what, item.stored, item.read) for item in expansion.inputs)
+            stored_sha256 = expansion.sha256
         return Displayed(id=row.doc_id, source=row.source, url=ids.page_url(row.title, settings.wikipedia_host),
-                         title=title, text=text, stored_sha256=row.sha256, parts=parts)
+                         title=title, text=text, stored_sha256=stored_sha256, parts=parts, inputs=inputs)
 
     def fetch_metadata(self, shown: Shown, common: dict[str, Any], settings: Settings,
                        store: Store | None = None) -> dict[str, Any]:
         """``common``, then what is known of the history around the revision, its permanent link, the redirect
         followed, and (given ``store``) ``templates``: how many of the revision's templates were expanded, rendered
-        from their arguments, elided and stripped (:class:`~frozen_search.adapters.wikipedia.wikitext.TemplateCounts`).
+        from their arguments, elided and stripped (:class:`~frozen_search.adapters.wikipedia.wikitext.TemplateCounts`)
+        and, when its text was expanded at ``T``, ``expansion``: its inputs (the page revision and every template
+        revision used: title, revision id, date, wikitext sha256), so that an auditor can reproduce it from the dump
+        (they reach the query log with the response).
 
         Raises:
             StoreIntegrityError: a chunk the row lists is missing from the store.
@@ -157,10 +196,11 @@ class WikipediaSource(Source):
                     "revision_url": ids.oldid_url(shown.row.version, settings.wikipedia_host),
                     "redirected_from": None if shown.redirect is None else shown.redirect[0]}
         if store is not None:
-            counts = TemplateCounts()
-            for source in store.text_parts(shown.row, column="source"):
-                counts.add(render_chunk_counted(source)[1])
-            metadata["templates"] = counts.as_dict()
+            expansion = page_at(store, instant_bound(settings.require_cutoff()), shown.row)
+            metadata["templates"] = expansion.counts.as_dict()
+            if expansion.expanded:
+                metadata["expansion"] = {"page": expansion.inputs[0].as_dict(),
+                                         "templates": [item.as_dict() for item in expansion.inputs[1:]]}
         return metadata
 
     def upgrade_stored(self, store: Store) -> int:

@@ -17,9 +17,10 @@ from dataclasses import replace
 
 from frozen_search.adapters.wikipedia import ids as wikipedia
 from frozen_search.adapters.wikipedia.dump import rerender
+from frozen_search.adapters.wikipedia.expand import TemplateRevision
 from frozen_search.adapters.wikipedia.live import LiveRevision, WikipediaLive
 from frozen_search.adapters.wikipedia.wikitext import RENDERER_ID, WikitextRenderer, join_rendered
-from frozen_search.cutoff import stored_instant
+from frozen_search.cutoff import instant_bound, stored_instant
 from frozen_search.errors import InvalidRequest, NotFoundBeforeCutoff
 from frozen_search.models import Rejection
 from frozen_search.source import Shown
@@ -59,7 +60,29 @@ class LiveBridge:
             return self._adapter
 
     def store_revision(self, rev: LiveRevision) -> RevisionRow:
-        """The stored row for ``rev`` under its title at ``T``, inserting it (``origin='live'``) when new."""
+        """The stored row for ``rev`` under its title at ``T``, inserting it (``origin='live'``) when new, with the
+        templates its expansion at ``T`` calls read live at their own revisions before ``T``
+        (:func:`~frozen_search.adapters.wikipedia.attime.prefetch_live`; never ``action=parse``, which expands
+        today's templates).
+
+        Raises:
+            UpstreamUnavailable / UpstreamRejected / OfflineCacheMiss: a template could not be read.
+        """
+        from frozen_search.adapters.wikipedia.attime import prefetch_live  # attime reads bridge.title_at
+
+        row = self._stored(rev)
+        prefetch_live(self.store, row, instant_bound(self.adapter.cutoff), self._templates_at)
+        return row
+
+    def _templates_at(self, titles: list[str]) -> dict[str, TemplateRevision | None]:
+        """Each title's revision at ``T`` read live (``evidence``: MediaWiki's sha1 of its text), or ``None``."""
+        found: dict[str, TemplateRevision | None] = {}
+        for title, rev in self.adapter.templates_at(titles).items():
+            found[title] = None if rev is None else TemplateRevision(
+                rev.title, str(rev.revid), stored_instant(rev.timestamp), rev.wikitext, rev.redirect, rev.sha1)
+        return found
+
+    def _stored(self, rev: LiveRevision) -> RevisionRow:
         doc = wikipedia.doc_id(rev.title)
         existing = self.store.get(doc, str(rev.revid))
         if existing is not None and existing.metadata.get("renderer") == RENDERER_ID:
@@ -80,8 +103,8 @@ class LiveBridge:
                 title=wikipedia.normalize_title(rev.title), redirect=rev.redirect,
                 chunk_keys=b"".join(c.key for c in chunks),
                 sha256=hashlib.sha256(displayed.encode("utf-8")).hexdigest(), chars=len(displayed),
-                metadata={"page_id": str(rev.page_id), "current_title": rev.current_title, "renderer":
-                          RENDERER_ID},
+                metadata={"page_id": str(rev.page_id), "renderer": RENDERER_ID,  # today's title: provenance only
+                          "current_title": None if rev.current_title is None else rev.current_title.evidence()},
                 provenance={"upstream": self.api_url, "wikitext_sha1": rev.sha1, "resolved": "live"},
                 origin="live"))
         stored = self.store.get(doc, str(rev.revid))
@@ -105,7 +128,11 @@ class LiveBridge:
                 rev = self.adapter.by_revid(int(reference.oldid))
                 if rev is None:
                     raise self.unknown(reference)
-                return Shown(self.store_revision(rev))
+                stored = self.store_revision(rev)
+                if not wikipedia.title_matches(reference, stored.title):
+                    raise self.unknown(reference, f"the URL names {reference.title!r}; the revision is titled "
+                                                  f"{stored.title!r}")
+                return Shown(stored)
             found = self.adapter.at_title(str(reference.title))
         except NotFoundBeforeCutoff as exc:
             if exc.rejections:  # already the caller's sentence
@@ -177,12 +204,18 @@ def resolve_local(reference: wikipedia.WikiReference, store: Store, bound: int, 
             redirect at ``T`` to a page with none.
     """
     if reference.oldid is not None:
-        row = store.by_version(wikipedia.SOURCE, reference.oldid)
-        if row is None or row.valid_from >= bound:  # after T reads exactly as absent
-            raise NotFoundBeforeCutoff(f"revision {reference.oldid} has no copy saved before the cutoff "
-                                       f"{cutoff} in the store")
-        at = title_at(store, row, bound)
-        return Shown(row if at is None else as_titled(row, at))
+        absent = (f"revision {reference.oldid} has no copy saved before the cutoff {cutoff} in the store")
+        rows = [row for row in store.by_versions(wikipedia.SOURCE, reference.oldid)
+                if row.valid_from < bound and store.arrived_by(row.doc_id, bound)]
+        if not rows:  # after T reads exactly as absent
+            raise NotFoundBeforeCutoff(absent)
+        titled = [row if at is None else as_titled(row, at) for row in rows for at in [title_at(store, row, bound)]]
+        matching = [row for row in titled if wikipedia.title_matches(reference, row.title)]
+        if not matching:  # ?title=Pear&oldid=<another page's revision>: as absent (issue 13.7)
+            raise NotFoundBeforeCutoff(absent, [Rejection(
+                id=f"oldid:{reference.oldid}", reason="title_mismatch",
+                evidence=f"the URL names {reference.title!r}; the revision is titled {titled[0].title!r} at T")])
+        return Shown(matching[0])
     doc = wikipedia.doc_id(str(reference.title))
     unknown = f"{doc} has no revision before the cutoff {cutoff}"
     row = page_at(store, wikipedia.normalize_title(str(reference.title)), bound)

@@ -32,6 +32,7 @@ import threading
 import time
 import warnings
 import xml.etree.ElementTree as ElementTree
+import zlib
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -71,6 +72,8 @@ _WORKER_CODE = ("import json, signal, sys; signal.signal(signal.SIGINT, signal.S
                 "sys.path[:] = json.loads(sys.argv[1]); replies, sys.stdout = sys.stdout.buffer, sys.stderr; "
                 "from frozen_search.adapters.wikipedia.wikitext import serve_render_batches; "
                 "serve_render_batches(sys.stdin.buffer, replies)")
+# What the decompressors raise on damaged bytes (gzip: zlib.error, BadGzipFile; bz2: OSError; xz: LZMAError).
+_DECOMPRESS_ERRORS = (zlib.error, EOFError, lzma.LZMAError, gzip.BadGzipFile, OSError)
 # What mwxml and ElementTree raise on broken input (seen on truncated, non-XML and root-less files).
 _READ_ERRORS = (ElementTree.ParseError, MalformedXML, AssertionError, ValueError, KeyError, AttributeError, TypeError)
 
@@ -92,11 +95,13 @@ class IngestReport:
     problems: list[str] = field(default_factory=list)
     log_items: int = 0
     log_moves: int = 0
+    log_arrivals: int = 0
 
     def summary(self) -> str:
         """The line ``frozen-search ingest wikipedia`` prints."""
-        logs = (f"; {self.log_items} log items read, {self.log_moves} of them page moves recorded, the others "
-                "skipped" if self.log_items else "")
+        arrivals = f", {self.log_arrivals} page imports or creations" if self.log_arrivals else ""
+        logs = (f"; {self.log_items} log items read, {self.log_moves} of them page moves recorded{arrivals}, the "
+                "others skipped" if self.log_items else "")
         return (f"ingested {self.revisions} revisions of {self.pages} pages from {len(self.files)} file(s) in "
                 f"{self.seconds:.1f} s ({self.duplicates} already stored, {self.skipped_pages} pages outside "
                 f"namespaces {sorted(self.namespaces)}, {self.skipped_revisions} revisions without text or date"
@@ -187,8 +192,9 @@ def open_dump(path: Path) -> Iterator[tuple[IO[bytes], IO[bytes], _CountingReade
             rest = [io.BytesIO(_PAGES_ONLY_HEADER), *rest, io.BytesIO(_PAGES_ONLY_FOOTER)]
         counter = _CountingReader(io.BufferedReader(_Chain(rest), buffer_size=1 << 20))
         yield raw, io.BufferedReader(counter, buffer_size=1 << 20), counter
-    except (OSError, EOFError, lzma.LZMAError) as exc:
-        raise IngestError(f"{path}: cannot decompress or read: {exc}") from exc
+    except _DECOMPRESS_ERRORS as exc:
+        at = "" if raw.closed else f" at byte {raw.tell()} of the file"
+        raise IngestError(f"{path}: cannot decompress or read{at}: {type(exc).__name__}: {exc}") from exc
     finally:
         raw.close()
 
@@ -316,6 +322,7 @@ class _Queued:
     redirect: str | None
     sha1: str | None
     chunks: DeferredChunks
+    where: str = ""  # "<file>: page N": where an ingest error points
 
 
 class _PageWriter:
@@ -331,6 +338,7 @@ class _PageWriter:
         self.store, self.writer, self.renderer, self.provenance = store, writer, renderer, provenance
         self.report, self.pool = report, pool
         self.tick: Callable[[], None] = lambda: None
+        self.where = ""  # "<file>: page N" of the page being read
         self.stored_chunks: set[bytes] = set()
         self.pending: IndexedRevision | None = None
         self.pending_version = ""
@@ -351,7 +359,7 @@ class _PageWriter:
         self.queue.append(_Queued(
             doc, title, namespace, page_id, revision.id, revision.parent_id,
             stored_instant(int(revision.timestamp.unix())),
-            redirect_target(text), revision.sha1, self.renderer.render_chunks_deferred(text)))
+            redirect_target(text), revision.sha1, self.renderer.render_chunks_deferred(text), self.where))
         self._settle(RENDER_WINDOW if self.parallel else 0)
 
     def end_page(self, doc: str) -> None:
@@ -383,6 +391,7 @@ class _PageWriter:
         self._remember(c[0] for c in fresh)
         displayed = join_rendered([c.text for c in chunks])
         parent = None if rev.parent_id is None else str(rev.parent_id)
+        self._refuse_taken_id(rev)
         rev_pk = self.store.add_revision(NewRevision(
             doc_id=rev.doc, source=wikipedia.SOURCE, version=str(rev.revision_id), parent_version=parent,
             valid_from=rev.timestamp, title=rev.title, redirect=rev.redirect,
@@ -403,6 +412,28 @@ class _PageWriter:
         self.pending = IndexedRevision(rev_pk, rev.doc, wikipedia.SOURCE, timestamp, None, rev.title, displayed)
         self.pending_version = str(rev.revision_id)
         return True
+
+    def _refuse_taken_id(self, rev: _Queued) -> None:
+        """A revision id is MediaWiki's global ``rev_id``: one already stored under another page is refused (issue
+        13.7), unless it is that same revision exported again under the page's later title (same page id and
+        timestamp, and the same wikitext sha1 when both exports carry one), as after a move.
+
+        Raises:
+            IngestError: the id is taken by another page's revision (naming the file and page position).
+        """
+        for row in self.store.by_versions(wikipedia.SOURCE, str(rev.revision_id)):
+            if row.doc_id == rev.doc:
+                continue
+            page_id = None if rev.page_id is None else str(rev.page_id)
+            stored_sha1 = row.provenance.get("wikitext_sha1")
+            same = (page_id is not None and row.metadata.get("page_id") == page_id
+                    and row.valid_from == rev.timestamp
+                    and (not stored_sha1 or not rev.sha1 or stored_sha1 == rev.sha1))
+            if not same:
+                raise IngestError(f"{rev.where}: revision id {rev.revision_id} of {rev.title!r} is already stored "
+                                  f"as a revision of {wikipedia.title_of(row.doc_id)!r} (page id "
+                                  f"{row.metadata.get('page_id')}); a revision id belongs to one page: nothing was "
+                                  "stored")
 
     def _remember(self, keys: Iterable[bytes]) -> None:
         if len(self.stored_chunks) > 2_000_000:  # bound memory: INSERT OR IGNORE keeps correctness
@@ -436,7 +467,8 @@ class _PageWriter:
 class LoggedMove:
     """A page move read from a ``<logitem>`` (``type`` move, action ``move``/``move_redir``): when (a stored instant,
     UTC milliseconds: :func:`~frozen_search.cutoff.stored_instant` of the item's whole-second timestamp, like a
-    revision's), from which title to which (normalized)."""
+    revision's), from which title to which (normalized). With ``old`` empty, an arrival (:data:`ARRIVAL_LOGS`) of
+    the page titled ``new``."""
 
     moved_at: int
     old: str
@@ -473,10 +505,25 @@ def move_target(params: str | None) -> str | None:
     return first or None
 
 
+ARRIVAL_LOGS = {("import", "upload"), ("import", "interwiki"), ("create", "create")}
+"""Log items after which a page's history is visible: an import (its revisions keep their older stamps) or the
+page's creation (revisions stamped before it came by import or merge): before the item, the page did not exist."""
+
+
 def _log_item(item: Any, namespaces: frozenset[int], report: IngestReport, moves: list[LoggedMove]) -> None:
-    """Read one ``<logitem>``: a move of a page in ``namespaces`` is kept, every other item is counted and skipped."""
+    """Read one ``<logitem>``: a move of a page in ``namespaces`` is kept, an import or creation kept as an arrival
+    (a :class:`LoggedMove` with ``old`` empty), every other item is counted and skipped."""
     report.log_items += 1
     page = getattr(item, "page", None)
+    if (item.type, item.action) in ARRIVAL_LOGS and item.timestamp is not None and page is not None:
+        if page.namespace in namespaces and page.title:
+            try:
+                title = wikipedia.normalize_title(page.title)
+            except InvalidRequest:
+                return
+            moves.append(LoggedMove(stored_instant(int(item.timestamp.unix())), "", title))
+            report.log_arrivals += 1
+        return
     if item.type != "move" or item.action not in ("move", "move_redir") or item.timestamp is None or page is None:
         return
     if page.namespace not in namespaces or not page.title:
@@ -500,8 +547,11 @@ def _record_logged_moves(store: Store, moves: list[LoggedMove]) -> None:
     for position, move in enumerate(later):
         title = move.new
         for following in later[position + 1:]:
-            if following.old == title:
+            if following.old and following.old == title:
                 title = following.new
+        if not move.old:  # an arrival (import or creation) under the title, followed to the page bearing it now
+            store.add_arrival(wikipedia.doc_id(title), move.moved_at, "logitem")
+            continue
         _record_move(store, wikipedia.doc_id(title), move.moved_at, move.old, move.new)
 
 
@@ -527,13 +577,20 @@ def _ingest_file(path: Path, page_writer: _PageWriter, namespaces: frozenset[int
                 warnings.filterwarnings("ignore", category=DeprecationWarning, module=r"mwxml\b")
                 for item in dump:
                     position += 1
+                    page_writer.where = f"{path}: page {position}"
                     if isinstance(item, mwxml.LogItem):
                         _log_item(item, namespaces, report, moves)
                         continue
-                    _ingest_page(item, page_writer, namespaces, report)
+                    try:
+                        _ingest_page(item, page_writer, namespaces, report)
+                    except InvalidRequest as exc:  # a title MediaWiki could not have written
+                        raise IngestError(f"{path}: page {position}: {exc.message}") from exc
                     tick()
         except _READ_ERRORS as exc:
             raise IngestError(f"{path}: broken or truncated export at page {position}: {exc}") from exc
+        except _DECOMPRESS_ERRORS as exc:  # a damaged .gz/.bz2/.xz: the file's fault, said with its position
+            raise IngestError(f"{path}: cannot decompress the export after page {position} "
+                              f"(byte {raw.tell()} of the file): {type(exc).__name__}: {exc}") from exc
         page_writer.flush()
         tick()
         report.raw_bytes += counter.count
@@ -603,14 +660,15 @@ def rerender_stale(store: Store, renderer: WikitextRenderer | None = None) -> li
 
 
 def ingest_wikipedia(paths: Sequence[Path], store: Store, index: RevisionIndex, *,
-                     namespaces: frozenset[int] = frozenset({0}), progress: Progress | None = None,
+                     namespaces: frozenset[int] = frozenset({0, 10, 828}), progress: Progress | None = None,
                      on_file: Callable[[Path], None] | None = None) -> IngestReport:
     """Ingest MediaWiki XML exports into ``store`` and ``index``, all or nothing.
 
     ``<logitem>`` elements (schemas 0.10/0.11, ``dumpBackup.php --logs``) are read: page moves are recorded as moves
     (as the null revisions' "moved page [[A]] to [[B]]" comments are), every other log item is counted and skipped.
 
-    ``namespaces``: namespace numbers to keep (default main, ``{0}``). ``progress`` is called after each page with
+    ``namespaces``: namespace numbers to keep (default main, Template and Module: ``{0, 10, 828}``). ``progress``
+    is called after each page with
     the compressed bytes read of the current file and the revisions stored so far; ``on_file`` before each file.
     Re-ingesting a revision already stored (same page and revision id) is a counted no-op.
 

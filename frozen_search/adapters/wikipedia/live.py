@@ -14,6 +14,8 @@ this module relies on are pinned by tests against a real MediaWiki 1.39 (../shar
 
 - existence at ``T`` is proven from the logs (``list=logevents``): an ``import`` or ``create`` of the page after ``T``,
   or a ``delete`` between its revision and ``T`` not followed by a ``restore`` before ``T``, means it was not there;
+- templates (issue 12): each template's last revision before ``T``, read by :meth:`WikipediaLive.templates_at` (never
+  ``action=parse``/``rvexpandtemplates``), expanded by :mod:`frozen_search.adapters.wikipedia.attime`;
 - ``list=search`` requires every word in today's text: each word is asked alone (:meth:`WikipediaLive.search_titles`).
 
 Refusals raised here carry evidence (today's title, later dates, counts) for the query log only: the bridge answers
@@ -26,7 +28,7 @@ whose comments are hidden cannot be proven to bear its title at ``T``: it is ref
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
@@ -40,6 +42,7 @@ import requests
 from frozen_search.adapters.wikipedia.ids import MOVE_COMMENT, normalize_title
 from frozen_search.adapters.wikipedia.wikitext import redirect_target
 from frozen_search.cutoff import cutoff_bound, iso_utc
+from frozen_search.disclosure import Later
 from frozen_search.errors import (
     FrozenSearchError,
     NotFoundBeforeCutoff,
@@ -49,6 +52,7 @@ from frozen_search.errors import (
 
 MAX_REDIRECT_HOPS = 1  # as MediaWiki follows redirects
 MAX_QUERY_WORDS = 8  # words of a live search asked upstream, one request each
+MAX_TITLES_PER_QUERY = 50  # titles of one ``prop=revisions`` request (MediaWiki's limit for ``titles``)
 MAX_LOG_PAGES = 3  # pages of 500 log events read per title; a title with more cannot be proven (fail closed)
 _WORD = re.compile(r"\w+")
 # Deletion-log actions that remove a page's visible revisions (``delete``, ``delete_redir`` when a move deletes the
@@ -69,8 +73,9 @@ def query_words(query: str) -> list[str]:
 class LiveRevision:
     """One revision read live: the page's title at ``T``, ids, timestamp (UTC seconds), wikitext.
 
-    ``current_title`` is the page's title today when it differs (moved after ``T``); ``redirect`` the target if
-    the wikitext is a redirect.
+    ``current_title`` is the page's title today when it differs (moved after ``T``): a value from after ``T``,
+    typed apart (:class:`~frozen_search.disclosure.Later`), for provenance only; ``redirect`` the target if the
+    wikitext is a redirect.
     """
 
     title: str
@@ -80,7 +85,7 @@ class LiveRevision:
     timestamp: int
     wikitext: str
     sha1: str | None
-    current_title: str | None = None
+    current_title: Later[str] | None = None
 
     @property
     def redirect(self) -> str | None:
@@ -175,7 +180,7 @@ class WikipediaLive:
         return LiveRevision(title=title, page_id=int(page["pageid"]), revid=int(rev["revid"]),
                             parentid=int(rev["parentid"]) if rev.get("parentid") else None, timestamp=timestamp,
                             wikitext=str(slot["content"]), sha1=rev.get("sha1"),
-                            current_title=current if current and current != title else None)
+                            current_title=Later(current) if current and current != title else None)
 
     def _moves_out(self, title: str) -> list[Mapping[str, Any]]:
         """Move-log entries after ``T`` that moved the page titled ``title`` away, oldest first."""
@@ -206,7 +211,10 @@ class WikipediaLive:
                     if match:
                         moves.append((normalize_title(match[1]), normalize_title(match[2])))
             if "continue" not in answer:
-                return self._undo_moves(moves, current)
+                titles = self._undo_moves(moves, current)
+                for later in titles[1:]:
+                    Later(later)  # titles the page got after T: withheld (logged, audited), never shown
+                return titles
             params.update(answer["continue"])
         raise NotFoundBeforeCutoff(f"page {current!r} has more than {500 * self.max_history_pages} revisions after "
                                    "the cutoff: its title at the cutoff cannot be proven")
@@ -300,6 +308,58 @@ class WikipediaLive:
         revision = self._revision(page, rev, titles[0], current)
         self._prove_existence(revision.page_id, revision.timestamp, titles)
         return revision
+
+    def templates_at(self, titles: Sequence[str]) -> dict[str, LiveRevision | None]:
+        """The revision at ``T`` of each page titled ``titles`` (``Template:Math``; normalized, namespace included), or
+        ``None`` when it is unknown at ``T`` (no page, no revision before ``T``, text hidden, or a page that bore
+        another title at ``T``: the caller falls back as for any unknown template).
+
+        Batched: ``prop=revisions&titles=A|B|…`` (at most :data:`MAX_TITLES_PER_QUERY` a request; MediaWiki allows
+        ``rvstart`` for one page only) reads each page's latest revision; one dated before ``T`` is its revision at
+        ``T`` (the page was neither edited nor moved since: a move adds a revision). Each other page is asked alone
+        (``rvstart=T - 1 s&rvdir=older&rvlimit=1``), and its history after ``T`` is scanned for moves
+        (:meth:`_titles_since_cutoff`): a page that got its title by a move after ``T`` is unknown. Not proven from
+        the logs, unlike a page shown (:meth:`_prove_existence`): a template deleted before ``T`` and restored, or
+        imported, after it (see the issue 12 note).
+
+        Raises:
+            UpstreamUnavailable / UpstreamRejected / OfflineCacheMiss: from the layer below.
+        """
+        found: dict[str, LiveRevision | None] = {}
+        edited: list[str] = []
+        for start in range(0, len(titles), MAX_TITLES_PER_QUERY):
+            batch = list(titles[start:start + MAX_TITLES_PER_QUERY])
+            answer = self._query(prop="revisions", titles="|".join(batch), rvprop="ids|timestamp|content|sha1",
+                                 rvslots="main")
+            normalized = {str(n.get("from")): str(n.get("to")) for n in answer.get("normalized", [])}
+            pages = {str(page.get("title")): page for page in answer.get("pages", [])}
+            for title in batch:
+                page = pages.get(normalized.get(title, title))
+                if page is None or page.get("missing") or page.get("invalid") or not page.get("revisions"):
+                    found[title] = None
+                elif _stamp(page["revisions"][0]) < self.bound:
+                    found[title] = self._template_revision(page, page["revisions"][0], str(page["title"]))
+                else:
+                    edited.append(title)
+        for title in edited:
+            before = self._last_before(titles=title)
+            if before is None:
+                found[title] = None
+                continue
+            page, rev = before
+            try:
+                held = self._titles_since_cutoff(int(page["pageid"]), str(page["title"]))
+            except NotFoundBeforeCutoff:
+                found[title] = None
+                continue
+            found[title] = self._template_revision(page, rev, held[0]) if held[0] == str(page["title"]) else None
+        return found
+
+    def _template_revision(self, page: Mapping[str, Any], rev: Mapping[str, Any], title: str) -> LiveRevision | None:
+        try:
+            return self._revision(page, rev, title, None)
+        except NotFoundBeforeCutoff:  # text hidden: unknown, as in MediaWiki's own rendering of a hidden revision
+            return None
 
     def candidate(self, current_title: str) -> LiveRevision | None:
         """The page now titled ``current_title`` as it stood at ``T`` (with its title then), or ``None``.
