@@ -190,11 +190,12 @@ class FrozenSearchService:
     def _search(self, query: Any, source: Any = None, limit: Any = 10) -> Outcome:
         terms, phrases, limit = search_arguments(query, source, limit, self.settings, self.served)
         found = Candidates()
-        if not (self.lives and self.store.generation == 0):  # live mode over a store no dump ever filled: no index
+        store_searched = not (self.lives and self.store.generation == 0)  # else: live over a store no dump filled
+        if store_searched:
             local_candidates(self.snapshot.get(), self.store, self.registry, self.settings, terms=terms,
                              phrases=phrases, bound=self.bound, source=source, limit=limit * 3, found=found)
         live_candidates(self.lives, self.registry, self.settings, query=query, source=source, limit=limit * 2,
-                        found=found)
+                        found=found, store_searched=store_searched)
         response = SearchResponse(results=[], errors=found.errors)
         outcome = Outcome(response=response, rejections=found.rejections)
         pool = found.local

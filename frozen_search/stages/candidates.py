@@ -50,12 +50,13 @@ def local_candidates(index: RevisionIndex, store: Store, registry: Registry, set
 
 
 def live_candidates(lives: Mapping[str, LiveSource], registry: Registry, settings: Settings, *, query: str,
-                    source: str | None, limit: int, found: Candidates) -> None:
+                    source: str | None, limit: int, found: Candidates, store_searched: bool = False) -> None:
     """Add to ``found`` each live source's candidates (sources the ``source`` filter excludes are not asked); a
-    source whose upstream fails is listed in ``found.errors`` and the others still answer.
+    source whose upstream fails is listed in ``found.errors`` and the others — and the store's hits already in
+    ``found.local``, when ``store_searched`` (its index was asked too) — still answer.
 
     Raises:
-        FrozenSearchError: every source asked failed (the first failure).
+        FrozenSearchError: every source asked failed and the store found nothing (the first failure).
     """
     failed: list[tuple[str, FrozenSearchError]] = []
     asked = 0
@@ -77,6 +78,6 @@ def live_candidates(lives: Mapping[str, LiveSource], registry: Registry, setting
             continue
         found.fresh.extend(shown)
         found.rejections.extend(rejections)
-    if failed and len(failed) == asked:
-        raise failed[0][1]  # every source asked upstream failed: the search itself fails
+    if failed and len(failed) == asked and not (store_searched and found.local):
+        raise failed[0][1]  # no source answered and the store found nothing: an error, never an empty result
     found.errors.extend(SourceError(source=name, code=error.code, message=error.message) for name, error in failed)
