@@ -271,6 +271,11 @@ class FrozenSearchService:
         """
         self.snapshot.get()
 
+    def upstream_status(self) -> dict[str, dict[str, object]] | None:
+        """Per source asked upstream, its state (:meth:`~frozen_search.live.LiveSet.status`: ``offline``,
+        ``unknown``, ``reachable``, ``unreachable`` with ``retry_in_s`` seconds); ``None`` in local mode."""
+        return None if self.live_set is None else self.live_set.status()
+
     def close(self) -> None:
         """Close the store, the query log and the upstream layer."""
         self.store.close()

@@ -151,10 +151,16 @@ def _routes(service: FrozenSearchService) -> APIRouter:
         return {"status": "ok", "cutoff": service.cutoff_iso}
 
     @router.get("/readyz", responses=_PROBLEMS)
-    def readyz() -> dict[str, str]:
-        """Readiness: the index opens and matches the store (503 ``index_not_ready`` otherwise)."""
+    def readyz() -> dict[str, Any]:
+        """Readiness: the index opens and matches the store (503 ``index_not_ready`` otherwise). In live/offline
+        mode ``upstream`` gives each asked source's state; ``status`` is ``degraded`` while one is unreachable
+        (the store and the other sources still answer)."""
         service.ready()
-        return {"status": "ready", "cutoff": service.cutoff_iso}
+        upstream = service.upstream_status()
+        if upstream is None:
+            return {"status": "ready", "cutoff": service.cutoff_iso}
+        down = any(state["state"] == "unreachable" for state in upstream.values())
+        return {"status": "degraded" if down else "ready", "cutoff": service.cutoff_iso, "upstream": upstream}
 
     return router
 

@@ -3,6 +3,7 @@ every arXiv format, the OpenAlex responses, the Conlang Meta dump): what crosses
 
 from __future__ import annotations
 
+import socket
 from pathlib import Path
 
 import pytest
@@ -109,3 +110,39 @@ def test_offline_mode_over_a_data_dir_built_from_dumps_answers_what_the_store_ho
     finally:
         local.close()
         offline.close()
+
+
+def test_live_mode_without_network_answers_from_the_store_and_lists_each_unreachable_source(
+        all_sources: Path, tmp_path: Path) -> None:
+    # Issue 14, item 2: every upstream refuses connections (as with the network gone). Local hits and fetches
+    # answer, each source is listed in ``errors``, nothing is retried, and /readyz reports each source's state.
+    from starlette.testclient import TestClient
+
+    from frozen_search.server.http import create_app
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        down = f"http://127.0.0.1:{probe.getsockname()[1]}"  # bound, never listening: connections are refused
+        live = FrozenSearchService.open(Settings.from_env(
+            {}, data_dir=all_sources, cutoff=parse_cutoff("2026-01-06"), log_path=tmp_path / "log.jsonl",
+            mode="live", stackexchange_sites=SITES, wikipedia_api=f"{down}/w/api.php", arxiv_api=f"{down}/api/query",
+            arxiv_oai=f"{down}/oai2", stackexchange_api=f"{down}/2.3", openalex_api=down))
+        try:
+            assert live.upstream_status() == {name: {"state": "unknown"} for name in
+                                              ("wikipedia", "arxiv", "stackexchange", "openalex")}
+            found = live.search("pear", limit=5)
+            assert "wikipedia:Pear" in [hit.id for hit in found.results]
+            assert [(error.source, error.code) for error in found.errors] == [
+                ("wikipedia", "upstream_unavailable"), ("arxiv", "upstream_unavailable"),
+                ("stackexchange", "upstream_unavailable"), ("openalex", "upstream_unavailable")]
+            assert live.fetch("wikipedia:Pear", max_chars=100).title == "Pear"
+            assert live.fetch("arxiv:0704.0016", max_chars=100).id == "arxiv:0704.0016"
+            with pytest.raises(FrozenSearchError, match=r"^\[upstream_unavailable\]"):  # unknown: no store answer
+                live.fetch("arxiv:2501.00001")
+            assert live.upstream is not None and live.upstream.stats().retries == 0
+            ready = TestClient(create_app(live)).get("/readyz").json()
+            assert ready["status"] == "degraded"
+            assert {name: state["state"] for name, state in ready["upstream"].items()} == {
+                name: "unreachable" for name in ("wikipedia", "arxiv", "stackexchange", "openalex")}
+        finally:
+            live.close()
