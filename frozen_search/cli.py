@@ -11,26 +11,30 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
-from rich.console import Console
-from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeElapsedColumn, TransferSpeedColumn
 
 from frozen_search.config import Settings
 from frozen_search.errors import ConfigError, FrozenSearchError
-from frozen_search.ops import bundles
-from frozen_search.ops.audit import audit_log
 from frozen_search.ops.data_dir import open_service
-from frozen_search.ops.ingest import ingest as run_ingest
-from frozen_search.ops.ingest import unit_of
-from frozen_search.ops.reindex import reindex as run_reindex
-from frozen_search.ops.replay import describe, replay_log
-from frozen_search.ops.warm import warm
 from frozen_search.service import FrozenSearchService
 
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.progress import Progress
+
+# The operations and rich are imported by the commands that use them: `frozen-search mcp`, which an agent host
+# waits for, loads neither (bench/bench_stdio_connect.py).
+
 F = TypeVar("F", bound=Callable[..., Any])
-_stderr = Console(stderr=True)
+
+
+@functools.cache
+def _stderr() -> Console:
+    from rich.console import Console
+
+    return Console(stderr=True)
 
 
 def _fail_cleanly(func: F) -> F:
@@ -91,10 +95,15 @@ def ingest_wikipedia_command(files: tuple[Path, ...], namespaces: tuple[int, ...
 
 def _ingest(name: str, files: tuple[Path, ...], data_dir: Path | None, **options: Any) -> None:
     """Run a source's ingester with a progress bar per file; print its report."""
+    from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeElapsedColumn, TransferSpeedColumn
+
+    from frozen_search.ops.ingest import ingest as run_ingest
+    from frozen_search.ops.ingest import unit_of
+
     settings = Settings.from_env(data_dir=data_dir)
     with Progress(TextColumn("{task.description}"), BarColumn(), DownloadColumn(), TransferSpeedColumn(),
                   TextColumn(f"{{task.fields[revisions]}} {unit_of(name)}"), TimeElapsedColumn(),
-                  console=_stderr) as bar:
+                  console=_stderr()) as bar:
         task = bar.add_task("ingest", total=None, revisions=0)
 
         def on_file(path: Path) -> None:
@@ -145,9 +154,14 @@ def ingest_openalex_command(files: tuple[Path, ...], data_dir: Path | None) -> N
 @_fail_cleanly
 def reindex(data_dir: Path | None) -> None:
     """Rebuild the full-text index from the store."""
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from frozen_search.ops.reindex import reindex as run_reindex
+
+
     settings = Settings.from_env(data_dir=data_dir)
     with Progress(TextColumn("reindex"), BarColumn(), TextColumn("{task.completed}/{task.total} revisions"),
-                  TimeElapsedColumn(), console=_stderr) as bar:
+                  TimeElapsedColumn(), console=_stderr()) as bar:
         task = bar.add_task("reindex", total=None)
         result = run_reindex(settings, progress=lambda done, total: bar.update(task, completed=done, total=total))
     click.echo(result.summary())
@@ -228,6 +242,9 @@ def mcp(cutoff: str | None, mode: str | None, data_dir: Path | None) -> None:
 @_fail_cleanly
 def replay_command(log: Path, data_dir: Path | None) -> None:
     """Recompute every logged response from the store; print identical/different per line; exit 1 on any diff."""
+    from frozen_search.ops.replay import describe, replay_log
+
+
     report = replay_log(Settings.from_env(data_dir=data_dir), log, on_line=lambda line: click.echo(describe(line)))
     click.echo(report.summary())
     sys.exit(1 if report.different else 0)
@@ -239,6 +256,9 @@ def replay_command(log: Path, data_dir: Path | None) -> None:
 @_fail_cleanly
 def audit_command(log: Path, as_json: bool) -> None:
     """Summarize a query log; exit 1 if a hit is dated at/after its cutoff or the hash chain is broken."""
+    from frozen_search.ops.audit import audit_log
+
+
     report = audit_log(log)
     if as_json:
         from dataclasses import asdict
@@ -272,8 +292,13 @@ def _phase_bar(bar: Progress) -> Callable[[str, int, int | None], None]:
 @_fail_cleanly
 def export_command(bundle: Path, no_index: bool, data_dir: Path | None) -> None:
     """Write store, HTTP cache, index and query log to one BUNDLE file (.tar.gz) with a checksummed manifest."""
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from frozen_search.ops import bundles
+
+
     settings = Settings.from_env(data_dir=data_dir)
-    with Progress(TextColumn("export {task.description}"), BarColumn(), TimeElapsedColumn(), console=_stderr,
+    with Progress(TextColumn("export {task.description}"), BarColumn(), TimeElapsedColumn(), console=_stderr(),
                   transient=True) as bar:
         manifest = bundles.export_bundle(settings, bundle, include_index=not no_index, progress=_phase_bar(bar))
     index = "index included" if manifest.index_included else "no index (rebuilt on import)"
@@ -288,8 +313,13 @@ def export_command(bundle: Path, no_index: bool, data_dir: Path | None) -> None:
 @_fail_cleanly
 def import_command(bundle: Path, expect_sha256: str | None, data_dir: Path | None) -> None:
     """Import a BUNDLE into a fresh data dir: refused whole, nothing written, unless every checksum matches."""
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from frozen_search.ops import bundles
+
+
     settings = Settings.from_env(data_dir=data_dir)
-    with Progress(TextColumn("import {task.description}"), BarColumn(), TimeElapsedColumn(), console=_stderr,
+    with Progress(TextColumn("import {task.description}"), BarColumn(), TimeElapsedColumn(), console=_stderr(),
                   transient=True) as bar:
         manifest = bundles.import_bundle(bundle, settings, progress=_phase_bar(bar), expect_sha256=expect_sha256)
     index = "index from the bundle" if bundles.index_reused(manifest) else "index rebuilt from the store"
@@ -308,11 +338,13 @@ def warm_command(queries: Path, cutoff: str | None, fetch_top: int, limit: int,
                  data_dir: Path | None) -> None:
     """Run each query of QUERIES (one a line; blanks and # comments skipped) in live mode to fill store and HTTP
     cache; resumable (finished queries are skipped on a rerun). Exit 1 when some queries must be retried."""
-    from rich.progress import MofNCompleteColumn
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from frozen_search.ops.warm import warm
 
     settings = Settings.from_env(data_dir=data_dir, cutoff=cutoff, mode="live")
     with Progress(TextColumn("warm"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  TextColumn("{task.fields[query]}"), console=_stderr) as bar:
+                  TextColumn("{task.fields[query]}"), console=_stderr()) as bar:
         task = bar.add_task("warm", total=None, query="")
 
         def progress(done: int, total: int, query: str) -> None:
