@@ -70,7 +70,7 @@ def _service(data_dir: Path | None, cutoff: str | None, mode: str | None = None)
     return open_service(Settings.from_env(data_dir=data_dir, cutoff=cutoff, mode=mode))
 
 
-@click.group()
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="frozen-search")
 def main() -> None:
     """frozen-search: search and fetch Wikipedia, arXiv, MathOverflow/Math.SE and OpenAlex as they stood before a
@@ -94,25 +94,41 @@ def ingest_wikipedia_command(files: tuple[Path, ...], namespaces: tuple[int, ...
 
 
 def _ingest(name: str, files: tuple[Path, ...], data_dir: Path | None, **options: Any) -> None:
-    """Run a source's ingester with a progress bar per file; print its report."""
-    from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeElapsedColumn, TransferSpeedColumn
+    """Run a source's ingester with a progress bar per file; print its report.
+
+    The bar is the share of the input file read (its bytes on disk, compressed or not, against the file's size, so
+    the time remaining holds for a compressed dump too), the revisions (or states) stored and their rate."""
+    import time
+
+    from rich.progress import (
+        BarColumn,
+        Progress,
+        TaskProgressColumn,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
 
     from frozen_search.ops.ingest import ingest as run_ingest
     from frozen_search.ops.ingest import unit_of
 
     settings = Settings.from_env(data_dir=data_dir)
-    with Progress(TextColumn("{task.description}"), BarColumn(), DownloadColumn(), TransferSpeedColumn(),
-                  TextColumn(f"{{task.fields[revisions]}} {unit_of(name)}"), TimeElapsedColumn(),
-                  console=_stderr()) as bar:
-        task = bar.add_task("ingest", total=None, revisions=0)
+    started = time.monotonic()
+    with Progress(TextColumn("{task.description}"), BarColumn(), TaskProgressColumn(),
+                  TextColumn(f"{{task.fields[revisions]:,}} {unit_of(name)} ({{task.fields[rate]}}/s)"),
+                  TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(), console=_stderr()) as bar:
+        task = bar.add_task("ingest", total=None, revisions=0, rate=0)
 
         def on_file(path: Path) -> None:
             size = path.stat().st_size if path.is_file() else None
             label = path.name if len(path.name) <= 28 else path.name[:27] + "…"
-            bar.reset(task, total=size, completed=0, description=label, revisions=bar.tasks[task].fields["revisions"])
+            fields = bar.tasks[task].fields
+            bar.reset(task, total=size, completed=0, description=label, revisions=fields["revisions"],
+                      rate=fields["rate"])
 
         def progress(done: int, revisions: int) -> None:
-            bar.update(task, completed=done, revisions=revisions)
+            rate = round(revisions / max(time.monotonic() - started, 1e-3))
+            bar.update(task, completed=done, revisions=revisions, rate=f"{rate:,}")
 
         result = run_ingest(settings, name, files, progress=progress, on_file=on_file, **options)
     for problem in result.problems:
@@ -158,7 +174,6 @@ def reindex(data_dir: Path | None) -> None:
 
     from frozen_search.ops.reindex import reindex as run_reindex
 
-
     settings = Settings.from_env(data_dir=data_dir)
     with Progress(TextColumn("reindex"), BarColumn(), TextColumn("{task.completed}/{task.total} revisions"),
                   TimeElapsedColumn(), console=_stderr()) as bar:
@@ -172,7 +187,7 @@ def reindex(data_dir: Path | None) -> None:
 @_cutoff_option
 @click.option("--source", default=None,
               help="Restrict to one source (wikipedia, arxiv, mathoverflow, math.stackexchange, openalex).")
-@click.option("--limit", type=int, default=10, show_default=True)
+@click.option("--limit", type=int, default=10, show_default=True, help="Number of results, 1 to 50.")
 @_mode_option
 @_data_dir_option
 @_fail_cleanly
@@ -206,10 +221,30 @@ def fetch(id: str, cutoff: str | None, offset: int, max_chars: int | None, mode:
     click.echo(response.model_dump_json(indent=2))
 
 
+def _require_free_port(host: str, port: int) -> None:
+    """Refuse at once when ``host``:``port`` cannot be listened on (uvicorn would log it and exit 3).
+
+    Raises:
+        ConfigError: the address is in use, not local, or the host does not resolve (exit 2).
+    """
+    import socket
+
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
+            probe.bind(address)
+    except OSError as exc:
+        raise ConfigError(f"cannot listen on {host}:{port}: {exc.strerror or exc}; pass another --port or --host"
+                          ) from None
+
+
 @main.command()
 @_cutoff_option
-@click.option("--host", default="127.0.0.1", show_default=True)
-@click.option("--port", type=int, default=8000, show_default=True)
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to listen on (127.0.0.1: this machine only; 0.0.0.0: every interface).")
+@click.option("--port", type=int, default=8000, show_default=True,
+              help="TCP port; one already in use is a configuration error (exit 2).")
 @_mode_option
 @_data_dir_option
 @_fail_cleanly
@@ -217,6 +252,7 @@ def serve(cutoff: str | None, host: str, port: int, mode: str | None, data_dir: 
     """Serve HTTP (/v1/search, /v1/fetch, /healthz, /readyz) and MCP streamable HTTP (/mcp) at a fixed cutoff."""
     from frozen_search.server.http import run_http
 
+    _require_free_port(host, port)
     service = _service(data_dir, cutoff, mode)
     click.echo(f"frozen-search: cutoff {service.cutoff_iso}, mode {service.settings.mode}, store "
                f"{service.settings.store_path}, log {service.settings.querylog_path}, "
@@ -237,29 +273,31 @@ def mcp(cutoff: str | None, mode: str | None, data_dir: Path | None) -> None:
 
 
 @main.command("replay")
-@click.argument("log", type=click.Path(path_type=Path))
+@click.argument("log", type=click.Path(path_type=Path), required=False)
 @_data_dir_option
 @_fail_cleanly
-def replay_command(log: Path, data_dir: Path | None) -> None:
-    """Recompute every logged response from the store; print identical/different per line; exit 1 on any diff."""
+def replay_command(log: Path | None, data_dir: Path | None) -> None:
+    """Recompute every logged response of LOG (default: the data dir's query log, FROZEN_SEARCH_LOG or
+    DATA_DIR/querylog.jsonl) from the store; print identical/different per line; exit 1 on any difference."""
     from frozen_search.ops.replay import describe, replay_log
 
-
-    report = replay_log(Settings.from_env(data_dir=data_dir), log, on_line=lambda line: click.echo(describe(line)))
+    settings = Settings.from_env(data_dir=data_dir)
+    report = replay_log(settings, log or settings.querylog_path, on_line=lambda line: click.echo(describe(line)))
     click.echo(report.summary())
     sys.exit(1 if report.different else 0)
 
 
 @main.command("audit")
-@click.argument("log", type=click.Path(path_type=Path))
+@click.argument("log", type=click.Path(path_type=Path), required=False)
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@_data_dir_option
 @_fail_cleanly
-def audit_command(log: Path, as_json: bool) -> None:
-    """Summarize a query log; exit 1 if a hit is dated at/after its cutoff or the hash chain is broken."""
+def audit_command(log: Path | None, as_json: bool, data_dir: Path | None) -> None:
+    """Summarize LOG (default: the data dir's query log, FROZEN_SEARCH_LOG or DATA_DIR/querylog.jsonl); exit 1 if
+    a hit is dated at/after its cutoff or the hash chain is broken."""
     from frozen_search.ops.audit import audit_log
 
-
-    report = audit_log(log)
+    report = audit_log(log or Settings.from_env(data_dir=data_dir).querylog_path)
     if as_json:
         from dataclasses import asdict
 
@@ -296,7 +334,6 @@ def export_command(bundle: Path, no_index: bool, data_dir: Path | None) -> None:
 
     from frozen_search.ops import bundles
 
-
     settings = Settings.from_env(data_dir=data_dir)
     with Progress(TextColumn("export {task.description}"), BarColumn(), TimeElapsedColumn(), console=_stderr(),
                   transient=True) as bar:
@@ -317,7 +354,6 @@ def import_command(bundle: Path, expect_sha256: str | None, data_dir: Path | Non
 
     from frozen_search.ops import bundles
 
-
     settings = Settings.from_env(data_dir=data_dir)
     with Progress(TextColumn("import {task.description}"), BarColumn(), TimeElapsedColumn(), console=_stderr(),
                   transient=True) as bar:
@@ -332,9 +368,12 @@ def import_command(bundle: Path, expect_sha256: str | None, data_dir: Path | Non
 @click.option("--fetch", "fetch_top", type=int, default=0, show_default=True,
               help="Also fetch the top N hits of each query.")
 @click.option("--limit", type=int, default=10, show_default=True, help="Results per search.")
+@click.option("--mode", type=click.Choice(["live", "offline"]), default="live", show_default=True,
+              help="live: ask upstream, fill store and HTTP cache (resumable); offline: check that the cache and "
+                   "the store answer every query, asking nothing (no state kept).")
 @_data_dir_option
 @_fail_cleanly
-def warm_command(queries: Path, cutoff: str | None, fetch_top: int, limit: int,
+def warm_command(queries: Path, cutoff: str | None, fetch_top: int, limit: int, mode: str,
                  data_dir: Path | None) -> None:
     """Run each query of QUERIES (one a line; blanks and # comments skipped) in live mode to fill store and HTTP
     cache; resumable (finished queries are skipped on a rerun). Exit 1 when some queries must be retried."""
@@ -342,7 +381,7 @@ def warm_command(queries: Path, cutoff: str | None, fetch_top: int, limit: int,
 
     from frozen_search.ops.warm import warm
 
-    settings = Settings.from_env(data_dir=data_dir, cutoff=cutoff, mode="live")
+    settings = Settings.from_env(data_dir=data_dir, cutoff=cutoff, mode=mode)
     with Progress(TextColumn("warm"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   TextColumn("{task.fields[query]}"), console=_stderr()) as bar:
         task = bar.add_task("warm", total=None, query="")
@@ -350,6 +389,6 @@ def warm_command(queries: Path, cutoff: str | None, fetch_top: int, limit: int,
         def progress(done: int, total: int, query: str) -> None:
             bar.update(task, completed=done, total=total, query=query if len(query) <= 40 else query[:39] + "…")
 
-        report = warm(settings, queries, fetch=fetch_top, limit=limit, progress=progress)
+        report = warm(settings, queries, fetch=fetch_top, limit=limit, progress=progress, mode=mode)
     click.echo(report.render())
     sys.exit(1 if report.unfinished else 0)

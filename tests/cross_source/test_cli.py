@@ -150,3 +150,63 @@ def test_index_older_than_the_store_is_refused(cli_data: Path) -> None:
     assert stale.exit_code == 1 and "[index_not_ready]" in stale.output and "reindex" in stale.output
     assert run("reindex", "--data-dir", str(cli_data)).exit_code == 0
     assert run("search", "pear", "--cutoff", "2016-01-01", "--data-dir", str(cli_data)).exit_code == 0
+
+
+# -- issue 14, item 6: the CLI for the people who run it -----------------------------------------------------------
+
+
+def test_h_is_an_alias_of_help_and_every_option_says_what_it_does() -> None:
+    for command in ([], ["serve"], ["search"], ["warm"], ["audit"], ["replay"]):
+        short, long = run(*command, "-h"), run(*command, "--help")
+        assert short.exit_code == 0 and short.output == long.output
+    serve, search = run("serve", "-h").output, run("search", "-h").output
+    assert "Address to listen on" in serve and "TCP port" in serve and "Number of results" in search
+
+
+def test_replay_and_audit_read_the_data_dirs_query_log_by_default(cli_data: Path) -> None:
+    _session(cli_data, cli_data / "querylog.jsonl")
+    replayed = run("replay", "--data-dir", str(cli_data))
+    assert replayed.exit_code == 0 and replayed.output.count(": identical") == 10, replayed.output
+    audited = run("audit", "--data-dir", str(cli_data))
+    assert audited.exit_code == 0 and "10" in audited.output, audited.output
+
+
+def test_a_failed_first_ingest_leaves_no_store_behind(tmp_path: Path) -> None:
+    bad = tmp_path / "cut.xml"
+    bad.write_text("<mediawiki>")
+    data = tmp_path / "data"
+    result = CliRunner().invoke(main, ["ingest", "wikipedia", str(bad), "--data-dir", str(data)])
+    assert result.exit_code == 1 and "[ingest_failed]" in result.output
+    assert not (data / "store.sqlite3").exists() and not (data / "index").exists()
+    searched = CliRunner().invoke(main, ["search", "pear", "--cutoff", "2020-01-01", "--data-dir", str(data)])
+    assert searched.exit_code == 2 and "no store at" in searched.output and "ingest a dump first" in searched.output
+
+
+def test_a_failed_later_ingest_keeps_the_store(cli_data: Path, tmp_path: Path) -> None:
+    bad = tmp_path / "cut.xml"
+    bad.write_text("<mediawiki>")
+    assert CliRunner().invoke(main, ["ingest", "wikipedia", str(bad), "--data-dir", str(cli_data)]).exit_code == 1
+    assert run("search", "pear", "--cutoff", "2016-01-01", "--data-dir", str(cli_data)).exit_code == 0
+
+
+def test_a_port_in_use_is_a_configuration_error(cli_data: Path) -> None:
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = CliRunner().invoke(main, ["serve", "--cutoff", "2016-01-01", "--port", str(port),
+                                           "--data-dir", str(cli_data)])
+    assert result.exit_code == 2 and f"[config_error] cannot listen on 127.0.0.1:{port}" in result.output
+
+
+def test_warm_offline_checks_the_cache_and_keeps_no_state(cli_data: Path, tmp_path: Path) -> None:
+    queries = tmp_path / "queries.txt"
+    queries.write_text("pear\n")
+    result = CliRunner().invoke(main, ["warm", str(queries), "--mode", "offline", "--cutoff", "2016-01-01",
+                                       "--data-dir", str(cli_data)], env={"FROZEN_SEARCH_LIVE_SOURCES": "wikipedia"})
+    # the store answers, but wikipedia could not be asked (nothing recorded): the query is to be retried
+    assert result.exit_code == 1, result.output
+    assert "1 to retry" in result.output and "offline_cache_miss" in result.output
+    assert "state: none kept (offline check)" in result.output and not (cli_data / "warm").exists()
