@@ -85,8 +85,10 @@ class QueryEvent:
     ``replay`` reruns live and offline lines from the HTTP cache); ``live_sources`` the sources a live or offline
     service asked upstream (``None`` in local mode, and then not written), so ``replay`` asks the same; ``sites``
     the Stack Exchange sites served when not the default (``None``, not written, otherwise), so ``replay`` serves
-    the same; ``withheld`` the values learned from after the cutoff while answering
-    (:class:`frozen_search.disclosure.Later`; not written when none), which ``audit`` proves absent from the answer.
+    the same; ``upstream`` the upstream endpoint settings not at their default (``{"wikipedia_api": URL}``; not
+    written when none), so ``replay`` asks the same URLs; ``withheld`` the values learned from after the cutoff while
+    answering (:class:`frozen_search.disclosure.Later`; not written when none), which ``audit`` proves absent from
+    the answer.
     ``ValueError`` on an unknown tool or an argument named ``cutoff``, :class:`InvalidRequest` on an unparseable cutoff.
     """
 
@@ -107,6 +109,7 @@ class QueryEvent:
     live_sources: list[str] | None = None
     sites: str | None = None
     withheld: list[str] | None = None
+    upstream: dict[str, str] | None = None
 
     def __post_init__(self) -> None:
         _check_call(self.tool, self.arguments)
@@ -115,7 +118,7 @@ class QueryEvent:
     def to_record(self) -> dict[str, Any]:
         """The line before chaining: ``event``, ``schema_version`` and the fields above."""
         values = {f.name: getattr(self, f.name) for f in fields(self)}
-        for optional in ("live_sources", "sites", "withheld"):
+        for optional in ("live_sources", "sites", "withheld", "upstream"):
             if not values[optional]:
                 del values[optional]
         return {"event": self.NAME, "schema_version": self.VERSION, **values}
@@ -214,7 +217,7 @@ class QueryLog:
     @contextmanager
     def call(
         self, session: str, tool: Tool, arguments: dict[str, Any], cutoff: datetime | str, mode: str = "local",
-        live_sources: list[str] | None = None, sites: str | None = None,
+        live_sources: list[str] | None = None, sites: str | None = None, upstream: dict[str, str] | None = None,
     ) -> Iterator[CallRecorder]:
         """Log one call in a ``finally``: the body fills the recorder; an exception is logged, then re-raised.
 
@@ -233,7 +236,7 @@ class QueryLog:
             latency_ms = (time.perf_counter() - started) * 1000.0
             event = QueryEvent(ts, session, tool, dict(arguments), cutoff_iso, recorder.response, recorder.error,
                                recorder.hits, recorder.rejections, latency_ms, mode, live_sources, sites,
-                               sorted(set(recorder.withheld)))  # fmt: skip
+                               sorted(set(recorder.withheld)), upstream)  # fmt: skip
             recorder.record = self.append(event)
 
     def close(self) -> None:
@@ -319,6 +322,15 @@ class Disclosure:
     what: str
 
 
+@dataclass(frozen=True)
+class AttemptedCutoff:
+    """A call refused because it tried to set the cutoff: its line, tool and the value it sent (as logged)."""
+
+    line: int
+    tool: str
+    value: str
+
+
 @dataclass
 class AuditReport:
     """Counts over a log; ``ok`` is false on any late hit, disclosure or chain break. ``head`` is the last line's
@@ -330,6 +342,8 @@ class AuditReport:
     errors_per_code: dict[str, int] = field(default_factory=dict)
     hits: int = 0
     rejections_per_reason: dict[str, int] = field(default_factory=dict)
+    source_errors: dict[str, int] = field(default_factory=dict)
+    attempted_cutoffs: list[AttemptedCutoff] = field(default_factory=list)
     late_hits: list[LateHit] = field(default_factory=list)
     disclosures: list[Disclosure] = field(default_factory=list)
     chain_breaks: list[ChainBreak] = field(default_factory=list)
@@ -343,7 +357,11 @@ class AuditReport:
         """A human summary, one fact a line, ending with ``result: OK`` or ``result: FAILED``."""
         out = [f"query log: {self.lines} lines, head {self.head}", f"calls: {_counts(self.calls_per_tool)}",
                f"errors: {_counts(self.errors_per_code)}", f"hits shown: {self.hits}",
-               f"rejections: {_counts(self.rejections_per_reason)}", f"late hits: {len(self.late_hits)}",
+               f"rejections: {_counts(self.rejections_per_reason)}",
+               f"sources not asked (a search's errors): {_counts(self.source_errors)}",
+               f"attempted cutoffs (refused): {len(self.attempted_cutoffs)}",
+               *(f"  line {a.line}: {a.tool} with cutoff {a.value}" for a in self.attempted_cutoffs),
+               f"late hits: {len(self.late_hits)}",
                *(f"  line {h.line}: {h.id} valid_from {h.valid_from} is not before cutoff {h.cutoff}"
                  for h in self.late_hits),
                f"post-cutoff facts in answers: {len(self.disclosures)}",
@@ -374,6 +392,13 @@ def _tally(report: AuditReport, line: int, record: Mapping[str, Any]) -> None:
     _bump(report.calls_per_tool, record.get("tool"))
     if isinstance(error := record.get("error"), dict):
         _bump(report.errors_per_code, error.get("code"))
+    arguments, response = record.get("arguments"), record.get("response")
+    if isinstance(arguments, dict) and "attempted_cutoff" in arguments:
+        report.attempted_cutoffs.append(AttemptedCutoff(line, str(record.get("tool")),
+                                                        json.dumps(arguments["attempted_cutoff"])[:100]))
+    for failed in (response.get("errors") or []) if isinstance(response, dict) else []:
+        if isinstance(failed, dict):
+            _bump(report.source_errors, f"{failed.get('source')} {failed.get('code')}")
     hits, rejections = record.get("hits"), record.get("rejections")
     for hit in hits if isinstance(hits, list) else [{"id": "<hits is not a list>"}]:
         hit = hit if isinstance(hit, dict) else {"id": "<hit is not an object>"}

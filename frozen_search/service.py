@@ -134,7 +134,7 @@ class FrozenSearchService:
         if self.log is None:
             return self.execute(tool, arguments).response
         with self.log.call(self.session, tool, arguments, self.cutoff,  # type: ignore[arg-type]
-                           self.settings.mode, self._live_sources(), self._sites()) as recorder, \
+                           self.settings.mode, self._live_sources(), self._sites(), self._upstream()) as recorder, \
                 collecting() as withheld:
             recorder.withheld = withheld  # values learned from after T while answering: logged, audited, never shown
             outcome = self.execute(tool, arguments)
@@ -146,6 +146,10 @@ class FrozenSearchService:
         if self.settings.mode == "local":
             return None
         return [name for name in self.settings.live_source_names() if name in self.lives]
+
+    def _upstream(self) -> dict[str, str] | None:
+        """The upstream URLs not at their default, logged with each live/offline call (``replay`` asks them)."""
+        return None if self.settings.mode == "local" else self.settings.upstream_urls()
 
     def _sites(self) -> str | None:
         """The Stack Exchange sites served, logged with each call when not the default (``replay`` serves them)."""
@@ -180,7 +184,7 @@ class FrozenSearchService:
                   for key, value in arguments.items()}
         try:
             with self.log.call(self.session, tool, logged, self.cutoff,  # type: ignore[arg-type]
-                               self.settings.mode, self._live_sources(), self._sites()):
+                               self.settings.mode, self._live_sources(), self._sites(), self._upstream()):
                 self.execute(tool, logged)
         except FrozenSearchError:
             pass

@@ -210,3 +210,20 @@ def test_warm_offline_checks_the_cache_and_keeps_no_state(cli_data: Path, tmp_pa
     assert result.exit_code == 1, result.output
     assert "1 to retry" in result.output and "offline_cache_miss" in result.output
     assert "state: none kept (offline check)" in result.output and not (cli_data / "warm").exists()
+
+
+def test_audit_lists_refused_cutoff_attempts(cli_data: Path) -> None:
+    # Issue 14, item 7: an attempt to set the cutoff is refused and logged; the auditor sees each one
+    log = cli_data / "querylog.jsonl"
+    service = make_service(cli_data, "2016-01-01", log=log)
+    service.search("pear", limit=2)
+    service.log_refusal("search", {"query": "pear", "cutoff": "2030-01-01"})
+    service.log_refusal("fetch", {"id": "wikipedia:Pear", "CUTOFF": "2031-01-01"})
+    service.close()
+    audited = run("audit", "--data-dir", str(cli_data))
+    assert audited.exit_code == 0, audited.output
+    assert "attempted cutoffs (refused): 2" in audited.output
+    assert 'line 2: search with cutoff "2030-01-01"' in audited.output
+    assert 'line 3: fetch with cutoff "2031-01-01"' in audited.output
+    as_json = json.loads(run("audit", "--json", "--data-dir", str(cli_data)).output)
+    assert [a["value"] for a in as_json["attempted_cutoffs"]] == ['"2030-01-01"', '"2031-01-01"']
