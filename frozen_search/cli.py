@@ -182,43 +182,82 @@ def reindex(data_dir: Path | None) -> None:
     click.echo(result.summary())
 
 
-@main.command()
-@click.argument("query")
+_TOOL_CALL = {"ignore_unknown_options": True, "allow_extra_args": True}
+"""``search``/``fetch`` take what they are given: an option or word they do not know goes to the service, which
+logs the call and refuses it (``--as-of 2030-01-01`` as an attempt to set the cutoff), so every call is a log line."""
+
+
+def _integer(value: str | None) -> int | str | None:
+    """An integer option as typed: an ``int`` when written in ASCII digits, else the text (the service refuses it)."""
+    text = None if value is None else value.strip()
+    return int(text) if text is not None and text.lstrip("-").isascii() and text.lstrip("-").isdigit() \
+        and len(text) <= 18 else value
+
+
+def _extras(words: list[str]) -> dict[str, Any]:
+    """Options and words the command does not know, as arguments: ``--as-of X``/``--as-of=X`` -> ``as_of: X``
+    (``True`` for a bare flag); stray words -> ``extra_words``."""
+    found: dict[str, Any] = {}
+    stray: list[str] = []
+    index = 0
+    while index < len(words):
+        word = words[index]
+        index += 1
+        if not word.startswith("--") or word == "--":
+            stray.append(word)
+            continue
+        name, equals, value = word[2:].partition("=")
+        given: Any = value if equals else True
+        if not equals and index < len(words) and not words[index].startswith("--"):
+            given, index = words[index], index + 1
+        found[name.replace("-", "_")] = given
+    if stray:
+        found["extra_words"] = stray
+    return found
+
+
+def _tool_call(ctx: click.Context, tool: str, arguments: dict[str, Any], cutoff: str | None, mode: str | None,
+               data_dir: Path | None) -> None:
+    """Run one tool call through the service (logged whether it answers or refuses); print its JSON."""
+    service = _service(data_dir, cutoff, mode)
+    try:
+        response = service.call(tool, {**{k: v for k, v in arguments.items() if v is not None},
+                                       **_extras(list(ctx.args))})
+    finally:
+        service.close()
+    click.echo("null" if response is None else response.model_dump_json(indent=2))
+
+
+@main.command(context_settings=_TOOL_CALL)
+@click.argument("query", required=False)
 @_cutoff_option
 @click.option("--source", default=None,
               help="Restrict to one source (wikipedia, arxiv, mathoverflow, math.stackexchange, openalex).")
-@click.option("--limit", type=int, default=10, show_default=True, help="Number of results, 1 to 50.")
+@click.option("--limit", default="10", show_default=True, metavar="INTEGER", help="Number of results, 1 to 50.")
 @_mode_option
 @_data_dir_option
+@click.pass_context
 @_fail_cleanly
-def search(query: str, cutoff: str | None, source: str | None, limit: int, mode: str | None,
-           data_dir: Path | None) -> None:
+def search(ctx: click.Context, query: str | None, cutoff: str | None, source: str | None, limit: str,
+           mode: str | None, data_dir: Path | None) -> None:
     """Search as of the cutoff; prints the JSON response (the same shape as HTTP and MCP)."""
-    service = _service(data_dir, cutoff, mode)
-    try:
-        response = service.search(query, source=source, limit=limit)
-    finally:
-        service.close()
-    click.echo(response.model_dump_json(indent=2))
+    _tool_call(ctx, "search", {"query": query, "source": source, "limit": _integer(limit)}, cutoff, mode, data_dir)
 
 
-@main.command()
-@click.argument("id")
+@main.command(context_settings=_TOOL_CALL)
+@click.argument("id", required=False)
 @_cutoff_option
-@click.option("--offset", type=int, default=0, show_default=True, help="First character to return.")
-@click.option("--max-chars", type=int, default=None, help="Page size in characters.")
+@click.option("--offset", default="0", show_default=True, metavar="INTEGER", help="First character to return.")
+@click.option("--max-chars", default=None, metavar="INTEGER", help="Page size in characters.")
 @_mode_option
 @_data_dir_option
+@click.pass_context
 @_fail_cleanly
-def fetch(id: str, cutoff: str | None, offset: int, max_chars: int | None, mode: str | None,
-          data_dir: Path | None) -> None:
+def fetch(ctx: click.Context, id: str | None, cutoff: str | None, offset: str, max_chars: str | None,
+          mode: str | None, data_dir: Path | None) -> None:
     """Fetch one document (id or canonical URL) as it stood at the cutoff; prints JSON."""
-    service = _service(data_dir, cutoff, mode)
-    try:
-        response = service.fetch(id, offset=offset, max_chars=max_chars)
-    finally:
-        service.close()
-    click.echo(response.model_dump_json(indent=2))
+    _tool_call(ctx, "fetch", {"id": id, "offset": _integer(offset), "max_chars": _integer(max_chars)}, cutoff,
+               mode, data_dir)
 
 
 def _require_free_port(host: str, port: int) -> None:
@@ -290,14 +329,22 @@ def replay_command(log: Path | None, data_dir: Path | None) -> None:
 @main.command("audit")
 @click.argument("log", type=click.Path(path_type=Path), required=False)
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.option("--key-file", type=click.Path(path_type=Path), default=None, envvar="FROZEN_SEARCH_LOG_KEY_FILE",
+              help="The signing key (file bytes, one trailing newline dropped): every line's sig must verify. "
+                   "Without it, FROZEN_SEARCH_LOG_KEY is used when set.")
+@click.option("--expect-head", default=None, metavar="HASH",
+              help="A head published earlier: fail unless the chain ends at it (a dropped tail, a rewrite).")
 @_data_dir_option
 @_fail_cleanly
-def audit_command(log: Path | None, as_json: bool, data_dir: Path | None) -> None:
+def audit_command(log: Path | None, as_json: bool, key_file: Path | None, expect_head: str | None,
+                  data_dir: Path | None) -> None:
     """Summarize LOG (default: the data dir's query log, FROZEN_SEARCH_LOG or DATA_DIR/querylog.jsonl); exit 1 if
-    a hit is dated at/after its cutoff or the hash chain is broken."""
+    a hit is dated at/after its cutoff, the hash chain is broken, a signature fails (with a key) or the chain does
+    not end at --expect-head."""
     from frozen_search.ops.audit import audit_log
 
-    report = audit_log(log or Settings.from_env(data_dir=data_dir).querylog_path)
+    settings = Settings.from_env(data_dir=data_dir, log_key_file=key_file)
+    report = audit_log(log or settings.querylog_path, key=settings.log_signing_key(), expect_head=expect_head)
     if as_json:
         from dataclasses import asdict
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -35,6 +35,11 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("cutoff", "FROZEN_SEARCH_CUTOFF", None,
             "The cutoff T (ISO 8601 date, or date-time with a zone); fixed for the life of a server."),
     Setting("log_path", "FROZEN_SEARCH_LOG", None, "Query log file (JSONL). Default: DATA_DIR/querylog.jsonl."),
+    Setting("log_key", "FROZEN_SEARCH_LOG_KEY", None,
+            "Signing key of the query log (its UTF-8 bytes): each line gets sig, the HMAC-SHA256 of its hash. "
+            "Prefer log_key_file (an environment variable can be read by other processes of the user)."),
+    Setting("log_key_file", "FROZEN_SEARCH_LOG_KEY_FILE", None,
+            "File holding the query log's signing key (its bytes, less one trailing newline); wins over log_key."),
     Setting("max_chars", "FROZEN_SEARCH_MAX_CHARS", 20_000, "Default page size of fetch, in characters."),
     Setting("max_chars_limit", "FROZEN_SEARCH_MAX_CHARS_LIMIT", 100_000, "Largest page fetch will return."),
     Setting("snippet_chars", "FROZEN_SEARCH_SNIPPET_CHARS", 300, "Length of search snippets, in characters."),
@@ -92,6 +97,8 @@ class Settings:
     data_dir: Path
     cutoff: datetime | None = None
     log_path: Path | None = None
+    log_key: str | None = field(default=None, repr=False)
+    log_key_file: Path | None = None
     max_chars: int = 20_000
     max_chars_limit: int = 100_000
     snippet_chars: int = 300
@@ -140,6 +147,15 @@ class Settings:
         changed = {name: str(getattr(self, name)) for name in UPSTREAM_URLS
                    if getattr(self, name) != default_setting(name)}
         return changed or None
+    def log_signing_key(self) -> bytes | None:
+        """The query log's signing key: the bytes of ``log_key_file`` (one trailing newline dropped), else
+        ``log_key`` encoded UTF-8, else ``None`` (lines unsigned).
+
+        Raises:
+            ConfigError: the key file cannot be read, or the key is empty.
+        """
+        return read_key(self.log_key_file) if self.log_key_file is not None else (
+            None if self.log_key is None else _nonempty(self.log_key.encode("utf-8"), "FROZEN_SEARCH_LOG_KEY"))
 
     def live_source_names(self) -> tuple[str, ...]:
         """The names in ``live_sources`` (stripped, empty ones dropped)."""
@@ -175,11 +191,34 @@ class Settings:
         return replace(self, cutoff=cutoff)
 
 
+def read_key(path: Path) -> bytes:
+    """A signing key from the file at ``path``: its bytes, less one trailing newline (``\\n`` or ``\\r\\n``).
+
+    Raises:
+        ConfigError: the file cannot be read or holds no key.
+    """
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as exc:
+        raise ConfigError(f"cannot read the key file {path}: {exc.strerror or exc}") from exc
+    for ending in (b"\r\n", b"\n"):
+        if raw.endswith(ending):
+            raw = raw[: -len(ending)]
+            break
+    return _nonempty(raw, str(path))
+
+
+def _nonempty(key: bytes, where: str) -> bytes:
+    if not key:
+        raise ConfigError(f"the signing key in {where} is empty")
+    return key
+
+
 def _convert(name: str, raw: Any) -> Any:
     try:
         if name == "cutoff":
             return raw if isinstance(raw, datetime) else parse_cutoff(str(raw))
-        if name in ("data_dir", "log_path"):
+        if name in ("data_dir", "log_path", "log_key_file"):
             return Path(raw).expanduser()
         if name == "mode" and raw not in MODES:
             raise ValueError(f"must be one of {', '.join(MODES)}")

@@ -1,18 +1,31 @@
-"""Instants, in one place: parsing a cutoff, epoch seconds, the cutoff bound and the one formatter. Pure: no I/O,
-no clock.
+"""Instants, in one place: parsing a cutoff, epoch seconds, the cutoff bounds, stored instants and the formatters.
+Pure: no I/O, no clock.
 
 A cutoff ``T`` is one timezone-aware UTC instant. "Before the cutoff" is strictly ``< T`` everywhere.
-Stored instants are integer UTC seconds (MediaWiki timestamps have one-second resolution), so the
-comparison ``valid_from < T`` is done as ``valid_from < cutoff_bound(T)`` with ``cutoff_bound = floor(T)``: a
-stamp ``s`` truncates an event somewhere in ``[s, s + 1)``, so it is surely before ``T`` only when ``s + 1 <= T``
-(for a whole-second ``T`` this is exactly ``s < T``).
+
+**Each source keeps its own precision.** An upstream stamp is a value at some precision ``p`` (whole seconds for
+MediaWiki, the Stack Exchange API and arXiv; milliseconds for Stack Exchange dumps, ``2014-09-30T19:48:26.370``;
+a day, month or year for an OpenAlex publication date): the event happened somewhere in ``[stamp, stamp + p)``,
+so it is surely before ``T`` iff ``stamp + p <= T`` (for whole seconds the old rule ``s + 1 <= T``; for a stamp
+in milliseconds and a cutoff in whole milliseconds this is exactly ``m < T``). It is never moved earlier.
+
+**Stored instants** (the store's ``valid_from``/``valid_to``, every ``dated`` part, the index's fast fields) are
+integer UTC *milliseconds*, each the **latest** millisecond the event may have happened in: ``stamp_ms + p_ms - 1``
+(:func:`stored_instant`; a whole-second stamp ``s`` is ``s * 1000 + 999``, a dump stamp ``…26.370`` is
+``…26370``). Then one comparison is exact for every precision: ``stored < instant_bound(T)`` with
+``instant_bound(T) = floor(T in ms)`` (``stamp_ms + p_ms <= T_ms`` ⇔ ``stamp_ms + p_ms - 1 < floor(T_ms)``). What is
+displayed (``as_of``) is the stamp itself at its own precision (:func:`stored_iso`, from the stored instant and
+``p``): ``2014-09-30T19:48:26.370Z`` for a dump stamp, ``2014-09-30T19:48:26Z`` for a whole second.
+
+:func:`cutoff_bound` (``floor(T)`` in seconds) remains for comparing *raw* whole-second upstream stamps (API
+answers, ``todate`` parameters) before they are stored.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Literal
 
 from dateutil import parser as dateutil_parser
@@ -70,6 +83,69 @@ def cutoff_bound(cutoff: datetime) -> int:
     stamped ``…:29`` (perhaps at ``:29.9``, after ``T``) is not shown. Sources with sub-second times round them up.
     """
     return math.floor(to_epoch(cutoff))
+
+
+SECOND_MS = 1_000  # the precision of a whole-second stamp, in milliseconds
+MILLISECOND_MS = 1  # the precision of a millisecond stamp (Stack Exchange dumps)
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def instant_bound(cutoff: datetime) -> int:
+    """``floor(T)`` in UTC milliseconds: a stored instant ``v`` (:func:`stored_instant`) is before ``cutoff`` iff
+    ``v < instant_bound(cutoff)``. Computed in integers (no float rounding); raises ``ValueError`` if naive."""
+    if cutoff.tzinfo is None:
+        raise ValueError(_NAIVE)
+    return (cutoff - _EPOCH) // timedelta(milliseconds=1)
+
+
+def stored_instant(stamp: int, precision_ms: int = SECOND_MS) -> int:
+    """The stored form of an upstream stamp: the latest UTC millisecond the event may have happened in.
+
+    ``stamp`` is in units of ``precision_ms`` when that is ``SECOND_MS`` or ``MILLISECOND_MS`` (UTC seconds, or UTC
+    milliseconds); for a coarser precision (an OpenAlex date) give ``stamp`` in UTC milliseconds. A whole-second
+    stamp ``s`` becomes ``s * 1000 + 999``, a millisecond stamp ``m`` stays ``m``.
+
+    Raises:
+        ValueError: ``precision_ms`` is not positive.
+    """
+    if precision_ms <= 0:
+        raise ValueError(f"precision {precision_ms} ms is not positive")
+    if precision_ms == SECOND_MS:
+        return stamp * SECOND_MS + SECOND_MS - 1
+    return stamp + precision_ms - 1
+
+
+def stamp_ms(stored: int, precision_ms: int) -> int:
+    """The stamp (its first millisecond, UTC) of a stored instant of precision ``precision_ms``."""
+    return stored - precision_ms + 1
+
+
+def stored_iso(stored: int, precision_ms: int) -> str:
+    """The displayed form of a stored instant: its stamp at its own precision (``2014-09-30T19:48:26.370Z`` for
+    milliseconds, ``2014-09-30T19:48:26Z`` for whole seconds or coarser)."""
+    start = datetime.fromtimestamp(0, UTC) + timedelta(milliseconds=stamp_ms(stored, precision_ms))
+    if precision_ms < SECOND_MS:
+        return start.strftime("%Y-%m-%dT%H:%M:%S") + f".{start.microsecond // 1000:03d}Z"
+    return start.strftime("%Y-%m-%dT%H:%M:%S") + "Z"
+
+
+def iso_before(text: str, cutoff: datetime) -> bool:
+    """Whether an instant written by :func:`stored_iso` (or :func:`iso_utc`) is surely before ``cutoff``, read at
+    the precision it is written in: ``…:26Z`` covers a whole second, ``…:26.370Z`` one millisecond, ``…:26.5Z`` a
+    tenth (``stamp + p <= T``). Used by ``audit`` on logged hits.
+
+    Raises:
+        InvalidRequest: ``text`` is not an ISO date-time with a zone.
+    """
+    value = text.strip()
+    parsed = parse_cutoff(value)
+    if _DATE_ONLY.match(value):
+        width = timedelta(days=1)
+    elif (found := re.search(r"T\d{2}:\d{2}:\d{2}(?:\.(\d+))?", value)) is None:
+        width = timedelta(minutes=1)  # no seconds written (``2026-01-05T10:00Z``): a whole minute
+    else:
+        width = timedelta(microseconds=10 ** max(0, 6 - len(found.group(1) or "")))
+    return parsed + width <= cutoff
 
 
 def iso_utc(instant: datetime | int, *, timespec: Literal["auto", "seconds"] = "auto") -> str:

@@ -22,6 +22,7 @@ design.md, "What an answer may say". Three pieces hold it by construction rather
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -32,6 +33,9 @@ from frozen_search.errors import (
     FrozenSearchError,
     NotEligible,
     NotFoundBeforeCutoff,
+    OfflineCacheMiss,
+    UpstreamRejected,
+    UpstreamUnavailable,
     VerificationFailed,
 )
 from frozen_search.models import Rejection
@@ -112,9 +116,33 @@ def disclosed(error: FrozenSearchError, reference: str, cutoff: str, source: str
     elif isinstance(error, NotEligible):
         replacement = NotEligible(f"{given}: the {source} rules this server applies exclude it (see the README's "
                                   f"{source} section); nothing of it is shown at the cutoff {cutoff}")
+    elif isinstance(error, UPSTREAM_ERRORS):
+        return upstream_failure(error, source)
     else:
         return error
     replacement.rejections = [*_evidence(error, given), *getattr(error, "rejections", ())]
+    return replacement
+
+
+UPSTREAM_ERRORS = (UpstreamUnavailable, UpstreamRejected, OfflineCacheMiss)
+
+
+def upstream_failure(error: FrozenSearchError, source: str) -> FrozenSearchError:
+    """What a caller may be told of an upstream failure of ``source``: the code and a fixed sentence. The request
+    and the answer (whose ids and URLs may name documents the upstream proposed from after ``T``) go to the query
+    log as the returned error's rejections. The error keeps its class (and ``retry_after``)."""
+    sentences = {
+        "offline_cache_miss": "this offline server holds no recorded answer for what this call needs; warm the "
+                              "cache in live mode (the request is in the query log)",
+        "upstream_rejected": "the upstream refused the request this call needed (the request is in the query log)",
+    }
+    sentence = sentences.get(error.code, "the upstream could not be reached or answered unusably (the request "
+                                         "and the answer are in the query log)")
+    replacement = copy.copy(error)
+    replacement.message = f"{source}: {sentence}"
+    replacement.args = (replacement.message,)
+    replacement.rejections = [Rejection(id=source, reason=error.code, evidence=error.message),
+                              *getattr(error, "rejections", ())]
     return replacement
 
 

@@ -18,6 +18,7 @@ HTTP status the web face maps it to. The faces (CLI, HTTP, MCP) catch only the r
     ├─ IndexNotReady           index_not_ready          503
     ├─ IngestError             ingest_failed            422  a dump file could not be read; nothing was stored
     ├─ StoreIntegrityError     store_integrity          500  stored content no longer matches its sha256
+    ├─ StoreBusy               store_busy               503  another ingest, reindex or import writes the data dir
     ├─ BundleInvalid           bundle_invalid           422  a bundle failed its checks; nothing was imported
     ├─ VerificationFailed      verification_failed      422  a fetched document failed re-verification
     └─ ConfigError             config_error             -    startup only (CLI exit 2)
@@ -177,6 +178,14 @@ class StoreIntegrityError(FrozenSearchError):
     http_status = 500
 
 
+class StoreBusy(FrozenSearchError):
+    """Another ingest, reindex or import is writing the same data dir (or its index); nothing was done: run it
+    again when that one has finished (HTTP 503)."""
+
+    code = "store_busy"
+    http_status = 503
+
+
 class BundleInvalid(FrozenSearchError):
     """A bundle is unreadable, has no valid manifest, or a member is missing, extra, unsafe or fails its sha256/size;
     it is refused whole and nothing is written into the data dir (HTTP 422)."""
@@ -216,6 +225,7 @@ ERROR_CLASSES: tuple[type[FrozenSearchError], ...] = (
     IndexNotReady,
     IngestError,
     StoreIntegrityError,
+    StoreBusy,
     BundleInvalid,
     VerificationFailed,
     ConfigError,

@@ -1,13 +1,12 @@
 """The full-text index (tantivy): BM25 over the historical text of every stored revision.
 
-Each revision is one tantivy document with ``rev`` (the store's ``rev_pk``), ``doc_id``, ``source``,
-``valid_from`` and ``valid_to`` (integer UTC seconds; an unknown ``valid_to`` is stored as :data:`OPEN_END`) as
-fast fields. The cutoff filter runs inside the engine: a revision is a candidate at ``T`` only when
-``valid_from < T <= valid_to``, i.e. it is the revision that was current at ``T``; so one index serves every cutoff
-and ranks on the text as it stood then. The index is derived data: ``frozen-search reindex`` rebuilds it from the
+Each revision is one tantivy document with ``rev`` (the store's ``rev_pk``), ``doc_id``, ``source``, ``valid_from`` and
+``valid_to`` (stored instants: integer UTC milliseconds, see :mod:`frozen_search.cutoff`; an unknown ``valid_to`` is
+stored as :data:`OPEN_END`) as fast fields. The cutoff filter runs inside the engine: a revision is a candidate at ``T``
+only when ``valid_from < T <= valid_to``, i.e. it is the revision that was current at ``T``; so one index serves every
+cutoff and ranks on the text as it stood then. The index is derived data: ``frozen-search reindex`` rebuilds it from the
 store, and ``generation.json`` records the store generation it reflects, so a stale index is refused rather than
-silently used. This is the only module that imports tantivy (its on-disk format is tied to the pinned version).
-"""
+silently used. This is the only module that imports tantivy (its on-disk format is tied to the pinned version). """
 
 from __future__ import annotations
 
@@ -23,9 +22,9 @@ from pathlib import Path
 
 import tantivy
 
-from frozen_search.errors import IndexNotReady, InvalidRequest
+from frozen_search.errors import IndexNotReady, InvalidRequest, StoreBusy
 
-INDEX_FORMAT = 1
+INDEX_FORMAT = 2  # 2: instants in milliseconds (store schema 5)
 OPEN_END = 2**62  # valid_to of a revision with no known successor
 _TOKEN = re.compile(r"[^\W_]+")
 _MAX_TOKEN_BYTES = 40  # tantivy's default tokenizer drops longer tokens (RemoveLongFilter)
@@ -39,7 +38,8 @@ def tokenize(text: str) -> list[str]:
 
 @dataclass(frozen=True)
 class IndexedRevision:
-    """What the index needs of a revision: store key, ids, validity (UTC seconds) and its displayed text."""
+    """What the index needs of a revision: store key, ids, validity (stored instants, UTC milliseconds) and its
+    displayed text."""
 
     rev_pk: int
     doc_id: str
@@ -162,8 +162,19 @@ class RevisionIndex:
 
     @contextmanager
     def writer(self, heap_bytes: int = 64_000_000, threads: int = 2) -> Iterator[IndexWriterSession]:
-        """A writer session; an exception inside the block rolls the index back and propagates."""
-        session = IndexWriterSession(self._index.writer(heap_size=heap_bytes, num_threads=threads), self.path)
+        """A writer session; an exception inside the block rolls the index back and propagates.
+
+        Raises:
+            StoreBusy: another writer holds the index's lock.
+        """
+        try:
+            opened = self._index.writer(heap_size=heap_bytes, num_threads=threads)
+        except ValueError as exc:  # tantivy: "Failed to acquire Lockfile: LockBusy"
+            if "LockBusy" not in str(exc):
+                raise
+            raise StoreBusy(f"the index at {self.path} is being written by another process; nothing was done: "
+                            "run this again when it has finished") from exc
+        session = IndexWriterSession(opened, self.path)
         try:
             yield session
         except BaseException:
@@ -175,7 +186,7 @@ class RevisionIndex:
         """BM25 top ``limit`` revisions current at the cutoff: ``(score, rev_pk, doc_id)``, best first.
 
         ``terms`` are tokens (see :func:`tokenize`) matched in ``title`` (boosted) or ``body``; each phrase must
-        match in the body as a whole. ``bound`` is :func:`~frozen_search.cutoff.cutoff_bound` of ``T``.
+        match in the body as a whole. ``bound`` is :func:`~frozen_search.cutoff.instant_bound` of ``T``.
 
         Raises:
             InvalidRequest: no terms.

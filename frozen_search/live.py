@@ -12,14 +12,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from frozen_search.adapters.http import (
-    DEFAULT_ALLOWED_HOSTS,
     DEFAULT_HOST_POLICIES,
     Upstream,
     UpstreamConfig,
     user_agent,
 )
 from frozen_search.cache.http_cache import HttpCache
-from frozen_search.cache.keys import namespace_for_cutoff
+from frozen_search.cache.keys import host_of, namespace_for_cutoff
 from frozen_search.config import Settings
 from frozen_search.errors import ConfigError
 from frozen_search.registry import Registry
@@ -57,20 +56,24 @@ class LiveSet:
 
 
 def upstream_config(settings: Settings, asked: Sequence[Source]) -> UpstreamConfig:
-    """The upstream layer's configuration: the default hosts and policies, plus each asked source's API hosts with
-    its politeness policy when it has one (a configured stub or mirror is treated like the real host).
+    """The upstream layer's configuration: the origins of the asked sources' configured APIs and nothing else
+    (scheme, host and port: a redirect to another port, or to a real host the settings replaced by a stub or
+    mirror, is refused; issue 13.6), with the default politeness per host plus each asked source's policy on its
+    configured hosts (a configured stub or mirror is treated like the real host).
 
     Raises:
-        ConfigError: an API URL is unusable.
+        ConfigError: an API URL is unusable, or no source is asked.
     """
-    hosts = set(DEFAULT_ALLOWED_HOSTS)
+    origins: set[str] = set()
     policies = dict(DEFAULT_HOST_POLICIES)
     for source in asked:
-        api_hosts = source.api_hosts(settings)
-        hosts.update(api_hosts)
+        api_origins = source.api_hosts(settings)
+        origins.update(api_origins)
         if source.api_policy is not None:  # e.g. Stack Exchange's `backoff` field, honoured on a configured host
-            policies.update({host: source.api_policy for host in api_hosts if host not in policies})
-    return UpstreamConfig(user_agent=user_agent(settings.contact), allowed_hosts=frozenset(hosts),
+            policies.update({host_of(o): source.api_policy for o in api_origins if host_of(o) not in policies})
+    if not origins:
+        raise ConfigError("live mode asks no source: set live_sources to one or more of the registry's sources")
+    return UpstreamConfig(user_agent=user_agent(settings.contact), allowed_hosts=frozenset(origins),
                           host_policies=policies)
 
 

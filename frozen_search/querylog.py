@@ -2,16 +2,23 @@
 
 Each line is the canonical JSON (sorted keys, no spaces, UTF-8) of a :class:`QueryEvent` plus ``prev`` (the
 previous line's ``hash``; 64 zeros on line 1) and ``hash`` (sha256 hex of the canonical JSON of the line without
-``hash``). Editing, removing or reordering a line breaks the chain there; cutting lines off the end does not, so
-keep the last hash (:attr:`AuditReport.head`) elsewhere if that matters. ``audit`` fails on any hit whose
-``valid_from`` is not strictly before its line's cutoff and on any chain break. ``replay`` re-runs each call and
-compares the canonical bytes of response and error; ``ts`` and ``latency_ms`` are never compared.
+``hash`` and ``sig``). Editing, removing or reordering a line breaks the chain there; cutting lines off the end
+does not, and anyone can rewrite a line and re-hash the rest: the chain alone proves internal consistency only.
+With a signing key (:class:`QueryLog` ``key``) every line also carries ``sig``, the HMAC-SHA256 (RFC 2104) of its
+``hash`` under the key, so only a key holder can write a line that verifies (``audit(key=...)``); a published head
+(:attr:`AuditReport.head`, checked by ``audit(expect_head=...)``) detects a dropped tail or a chain rewritten after
+publication. ``audit`` fails on any hit whose ``valid_from`` is not surely before its line's cutoff (read at its own
+precision: :func:`~frozen_search.cutoff.iso_before`) and on any chain break. ``replay`` re-runs each call and
+compares the canonical bytes of response and error; ``ts`` and ``latency_ms`` are never compared. A refused argument
+too long to be valid is logged cut (:func:`truncated_value`) and its line names it in ``truncated``: ``replay``
+reports such a line as not recomputable, never recomputing it.
 """
 
 from __future__ import annotations
 
 import fcntl
 import hashlib
+import hmac
 import json
 import mmap
 import os
@@ -24,7 +31,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from frozen_search.cutoff import cutoff_bound, iso_utc, parse_cutoff, to_epoch
+from frozen_search.cutoff import iso_before, iso_utc, parse_cutoff
 from frozen_search.errors import ConfigError, FrozenSearchError, InvalidRequest
 from frozen_search.models import Outcome
 from frozen_search.verify import future_reference
@@ -52,8 +59,53 @@ def _decode(raw: bytes) -> Any:
 
 
 def _record_hash(record: Mapping[str, Any]) -> str:
-    """sha256 hex of the canonical JSON of ``record`` without its ``hash`` key."""
-    return hashlib.sha256(_encode(canonical_json({k: v for k, v in record.items() if k != "hash"}))).hexdigest()
+    """sha256 hex of the canonical JSON of ``record`` without its ``hash`` and ``sig`` keys (a line written
+    without a key has no ``sig``, so its hash is what it always was)."""
+    return hashlib.sha256(_encode(canonical_json({k: v for k, v in record.items()
+                                                  if k not in ("hash", "sig")}))).hexdigest()
+
+
+def line_signature(key: bytes, line_hash: str) -> str:
+    """``sig`` of a line: HMAC-SHA256 (RFC 2104, :mod:`hmac`) of its ``hash`` (64 hex characters, ASCII) under
+    ``key``, as 64 hex characters."""
+    return hmac.new(key, line_hash.encode("ascii", "replace"), hashlib.sha256).hexdigest()
+
+
+TRUNCATED = "truncated"
+"""The line field naming the arguments logged cut (sorted names as logged), written only when some are."""
+PREFIX_CHARS = 256
+"""Characters of a refused argument kept in the log (its length and sha256 stand for the rest)."""
+
+
+def truncated_value(value: Any, keep: int = PREFIX_CHARS) -> dict[str, Any]:
+    """What the log keeps of a refused argument too long to be valid: ``{"prefix", "chars", "sha256", "type"}``.
+
+    ``type`` is ``str`` (the value itself) or ``json`` (its canonical JSON, for any other value; an integer too
+    large for decimal conversion is written as Python's ``hex()``); ``prefix`` is the first ``keep`` characters of
+    that text, ``chars`` its length in characters and ``sha256`` the hex digest of its UTF-8 bytes (lone
+    surrogates passed through), so a holder of the original can prove it was the value refused.
+    """
+    if isinstance(value, str):
+        text, kind = value, "str"
+    elif isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 64:
+        text, kind = hex(value), "json"
+    else:
+        text, kind = canonical_json(value), "json"
+    return {"prefix": text[:keep], "chars": len(text), "sha256": hashlib.sha256(_encode(text)).hexdigest(),
+            "type": kind}
+
+
+def logged_text_length(value: Any) -> int:
+    """The characters ``value`` takes in a log line's arguments (a string's length, else its canonical JSON's);
+    an integer of more than 64 bits counts as unbounded."""
+    if isinstance(value, str):
+        return len(value)
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 64:
+        return 1 << 62
+    try:
+        return len(canonical_json(value))
+    except (TypeError, ValueError):
+        return 1 << 62
 
 
 def system_clock() -> datetime:
@@ -89,6 +141,9 @@ class QueryEvent:
     written when none), so ``replay`` asks the same URLs; ``withheld`` the values learned from after the cutoff while
     answering (:class:`frozen_search.disclosure.Later`; not written when none), which ``audit`` proves absent from
     the answer.
+    ``truncated`` names the arguments logged cut because they were refused (:func:`truncated_value`; ``None``,
+    not written, when none was); ``attempted_cutoff`` the request headers that tried to set the date, answered at
+    the fixed cutoff anyway (header name -> value, cut like an argument; ``None``, not written, when none).
     ``ValueError`` on an unknown tool or an argument named ``cutoff``, :class:`InvalidRequest` on an unparseable cutoff.
     """
 
@@ -109,6 +164,8 @@ class QueryEvent:
     live_sources: list[str] | None = None
     sites: str | None = None
     withheld: list[str] | None = None
+    truncated: list[str] | None = None
+    attempted_cutoff: dict[str, Any] | None = None
     upstream: dict[str, str] | None = None
 
     def __post_init__(self) -> None:
@@ -118,7 +175,7 @@ class QueryEvent:
     def to_record(self) -> dict[str, Any]:
         """The line before chaining: ``event``, ``schema_version`` and the fields above."""
         values = {f.name: getattr(self, f.name) for f in fields(self)}
-        for optional in ("live_sources", "sites", "withheld", "upstream"):
+        for optional in ("live_sources", "sites", "withheld", TRUNCATED, "attempted_cutoff", "upstream"):
             if not values[optional]:
                 del values[optional]
         return {"event": self.NAME, "schema_version": self.VERSION, **values}
@@ -170,13 +227,18 @@ class QueryLog:
     ``clock`` gives ``ts``. Every line is flushed; ``fsync=True`` also syncs it. :class:`ConfigError` if the file
     cannot be opened or its last line is corrupt. Several processes may share one file (two servers at two cutoffs
     on one data dir, a CLI call beside a server): each append takes an exclusive ``flock`` on the file and, when
-    another writer appended since, re-reads the last line's hash, so the chain stays whole.
+    another writer appended since, re-reads the last line's hash, so the chain stays whole. With ``key`` (bytes,
+    not empty) every line is signed: ``sig`` is :func:`line_signature` of its hash.
     """
 
     def __init__(
-        self, path: str | os.PathLike[str], *, clock: Callable[[], datetime] = system_clock, fsync: bool = False
+        self, path: str | os.PathLike[str], *, clock: Callable[[], datetime] = system_clock, fsync: bool = False,
+        key: bytes | None = None,
     ) -> None:
         self.path = Path(path)
+        if key is not None and not key:
+            raise ConfigError("the query log signing key is empty")
+        self._key = key
         self._clock, self._fsync, self._lock = clock, fsync, threading.Lock()
         try:
             self._handle = self.path.open("ab")
@@ -204,6 +266,8 @@ class QueryLog:
                     self._prev = _last_hash(self.path)
                 record["prev"] = self._prev
                 record["hash"] = _record_hash(record)
+                if self._key is not None:
+                    record["sig"] = line_signature(self._key, record["hash"])
                 self._handle.write(_encode(canonical_json(record)) + b"\n")
                 self._handle.flush()
                 if self._fsync:
@@ -217,12 +281,14 @@ class QueryLog:
     @contextmanager
     def call(
         self, session: str, tool: Tool, arguments: dict[str, Any], cutoff: datetime | str, mode: str = "local",
-        live_sources: list[str] | None = None, sites: str | None = None, upstream: dict[str, str] | None = None,
+        live_sources: list[str] | None = None, sites: str | None = None, truncated: list[str] | None = None,
+        attempted_cutoff: dict[str, Any] | None = None, upstream: dict[str, str] | None = None,
     ) -> Iterator[CallRecorder]:
         """Log one call in a ``finally``: the body fills the recorder; an exception is logged, then re-raised.
 
         ``ts`` comes from the clock on entry, ``latency_ms`` from ``time.perf_counter``. A string ``cutoff`` is
         parsed with :func:`parse_cutoff` (:class:`InvalidRequest`); tool and arguments are checked on entry.
+        ``truncated``/``attempted_cutoff``: see :class:`QueryEvent`.
         """
         _check_call(tool, arguments)
         cutoff_iso = iso_utc(parse_cutoff(cutoff) if isinstance(cutoff, str) else cutoff)
@@ -236,7 +302,8 @@ class QueryLog:
             latency_ms = (time.perf_counter() - started) * 1000.0
             event = QueryEvent(ts, session, tool, dict(arguments), cutoff_iso, recorder.response, recorder.error,
                                recorder.hits, recorder.rejections, latency_ms, mode, live_sources, sites,
-                               sorted(set(recorder.withheld)), upstream)  # fmt: skip
+                               sorted(set(recorder.withheld)), truncated or None,
+                               attempted_cutoff or None, upstream)  # fmt: skip
             recorder.record = self.append(event)
 
     def close(self) -> None:
@@ -269,10 +336,11 @@ def read_log(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, Any]
 
 @dataclass(frozen=True)
 class ChainBreak:
-    """A line where the chain does not hold: ``kind`` is ``hash_mismatch`` or ``prev_mismatch``."""
+    """A line where the chain does not hold: ``kind`` is ``hash_mismatch`` or ``prev_mismatch``; with a key,
+    ``unsigned`` (no ``sig``) or ``bad_signature`` (a ``sig`` the key did not make)."""
 
     line: int
-    kind: Literal["hash_mismatch", "prev_mismatch"]
+    kind: Literal["hash_mismatch", "prev_mismatch", "unsigned", "bad_signature"]
     detail: str
 
 
@@ -324,20 +392,28 @@ class Disclosure:
 
 @dataclass(frozen=True)
 class AttemptedCutoff:
-    """A call refused because it tried to set the cutoff: its line, tool and the value it sent (as logged)."""
+    """A call that tried to set the date: its line, tool, the value it sent (as logged, JSON, at most 100
+    characters) and whether it was ``refused`` (an argument or ``X-Cutoff``) or answered at the fixed cutoff (an
+    ``Accept-Datetime`` header, logged in the line's own ``attempted_cutoff``)."""
 
     line: int
     tool: str
     value: str
+    refused: bool = True
 
 
 @dataclass
 class AuditReport:
-    """Counts over a log; ``ok`` is false on any late hit, disclosure or chain break. ``head`` is the last line's
-    hash."""
+    """Counts over a log; ``ok`` is false on any late hit, disclosure or chain break (a missing or wrong ``sig``
+    too when audited with a key), or when the chain does not end at ``expected_head``. ``head`` is the last line's
+    hash; ``signed`` counts lines carrying a ``sig``; ``key_checked`` says whether they were verified."""
 
     lines: int = 0
     head: str = GENESIS
+    signed: int = 0
+    key_checked: bool = False
+    expected_head: str | None = None
+    head_problem: str | None = None
     calls_per_tool: dict[str, int] = field(default_factory=dict)
     errors_per_code: dict[str, int] = field(default_factory=dict)
     hits: int = 0
@@ -351,7 +427,7 @@ class AuditReport:
     @property
     def ok(self) -> bool:
         """No late hit, no post-cutoff fact in what a caller saw, and an unbroken chain."""
-        return not (self.late_hits or self.disclosures or self.chain_breaks)
+        return not (self.late_hits or self.disclosures or self.chain_breaks or self.head_problem)
 
     def render(self) -> str:
         """A human summary, one fact a line, ending with ``result: OK`` or ``result: FAILED``."""
@@ -359,8 +435,9 @@ class AuditReport:
                f"errors: {_counts(self.errors_per_code)}", f"hits shown: {self.hits}",
                f"rejections: {_counts(self.rejections_per_reason)}",
                f"sources not asked (a search's errors): {_counts(self.source_errors)}",
-               f"attempted cutoffs (refused): {len(self.attempted_cutoffs)}",
-               *(f"  line {a.line}: {a.tool} with cutoff {a.value}" for a in self.attempted_cutoffs),
+               f"attempted cutoffs: {len(self.attempted_cutoffs)}",
+               *(f"  line {a.line}: {a.tool} with cutoff {a.value} "
+                 f"({'refused' if a.refused else 'answered at the fixed cutoff'})" for a in self.attempted_cutoffs),
                f"late hits: {len(self.late_hits)}",
                *(f"  line {h.line}: {h.id} valid_from {h.valid_from} is not before cutoff {h.cutoff}"
                  for h in self.late_hits),
@@ -368,8 +445,21 @@ class AuditReport:
                *(f"  line {d.line}: {d.what}" for d in self.disclosures),
                f"chain breaks: {len(self.chain_breaks)}",
                *(f"  line {b.line}: {b.kind}: {b.detail}" for b in self.chain_breaks),
+               self._signatures(), *self._head(),
                "result: OK" if self.ok else "result: FAILED"]  # fmt: skip
         return "\n".join(out)
+
+
+    def _signatures(self) -> str:
+        if self.key_checked:
+            return f"signatures: checked with the key, {self.signed} of {self.lines} lines signed"
+        return (f"signatures: not checked (no key; {self.signed} of {self.lines} lines signed): the chain proves "
+                "internal consistency only")
+
+    def _head(self) -> list[str]:
+        if self.expected_head is None:
+            return []
+        return [f"expected head: {self.head_problem or 'the chain ends there'}"]
 
 
 def _bump(counts: dict[str, int], key: object) -> None:
@@ -377,12 +467,13 @@ def _bump(counts: dict[str, int], key: object) -> None:
 
 
 def _is_before(instant: object, cutoff: object) -> bool:
-    """True only when both parse and ``instant`` (whole seconds, as upstreams stamp them) is surely before
-    ``cutoff``: ``instant < cutoff_bound(cutoff)`` (fail closed; see :func:`cutoff_bound`)."""
+    """True only when both parse and ``instant`` is surely before ``cutoff``, read at the precision it is written in
+    (``…:26Z`` a whole second: ``s + 1 <= T``; ``…:26.370Z`` a millisecond: ``m + 1 ms <= T``, i.e. exactly
+    ``m < T`` for a cutoff in whole milliseconds; see :func:`~frozen_search.cutoff.iso_before`). Fail closed."""
     try:
         if not (isinstance(instant, str) and isinstance(cutoff, str)):
             return False
-        return to_epoch(parse_cutoff(instant)) < cutoff_bound(parse_cutoff(cutoff))
+        return iso_before(instant, parse_cutoff(cutoff))
     except InvalidRequest:
         return False
 
@@ -396,6 +487,9 @@ def _tally(report: AuditReport, line: int, record: Mapping[str, Any]) -> None:
     if isinstance(arguments, dict) and "attempted_cutoff" in arguments:
         report.attempted_cutoffs.append(AttemptedCutoff(line, str(record.get("tool")),
                                                         json.dumps(arguments["attempted_cutoff"])[:100]))
+    if record.get("attempted_cutoff"):  # a date header answered at the fixed cutoff
+        report.attempted_cutoffs.append(AttemptedCutoff(line, str(record.get("tool")),
+                                                        json.dumps(record["attempted_cutoff"])[:100], refused=False))
     for failed in (response.get("errors") or []) if isinstance(response, dict) else []:
         if isinstance(failed, dict):
             _bump(report.source_errors, f"{failed.get('source')} {failed.get('code')}")
@@ -453,16 +547,38 @@ def _strings(value: Any) -> Iterator[str]:
             yield from _strings(inner)
 
 
-def audit(path: str | os.PathLike[str]) -> AuditReport:
+def _signature_break(line: int, record: Mapping[str, Any], key: bytes) -> ChainBreak | None:
+    sig, stored = record.get("sig"), record.get("hash")
+    if not isinstance(sig, str):
+        return ChainBreak(line, "unsigned", "no sig: this line was not written with the key")
+    if not hmac.compare_digest(sig, line_signature(key, str(stored))):
+        return ChainBreak(line, "bad_signature", "sig is not the key's HMAC-SHA256 of this line's hash")
+    return None
+
+
+def audit(path: str | os.PathLike[str], *, key: bytes | None = None, expect_head: str | None = None) -> AuditReport:
     """Summarize and check the log at ``path``: a hit with ``valid_from >= cutoff`` or a chain break fails it.
 
+    ``key``: every line must carry a ``sig`` that is the key's HMAC-SHA256 of its hash (else an ``unsigned`` or
+    ``bad_signature`` break). ``expect_head``: a published head (64 hex characters); the audit fails unless the
+    chain ends at it (a dropped tail or a chain rewritten after publication), saying where it is if it is earlier.
     :class:`InvalidRequest` if the file cannot be read or a line is not a JSON object.
     """
-    report, checker = AuditReport(), _ChainChecker()
+    report, checker = AuditReport(key_checked=key is not None, expected_head=expect_head), _ChainChecker()
+    seen_at: int | None = None
     for line, record in read_log(path):
         report.lines, report.head = line, str(record.get("hash"))
         report.chain_breaks += checker.check(line, record)
+        report.signed += isinstance(record.get("sig"), str)
+        if key is not None and (bad := _signature_break(line, record, key)) is not None:
+            report.chain_breaks.append(bad)
+        if expect_head is not None and record.get("hash") == expect_head:
+            seen_at = line
         _tally(report, line, record)
+    if expect_head is not None and report.head != expect_head:
+        where = (f"it is line {seen_at}'s hash ({report.lines - seen_at} line(s) appended since)" if seen_at
+                 else "no line has it (the log was truncated or rewritten)")
+        report.head_problem = f"the chain ends at {report.head}, not at {expect_head}: {where}"
     return report
 
 
@@ -470,7 +586,10 @@ def audit(path: str | os.PathLike[str]) -> AuditReport:
 class ReplayLine:
     """One replayed line: ``identical`` if response and error match byte for byte, else ``detail`` says where.
 
-    ``chain_breaks`` are this line's chain problems: reported, not counted as a difference.
+    ``chain_breaks`` are this line's chain problems: reported, not counted as a difference. ``recomputable`` is
+    false for a refusal logged with truncated arguments (see :func:`truncated_value`): it is not recomputed,
+    ``identical`` is false and ``detail`` says why (``refused, not recomputable from the log: ...``) or, when the
+    line is not even a well-formed refusal, what is wrong with it (then it counts as different).
     """
 
     line: int
@@ -478,6 +597,7 @@ class ReplayLine:
     identical: bool
     detail: str
     chain_breaks: tuple[ChainBreak, ...] = ()
+    recomputable: bool = True
 
 
 def _short(value: Any) -> str:
@@ -510,6 +630,28 @@ def compare(logged: Any, replayed: Any) -> str:
     return f"first difference at {_first_difference(logged, replayed, '')}"
 
 
+def not_recomputable(record: Mapping[str, Any]) -> str | None:
+    """For a line naming ``truncated`` arguments: why it cannot be recomputed (``refused, not recomputable ...``),
+    or ``"malformed truncated line: ..."`` when it is not a refusal whose cut arguments are well formed (then it
+    must count as different). ``None`` for a line whose arguments are all whole."""
+    names, arguments, error = record.get(TRUNCATED), record.get("arguments"), record.get("error")
+    if names is None:
+        return None
+    if not (isinstance(names, list) and names and isinstance(arguments, dict)):
+        return "malformed truncated line: truncated is not a list of argument names"
+    if record.get("response") is not None or not isinstance(error, dict) or not error.get("code"):
+        return "malformed truncated line: arguments are only ever cut on a refusal, and this line has a response"
+    parts = []
+    for name in names:
+        cut = arguments.get(name)
+        if not (isinstance(cut, dict) and isinstance(cut.get("prefix"), str) and isinstance(cut.get("chars"), int)
+                and cut["chars"] > len(cut["prefix"]) and isinstance(cut.get("sha256"), str)):
+            return f"malformed truncated line: argument {str(name)[:80]!r} is not a cut value"
+        parts.append(f"{str(name)[:80]} ({cut['chars']} characters, sha256 {cut['sha256']})")
+    return (f"refused, not recomputable from the log: [{error.get('code')}] with {', '.join(parts)} logged "
+            "truncated")
+
+
 def _replay_one(record: Mapping[str, Any], execute: Execute) -> str:
     arguments, cutoff = record.get("arguments"), record.get("cutoff")
     if not isinstance(arguments, dict) or not isinstance(cutoff, str):
@@ -538,5 +680,10 @@ def replay(path: str | os.PathLike[str], execute: Execute,
         breaks = tuple(checker.check(line, record))
         if before is not None:
             before(record)
+        cut = not_recomputable(record)
+        if cut is not None:
+            ok = not cut.startswith("malformed")
+            yield ReplayLine(line, str(record.get("tool")), False, cut, breaks, recomputable=not ok)
+            continue
         detail = _replay_one(record, execute)
         yield ReplayLine(line, str(record.get("tool")), detail == "", detail, breaks)

@@ -20,15 +20,15 @@ from typing import Any
 
 from frozen_search.adapters.http import Upstream
 from frozen_search.config import Settings, default_setting
-from frozen_search.cutoff import cutoff_bound, iso_utc
+from frozen_search.cutoff import instant_bound, iso_utc
 from frozen_search.disclosure import collecting, disclosed
 from frozen_search.errors import FrozenSearchError, InvalidRequest, VerificationFailed
 from frozen_search.live import LiveSet, open_live
 from frozen_search.models import FetchResponse, HitRecord, Outcome, SearchResponse, SearchResult
-from frozen_search.querylog import QueryLog
+from frozen_search.querylog import PREFIX_CHARS, QueryLog, canonical_json, logged_text_length, truncated_value
 from frozen_search.registry import Registry, default_registry
 from frozen_search.source import LiveSource, Shown
-from frozen_search.stages.arguments import fetch_arguments, search_arguments
+from frozen_search.stages.arguments import MAX_REFERENCE_CHARS, fetch_arguments, search_arguments
 from frozen_search.stages.candidates import Candidates, live_candidates, local_candidates
 from frozen_search.stages.rank import merge_ranked, snippet
 from frozen_search.stages.resolve import resolve_reference
@@ -38,7 +38,23 @@ from frozen_search.store import RevisionRow, Store
 from frozen_search.verify import REASON_CODES
 
 TOOL_ARGUMENTS = {"search": frozenset({"query", "source", "limit"}), "fetch": frozenset({"id", "offset", "max_chars"})}
+REQUIRED_ARGUMENTS = {"search": "query", "fetch": "id"}
 ATTEMPTED_CUTOFF = "attempted_cutoff"
+DATE_ARGUMENTS = frozenset({"cutoff", "as_of", "asof", "date", "datetime", "timestamp", "at", "before", "until",
+                            "accept_datetime", "x_cutoff", "memento_datetime", ATTEMPTED_CUTOFF})
+"""Argument names (compared lower-cased, ``-`` read as ``_``) that try to set the date a call answers at: every
+one is refused, and the attempt logged under ``attempted_cutoff`` (see :meth:`FrozenSearchService.call`)."""
+REFUSED_DATE_HEADERS = ("x-cutoff",)
+"""Request headers that can only mean "answer at this cutoff": refused like a ``cutoff`` argument (a client that
+sends one expects its date, and answering at another could show it later material than it asked for)."""
+LOGGED_DATE_HEADERS = ("accept-datetime",)
+"""Request headers that ask for a date but have a protocol of their own (RFC 7089 Memento ``Accept-Datetime``: a
+server that is no TimeGate ignores it, and the client can tell from the missing ``Memento-Datetime``): answered at
+the fixed cutoff, and the attempt logged in the line's ``attempted_cutoff`` field."""
+MAX_LOGGED_ARGUMENTS = 8
+"""Arguments of one call logged one by one; the rest are logged as one cut value (a call has at most three)."""
+MAX_ARGUMENT_NAME_CHARS = 64
+"""A longer argument name (no real one is) is logged with its value as one cut value."""
 
 
 class FrozenSearchService:
@@ -59,12 +75,14 @@ class FrozenSearchService:
                  clock: Callable[[], datetime] | None = None, lives: Mapping[str, LiveSource] | None = None) -> None:
         self.settings = settings
         self.cutoff = settings.require_cutoff()
-        self.bound = cutoff_bound(self.cutoff)
+        self.bound = instant_bound(self.cutoff)
         self.registry = registry if registry is not None else default_registry()
         self.store = store if store is not None else Store(settings.store_path)
         if log is None and logging:
             settings.querylog_path.parent.mkdir(parents=True, exist_ok=True)
-            log = QueryLog(settings.querylog_path) if clock is None else QueryLog(settings.querylog_path, clock=clock)
+            key = settings.log_signing_key()  # lines signed (HMAC-SHA256) when a key is set
+            log = QueryLog(settings.querylog_path, key=key) if clock is None else \
+                QueryLog(settings.querylog_path, clock=clock, key=key)
         self.log = log
         self.session = session or secrets.token_hex(8)
         self.lives: dict[str, LiveSource] = dict(lives or {})
@@ -101,7 +119,8 @@ class FrozenSearchService:
         """The cutoff as shown to clients (``2026-01-06T00:00:00Z``)."""
         return iso_utc(self.cutoff)
 
-    def search(self, query: str, source: str | None = None, limit: int = 10) -> SearchResponse:
+    def search(self, query: str, source: str | None = None, limit: int = 10, *,
+               headers: Mapping[str, str] | None = None) -> SearchResponse:
         """BM25 search over the historical text current at the cutoff; every hit re-verified; logged.
 
         Raises:
@@ -110,12 +129,13 @@ class FrozenSearchService:
             IndexNotReady: no index, or one older than the store.
             UpstreamUnavailable, UpstreamRejected, OfflineCacheMiss: live/offline mode, from the upstream layer.
         """
-        response = self._logged("search", {"query": query, "source": source, "limit": limit})
+        response = self.call("search", {"query": query, "source": source, "limit": limit}, headers=headers)
         if not isinstance(response, SearchResponse):  # pragma: no cover - execute returns the tool's response
             raise InvalidRequest("search produced no response")
         return response
 
-    def fetch(self, id: str, offset: int = 0, max_chars: int | None = None) -> FetchResponse:
+    def fetch(self, id: str, offset: int = 0, max_chars: int | None = None, *,
+              headers: Mapping[str, str] | None = None) -> FetchResponse:
         """The document ``id`` (an id or canonical URL) as it stood at the cutoff, ``max_chars`` from ``offset``.
 
         Raises:
@@ -125,21 +145,62 @@ class FrozenSearchService:
             VerificationFailed: the document failed re-verification (reason code and evidence in the message).
             UpstreamUnavailable, UpstreamRejected, OfflineCacheMiss: live/offline mode, from the upstream layer.
         """
-        response = self._logged("fetch", {"id": id, "offset": offset, "max_chars": max_chars})
+        response = self.call("fetch", {"id": id, "offset": offset, "max_chars": max_chars}, headers=headers)
         if not isinstance(response, FetchResponse):  # pragma: no cover - execute returns the tool's response
             raise InvalidRequest("fetch produced no response")
         return response
 
-    def _logged(self, tool: str, arguments: dict[str, Any]) -> SearchResponse | FetchResponse | None:
+    def call(self, tool: str, arguments: Mapping[str, Any], *,
+             headers: Mapping[str, str] | None = None) -> SearchResponse | FetchResponse | None:
+        """One logged call of ``tool`` with ``arguments`` exactly as the caller gave them (names and values, any
+        JSON types): the one entry of every face, for well-formed calls and malformed ones alike, so every call is
+        one log line and every refusal the service's own, coded, the same on every face.
+
+        Arguments named like a date (:data:`DATE_ARGUMENTS`, any case) and a :data:`REFUSED_DATE_HEADERS` header
+        become ``attempted_cutoff`` (the value when the one name is ``cutoff``, else ``{name: value}``) and are
+        refused; a :data:`LOGGED_DATE_HEADERS` header (``headers``: the request's, any case) is answered at the
+        fixed cutoff and logged in the line's ``attempted_cutoff``. A refused argument too long to be valid (longer
+        than its bound: the settings' query length, :data:`MAX_REFERENCE_CHARS` for ids, 256 characters of text
+        for anything else) is logged cut, with its length and sha256 (:func:`~frozen_search.querylog.
+        truncated_value`); every other argument is logged whole.
+
+        Raises:
+            InvalidRequest: an unknown tool (not logged), a missing or unknown argument, an attempt to set the
+                cutoff; and whatever :meth:`search` and :meth:`fetch` raise.
+        """
+        if tool not in TOOL_ARGUMENTS:
+            raise InvalidRequest(f"unknown tool {tool!r}; the tools are search and fetch")
+        given, logged_headers = _date_attempts(arguments, headers or {})
         if self.log is None:
-            return self.execute(tool, arguments).response
-        with self.log.call(self.session, tool, arguments, self.cutoff,  # type: ignore[arg-type]
-                           self.settings.mode, self._live_sources(), self._sites(), self._upstream()) as recorder, \
-                collecting() as withheld:
+            return self.execute(tool, given).response
+        logged, cut = self._bounded(tool, given)
+        with self.log.call(self.session, tool, logged, self.cutoff,  # type: ignore[arg-type]
+                           self.settings.mode, self._live_sources(), self._sites(), cut,
+                           logged_headers, self._upstream()) as recorder, collecting() as withheld:
             recorder.withheld = withheld  # values learned from after T while answering: logged, audited, never shown
-            outcome = self.execute(tool, arguments)
+            outcome = self.execute(tool, given)  # refuses an attempt to set the cutoff
             recorder.set_outcome(outcome)
         return outcome.response
+
+    def _bounded(self, tool: str, arguments: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
+        """The arguments as logged, and the names of those logged cut (see :meth:`call`)."""
+        bounds = {"query": self.settings.max_query_chars, "id": MAX_REFERENCE_CHARS}
+        logged: dict[str, Any] = {}
+        cut: list[str] = []
+        rest: dict[str, Any] = {}
+        for name, value in arguments.items():
+            if len(name) > MAX_ARGUMENT_NAME_CHARS or len(logged) >= MAX_LOGGED_ARGUMENTS:
+                rest[name] = _jsonable(value)
+            elif logged_text_length(value) > max(PREFIX_CHARS, bounds.get(name, 0)):
+                logged[name] = truncated_value(_jsonable(value))
+                cut.append(name)
+            else:
+                logged[name] = _jsonable(value)
+        if rest:
+            name = f"{len(rest)} more argument(s)"
+            logged[name] = truncated_value(rest, keep=min(PREFIX_CHARS, logged_text_length(rest) - 1))
+            cut.append(name)
+        return logged, sorted(cut)
 
     def _live_sources(self) -> list[str] | None:
         """The sources this service asks upstream (logged with each call), or ``None`` in local mode."""
@@ -161,7 +222,7 @@ class FrozenSearchService:
 
         Raises:
             InvalidRequest: an unknown tool or argument; an attempt to set the cutoff (logged by the faces as
-                ``attempted_cutoff``, see :meth:`log_refusal`).
+                ``attempted_cutoff``, see :meth:`call`).
         """
         if tool not in TOOL_ARGUMENTS:
             raise InvalidRequest(f"unknown tool {tool!r}; the tools are search and fetch")
@@ -169,25 +230,11 @@ class FrozenSearchService:
             raise InvalidRequest(cutoff_refusal(self.cutoff_iso))
         unknown = sorted(set(arguments) - TOOL_ARGUMENTS[tool])
         if unknown:
-            raise InvalidRequest(f"{tool} has no argument {unknown[0]!r}")
+            raise InvalidRequest(f"{tool} has no argument {unknown[0][:MAX_ARGUMENT_NAME_CHARS]!r}; its arguments "
+                                 f"are {', '.join(sorted(TOOL_ARGUMENTS[tool]))}")
+        if REQUIRED_ARGUMENTS[tool] not in arguments:
+            raise InvalidRequest(f"{tool} needs the argument {REQUIRED_ARGUMENTS[tool]!r}")
         return self._search(**arguments) if tool == "search" else self._fetch(**arguments)
-
-    def log_refusal(self, tool: str, arguments: Mapping[str, Any]) -> None:
-        """Log a call a face refused before it reached the service because it tried to set the cutoff.
-
-        The attempted value is kept under ``attempted_cutoff`` so auditors see the attempt; ``replay`` recomputes
-        the same refusal. Calls of other tools are not logged (the log holds search and fetch only).
-        """
-        if self.log is None or tool not in TOOL_ARGUMENTS:
-            return
-        logged = {(ATTEMPTED_CUTOFF if str(key).lower() == "cutoff" else str(key)): _jsonable(value)
-                  for key, value in arguments.items()}
-        try:
-            with self.log.call(self.session, tool, logged, self.cutoff,  # type: ignore[arg-type]
-                               self.settings.mode, self._live_sources(), self._sites(), self._upstream()):
-                self.execute(tool, logged)
-        except FrozenSearchError:
-            pass
 
     # -- search -------------------------------------------------------------------------------------------------
 
@@ -226,7 +273,7 @@ class FrozenSearchService:
         seen.add(row.doc_id)
         response.results.append(SearchResult(
             id=row.doc_id, title=row.title, url=displayed.url, source=row.source,
-            as_of=iso_utc(row.valid_from), text=snippet(text, terms, self.settings.snippet_chars)))
+            as_of=row.as_of, text=snippet(text, terms, self.settings.snippet_chars)))
         outcome.hits.append(_hit(row))
 
     # -- fetch --------------------------------------------------------------------------------------------------
@@ -248,7 +295,7 @@ class FrozenSearchService:
         if rejection is not None:
             # The evidence (e.g. the later identifier the text cites) may itself be post-cutoff information: it goes
             # to the query log with the error, never to the agent.
-            failure = VerificationFailed(f"{rejection.reason}: {row.doc_id} as of {iso_utc(row.valid_from)} failed "
+            failure = VerificationFailed(f"{rejection.reason}: {row.doc_id} as of {row.as_of} failed "
                                          f"re-verification ({REASON_CODES[rejection.reason]}; the evidence is in "
                                          "the query log)")
             failure.rejections = [rejection]
@@ -257,12 +304,12 @@ class FrozenSearchService:
             raise InvalidRequest(f"offset {offset} is past the end of the document ({len(text)} characters)")
         end = min(len(text), offset + size)
         common: dict[str, Any] = {
-            "source": row.source, "as_of": iso_utc(row.valid_from), "revision": row.version,
+            "source": row.source, "as_of": row.as_of, "revision": row.version,
             "cutoff": self.cutoff_iso, "offset": offset, "next_offset": end if end < len(text) else None,
             "total_chars": len(text),
         }
         owner = self.registry.for_row_source(row.source, self.settings)
-        metadata = common if owner is None else owner.fetch_metadata(shown, common, self.settings)
+        metadata = common if owner is None else owner.fetch_metadata(shown, common, self.settings, self.store)
         response = FetchResponse(id=row.doc_id, title=row.title, text=text[offset:end], url=displayed.url,
                                  metadata=metadata)
         return Outcome(response=response, hits=[_hit(row)])
@@ -296,8 +343,42 @@ def cutoff_refusal(cutoff_iso: str) -> str:
 
 
 def _jsonable(value: Any) -> Any:
-    return value if isinstance(value, (str, int, float, bool, type(None))) else str(value)
+    """``value`` when it is JSON (as every face's arguments are), else its ``str``."""
+    try:
+        canonical_json(value)
+    except (TypeError, ValueError):
+        return str(value)
+    return value
+
+
+def is_date_name(name: str) -> bool:
+    """Whether an argument or header name tries to set the date (:data:`DATE_ARGUMENTS`, any case, ``-`` as ``_``)."""
+    return name.lower().replace("-", "_") in DATE_ARGUMENTS
+
+
+def _date_attempts(arguments: Mapping[str, Any], headers: Mapping[str, str]
+                   ) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``(arguments for execute, logged header attempts)``: refused attempts are in the arguments as
+    ``attempted_cutoff``; see :meth:`FrozenSearchService.call`."""
+    given: dict[str, Any] = {}
+    attempts: dict[str, Any] = {}
+    for key, value in arguments.items():
+        (attempts if is_date_name(str(key)) else given)[str(key)] = _jsonable(value)
+    lowered = {str(name).lower(): value for name, value in headers.items()}
+    for name in REFUSED_DATE_HEADERS:
+        if name in lowered:
+            attempts[name] = lowered[name]
+    logged = {name: _bounded_text(lowered[name]) for name in LOGGED_DATE_HEADERS if name in lowered}
+    if attempts:
+        only = next(iter(attempts))
+        given[ATTEMPTED_CUTOFF] = attempts[only] if list(attempts) == [only] and only.lower() == "cutoff" \
+            else attempts
+    return given, logged
+
+
+def _bounded_text(value: str) -> Any:
+    return value if len(value) <= PREFIX_CHARS else truncated_value(value)
 
 
 def _hit(row: RevisionRow) -> HitRecord:
-    return HitRecord(id=row.doc_id, version=row.version, valid_from=iso_utc(row.valid_from), sha256=row.sha256)
+    return HitRecord(id=row.doc_id, version=row.version, valid_from=row.as_of, sha256=row.sha256)

@@ -14,8 +14,10 @@ source's name. A source answers, for its own documents:
 - **eligibility**: :meth:`Source.indexable` says whether a stored row may be found at all (its rules, in
   :mod:`frozen_search.cutoff_rules`, decided that when the row was stored).
 
-Instants are integer UTC seconds throughout; ``bound`` is :func:`frozen_search.cutoff_rules.base.cutoff_bound` of
-the cutoff (a stored instant ``s`` is before ``T`` iff ``s < bound``).
+Stored instants are integer UTC milliseconds, each the latest one its event may have happened in (a whole-second
+stamp ``s`` is ``s * 1000 + 999``, a Stack Exchange dump stamp its millisecond; :mod:`frozen_search.cutoff`);
+``bound`` is :func:`frozen_search.cutoff.instant_bound` of the cutoff (a stored instant ``v`` is before ``T`` iff
+``v < bound``), whatever the source's precision.
 """
 
 from __future__ import annotations
@@ -39,8 +41,8 @@ Progress = Callable[[int, int], None]
 
 @dataclass(frozen=True)
 class Shown:
-    """A stored revision about to be shown, and the redirect followed to reach it: ``(doc_id, valid_from)`` (UTC
-    seconds) of the redirect page's revision at ``T``, or ``None``."""
+    """A stored revision about to be shown, and the redirect followed to reach it: ``(doc_id, valid_from)`` (a
+    stored instant, UTC milliseconds) of the redirect page's revision at ``T``, or ``None``."""
 
     row: RevisionRow
     redirect: tuple[str, int] | None = None
@@ -110,7 +112,8 @@ class Source(ABC):
         """The hosts of the URLs its displayed documents carry (re-verification check 5)."""
 
     def api_hosts(self, settings: Settings) -> tuple[str, ...]:
-        """The hosts its live adapter calls, allowed in the upstream layer (default: none).
+        """The origins (``scheme://host:port``, see ``frozen_search.cache.keys.origin_of``) its live adapter calls,
+        taken from its configured API URLs: the only ones the upstream layer allows (default: none).
 
         Raises:
             ConfigError: a configured API URL is unusable.
@@ -162,12 +165,18 @@ class Source(ABC):
     @abstractmethod
     def displayed(self, shown: Shown, text: str, store: Store, settings: Settings) -> Displayed:
         """Everything about to be shown of ``shown`` (id, URL, title, ``text``), with every displayed part and its
-        ``valid_from`` (UTC seconds) for re-verification."""
+        ``valid_from`` (stored instants) for re-verification."""
 
     @abstractmethod
-    def fetch_metadata(self, shown: Shown, common: dict[str, Any], settings: Settings) -> dict[str, Any]:
+    def fetch_metadata(self, shown: Shown, common: dict[str, Any], settings: Settings,
+                       store: Store | None = None) -> dict[str, Any]:
         """``fetch``'s ``metadata``: ``common`` (source, as_of, revision, cutoff, paging) with this source's proven
-        fields, in display order."""
+        fields, in display order (``store``: where the shown row's content is, when a field needs it)."""
+
+    def upgrade_stored(self, store: Store) -> int:
+        """Bring rows stored by an older version of this source's rendering up to date, inside the caller's
+        transaction; returns how many were changed (default: none). Run by ``reindex`` before it indexes."""
+        return 0
 
     def local_hit(self, row: RevisionRow, store: Store, bound: int) -> Shown | Rejection:
         """What a local index hit on ``row`` shows at ``T`` (default: ``row`` itself), or why it cannot be shown."""

@@ -1,8 +1,11 @@
 """The store: SQLite (WAL), the record of truth for every document and revision frozen-search can show.
 
-One store serves every cutoff: a revision carries ``valid_from`` (its upstream timestamp, integer UTC seconds)
-and ``valid_to`` (the next stored revision's ``valid_from``, or ``NULL`` when none is known), and the snapshot at
-``T`` is derived by query, never materialized per cutoff.
+One store serves every cutoff: a revision carries ``valid_from`` (its upstream stamp as a stored instant: integer
+UTC milliseconds, the latest one the event may have happened in, see :mod:`frozen_search.cutoff`), ``precision_ms``
+(the stamp's own precision: 1000 for whole seconds, 1 for a Stack Exchange dump's milliseconds, a day or more for an
+OpenAlex date; ``as_of`` displays the stamp at it) and ``valid_to`` (the next stored revision's ``valid_from``, or
+``NULL`` when none is known), and the snapshot at ``T`` is derived by query (``valid_from < instant_bound(T)``),
+never materialized per cutoff.
 
 Text is stored content-addressed, the way git stores blobs: a revision lists the sha1 keys of its chunks
 (:mod:`frozen_search.adapters.wikipedia.wikitext` splits wikitext at balanced paragraph boundaries), and each distinct
@@ -26,11 +29,16 @@ against the cutoff like any other (schema 3).
 ``aliases`` maps another name of a document (a DOI, ``doi:10.2140/agt.2014.14.229``) to the documents that carry
 it; one alias can name several documents (OpenAlex keeps a repository and a journal record of one DOI), and the
 service picks the one eligible at ``T`` (schema 4).
+
+Schema 5: instants in milliseconds (the latest possible one) with ``precision_ms``, so each source keeps its own
+precision; a store of schema 4 (integer seconds) is refused: re-ingest into a new data directory.
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Sequence
@@ -39,9 +47,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from frozen_search.errors import ConfigError, StoreIntegrityError
+from frozen_search.cutoff import stored_iso
+from frozen_search.errors import ConfigError, StoreBusy, StoreIntegrityError
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -63,6 +72,7 @@ CREATE TABLE IF NOT EXISTS revisions (
     metadata TEXT NOT NULL,
     provenance TEXT NOT NULL,
     origin TEXT NOT NULL DEFAULT 'dump',
+    precision_ms INTEGER NOT NULL DEFAULT 1000,
     UNIQUE (doc_id, version)
 );
 CREATE INDEX IF NOT EXISTS revisions_doc_time ON revisions (doc_id, valid_from);
@@ -86,7 +96,9 @@ KEY_BYTES = 20  # sha1 digest size of a chunk key
 
 @dataclass(frozen=True)
 class NewRevision:
-    """A revision to store. Instants are integer UTC seconds; ``chunk_keys`` concatenates 20-byte sha1 keys."""
+    """A revision to store. ``valid_from`` is a stored instant (UTC milliseconds, the latest the event may have
+    happened in: :func:`frozen_search.cutoff.stored_instant`) of precision ``precision_ms``; ``chunk_keys``
+    concatenates 20-byte sha1 keys."""
 
     doc_id: str
     source: str
@@ -101,11 +113,13 @@ class NewRevision:
     metadata: dict[str, Any]
     provenance: dict[str, Any]
     origin: str = "dump"
+    precision_ms: int = 1000
 
 
 @dataclass(frozen=True)
 class RevisionRow:
-    """A stored revision (without its text; see :meth:`Store.text_parts`)."""
+    """A stored revision (without its text; see :meth:`Store.text_parts`). ``valid_from``/``valid_to`` are stored
+    instants (UTC milliseconds); ``precision_ms`` the precision of the ``valid_from`` stamp (for display)."""
 
     rev_pk: int
     doc_id: str
@@ -122,17 +136,23 @@ class RevisionRow:
     chars: int
     metadata: dict[str, Any]
     provenance: dict[str, Any]
+    precision_ms: int = 1000
+
+    @property
+    def as_of(self) -> str:
+        """``valid_from`` as displayed: the upstream stamp at its own precision (``2014-09-30T19:48:26.370Z``)."""
+        return stored_iso(self.valid_from, self.precision_ms)
 
 
 _COLUMNS = ("rev_pk, doc_id, source, version, parent_version, valid_from, valid_to, continuity, title, redirect, "
-            "chunk_keys, sha256, chars, metadata, provenance")
+            "chunk_keys, sha256, chars, metadata, provenance, precision_ms")
 
 
 def _row(values: Sequence[Any]) -> RevisionRow:
     (rev_pk, doc_id, source, version, parent, valid_from, valid_to, continuity, title, redirect, keys, sha256,
-     chars, metadata, provenance) = values
+     chars, metadata, provenance, precision_ms) = values
     return RevisionRow(rev_pk, doc_id, source, version, parent, valid_from, valid_to, continuity, title, redirect,
-                       bytes(keys), sha256, chars, json.loads(metadata), json.loads(provenance))
+                       bytes(keys), sha256, chars, json.loads(metadata), json.loads(provenance), precision_ms)
 
 
 class _Result:
@@ -176,6 +196,40 @@ class _SerialConnection:
             self.db.close()
 
 
+WRITER_LOCK = ".writer.lock"
+"""The lock file in a data dir that :func:`exclusive_writer` holds (never part of a bundle)."""
+
+
+@contextmanager
+def exclusive_writer(data_dir: Path, what: str) -> Iterator[None]:
+    """Hold the data dir's writer lock (``flock(2)`` on ``data_dir/.writer.lock``, created with the folder when
+    missing) for the block: one ``ingest``, ``reindex`` or ``import`` at a time per data dir (servers only read, and
+    SQLite's WAL lets them). ``what`` names the operation in the other one's refusal. The kernel drops the lock when
+    the holder exits, ``kill -9`` included, so a stale lock file never blocks anything.
+
+    Raises:
+        StoreBusy: another process (or this one) holds the lock; nothing was done.
+    """
+    data_dir.mkdir(parents=True, exist_ok=True)
+    fd = os.open(data_dir / WRITER_LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 200, 0).decode("utf-8", "replace").strip() or "another process"
+            raise StoreBusy(f"{data_dir} is being written by {holder}; {what} did nothing: run it again when "
+                            "that has finished") from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{what} (pid {os.getpid()})".encode(), 0)
+        try:
+            yield
+        finally:
+            os.ftruncate(fd, 0)
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
+
+
 class Store:
     """The SQLite record of truth at ``path`` (created on first open; WAL journal). Thread-safe: statements and
     transactions of several threads are serialised on the one connection.
@@ -209,7 +263,8 @@ class Store:
         version = self.meta("schema_version")
         if version != str(SCHEMA_VERSION):
             raise ConfigError(f"{self.path} has store schema version {version}; this frozen-search reads "
-                              f"{SCHEMA_VERSION}")
+                              f"{SCHEMA_VERSION} (schema 5 stores instants in milliseconds at each source's own "
+                              "precision): re-ingest the dumps into a new data directory")
 
     def close(self) -> None:
         """Close the connection."""
@@ -256,10 +311,11 @@ class Store:
         """
         cursor = self._db.execute(
             "INSERT OR IGNORE INTO revisions (doc_id, source, version, parent_version, valid_from, title, redirect, "
-            "chunk_keys, sha256, chars, metadata, provenance, origin) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            "chunk_keys, sha256, chars, metadata, provenance, origin, precision_ms) "
+            "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (rev.doc_id, rev.source, rev.version, rev.parent_version, rev.valid_from, rev.title, rev.redirect,
              rev.chunk_keys, rev.sha256, rev.chars, json.dumps(rev.metadata, sort_keys=True),
-             json.dumps(rev.provenance, sort_keys=True), rev.origin))
+             json.dumps(rev.provenance, sort_keys=True), rev.origin, rev.precision_ms))
         if cursor.rowcount == 1:
             return cursor.lastrowid
         if rev.origin == "dump":
@@ -303,29 +359,32 @@ class Store:
         return [str(row[0]) for row in found.fetchall()]
 
     def set_interval(self, rev_pk: int, valid_to: int | None, continuity: str) -> None:
-        """Set one revision's ``valid_to`` (UTC seconds) and ``continuity`` (see the module docstring)."""
+        """Set one revision's ``valid_to`` (a stored instant, UTC milliseconds) and ``continuity`` (see the module
+        docstring)."""
         self._db.execute("UPDATE revisions SET valid_to=?, continuity=? WHERE rev_pk=?", (valid_to, continuity, rev_pk))
 
     def add_move(self, doc_id: str, moved_at: int, old_title: str, new_title: str) -> None:
-        """Record that page ``doc_id`` was moved from ``old_title`` to ``new_title`` at ``moved_at`` (UTC seconds)."""
+        """Record that page ``doc_id`` was moved from ``old_title`` to ``new_title`` at ``moved_at`` (a stored
+        instant)."""
         self._db.execute("INSERT OR IGNORE INTO moves VALUES (?,?,?,?)", (doc_id, moved_at, old_title, new_title))
 
     def titled_since(self, doc_id: str, title: str, before: int | None = None) -> int | None:
-        """When page ``doc_id`` last got ``title`` by a move (UTC seconds; only moves stamped before ``before`` when
-        given), or ``None`` if no such move is known."""
+        """When page ``doc_id`` last got ``title`` by a move (a stored instant; only moves stored before ``before``, an
+        ``instant_bound(T)``, when given), or ``None`` if no such move is known."""
         found = self._db.execute("SELECT MAX(moved_at) FROM moves WHERE doc_id=? AND new_title=? AND moved_at<?",
                                  (doc_id, title, 2**62 if before is None else before)).fetchone()
         return None if found is None or found[0] is None else int(found[0])
 
     def moves_of(self, doc_id: str, since: int) -> list[tuple[int, str, str]]:
-        """The moves of page ``doc_id`` stamped at or after ``since`` (UTC seconds): ``(moved_at, old_title,
-        new_title)``, newest first."""
+        """The moves of page ``doc_id`` stored at or after ``since`` (an ``instant_bound(T)``, UTC milliseconds):
+        ``(moved_at, old_title, new_title)`` (``moved_at`` a stored instant), newest first."""
         found = self._db.execute("SELECT moved_at, old_title, new_title FROM moves WHERE doc_id=? AND moved_at>=? "
                                  "ORDER BY moved_at DESC", (doc_id, since))
         return [(int(at), str(old), str(new)) for at, old, new in found.fetchall()]
 
     def moved_away(self, title: str, since: int) -> list[str]:
-        """The pages moved away from ``title`` at or after ``since`` (UTC seconds), by doc id, earliest move first."""
+        """The pages moved away from ``title`` at or after ``since`` (an ``instant_bound(T)``, UTC milliseconds), by doc
+        id, earliest move first."""
         found = self._db.execute("SELECT doc_id FROM moves WHERE old_title=? AND moved_at>=? "
                                  "ORDER BY moved_at, doc_id", (title, since))
         return [str(row[0]) for row in found.fetchall()]
@@ -368,7 +427,8 @@ class Store:
         return {row.rev_pk: row for row in map(_row, found.fetchall())}
 
     def snapshot(self, doc_id: str, bound: int) -> RevisionRow | None:
-        """The dump revision of ``doc_id`` with the greatest ``valid_from < bound`` (UTC seconds), or ``None``.
+        """The dump revision of ``doc_id`` with the greatest ``valid_from < bound`` (``instant_bound(T)``, UTC
+        milliseconds), or ``None``.
 
         Revisions learned live are left out: one learned while answering at ``T1`` says nothing about another
         cutoff (design.md), so live mode resolves again through the (cached) upstream instead.
@@ -384,11 +444,11 @@ class Store:
                                  (doc_id, version)).fetchone()
         return None if found is None else _row(found)
 
-    def by_version(self, source: str, version: str) -> RevisionRow | None:
-        """The revision of ``source`` with upstream id ``version`` (a Wikipedia oldid), or ``None``."""
-        found = self._db.execute(f"SELECT {_COLUMNS} FROM revisions WHERE source=? AND version=? LIMIT 1",
-                                 (source, version)).fetchone()
-        return None if found is None else _row(found)
+    def by_versions(self, source: str, version: str) -> list[RevisionRow]:
+        """Every stored revision of ``source`` with upstream id ``version`` (any origin), oldest row first."""
+        found = self._db.execute(f"SELECT {_COLUMNS} FROM revisions WHERE source=? AND version=? ORDER BY rev_pk",
+                                 (source, version)).fetchall()
+        return [_row(values) for values in found]
 
     def history(self, doc_id: str) -> list[RevisionRow]:
         """Every stored dump revision of ``doc_id``, oldest first."""
@@ -422,23 +482,33 @@ class Store:
                 yield _row(values)
             last = found[-1][0]
 
+    def stale_renderings(self, source: str, renderer: str) -> list[tuple[RevisionRow, str]]:
+        """Every revision of ``source`` (any origin) whose metadata ``renderer`` is not ``renderer``, with its
+        origin, in ``rev_pk`` order: rows rendered by an older renderer, to be rendered again."""
+        found = self._db.execute(f"SELECT {_COLUMNS}, origin FROM revisions WHERE source=? AND "
+                                 "COALESCE(json_extract(metadata, '$.renderer'), '') != ? ORDER BY rev_pk",
+                                 (source, renderer)).fetchall()
+        return [(_row(values[:-1]), str(values[-1])) for values in found]
+
     def count_revisions(self, origin: str = "dump") -> int:
         """Number of stored revisions of an origin (``dump`` or ``live``)."""
         return int(self._db.execute("SELECT COUNT(*) FROM revisions WHERE origin=?", (origin,)).fetchone()[0])
 
-    def text_parts(self, rev: RevisionRow) -> list[str]:
-        """The rendered texts of ``rev``'s chunks, in order.
+    def text_parts(self, rev: RevisionRow, column: str = "text") -> list[str]:
+        """The rendered texts of ``rev``'s chunks, in order (``column="source"``: their sources, e.g. wikitext).
 
         Raises:
             StoreIntegrityError: a chunk the revision lists is missing from the store.
         """
+        if column not in ("text", "source"):
+            raise ValueError(f"no chunk column {column!r}")
         keys = [rev.chunk_keys[i:i + KEY_BYTES] for i in range(0, len(rev.chunk_keys), KEY_BYTES)]
         texts: dict[bytes, str] = {}
         unique = list(dict.fromkeys(keys))
         for start in range(0, len(unique), 500):
             part = unique[start:start + 500]
             marks = ",".join("?" * len(part))
-            for key, text in self._db.execute(f"SELECT key, text FROM chunks WHERE key IN ({marks})", part):
+            for key, text in self._db.execute(f"SELECT key, {column} FROM chunks WHERE key IN ({marks})", part):
                 texts[bytes(key)] = str(text)
         missing = [key.hex() for key in unique if key not in texts]
         if missing:

@@ -26,7 +26,7 @@ from urllib.parse import urlsplit
 
 from dateutil import parser as dateutil_parser
 
-from frozen_search.cutoff import cutoff_bound, iso_utc
+from frozen_search.cutoff import SECOND_MS, cutoff_bound, instant_bound, stored_iso
 from frozen_search.models import Rejection
 
 REASON_CODES: dict[str, str] = {
@@ -57,7 +57,9 @@ _DEFAULT_DAY = datetime(2000, 1, 1)
 
 @dataclass(frozen=True)
 class Displayed:
-    """What is about to be shown: ids, URL, title, text, and every part's ``valid_from`` (UTC seconds)."""
+    """What is about to be shown: ids, URL, title, text, and every part's ``valid_from`` (a stored instant: UTC
+    milliseconds, the latest the part may have appeared in; see :mod:`frozen_search.cutoff`), whose stamps have
+    precision ``precision_ms`` (for the evidence's wording)."""
 
     id: str
     source: str
@@ -65,7 +67,8 @@ class Displayed:
     title: str
     text: str
     stored_sha256: str
-    parts: Sequence[tuple[str, int]]  # (what, valid_from), e.g. ("revision 123", 1178948575)
+    parts: Sequence[tuple[str, int]]  # (what, valid_from), e.g. ("revision 123", 1178948575999)
+    precision_ms: int = SECOND_MS
 
 
 def verify(doc: Displayed, cutoff: datetime, *, allowed_sources: Collection[str], allowed_hosts: Collection[str],
@@ -106,10 +109,10 @@ def _check_source(doc: Displayed, cutoff: datetime, sources: Collection[str], ho
 
 def _check_dates(doc: Displayed, cutoff: datetime, sources: Collection[str], hosts: Collection[str]
                  ) -> tuple[str, str] | None:
-    bound = cutoff_bound(cutoff)
+    bound = instant_bound(cutoff)
     for what, valid_from in doc.parts:
         if valid_from >= bound:
-            return "valid_not_before_cutoff", f"{what} is dated {iso_utc(valid_from)}"
+            return "valid_not_before_cutoff", f"{what} is dated {stored_iso(valid_from, doc.precision_ms)}"
     if not doc.parts:
         return "valid_not_before_cutoff", "no dated part: nothing proves the text predates the cutoff"
     return None
@@ -148,11 +151,14 @@ def future_reference(text: str, cutoff: datetime, *, own: str | None = None) -> 
             if (full_year, mon) > (cutoff.year, cutoff.month) and not (pattern is _ARXIV_OLD and full_year > 2007):
                 return (f"arXiv identifier {match.group(0)!r} at offset {match.start()} is from a month after "
                         f"the cutoff's ({cutoff.year}-{cutoff.month:02d})")
-    bound = cutoff_bound(cutoff)
+    # a day's start is an exact instant (midnight), compared to the millisecond like any exact stamp: a date of
+    # ``T``'s own day is not later than ``T`` even when ``T`` is 00:00:00.5 (an SE dump's ``…T00:00:00.499Z``)
+    day_bound = instant_bound(cutoff)
     for match in _ISO_DATE.finditer(text):
         day = _day_start(int(match.group(1)), int(match.group(2)), int(match.group(3)))
-        if day is not None and day >= bound:
+        if day is not None and day * SECOND_MS >= day_bound:
             return f"date {match.group(0)!r} at offset {match.start()} is not before the cutoff"
+    bound = cutoff_bound(cutoff)  # an access stamp is read in whole seconds: surely before only when s + 1 <= T
     for match in _RETRIEVED.finditer(text):
         stamp = _parse_loose_date(match.group(1))
         if stamp is not None and stamp >= bound:

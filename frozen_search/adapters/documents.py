@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from frozen_search.config import Settings
-from frozen_search.cutoff import cutoff_bound, iso_utc
+from frozen_search.cutoff import SECOND_MS, instant_bound, iso_utc, stored_iso
 from frozen_search.cutoff_rules.base import current_by_doc
 from frozen_search.errors import ContentUnproven, IngestError, NotEligible, NotFoundBeforeCutoff
 from frozen_search.index import IndexedRevision, IndexWriterSession, RevisionIndex
@@ -55,17 +55,18 @@ class DocState:
     """One state of a document, ready to store.
 
     ``doc_id`` is ``<source>:<local id>`` (``arxiv:2101.10016``, ``mathoverflow:12345``, ``openalex:W2566526179``);
-    ``source`` the row's source (the ``source`` filter of ``search``); ``version`` unique within the document, and
-    the same key must always mean the same content (``v6``; a content hash for a rebuilt thread state);
-    ``valid_from`` UTC seconds; ``parts`` the displayed text in pieces (joined with a blank line), ``None`` when the
-    state's own content is unknown (then ``refusal`` must say so); ``dated`` every displayed part and its
-    ``valid_from`` (UTC seconds); ``display`` proven fields shown in ``fetch`` metadata (JSON values); ``aliases``
-    other names of the document (``doi:10.…``, lower-case); ``refusal`` ``(code, message)`` with a code of
-    :data:`REFUSAL_CODES` for a state that must not be shown. ``sole``: the state is one *observation* of a record
-    that has no history of its own (an OpenAlex work as retrieved on one day): storing it retires every other
-    stored state of the document (kept, never shown or indexed), so an earlier retrieval — with, say, an earlier
-    publication date — never shows in an interval of its own. The last one ingested is the one that counts.
-    """
+    ``source`` the row's source (the ``source`` filter of ``search``); ``version`` unique within the document, and the
+    same key must always mean the same content (``v6``; a content hash for a rebuilt thread state); ``valid_from`` a
+    stored instant (UTC milliseconds, the latest the event may have happened in:
+    :func:`frozen_search.cutoff.stored_instant`) whose stamp has precision ``precision_ms`` (1000: whole seconds);
+    ``parts`` the displayed text in pieces (joined with a blank line), ``None`` when the state's own content is unknown
+    (then ``refusal`` must say so); ``dated`` every displayed part and its ``valid_from`` (stored instants, same
+    precision); ``display`` proven fields shown in ``fetch`` metadata (JSON values); ``aliases`` other names of the
+    document (``doi:10.…``, lower-case); ``refusal`` ``(code, message)`` with a code of :data:`REFUSAL_CODES` for a
+    state that must not be shown. ``sole``: the state is one *observation* of a record that has no history of its own
+    (an OpenAlex work as retrieved on one day): storing it retires every other stored state of the document (kept, never
+    shown or indexed), so an earlier retrieval — with, say, an earlier publication date — never shows in an interval of
+    its own. The last one ingested is the one that counts. """
 
     doc_id: str
     source: str
@@ -81,6 +82,7 @@ class DocState:
     aliases: tuple[str, ...] = ()
     refusal: tuple[str, str] | None = None
     sole: bool = False
+    precision_ms: int = SECOND_MS
 
     def __post_init__(self) -> None:
         if self.parts is None and self.refusal is None:
@@ -119,7 +121,7 @@ def new_revision(state: DocState, origin: str = "dump") -> tuple[NewRevision, li
         doc_id=state.doc_id, source=state.source, version=state.version, parent_version=state.parent_version,
         valid_from=state.valid_from, title=state.title, redirect=None, chunk_keys=b"".join(c[0] for c in chunks),
         sha256=hashlib.sha256(displayed.encode("utf-8")).hexdigest(), chars=len(displayed), metadata=metadata,
-        provenance=state.provenance, origin=origin)
+        provenance=state.provenance, origin=origin, precision_ms=state.precision_ms)
     return row, chunks
 
 
@@ -359,9 +361,10 @@ class DocumentStateSource(Source):
         parts = [(f"revision {row.version} of {row.doc_id}", row.valid_from)]
         parts.extend((str(what), int(when)) for what, when in row.metadata.get("dated", []))
         return Displayed(id=row.doc_id, source=row.source, url=str(row.metadata.get("url", "")), title=row.title,
-                         text=text, stored_sha256=row.sha256, parts=parts)
+                         text=text, stored_sha256=row.sha256, parts=parts, precision_ms=row.precision_ms)
 
-    def fetch_metadata(self, shown: Shown, common: dict[str, Any], settings: Settings) -> dict[str, Any]:
+    def fetch_metadata(self, shown: Shown, common: dict[str, Any], settings: Settings,
+                       store: Store | None = None) -> dict[str, Any]:
         """The proven fields stored with the state (``metadata.display``), then ``common``."""
         metadata = dict(shown.row.metadata.get("display", {}))
         metadata.update(common)
@@ -375,12 +378,12 @@ def cutoff_iso(settings: Settings) -> str:
 
 class StateLive:
     """A document-state source's upstream adapter, its answers stored (``origin='live'``) and resolved at ``T``
-    (``bound``: the cutoff's bound in UTC seconds). Thread-safe as far as ``live`` is: the store serialises its own
-    writes."""
+    (``bound``: :func:`~frozen_search.cutoff.instant_bound` of the cutoff). Thread-safe as far as ``live`` is: the store
+    serialises its own writes."""
 
     def __init__(self, live: SourceLive, store: Store, settings: Settings) -> None:
         self.live, self.store = live, store
-        self.bound, self.cutoff_iso = cutoff_bound(settings.require_cutoff()), cutoff_iso(settings)
+        self.bound, self.cutoff_iso = instant_bound(settings.require_cutoff()), cutoff_iso(settings)
 
     def _store(self, states: list[DocState]) -> list[RevisionRow]:
         with self.store.transaction():
@@ -447,7 +450,7 @@ def showable(rows: list[RevisionRow], reference: DocReference, bound: int, cutof
                                    f"has no state before the cutoff {cutoff} in the store")
     code, message, row = refusals[0]
     error = {"content_unproven": ContentUnproven, "not_eligible": NotEligible}.get(code, NotFoundBeforeCutoff)
-    raise error(f"{row.doc_id} {row.version} ({iso_utc(row.valid_from)}): {message}")
+    raise error(f"{row.doc_id} {row.version} ({stored_iso(row.valid_from, row.precision_ms)}): {message}")
 
 
 def carrying(rows: list[RevisionRow], reference: DocReference) -> list[RevisionRow]:

@@ -48,7 +48,7 @@ import requests
 import requests.adapters
 
 from frozen_search.cache.http_cache import CachedResponse, HttpCache, Validator, guarded, require_json
-from frozen_search.cache.keys import host_of, namespace_for_cutoff, redact_url, request_key
+from frozen_search.cache.keys import host_of, namespace_for_cutoff, origin_of, redact_url, request_key
 from frozen_search.cache.transport import (
     HostBreaker,
     HostLimiter,
@@ -106,15 +106,37 @@ DEFAULT_HOST_POLICIES: Mapping[str, HostPolicy] = MappingProxyType({
     "api.openalex.org": HostPolicy(0.1, 4),  # 10 req/s
     "en.wikipedia.org": HostPolicy(0.0, 1),  # Wikimedia API etiquette: requests in series
 })
-DEFAULT_ALLOWED_HOSTS = frozenset(DEFAULT_HOST_POLICIES)
+DEFAULT_ALLOWED_HOSTS = frozenset(f"https://{host}:443" for host in DEFAULT_HOST_POLICIES)
+"""The real hosts' origins: the default of a bare :class:`UpstreamConfig` only. A configured layer allows the
+origins of the configured upstreams and nothing else (``frozen_search.live.upstream_config``)."""
+
+
+def allowed_origin(entry: str) -> str:
+    """The origin ``scheme://host:port`` an ``allowed_hosts`` entry stands for: an origin or URL as written
+    (default port filled in), or a bare host name, which means ``https`` on port 443 only.
+
+    Raises:
+        ConfigError: the entry is not an http(s) origin or a host name.
+    """
+    text = entry.strip()
+    origin = origin_of(text if "://" in text else f"https://{text}")
+    if origin is None or ("://" not in text and any(c in text for c in ":/?#@[]")):
+        raise ConfigError(f"allowed upstream {entry[:100]!r} is not an http(s) origin (scheme://host:port) "
+                          f"or a host name")
+    return origin
 
 
 @dataclass(frozen=True)
 class UpstreamConfig:
-    """Everything the layer does to a request; times in seconds. Hosts are matched by name, without the port.
+    """Everything the layer does to a request; times in seconds.
+
+    ``allowed_hosts``: the upstream origins a request or a redirect hop may reach, matched on scheme, host AND
+    port (issue 13.6: a redirect to the same host on another port is refused). Entries are origins
+    (``http://127.0.0.1:8080``, ``https://en.wikipedia.org``) or bare host names (``https`` on 443 only); they are
+    normalized by :func:`allowed_origin`. Politeness (``host_policies``) is per host name.
 
     Raises:
-        ConfigError: a negative or zero timeout, negative retries, or an empty host list.
+        ConfigError: a negative or zero timeout, negative retries, an empty or unusable origin list.
     """
 
     user_agent: str = field(default_factory=user_agent)
@@ -136,7 +158,7 @@ class UpstreamConfig:
             raise ConfigError("upstream timeouts must be positive, retries, redirects and cool-down not negative")
         if not self.allowed_hosts:
             raise ConfigError("no allowed upstream host")
-        object.__setattr__(self, "allowed_hosts", frozenset(h.lower().rstrip(".") for h in self.allowed_hosts))
+        object.__setattr__(self, "allowed_hosts", frozenset(allowed_origin(h) for h in self.allowed_hosts))
 
     def policy_for(self, host: str) -> HostPolicy:
         """The policy of ``host`` (lower-case name), or ``default_policy``."""
@@ -287,9 +309,11 @@ class Upstream:
                     del self._key_locks[key]
 
     def _check_host(self, url: str, where: str) -> None:
-        host = host_of(url)
-        if not url.lower().startswith(("http://", "https://")) or host not in self.config.allowed_hosts:
-            raise RefusedSource(f"{where}: host {host or '(none)'!r} is not an allowed upstream host")
+        """Refuse ``url`` unless its origin (scheme, host and port) is one of ``config.allowed_hosts``."""
+        origin = origin_of(url) if url.lower().startswith(("http://", "https://")) else None
+        if origin is None or origin not in self.config.allowed_hosts:
+            raise RefusedSource(f"{where}: {origin or host_of(url) or '(none)'!r} is not an allowed upstream "
+                                f"origin (scheme, host and port)")
 
     def _with_user_agent(self, request: requests.PreparedRequest) -> requests.PreparedRequest:
         """The configured User-Agent, unless the library already prefixed it to its own (mwclient does)."""
@@ -333,22 +357,23 @@ class Upstream:
         if self._network is None:  # offline: never reached, exchange() answers from the cache or raises first
             raise OfflineCacheMiss(f"offline mode: {where} cannot go upstream")
         host = host_of(request.url or "")
+        origin = origin_of(request.url or "") or host  # the circuit is per server: scheme, host and port
         attempts = self.config.max_retries + 1
         for attempt in range(attempts):
             last = attempt == attempts - 1
-            self._breaker.check(host, where)
+            self._breaker.check(origin, where)
             self._count("network_requests")
             try:
                 status, headers, body = self._network.send(request, host, where, f"{attempt + 1}/{attempts}")
             except UpstreamUnavailable as err:
                 if is_connect_failure(err.__cause__):  # the host was never reached: fail fast, open its circuit
-                    self._breaker.failed(host)
+                    self._breaker.failed(origin)
                     raise
                 if last or not is_transient(err.__cause__):
                     raise
                 self._retry_later(host, None, attempt)
                 continue
-            self._breaker.succeeded(host)
+            self._breaker.succeeded(origin)
             if status not in RETRY_STATUSES:
                 if self.config.policy_for(host).honour_backoff_field:
                     self._honour_backoff(host, backoff_field(headers, body))
@@ -384,8 +409,9 @@ class Upstream:
             self._limiter.defer(host, backoff)
 
     def host_states(self) -> dict[str, dict[str, object]]:
-        """Each upstream host asked so far: ``reachable``, or ``unreachable`` with ``retry_in_s`` (seconds until
-        the circuit lets a trial request through); empty in offline mode (nothing is asked)."""
+        """Each upstream origin (``scheme://host:port``) asked so far: ``reachable``, or ``unreachable`` with
+        ``retry_in_s`` (seconds until the circuit lets a trial request through); empty in offline mode (nothing is
+        asked)."""
         return self._breaker.states()
 
     def stats(self) -> UpstreamStats:

@@ -16,6 +16,8 @@ temporary folder beside the data dir, verifies there, and only then moves the pi
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import gzip
 import hashlib
 import io
@@ -25,8 +27,9 @@ import shutil
 import sqlite3
 import tarfile
 import tempfile
+import time
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from importlib.metadata import version
@@ -41,11 +44,19 @@ from frozen_search.errors import BundleInvalid, ConfigError, InvalidRequest, Sto
 from frozen_search.store import SCHEMA_VERSION, Store
 
 FORMAT = "frozen-search-bundle/1"
+EXPORT_STAGING_PREFIX = ".frozen-search-export-"
 MANIFEST, STORE, CACHE, INDEX, LOG = "manifest.json", "store.sqlite3", "http-cache", "index", "querylog.jsonl"
 GZIP_HEADER = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff"
 """deflate, no flags, mtime 0, level 6, OS unknown: the header is not covered by the gzip CRC, so it is fixed."""
 _MAX_MANIFEST_BYTES = 256 * 2**20
 _CHUNK = 2**20
+MAX_EXPANSION = 100
+"""A bundle may list at most this many times its own size in members (plus :data:`EXPANSION_SLACK`): real data
+dirs compress 3-20x; a bomb (1 GiB of zeros in a 4.6 MB bundle: issue 13.8) is refused before a byte is staged."""
+EXPANSION_SLACK = 256 * 2**20
+_HEADER_ALLOWANCE = 4096  # tar header bytes per member (a PAX header included)
+_STAGING_LOCK = ".staging.lock"
+_STALE_UNLOCKED_S = 600.0  # a staging folder without its lock file this old was left by a killed run
 
 ProgressFn = Callable[[str, int, "int | None"], None]
 """``progress(phase, done, total)``: export phases ``store`` (SQLite pages), ``http-cache`` (entries), ``hash`` and
@@ -187,6 +198,52 @@ def _files(root: Path) -> list[str]:
     return sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file())
 
 
+def clean_stale_staging(parent: Path, prefix: str) -> list[Path]:
+    """Remove the staging folders named ``prefix*`` in ``parent`` that no running export or import holds (their
+    ``.staging.lock`` is not locked: the kernel dropped the lock when the process died, ``kill -9`` included);
+    returns those removed. A folder with no lock file is removed once older than 10 minutes."""
+    removed: list[Path] = []
+    try:
+        candidates = [p for p in parent.iterdir() if p.name.startswith(prefix) and p.is_dir()]
+    except OSError:
+        return removed
+    for folder in candidates:
+        try:
+            fd = os.open(folder / _STAGING_LOCK, os.O_RDWR)
+        except FileNotFoundError:
+            with contextlib.suppress(OSError):
+                if time.time() - folder.stat().st_mtime > _STALE_UNLOCKED_S:
+                    shutil.rmtree(folder, ignore_errors=True)
+                    removed.append(folder)
+            continue
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            continue  # a running export or import
+        finally:
+            os.close(fd)  # closing drops a lock just taken
+        shutil.rmtree(folder, ignore_errors=True)
+        removed.append(folder)
+    return removed
+
+
+@contextlib.contextmanager
+def _staging(parent: Path, prefix: str) -> Iterator[Path]:
+    """A fresh staging folder ``parent/prefix*`` held (flock on its ``.staging.lock``) for the block and removed
+    after it; stale ones of killed runs are removed first (:func:`clean_stale_staging`)."""
+    clean_stale_staging(parent, prefix)
+    folder = Path(tempfile.mkdtemp(prefix=prefix, dir=parent))
+    fd = os.open(folder / _STAGING_LOCK, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+        os.close(fd)
+
+
 # -- export -------------------------------------------------------------------------------------------------------
 
 
@@ -277,7 +334,7 @@ def export_bundle(settings: Settings, bundle_path: Path, *, include_index: bool 
         raise ConfigError(f"no store at {settings.store_path}: nothing to export")
     bundle_path = Path(bundle_path)
     bundle_path.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix=".frozen-search-export-", dir=bundle_path.parent) as tmp:
+    with _staging(bundle_path.parent, EXPORT_STAGING_PREFIX) as tmp:
         root = Path(tmp) / "bundle"
         root.mkdir()
         generation, counts = _copy_store(settings.store_path, root / STORE, progress)
@@ -317,6 +374,44 @@ def bundled_index_usable(manifest: Manifest) -> bool:
     return manifest.index_included and manifest.tantivy == version("tantivy")
 
 
+def import_staging_prefix(settings: Settings) -> str:
+    """The name prefix of the import staging folders of ``settings``' data dir (beside it, in its parent)."""
+    return f".{settings.data_dir.absolute().name}.import-"
+
+
+class _OneGzipMember(io.RawIOBase):
+    """The decompressed bytes of exactly one gzip member (RFC 1952; CRC-32 and length checked by zlib), read with
+    bounded memory. Past the member's end nothing may follow (appended bytes or a second member: issue 13.8);
+    ``limit`` (decompressed bytes, ``None``: unbounded) is refused as soon as it is passed."""
+
+    def __init__(self, raw: io.BufferedIOBase) -> None:
+        self._raw, self._inflate = raw, zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
+        self.produced = 0
+        self.limit: int | None = None
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        while True:
+            if self._inflate.eof:
+                if self._inflate.unused_data or self._raw.read(1):
+                    raise BundleInvalid("the bundle has bytes after its gzip stream (appended data or a second "
+                                        "gzip member); nothing was imported")
+                return 0
+            source = self._inflate.unconsumed_tail or self._raw.read(_CHUNK)
+            if not source:
+                raise EOFError("the gzip stream ends before its end marker")
+            data = self._inflate.decompress(source, len(buffer))
+            if data:
+                self.produced += len(data)
+                if self.limit is not None and self.produced > self.limit:
+                    raise BundleInvalid(f"the bundle decompresses to more than the {self.limit} bytes its manifest "
+                                        "allows; nothing was imported")
+                buffer[: len(data)] = data
+                return len(data)
+
+
 def _check_target(settings: Settings) -> None:
     for path in (settings.store_path, settings.store_path.with_name(STORE + "-wal"), settings.cache_path,
                  settings.index_path, settings.querylog_path):
@@ -332,8 +427,8 @@ def _member_problem(member: tarfile.TarInfo, manifest: Manifest | None, seen: se
     entry = manifest.files.get(member.name)
     if (problem := path_problem(member.name)) is not None:
         return problem
-    if not member.isreg():
-        return "is not a regular file (links, folders and devices are refused)"
+    if not member.isreg() or member.issparse():
+        return "is not a regular file (links, folders, devices and sparse files are refused)"
     if entry is None:
         return f"is not listed in {MANIFEST}"
     if member.name in seen:
@@ -341,8 +436,24 @@ def _member_problem(member: tarfile.TarInfo, manifest: Manifest | None, seen: se
     return None if member.size == entry["bytes"] else f"has {member.size} bytes, {MANIFEST} lists {entry['bytes']}"
 
 
-def _members(tar: tarfile.TarFile, staging: Path) -> Manifest:
-    """Extract each member into ``staging`` as it streams by, checked against the manifest (the first member)."""
+def _allow(manifest: Manifest, unzipped: _OneGzipMember, bundle_bytes: int, staging: Path) -> None:
+    """Bound what the bundle may decompress to by what its manifest lists, and refuse before staging anything a
+    manifest listing more than :data:`MAX_EXPANSION` times the bundle's size or more than the free disk space."""
+    listed = sum(int(entry["bytes"]) for entry in manifest.files.values())
+    most = MAX_EXPANSION * bundle_bytes + EXPANSION_SLACK
+    if listed > most:
+        raise BundleInvalid(f"{MANIFEST} lists {listed} bytes of members, more than {MAX_EXPANSION} times the "
+                            f"bundle's {bundle_bytes} bytes: refused as a decompression bomb; nothing was imported")
+    free = shutil.disk_usage(staging).free
+    if listed > free:
+        raise ConfigError(f"the bundle holds {listed} bytes; {staging.parent} has {free} free")
+    padded = sum(-(-int(e["bytes"]) // tarfile.BLOCKSIZE) * tarfile.BLOCKSIZE for e in manifest.files.values())
+    unzipped.limit = unzipped.produced + padded + _HEADER_ALLOWANCE * len(manifest.files) + 2 * tarfile.RECORDSIZE
+
+
+def _members(tar: tarfile.TarFile, staging: Path, allow: Callable[[Manifest], None] = lambda _m: None) -> Manifest:
+    """Extract each member into ``staging`` as it streams by, checked against the manifest (the first member),
+    never writing more than the manifest lists for it (``allow(manifest)`` is called once it is read)."""
     manifest: Manifest | None = None
     seen: set[str] = set()
     for member in tar:
@@ -355,12 +466,17 @@ def _members(tar: tarfile.TarFile, staging: Path) -> Manifest:
             if member.size > _MAX_MANIFEST_BYTES:
                 raise BundleInvalid(f"{MANIFEST} is larger than {_MAX_MANIFEST_BYTES} bytes")
             manifest = Manifest.from_json(source.read())
+            allow(manifest)
             continue
         target = staging / name
-        digest = hashlib.sha256()
+        digest, left = hashlib.sha256(), int(manifest.files[name]["bytes"])
         target.parent.mkdir(parents=True, exist_ok=True)
         with target.open("xb") as out:
-            while chunk := source.read(_CHUNK):
+            while chunk := source.read(min(_CHUNK, left + 1)):
+                left -= len(chunk)
+                if left < 0:
+                    raise BundleInvalid(f"bundle member {name!r} is longer than the {manifest.files[name]['bytes']} "
+                                        f"bytes {MANIFEST} lists; nothing was imported")
                 digest.update(chunk)
                 out.write(chunk)
         if digest.hexdigest() != manifest.files[name]["sha256"]:
@@ -382,12 +498,20 @@ def _extract(bundle: Path, staging: Path, progress: ProgressFn | None) -> Manife
                 raise BundleInvalid(f"{bundle} does not start with the gzip header frozen-search writes; nothing "
                                     "was imported")
             raw.seek(0)
-            reader = io.BufferedReader(_Counted(raw, _ticker(progress, "read", bundle.stat().st_size)))
-            with gzip.GzipFile(fileobj=reader, mode="rb") as unzipped:
-                with tarfile.open(fileobj=unzipped, mode="r|") as tar:
-                    manifest = _members(tar, staging)
-                while unzipped.read(_CHUNK):  # read to the end: gzip checks its CRC and length there
-                    pass
+            size = bundle.stat().st_size
+            reader = io.BufferedReader(_Counted(raw, _ticker(progress, "read", size)))
+            unzipped = _OneGzipMember(reader)
+            with io.BufferedReader(unzipped, buffer_size=_CHUNK) as stream:
+                with tarfile.open(fileobj=stream, mode="r|") as tar:
+                    manifest = _members(tar, staging, lambda listed: _allow(listed, unzipped, size, staging))
+                # after the tar's end blocks: only the NUL padding tarfile writes to a whole record, then the end
+                # of the one gzip member (its CRC and length checked there); anything else was appended
+                while chunk := stream.read(_CHUNK):
+                    if chunk.count(0) != len(chunk):
+                        raise BundleInvalid(f"{bundle} has data after the end of its tar archive; nothing was "
+                                            "imported")
+                if unzipped.produced % tarfile.RECORDSIZE:
+                    raise BundleInvalid(f"{bundle} has data after the end of its tar archive; nothing was imported")
     except OSError as exc:
         if exc.errno is not None:  # the system's (no space, no permission), not the bundle's format
             raise ConfigError(f"cannot import {bundle} beside {staging.parent}: {exc}") from exc
@@ -450,13 +574,13 @@ def import_bundle(bundle_path: Path, settings: Settings, *, rebuild_index: Index
     """
     if not Path(bundle_path).is_file():
         raise InvalidRequest(f"no bundle file at {bundle_path}")
+    clean_stale_staging(settings.data_dir.absolute().parent, import_staging_prefix(settings))  # even if refused
     _check_target(settings)
     if expect_sha256 is not None and file_sha256(Path(bundle_path)) != expect_sha256.strip().lower():
         raise BundleInvalid(f"{bundle_path} does not have the expected sha256 {expect_sha256}; nothing was imported")
     parent = settings.data_dir.absolute().parent
     parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{settings.data_dir.absolute().name}.import-", dir=parent))
-    try:
+    with _staging(parent, import_staging_prefix(settings)) as staging:
         manifest = _extract(Path(bundle_path), staging, progress)
         _verify_staged(manifest, staging, progress)
         if not bundled_index_usable(manifest):
@@ -481,6 +605,4 @@ def import_bundle(bundle_path: Path, settings: Settings, *, rebuild_index: Index
             for source, target in reversed(moved):
                 shutil.move(target, source)
             raise
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
     return manifest

@@ -86,6 +86,23 @@ def canonical_url(url: str, ignore: Collection[str] = CREDENTIAL_PARAMS) -> str:
     return urlunsplit((scheme, netloc, path, canonical_query(parts.query, ignore), ""))
 
 
+def origin_of(url: str) -> str | None:
+    """The origin of ``url`` as ``scheme://host:port`` (RFC 6454 §4: scheme and host lower-cased, the port always
+    written, the scheme's default when absent; IPv6 hosts in brackets), or ``None`` when ``url`` is not an
+    http(s) URL with a host and a valid port."""
+    try:
+        parts = urlsplit(url.strip())
+        port = parts.port
+    except ValueError:
+        return None
+    scheme = parts.scheme.lower()
+    host = (parts.hostname or "").lower().rstrip(".")
+    if scheme not in _DEFAULT_PORTS or not host:
+        return None
+    netloc = f"[{host}]" if ":" in host else host
+    return f"{scheme}://{netloc}:{port if port is not None else _DEFAULT_PORTS[scheme]}"
+
+
 def host_of(url: str) -> str:
     """The lower-cased host name of ``url`` (no port, no trailing dot), or ``""`` when it has none."""
     try:

@@ -1,10 +1,10 @@
 """The generic snapshot rule, pure: no I/O, no clock. Instants (parsing, ``cutoff_bound``, formatting) live in
 :mod:`frozen_search.cutoff`.
 
-A state is shown at ``T`` when it is the one with the greatest ``valid_from`` (integer UTC seconds) before
-``cutoff_bound(T)``. The store's snapshot query and the index's cutoff filter apply the same rule to stored rows;
-:func:`current_by_doc` applies it to states in memory (those a live source has just resolved).
-"""
+A state is shown at ``T`` when it is the one with the greatest ``valid_from`` (a stored instant: integer UTC
+milliseconds, the latest the event may have happened in) before ``instant_bound(T)``. The store's snapshot query and the
+index's cutoff filter apply the same rule to stored rows; :func:`current_by_doc` applies it to states in memory (those a
+live source has just resolved). """
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from typing import Protocol, TypeVar
 
 
 class Dated(Protocol):
-    """A stored state: its document and the instant it appeared (UTC seconds)."""
+    """A stored state: its document and the instant it appeared (a stored instant, UTC milliseconds)."""
 
     @property
     def doc_id(self) -> str: ...
@@ -27,7 +27,7 @@ D = TypeVar("D", bound=Dated)
 
 def current_by_doc(states: Iterable[D], bound: int) -> dict[str, D]:
     """Per document, the state with the greatest ``valid_from < bound`` (the snapshot rule; ``bound`` from
-    :func:`frozen_search.cutoff.cutoff_bound`); of two states with one ``valid_from``, the first in ``states``.
+    :func:`frozen_search.cutoff.instant_bound`); of two states with one ``valid_from``, the first in ``states``.
     Documents with no such state are absent."""
     current: dict[str, D] = {}
     for state in states:

@@ -34,13 +34,15 @@ indexed in Crossref** (``indexed_in`` lists ``crossref``: the publisher's metada
 not indexed in Crossref is refused: nothing shows which of its fields are the repository version's. Nothing about
 the locations (how many copies, which repositories, open-access status) is ever displayed.
 
-**Date** — ``valid_from`` is the publication date at 00:00 UTC, read at the coarsest precision it may stand for:
-OpenAlex writes a year-only date as ``YYYY-01-01`` and a month-only one as ``YYYY-MM-01`` (W3121618067's
-2014-01-01 stands for a paper published 2014-01-09). Such a date proves only that the work appeared within that
-year (month), so the work is shown from the first instant after it: 2024-01-01 → 2025-01-01, 2008-12-01 →
-2009-01-01. Other dates count as given. A refused work keeps its date as given (it is never shown; the date only
-decides whether the refusal is ``not_eligible`` or ``not_found_before_cutoff``). No date, or an unparseable one:
-the work is not ingested (a skipped record) and refused live.
+**Date** — a publication date is a day, read at the coarsest precision it may stand for: OpenAlex writes a year-only
+date as ``YYYY-01-01`` and a month-only one as ``YYYY-MM-01`` (W3121618067's 2014-01-01 stands for a paper published
+2014-01-09). A date proves only that the work appeared somewhere within that day (month, year), so the work is shown
+from the first instant after it (fail closed): 2026-01-05 → 2026-01-06T00:00:00Z (never at ``2026-01-05T00:00:01``: a
+cutoff at noon that day does not show it), 2008-12-01 → 2009-01-01, 2024-01-01 → 2025-01-01. The stored ``valid_from``
+is the last millisecond of that period (:attr:`PublicationDate.stored`), its precision the period's length, so ``as_of``
+shows the date as given (``2008-12-01T00:00:00Z``). A refused work counts from the same instant (it is never shown;
+before the end of its period it has no state at ``T`` and answers like an unknown id, ``not_found_before_cutoff``; from
+then on ``not_eligible``). No date, or an unparseable one: the work is not ingested (a skipped record) and refused live.
 
 **Abstract** — rebuilt from ``abstract_inverted_index``; an index with a missing or doubled position cannot be
 put back in order, so that work's abstract is withheld (the rest of the record is shown, and ``fetch`` metadata
@@ -51,10 +53,13 @@ says why). Repeated words, word order and LaTeX split across keys are kept.
 
 from __future__ import annotations
 
+import calendar
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
+
+from frozen_search.cutoff import SECOND_MS, stored_instant
 
 ELIGIBLE_SOURCE_TYPES = ("journal", "conference")
 BOOK_SERIES = "book series"
@@ -132,12 +137,24 @@ def repository_copies(work: Mapping[str, Any]) -> list[str]:
 @dataclass(frozen=True)
 class PublicationDate:
     """A publication date as given (``day``) and the UTC second from which it proves the work had appeared
-    (``shown_from``); ``precision`` is ``day``, ``month`` or ``year`` (the coarsest the date may stand for)."""
+    (``shown_from``: the first instant after the day, month or year it stands for); ``precision`` is ``day``,
+    ``month`` or ``year`` (the coarsest the date may stand for)."""
 
     day: date
     shown_from: int
     precision: str
 
+    @property
+    def precision_ms(self) -> int:
+        """The length of the period the date stands for, in milliseconds (a day, a month or a year): from the given
+        day at 00:00 UTC to ``shown_from``."""
+        return (self.shown_from - calendar.timegm(self.day.timetuple())) * SECOND_MS
+
+    @property
+    def stored(self) -> int:
+        """The stored instant (:func:`frozen_search.cutoff.stored_instant`): the last millisecond of the period,
+        so the work (shown or refused) counts at ``T`` iff ``shown_from <= T``."""
+        return stored_instant(self.shown_from * SECOND_MS - self.precision_ms, self.precision_ms)
 
 
 def publication_date(text: Any) -> PublicationDate:
@@ -155,12 +172,13 @@ def publication_date(text: Any) -> PublicationDate:
         following = date(day.year + (day.month == 12), day.month % 12 + 1, 1)
         precision = "month"
     else:
-        following, precision = day, "day"
+        following, precision = day + timedelta(days=1), "day"
     return PublicationDate(day, int(datetime(following.year, following.month, following.day,
                                              tzinfo=UTC).timestamp()), precision)
 
 
 def last_publication_day(bound: int) -> date:
-    """The last ``publication_date`` whose 00:00 UTC is before the cutoff bound (``cutoff_bound(T)``, UTC seconds): the
-    inclusive value of OpenAlex's ``to_publication_date`` filter (``T`` minus one day for a cutoff at midnight)."""
-    return datetime.fromtimestamp(bound - 1, UTC).date()
+    """The last ``publication_date`` whose whole day ends by the cutoff (``bound``: ``cutoff_bound(T)``, UTC
+    seconds): the inclusive value of OpenAlex's ``to_publication_date`` filter, the day before ``T``'s day
+    (``2026-01-04`` for ``2026-01-05T12:00:00Z`` and for ``2026-01-05T00:00:00Z``)."""
+    return datetime.fromtimestamp(bound, UTC).date() - timedelta(days=1)

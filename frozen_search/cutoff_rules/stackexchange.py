@@ -50,7 +50,7 @@ MOVE_IN_KINDS = ("migrated_in", "merged_in")
 # was never edited (``edited: false``). A comment posted less than five minutes before ``T`` and edited (or whose
 # ``edited`` flag is unknown, as in dumps) is left out at ``T``. Residual: moderators can edit any comment at any
 # time without a trace; such an edit after ``T`` is not detectable.
-COMMENT_EDIT_WINDOW = 300  # seconds
+COMMENT_EDIT_WINDOW = 300  # seconds (a dump thread counts it in its milliseconds: Thread.settled)
 
 # Close reasons (PostHistory type 10 ``Comment``): 1-10 before June 2013, 101-105 after (dump readme).
 CLOSE_REASONS: Mapping[str, str] = MappingProxyType({

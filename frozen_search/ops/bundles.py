@@ -6,12 +6,14 @@ must not know itself — how the index is rebuilt from the store — and the fac
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 from frozen_search.cache import bundle
 from frozen_search.cache.bundle import Manifest, ProgressFn
 from frozen_search.config import Settings
 from frozen_search.ops.reindex import rebuild_index
+from frozen_search.store import WRITER_LOCK, exclusive_writer
 
 __all__ = ["Manifest", "ProgressFn", "contents", "export_bundle", "import_bundle", "index_reused", "sha256_of"]
 
@@ -41,9 +43,19 @@ def import_bundle(bundle_path: Path, settings: Settings, *, progress: ProgressFn
             the file differs from ``expect_sha256``.
         ConfigError: the data dir already holds a store, cache, index or query log; staging cannot be written.
         InvalidRequest: ``bundle_path`` is not a file.
+        StoreBusy: another import (or an ingest or reindex) is writing this data dir.
     """
-    return bundle.import_bundle(bundle_path, settings, rebuild_index=rebuild_index, progress=progress,
-                                expect_sha256=expect_sha256)
+    existed = settings.data_dir.exists()
+    try:
+        with exclusive_writer(settings.data_dir, "import"):
+            return bundle.import_bundle(bundle_path, settings, rebuild_index=rebuild_index, progress=progress,
+                                        expect_sha256=expect_sha256)
+    except BaseException:
+        if not existed:  # a refused import leaves no data dir it created for its lock
+            with contextlib.suppress(OSError):
+                (settings.data_dir / WRITER_LOCK).unlink()
+                settings.data_dir.rmdir()
+        raise
 
 
 def sha256_of(bundle_path: Path) -> str:

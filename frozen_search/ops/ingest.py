@@ -18,7 +18,7 @@ from frozen_search.errors import ConfigError
 from frozen_search.index import RevisionIndex
 from frozen_search.registry import Registry, default_registry
 from frozen_search.source import IngestReport
-from frozen_search.store import Store
+from frozen_search.store import Store, exclusive_writer
 
 IngestProgress = Callable[[int, int], None]
 """``progress(done, stored)``: bytes of the current input file read so far, revisions (states) stored so far."""
@@ -62,25 +62,27 @@ def ingest(settings: Settings, source_name: str, paths: Sequence[Path], *, progr
             store; a Stack Exchange site not served.
         IngestError: a file is missing, unreadable, truncated or not of the expected format; nothing is stored,
             and a store and index this call created are removed again.
+        StoreBusy: another ingest, reindex or import is writing this data dir; nothing is done.
     """
     source = (registry or default_registry()).named(source_name)
     if source is None:
         raise ConfigError(f"this frozen-search has no {source_name} ingester")
-    first = not settings.store_path.exists()
-    index_first = not settings.index_path.exists()
-    store = Store(settings.store_path)
-    try:
-        index = RevisionIndex.create(settings.index_path)
-        report = source.ingest(list(paths), store, index, settings=settings, progress=progress, on_file=on_file,
-                               **options)
-    except BaseException:
+    with exclusive_writer(settings.data_dir, f"ingest {source_name}"):
+        first = not settings.store_path.exists()
+        index_first = not settings.index_path.exists()
+        store = Store(settings.store_path)
+        try:
+            index = RevisionIndex.create(settings.index_path)
+            report = source.ingest(list(paths), store, index, settings=settings, progress=progress,
+                                   on_file=on_file, **options)
+        except BaseException:
+            store.close()
+            if first:  # a failed first ingest leaves no empty store behind (search then says "ingest a dump first")
+                _remove_store(settings.store_path)
+            if index_first:
+                shutil.rmtree(settings.index_path, ignore_errors=True)
+            raise
         store.close()
-        if first:  # a failed first ingest leaves no empty store behind (search then says "ingest a dump first")
-            _remove_store(settings.store_path)
-        if index_first:
-            shutil.rmtree(settings.index_path, ignore_errors=True)
-        raise
-    store.close()
     return IngestResult(source_name, report)
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from frozen_search.config import Settings
 from frozen_search.index import RevisionIndex
 from frozen_search.registry import Registry, default_registry
-from frozen_search.store import Store
+from frozen_search.store import Store, exclusive_writer
 
 
 def rebuild_index(store: Store, index_path: Path, progress: Callable[[int], None] | None = None, *,
@@ -29,6 +29,9 @@ def rebuild_index(store: Store, index_path: Path, progress: Callable[[int], None
     index = RevisionIndex.create(building, fresh=True)
     registry = registry if registry is not None else default_registry()
     settings = settings if settings is not None else Settings.from_env(data_dir=store.path.parent)
+    with store.transaction():  # rows of an older rendering are rendered again first (their chunk keys change)
+        for source in registry.sources:
+            source.upgrade_stored(store)
     count = 0
     with index.writer() as writer:
         for row in store.iter_revisions():
@@ -73,14 +76,17 @@ def reindex(settings: Settings, *, progress: ReindexProgress | None = None) -> R
     Raises:
         ConfigError: the store is not a frozen-search store of this schema version.
         StoreIntegrityError: a revision's chunks are missing from the store (the old index keeps serving).
+        StoreBusy: an ingest or import is writing this data dir (a reindex then would make it fail); nothing done.
     """
-    store = Store(settings.store_path)
-    try:
-        total = store.count_revisions()
-        if progress is not None:
-            progress(0, total)
-        count = rebuild_index(store, settings.index_path,
-                              None if progress is None else lambda done: progress(done, total), settings=settings)
-    finally:
-        store.close()
+    with exclusive_writer(settings.data_dir, "reindex"):
+        store = Store(settings.store_path)
+        try:
+            total = store.count_revisions()
+            if progress is not None:
+                progress(0, total)
+            count = rebuild_index(store, settings.index_path,
+                                  None if progress is None else lambda done: progress(done, total),
+                                  settings=settings)
+        finally:
+            store.close()
     return ReindexResult(count)

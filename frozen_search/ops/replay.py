@@ -24,19 +24,23 @@ __all__ = ["ReplayLine", "ReplayReport", "describe", "replay_log"]
 
 @dataclass
 class ReplayReport:
-    """Every replayed line (:class:`~frozen_search.querylog.ReplayLine`, in log order) and how many differ."""
+    """Every replayed line (:class:`~frozen_search.querylog.ReplayLine`, in log order), how many differ and how
+    many are refusals logged with truncated arguments (reported, not recomputed, not counted as different)."""
 
     lines: list[ReplayLine] = field(default_factory=list)
     different: int = 0
+    not_recomputable: int = 0
 
     def summary(self) -> str:
-        """``N line(s) different``."""
-        return f"{self.different} line(s) different"
+        """``N line(s) different`` (``, M refused line(s) not recomputable`` when there are any)."""
+        tail = f", {self.not_recomputable} refused line(s) not recomputable" if self.not_recomputable else ""
+        return f"{self.different} line(s) different{tail}"
 
 
 def describe(line: ReplayLine) -> str:
-    """``line N TOOL: identical`` or ``line N TOOL: different: <where>``."""
-    status = "identical" if line.identical else f"different: {line.detail}"
+    """``line N TOOL: identical``, ``line N TOOL: different: <where>`` or ``line N TOOL: refused, not
+    recomputable from the log: <the cut arguments' lengths and sha256>``."""
+    status = "identical" if line.identical else line.detail if not line.recomputable else f"different: {line.detail}"
     return f"line {line.line} {line.tool}: {status}"
 
 
@@ -99,7 +103,8 @@ def replay_log(settings: Settings, log_path: Path, *,
     try:
         for line in replay(log, execute, before):
             report.lines.append(line)
-            report.different += not line.identical
+            report.different += line.recomputable and not line.identical
+            report.not_recomputable += not line.recomputable
             if on_line is not None:
                 on_line(line)
     finally:

@@ -7,7 +7,12 @@ planned refusals keep their stable ``code`` and status; FastAPI's validation err
 logged with its traceback and answered ``internal`` without its text. Every response carries ``X-Request-ID``
 (the client's when it sent a sane one, else a fresh one).
 
-The cutoff is fixed when the app is built: a ``cutoff`` query parameter or body field, on any route, is refused.
+The cutoff is fixed when the app is built: a parameter or body field that tries to set the date (``cutoff``,
+``as_of``, ``date``, …: :data:`~frozen_search.service.DATE_ARGUMENTS`) or an ``X-Cutoff`` header, on any route, is
+refused; ``Accept-Datetime`` (RFC 7089) is answered at the fixed cutoff. On ``/v1/search`` and ``/v1/fetch`` every
+call is one query-log line: a request whose parameters do not parse, lack ``query``/``id`` or carry an unknown
+name is handed to the service as the caller sent it (:meth:`~frozen_search.service.FrozenSearchService.call`),
+which logs it and answers its own coded refusal — the same words as on MCP and the CLI.
 ``/mcp`` keeps the SDK's DNS-rebinding protection, allowing localhost and the host and port the server was started
 on; the app's lifespan runs the MCP session manager, so the app can be started once.
 """
@@ -19,28 +24,42 @@ import re
 import uuid
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, FastAPI, Request
+from fastapi import APIRouter, Depends, FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
 from mcp.server.transport_security import TransportSecuritySettings
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
+from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import MutableHeaders
 from starlette.exceptions import HTTPException
-from starlette.routing import Route
+from starlette.routing import Match, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from frozen_search.errors import FrozenSearchError, InvalidRequest
 from frozen_search.models import FetchResponse, SearchResponse
 from frozen_search.server.mcp import create_mcp, package_version
-from frozen_search.service import FrozenSearchService, cutoff_refusal
+from frozen_search.service import (
+    REFUSED_DATE_HEADERS,
+    TOOL_ARGUMENTS,
+    FrozenSearchService,
+    cutoff_refusal,
+    is_date_name,
+)
 
 logger = logging.getLogger(__name__)
 PROBLEM_TYPE = "urn:frozen-search:error:"  # + code; a stable URI per code (RFC 9457 §3.1.1), not dereferenceable
 _SANE_REQUEST_ID = re.compile(r"^[A-Za-z0-9._:@/+=-]{1,128}$")
 _LOCAL_HOSTS = ("127.0.0.1", "localhost", "[::1]")
+# The schema's minLength for `query` and `id`; the service itself refuses (and logs) an empty one, so the schema
+# only documents it (the request still reaches the service's one refusal path).
+_NON_EMPTY: dict[str, Any] = {"minLength": 1}
+MAX_URL_BYTES = 96 << 10
+"""The longest request target (path and query, bytes) answered: a longer one is 414 ``invalid_request`` (issue 13.9).
+uvicorn reads request heads of up to :data:`MAX_HEAD_BYTES`, so a 1 MB URL gets this coded answer, not a reset."""
+MAX_HEAD_BYTES = 4 << 20
 MAX_BODY_BYTES = 1 << 20
 """The largest request body read (bytes), on every route /mcp included: a larger one is refused with 413 before
 it is parsed or logged (issue 13.4). A query of the settings' maximum length fits many times over."""
@@ -61,7 +80,7 @@ class SearchRequest(BaseModel):
     """``POST /v1/search`` body; the same fields as the GET query parameters (no cutoff: it is fixed)."""
 
     model_config = ConfigDict(extra="forbid")
-    query: str
+    query: str = Field(json_schema_extra=_NON_EMPTY)
     source: str | None = None
     limit: int = 10
 
@@ -70,7 +89,7 @@ class FetchRequest(BaseModel):
     """``POST /v1/fetch`` body; the same fields as the GET query parameters (no cutoff: it is fixed)."""
 
     model_config = ConfigDict(extra="forbid")
-    id: str
+    id: str = Field(json_schema_extra=_NON_EMPTY)
     offset: int = 0
     max_chars: int | None = None
 
@@ -105,8 +124,9 @@ def create_app(service: FrozenSearchService, *, host: str = "127.0.0.1", port: i
                   redoc_url=None, dependencies=[Depends(_cutoff_guard(service))],
                   description=f"Search and fetch as of {service.cutoff_iso}: nothing later is shown. MCP "
                               "(streamable HTTP) is served at /mcp.")
-    for exc_class in (FrozenSearchError, RequestValidationError, HTTPException, Exception):
+    for exc_class in (FrozenSearchError, HTTPException, Exception):
         app.add_exception_handler(exc_class, problem_response)
+    app.add_exception_handler(RequestValidationError, _malformed_call(service))
     app.include_router(_routes(service))
     app.router.routes.append(Route("/mcp", endpoint=StreamableHTTPASGIApp(mcp.session_manager),
                                    include_in_schema=False))
@@ -119,31 +139,34 @@ def run_http(service: FrozenSearchService, host: str, port: int) -> None:
     """Serve :func:`create_app` with uvicorn on ``host``:``port`` until interrupted (``frozen-search serve``)."""
     import uvicorn
 
-    uvicorn.run(create_app(service, host=host, port=port), host=host, port=port)
+    uvicorn.run(create_app(service, host=host, port=port), host=host, port=port,
+                h11_max_incomplete_event_size=MAX_HEAD_BYTES)
 
 
 def _routes(service: FrozenSearchService) -> APIRouter:
     router = APIRouter()
 
     @router.get("/v1/search", responses=_PROBLEMS)
-    def search_get(query: str, source: str | None = None, limit: int = 10) -> SearchResponse:
+    def search_get(request: Request, query: Annotated[str, Query(json_schema_extra=_NON_EMPTY)],
+                   source: str | None = None, limit: int = 10) -> SearchResponse:
         """Search as of the cutoff (BM25 on the historical text; every hit re-verified)."""
-        return service.search(query, source=source, limit=limit)
+        return service.search(query, source=source, limit=limit, headers=request.headers)
 
     @router.post("/v1/search", responses=_PROBLEMS)
-    def search_post(body: SearchRequest) -> SearchResponse:
+    def search_post(request: Request, body: SearchRequest) -> SearchResponse:
         """Search as of the cutoff; the same as ``GET /v1/search`` with a JSON body."""
-        return service.search(body.query, source=body.source, limit=body.limit)
+        return service.search(body.query, source=body.source, limit=body.limit, headers=request.headers)
 
     @router.get("/v1/fetch", responses=_PROBLEMS)
-    def fetch_get(id: str, offset: int = 0, max_chars: int | None = None) -> FetchResponse:
+    def fetch_get(request: Request, id: Annotated[str, Query(json_schema_extra=_NON_EMPTY)], offset: int = 0,
+                  max_chars: int | None = None) -> FetchResponse:
         """One document (an id or canonical URL) as it stood at the cutoff, ``max_chars`` from ``offset``."""
-        return service.fetch(id, offset=offset, max_chars=max_chars)
+        return service.fetch(id, offset=offset, max_chars=max_chars, headers=request.headers)
 
     @router.post("/v1/fetch", responses=_PROBLEMS)
-    def fetch_post(body: FetchRequest) -> FetchResponse:
+    def fetch_post(request: Request, body: FetchRequest) -> FetchResponse:
         """One document as it stood at the cutoff; the same as ``GET /v1/fetch`` with a JSON body."""
-        return service.fetch(body.id, offset=body.offset, max_chars=body.max_chars)
+        return service.fetch(body.id, offset=body.offset, max_chars=body.max_chars, headers=request.headers)
 
     @router.get("/healthz")
     def healthz() -> dict[str, str]:
@@ -165,26 +188,70 @@ def _routes(service: FrozenSearchService) -> APIRouter:
     return router
 
 
-def _cutoff_guard(service: FrozenSearchService) -> Any:
-    """A dependency refusing any request that carries a ``cutoff`` query parameter or JSON body field.
+_INT_ARGUMENTS = frozenset({"limit", "offset", "max_chars"})
+_TOOL_PATHS = {"/v1/search": "search", "/v1/fetch": "fetch"}
+_RAW = "raw_arguments"
 
-    A refused ``/v1/search`` or ``/v1/fetch`` call is still logged (``attempted_cutoff``) for auditors.
+
+def _tool_of(request: Request) -> str | None:
+    return _TOOL_PATHS.get(request.url.path)
+
+
+def _parsed(name: str, value: Any) -> Any:
+    """A query-string value as the typed route would read it: an integer argument written in ASCII digits as an
+    ``int``; anything else as sent (the service refuses what it cannot use)."""
+    if name in _INT_ARGUMENTS and isinstance(value, str) and re.fullmatch(r"-?[0-9]{1,18}", value.strip()):
+        return int(value)
+    return value
+
+
+def _cutoff_guard(service: FrozenSearchService) -> Any:
+    """A dependency that sees every request's parameters (query string and JSON object body) before they are
+    validated and keeps them on ``request.state`` for :func:`_malformed_call`.
+
+    On ``/v1/search`` and ``/v1/fetch``, a name the tool does not take (a date such as ``cutoff``/``as_of``, or
+    any other) or an ``X-Cutoff`` header hands the call to the service as sent, which logs and refuses it. On the
+    other routes a date parameter or ``X-Cutoff`` is refused unlogged (they are no tool calls).
     """
 
     async def refuse_cutoff(request: Request) -> None:
-        arguments: dict[str, Any] = dict(request.query_params)
+        arguments: dict[str, Any] = {name: _parsed(name, value) for name, value in request.query_params.items()}
         if request.method in ("POST", "PUT", "PATCH"):
             try:
                 body = await request.json()
-            except ValueError:  # malformed JSON: the body's own validation reports it
+            except ValueError:  # malformed JSON: refused as a call without arguments
                 body = None
             arguments.update(body if isinstance(body, dict) else {})
-        if any(str(name).lower() == "cutoff" for name in arguments):
-            tool = request.url.path.rsplit("/", 1)[-1]
-            service.log_refusal(tool, arguments)
+        setattr(request.state, _RAW, arguments)
+        tool = _tool_of(request)
+        header = any(name in request.headers for name in REFUSED_DATE_HEADERS)
+        if tool is not None and (header or set(arguments) - TOOL_ARGUMENTS[tool]):
+            await run_in_threadpool(service.call, tool, arguments, headers=request.headers)  # raises, logged
+            raise InvalidRequest(f"{tool}: unexpected arguments")  # pragma: no cover - call always refuses these
+        if header or any(is_date_name(str(name)) for name in arguments):
             raise InvalidRequest(cutoff_refusal(service.cutoff_iso))
 
     return refuse_cutoff
+
+
+def _malformed_call(service: FrozenSearchService) -> Any:
+    """The handler of FastAPI's validation errors: on a tool route, the call as sent goes to the service, which
+    logs it and refuses it in its own words (or answers it, if it finds nothing wrong); elsewhere a problem."""
+
+    async def handle(request: Request, exc: Exception) -> Response:
+        tool = _tool_of(request)
+        if tool is None:
+            return await problem_response(request, exc)
+        arguments = getattr(request.state, _RAW, None)
+        if not isinstance(arguments, dict):  # the body was no JSON (or the guard never ran): no arguments
+            arguments = {} if request.method == "POST" else {n: _parsed(n, v) for n, v in request.query_params.items()}
+        try:
+            response = await run_in_threadpool(service.call, tool, arguments, headers=request.headers)
+        except FrozenSearchError as refusal:
+            return await problem_response(request, refusal)
+        return JSONResponse(None if response is None else response.model_dump(mode="json"))
+
+    return handle
 
 
 def transport_security(host: str, port: int | None, extra_hosts: Sequence[str] = ()) -> TransportSecuritySettings:
@@ -198,7 +265,7 @@ def transport_security(host: str, port: int | None, extra_hosts: Sequence[str] =
                                      allowed_origins=sorted(set(origins)))
 
 
-async def problem_response(request: Request, exc: Exception) -> JSONResponse:
+async def problem_response(request: Request, exc: Exception) -> Response:
     """The one exception handler: any exception -> an RFC 9457 problem+json response with ``code``."""
     request_id = getattr(request.state, "request_id", None) or _request_id(request.headers.get("x-request-id"))
     headers: dict[str, str] = {"X-Request-ID": request_id}
@@ -213,6 +280,11 @@ async def problem_response(request: Request, exc: Exception) -> JSONResponse:
         status, code, detail = exc.status_code, InvalidRequest.code, f"{request.method} {request.url.path}: " \
                                                                      f"{exc.detail}"
         headers.update(exc.headers or {})
+        if status == 405:  # Starlette names the first route's methods only: name every route's of this path
+            allowed = _allowed_methods(request)
+            headers["Allow"] = ", ".join(allowed)
+            if request.method == "OPTIONS":  # RFC 9110 §9.3.7: what the path serves, no body
+                return Response(status_code=204, headers=headers)
     else:  # a bug: log the traceback, never echo str(exc) to the client
         logger.error("unexpected error (request_id=%s)", request_id, exc_info=exc)
         status, code, detail = 500, FrozenSearchError.code, f"unexpected server error; logged as {request_id}"
@@ -220,6 +292,17 @@ async def problem_response(request: Request, exc: Exception) -> JSONResponse:
                       detail=detail, code=code, request_id=request_id)
     return JSONResponse(problem.model_dump(), status_code=status, headers=headers,
                         media_type="application/problem+json")
+
+
+def _allowed_methods(request: Request) -> list[str]:
+    """Every method the app's routes serve at ``request``'s path (``OPTIONS`` included), in a fixed order: each
+    method is tried against the routes as Starlette matches them (included routers too)."""
+    allowed = []
+    for method in ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"):
+        scope = {**request.scope, "method": method}
+        if any(route.matches(scope)[0] == Match.FULL for route in request.app.router.routes):
+            allowed.append(method)
+    return [*allowed, "OPTIONS"]
 
 
 def _validation_detail(exc: RequestValidationError) -> str:
@@ -237,7 +320,8 @@ def _request_id(incoming: str | None) -> str:
 
 
 class BodyLimit:
-    """Pure ASGI: refuse a request body over ``max_bytes`` with 413 ``invalid_request`` (problem+json).
+    """Pure ASGI: refuse a request body over ``max_bytes`` with 413 ``invalid_request`` (problem+json), and a
+    request target over :data:`MAX_URL_BYTES` with 414 ``invalid_request``.
 
     A ``Content-Length`` over the limit is refused before a byte is read; any other body is read here, chunk by
     chunk, and refused as soon as it passes the limit (at most ``max_bytes`` plus one chunk is ever held), else
@@ -248,6 +332,11 @@ class BodyLimit:
         self.app, self.max_bytes = app, max_bytes
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and len(scope.get("raw_path") or b"") + len(scope.get("query_string") or b"") \
+                > MAX_URL_BYTES:
+            response = await problem_response(Request(scope, receive), UrlTooLong())
+            await response(scope, receive, send)
+            return
         if scope["type"] != "http" or scope.get("method") not in ("POST", "PUT", "PATCH"):
             await self.app(scope, receive, send)
             return
@@ -286,6 +375,15 @@ class BodyTooLarge(InvalidRequest):
 
     def __init__(self, max_bytes: int) -> None:
         super().__init__(f"the request body is larger than {max_bytes} bytes; it was not read")
+
+
+class UrlTooLong(InvalidRequest):
+    """A request target over :data:`MAX_URL_BYTES`: HTTP 414, code ``invalid_request``."""
+
+    http_status = 414
+
+    def __init__(self) -> None:
+        super().__init__(f"the request URL is longer than {MAX_URL_BYTES} bytes; it was not read")
 
 
 class RequestIdMiddleware:

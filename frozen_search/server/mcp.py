@@ -7,8 +7,14 @@ descriptions state the cutoff, which is fixed when the server is built: no tool 
 call that passes one anyway is refused (the SDK would otherwise drop unknown arguments silently).
 
 The SDK prefixes a ``ToolError``'s text with ``Error executing tool NAME: ``; :class:`_RefusalMiddleware` strips
-that prefix so every error result starts with its stable code, as design.md promises agents. Argument errors
-caught by the SDK become ``[invalid_request] …`` and crashes ``[internal] …`` (their text stays in the server log).
+that prefix so every error result starts with its stable code, as design.md promises agents. Crashes become
+``[internal] …`` (their text stays in the server log).
+
+Every ``search``/``fetch`` call is one query-log line, refusals included: a call with an argument the tool does not
+take (which the SDK would drop silently — ``cutoff``, ``as_of``, ``date``, …, or any other name) and a call the
+SDK's argument validation refuses (a wrong type, a missing ``query``) never reach the tool function, so the
+middleware hands them to the service as sent (:meth:`~frozen_search.service.FrozenSearchService.call`), which logs
+them and answers its own coded refusal, in the same words as over HTTP and the CLI.
 """
 
 from __future__ import annotations
@@ -34,7 +40,7 @@ from pydantic import Field
 
 from frozen_search.errors import FrozenSearchError
 from frozen_search.models import FetchResponse, SearchResponse
-from frozen_search.service import FrozenSearchService, cutoff_refusal
+from frozen_search.service import TOOL_ARGUMENTS, FrozenSearchService
 
 SOURCE_NAMES = {"arxiv": "arXiv", "math.stackexchange": "Math.SE", "mathoverflow": "MathOverflow",
                 "openalex": "OpenAlex", "wikipedia": "Wikipedia"}
@@ -100,14 +106,16 @@ def create_mcp(service: FrozenSearchService) -> MCPServer:
                      "Use search to find documents and fetch to read one; nothing later exists here.")
 
     @server.tool(description=search_description(service), annotations=_READ_ONLY)
-    def search(query: Annotated[str, Field(description="Words to look for; \"quoted phrases\" match exactly.")],
+    def search(query: Annotated[str, Field(description="Words to look for; \"quoted phrases\" match exactly.",
+                                                    json_schema_extra={"minLength": 1})],
                source: Annotated[str | None, Field(description="Restrict to one source.")] = None,
                limit: Annotated[int, Field(description="Number of results wanted.")] = 10) -> SearchResponse:
         with _tool_errors():
             return service.search(query, source=source, limit=limit)
 
     @server.tool(description=fetch_description(service), annotations=_READ_ONLY)
-    def fetch(id: Annotated[str, Field(description="An id from search, or a canonical URL.")],
+    def fetch(id: Annotated[str, Field(description="An id from search, or a canonical URL.",
+                                                json_schema_extra={"minLength": 1})],
               offset: Annotated[int, Field(description="First character to return.")] = 0,
               max_chars: Annotated[int | None, Field(description="Page size in characters.")] = None,
               ) -> FetchResponse:
@@ -225,25 +233,49 @@ def package_version() -> str:
 
 
 class _RefusalMiddleware:
-    """``tools/call`` only: refuse a ``cutoff`` argument, and start every error result's text with its code."""
+    """``tools/call`` only: calls the tool function never sees go to the service as sent (see the module), and
+    every error result's text starts with its code."""
 
     def __init__(self, service: FrozenSearchService) -> None:
         self._service = service
-        self._refusal = f"[invalid_request] {cutoff_refusal(service.cutoff_iso)}"
 
     async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
         if ctx.method != "tools/call" or not isinstance(ctx.params, Mapping):
             return await call_next(ctx)
-        arguments = ctx.params.get("arguments")
-        if isinstance(arguments, Mapping) and any(str(key).lower() == "cutoff" for key in arguments):
-            self._service.log_refusal(str(ctx.params.get("name")), arguments)  # auditors see the attempt
-            return CallToolResult(content=[TextContent(type="text", text=self._refusal)], is_error=True)
+        name = str(ctx.params.get("name"))
+        given = ctx.params.get("arguments")
+        arguments = {str(key): value for key, value in given.items()} if isinstance(given, Mapping) else {}
+        if name in TOOL_ARGUMENTS and set(arguments) - TOOL_ARGUMENTS[name]:
+            return await self._as_sent(name, arguments)
         result = await call_next(ctx)
         if not isinstance(result, dict) or result.get("isError") is not True:
             return result
-        name = str(ctx.params.get("name"))
+        if name in TOOL_ARGUMENTS and _refused_by_the_sdk(result, name):
+            return await self._as_sent(name, arguments)
         content = [_coded_block(block, name) for block in result.get("content") or []]
         return {**result, "content": content}
+
+    async def _as_sent(self, tool: str, arguments: dict[str, Any]) -> CallToolResult:
+        """The call as the client sent it, through the service (logged): its refusal, or its answer."""
+        try:
+            response = await anyio.to_thread.run_sync(lambda: self._service.call(tool, arguments))
+        except FrozenSearchError as exc:
+            return CallToolResult(content=[TextContent(type="text", text=str(exc))], is_error=True)
+        structured = None if response is None else response.model_dump(mode="json")
+        return CallToolResult(content=[TextContent(type="text", text=json.dumps(structured, ensure_ascii=False))],
+                              structured_content=structured, is_error=False)
+
+
+def _refused_by_the_sdk(result: Mapping[str, Any], tool: str) -> bool:
+    """Whether an error result is the SDK's own refusal of the arguments (the tool function never ran): an
+    uncoded text that is not the SDK's withheld crash (``Error executing tool NAME``)."""
+    texts = [str(block.get("text", "")) for block in result.get("content") or [] if isinstance(block, dict)]
+    prefix = f"Error executing tool {tool}"
+    text = texts[0] if texts else ""
+    if text == prefix:
+        return False
+    text = text[len(prefix) + 2:] if text.startswith(prefix + ": ") else text
+    return not _CODED.match(text)
 
 
 def _coded_block(block: Any, tool: str) -> Any:

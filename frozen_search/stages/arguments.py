@@ -24,7 +24,9 @@ def search_arguments(query: Any, source: Any, limit: Any, settings: Settings,
         InvalidRequest: an empty, over-long or word-less query; a limit outside 1..``settings.max_limit``.
         RefusedSource: a ``source`` not in ``served``.
     """
-    if not isinstance(query, str) or not query.strip():
+    if not isinstance(query, str):
+        raise InvalidRequest("the query must be a string")
+    if not query.strip():
         raise InvalidRequest("the query is empty")
     if len(query) > settings.max_query_chars:
         raise InvalidRequest(f"the query has {len(query)} characters; the limit is {settings.max_query_chars}")

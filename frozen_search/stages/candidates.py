@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from frozen_search.config import Settings
+from frozen_search.disclosure import upstream_failure
 from frozen_search.errors import FrozenSearchError, UpstreamUnavailable
 from frozen_search.index import RevisionIndex
 from frozen_search.models import Rejection, SourceError
@@ -31,8 +32,8 @@ class Candidates:
 def local_candidates(index: RevisionIndex, store: Store, registry: Registry, settings: Settings, *,
                      terms: list[str], phrases: list[list[str]], bound: int, source: str | None, limit: int,
                      found: Candidates) -> None:
-    """Add to ``found`` up to ``limit`` index hits current at ``T`` (``bound``, UTC seconds), each as its source
-    shows it (a Wikipedia redirect as its target); hits that cannot be shown become rejections."""
+    """Add to ``found`` up to ``limit`` index hits current at ``T`` (``bound``: ``instant_bound(T)``, UTC milliseconds),
+    each as its source shows it (a Wikipedia redirect as its target); hits that cannot be shown become rejections."""
     hits = index.search(terms, phrases, bound, source, limit)
     rows = store.revisions([rev_pk for _, rev_pk, _ in hits])
     for _, rev_pk, doc in hits:
@@ -78,6 +79,9 @@ def live_candidates(lives: Mapping[str, LiveSource], registry: Registry, setting
             continue
         found.fresh.extend(shown)
         found.rejections.extend(rejections)
-    if failed and len(failed) == asked and not (store_searched and found.local):
-        raise failed[0][1]  # no source answered and the store found nothing: an error, never an empty result
-    found.errors.extend(SourceError(source=name, code=error.code, message=error.message) for name, error in failed)
+    disclosed = [(name, upstream_failure(error, name)) for name, error in failed]  # requests: to the log only
+    if disclosed and len(disclosed) == asked and not (store_searched and found.local):
+        raise disclosed[0][1]  # no source answered and the store found nothing: an error, never an empty result
+    for name, error in disclosed:
+        found.errors.append(SourceError(source=name, code=error.code, message=error.message))
+        found.rejections.extend(error.rejections)

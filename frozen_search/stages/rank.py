@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from frozen_search.cutoff import iso_utc
 from frozen_search.index import IndexedRevision, rank
 from frozen_search.models import Rejection
 from frozen_search.source import Shown
@@ -28,7 +27,7 @@ def merge_ranked(local: list[Shown], fresh: list[Shown], terms: list[str], phras
             rejections.append(Rejection(
                 id=shown.row.doc_id, reason="matched_only_current_text",
                 evidence=f"the upstream search matched today's text; revision {shown.row.version} of "
-                         f"{iso_utc(shown.row.valid_from)} does not match the query"))
+                         f"{shown.row.as_of} does not match the query"))
     return [by_doc[doc] for _, _, doc in ranked]
 
 

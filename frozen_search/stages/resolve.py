@@ -25,8 +25,8 @@ logger = logging.getLogger(__name__)
 
 def resolve_reference(source: Source, reference: Any, lives: Mapping[str, LiveSource], store: Store, bound: int,
                       settings: Settings) -> Shown:
-    """What ``fetch`` shows at ``T`` (``bound``: the cutoff's bound, UTC seconds) for ``reference``, as ``source``
-    parsed it (:meth:`~frozen_search.registry.Registry.parse_reference`).
+    """What ``fetch`` shows at ``T`` (``bound``: ``instant_bound(T)``, UTC milliseconds) for ``reference``, as
+    ``source`` parsed it (:meth:`~frozen_search.registry.Registry.parse_reference`).
 
     Live/offline: the source's live resolution first (so a replayed live log is answered from its recorded
     exchanges); when that cannot ask upstream (``OfflineCacheMiss``, ``UpstreamUnavailable`` and its timeouts and

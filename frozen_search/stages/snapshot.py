@@ -20,8 +20,9 @@ from frozen_search.store import Store
 
 
 class SnapshotIndex:
-    """The snapshot index of one cutoff (``bound``, UTC seconds) over ``store``, built on first use, once, whichever
-    thread asks first (the build holds a lock of its own; searches on a built index do not wait)."""
+    """The snapshot index of one cutoff (``bound``: ``instant_bound(T)``, UTC milliseconds) over ``store``, built on
+    first use, once, whichever thread asks first (the build holds a lock of its own; searches on a built index do not
+    wait)."""
 
     def __init__(self, settings: Settings, registry: Registry, store: Store, bound: int) -> None:
         self.settings, self.registry, self.store, self.bound = settings, registry, store, bound

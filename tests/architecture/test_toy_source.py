@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 
 from frozen_search.adapters.documents import DocReference, DocState, DocumentStateSource, ingest_states
+from frozen_search.cutoff import stored_instant
 
 
 class ToySource(DocumentStateSource):
@@ -37,8 +38,9 @@ class ToySource(DocumentStateSource):
         def read(path, report, tick):
             for line in path.read_text().splitlines():
                 note = json.loads(line)
-                yield [DocState(doc_id=note["id"], source="toy", version=note["version"], valid_from=note["at"],
-                                title=note["title"], url="https://toy.example/" + note["id"][4:],
+                yield [DocState(doc_id=note["id"], source="toy", version=note["version"],
+                                valid_from=stored_instant(note["at"]), title=note["title"],
+                                url="https://toy.example/" + note["id"][4:],
                                 parts=(note["text"],))]
         return ingest_states("toy", paths, store, index, read, progress=progress, on_file=on_file)
 

@@ -63,7 +63,7 @@ def test_the_2026_search_at_cutoff_2026_01_06(live_at: Callable[..., FrozenSearc
     assert POST_CUTOFF.isdisjoint(shown) and len(shown) == 97
     assert {r.id for r in rejections if r.reason == "created_after_cutoff"} == POST_CUTOFF
     v1 = shown["arxiv:2306.07400"]
-    assert (v1.version, v1.valid_from, v1.title) == ("v1", 1686599976, "Stub title of version 1 (testing)")
+    assert (v1.version, v1.valid_from, v1.title) == ("v1", 1686599976999, "Stub title of version 1 (testing)")
     unread = shown["arxiv:2405.11454"]  # v2 is from 2026-02-19; the stub has no recording of 2405.11454v1
     assert unread.version == "v1" and unread.parts is None and unread.refusal is not None
     assert unread.refusal[0] == "content_unproven" and unread.title == "arXiv:2405.11454v1"

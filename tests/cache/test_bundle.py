@@ -29,7 +29,7 @@ from frozen_search.cli import main
 from frozen_search.config import Settings
 from frozen_search.errors import BundleInvalid, ConfigError, FrozenSearchError, StoreIntegrityError
 from frozen_search.ops.bundles import export_bundle, import_bundle
-from frozen_search.store import SCHEMA_VERSION
+from frozen_search.store import SCHEMA_VERSION, WRITER_LOCK
 from tests.conftest import MRR, PEAR_2002, PEAR_2014, PYRUS, build_data_dir, make_service
 
 CUTOFFS = ("2008-01-01", "2016-01-01")
@@ -112,7 +112,7 @@ def assert_refused(bundle_path: Path, target: Path, match: str, error: type[Exce
     target.mkdir(parents=True, exist_ok=True)
     with pytest.raises(error, match=match):
         import_bundle(bundle_path, settings(target))
-    assert list(target.iterdir()) == []  # nothing written into the data dir
+    assert [p.name for p in target.iterdir()] in ([], [WRITER_LOCK])  # nothing written into the data dir
     assert not [p.name for p in target.parent.iterdir() if ".import-" in p.name]  # no staging left behind
 
 
@@ -263,7 +263,8 @@ def test_import_never_overwrites(source: Path, bundle: Path, tmp_path: Path) -> 
     before = (target / "store.sqlite3").read_bytes()
     with pytest.raises(ConfigError, match="already exists"):
         import_bundle(bundle, settings(target))
-    assert (target / "store.sqlite3").read_bytes() == before and sorted(p.name for p in target.iterdir()) == [
+    assert (target / "store.sqlite3").read_bytes() == before and sorted(p.name for p in target.iterdir()
+                                                                          if p.name != WRITER_LOCK) == [
         "index", "store.sqlite3"]
     result = CliRunner().invoke(main, ["import", str(bundle), "--data-dir", str(target)])
     assert result.exit_code == 2 and "[config_error]" in result.output
@@ -363,3 +364,112 @@ def test_a_bundle_whose_cache_carries_a_pickle_is_refused_without_running_it(bun
     assert not marker.exists()
     pickle.loads(payload)  # the payload is live: unpickled, it does write the marker
     assert marker.exists()
+
+
+# --- issue 13.8: bounded members, no trailing data, staging of killed runs cleaned ---
+
+
+def _regzip(raw_tar: bytes) -> bytes:
+    """``raw_tar`` compressed the way export does (its fixed gzip header)."""
+    out = io.BytesIO()
+    with gzip.GzipFile("", "wb", 6, out, mtime=0) as packed:
+        packed.write(raw_tar)
+    return out.getvalue()
+
+
+def test_issue_13_8_bytes_or_a_second_gzip_member_after_the_bundle_are_refused(bundle: Path, tmp_path: Path) -> None:
+    original = bundle.read_bytes()
+    for n, tail in enumerate((b"appended by an attacker", b"\x00" * 1024, gzip.compress(b"second member"),
+                              _regzip(b"evil" * 3000))):
+        crafted = tmp_path / f"tail{n}.tar.gz"
+        crafted.write_bytes(original + tail)
+        assert_refused(crafted, tmp_path / f"t{n}", "after its gzip stream")
+
+
+def test_issue_13_8_data_after_the_tar_end_inside_the_gzip_is_refused(bundle: Path, tmp_path: Path) -> None:
+    raw_tar = gzip.decompress(bundle.read_bytes())
+    for n, tail in enumerate((b"evil", b"\x00" * 512 + b"x" * 10240)):
+        crafted = tmp_path / f"inner{n}.tar.gz"
+        crafted.write_bytes(_regzip(raw_tar + tail))
+        assert_refused(crafted, tmp_path / f"i{n}", "after the end of its tar archive")
+
+
+@pytest.mark.parametrize("right_sha", [True, False])
+def test_issue_13_8_a_zero_bomb_listed_in_the_manifest_is_refused_before_staging(
+        bundle: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, right_sha: bool) -> None:
+    """A member of zeros (16 MiB here, 1 GiB in the issue) listed with its size, with the right or a wrong sha256:
+    refused from the manifest's sizes before a byte of it is written (the bound scaled down for the test)."""
+    import frozen_search.cache.bundle as bundle_module
+
+    monkeypatch.setattr(bundle_module, "EXPANSION_SLACK", 4 * 2**20)
+    zeros = bytes(16 * 2**20)
+    entries = _rebuilt(members(bundle), {}, add={"index/bomb": zeros})
+    if not right_sha:
+        manifest = Manifest.from_json(entries[0][1])
+        files = {**manifest.files, "index/bomb": {"sha256": "0" * 64, "bytes": len(zeros)}}
+        entries[0] = (entries[0][0], Manifest(**{**manifest.__dict__, "files": files}).to_json())
+    crafted = write_bundle(tmp_path / "bomb.tar.gz", entries)
+    assert crafted.stat().st_size < 1 * 2**20
+    written: list[int] = []
+    real_open = Path.open
+
+    def spy(self: Path, mode: str = "r", *args: Any, **kwargs: Any) -> Any:
+        if mode == "xb":
+            written.append(1)
+        return real_open(self, mode, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "open", spy)
+    assert_refused(crafted, tmp_path / "target", "decompression bomb")
+    assert written == []  # not one member staged
+
+
+def test_issue_13_8_a_member_is_never_written_past_its_listed_size(bundle: Path, tmp_path: Path) -> None:
+    """The tar header agrees with the manifest (16 bytes) but a PAX ``size`` record makes tarfile read 100 KiB:
+    extraction stops at the listed size."""
+    entries = _rebuilt(members(bundle), {}, add={"index/extra": b"0123456789abcdef"})
+    raw = io.BytesIO()
+    with tarfile.open(fileobj=raw, mode="w", format=tarfile.PAX_FORMAT) as tar:
+        for info, data in entries:
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    body = raw.getvalue()
+    # rewrite the member as a PAX header claiming 100 KiB, then 100 KiB of data (bigger than the listing)
+    head = tarfile.TarInfo("index/extra")
+    head.pax_headers = {"size": str(100 * 1024)}
+    head.size = 16
+    lying = head.tobuf(tarfile.PAX_FORMAT)
+    start = body.index(tarfile.TarInfo("index/extra").tobuf(tarfile.PAX_FORMAT)[:100])
+    crafted_tar = body[:start] + lying + b"A" * (100 * 1024) + bytes(2 * 512)
+    crafted_tar += bytes(-len(crafted_tar) % tarfile.RECORDSIZE)
+    crafted = tmp_path / "lying.tar.gz"
+    crafted.write_bytes(_regzip(crafted_tar))
+    assert_refused(crafted, tmp_path / "target", "bytes|longer than")
+
+
+def test_issue_13_8_staging_left_by_a_killed_export_or_import_is_cleaned(source: Path, bundle: Path,
+                                                                          tmp_path: Path) -> None:
+    import fcntl
+    import os
+
+    from frozen_search.cache.bundle import EXPORT_STAGING_PREFIX, import_staging_prefix
+
+    target = tmp_path / "target"
+    stale_import = tmp_path / f"{import_staging_prefix(settings(target))}killed"
+    stale_export = tmp_path / f"{EXPORT_STAGING_PREFIX}killed"
+    running = tmp_path / f"{EXPORT_STAGING_PREFIX}running"
+    for folder in (stale_import, stale_export, running):
+        (folder / "bundle").mkdir(parents=True)
+        (folder / "bundle" / "store.sqlite3").write_bytes(bytes(2**20))
+        (folder / ".staging.lock").touch()
+    held = os.open(running / ".staging.lock", os.O_RDWR)
+    fcntl.flock(held, fcntl.LOCK_EX)  # an export still running
+    try:
+        import_bundle(bundle, settings(target))
+        assert not stale_import.exists()
+        export_bundle(settings(source), tmp_path / "again.tar.gz")
+        assert not stale_export.exists() and running.exists()
+    finally:
+        os.close(held)
+    export_bundle(settings(source), tmp_path / "again.tar.gz")
+    assert not running.exists()
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".") and p.is_dir()]

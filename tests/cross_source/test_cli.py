@@ -217,13 +217,18 @@ def test_audit_lists_refused_cutoff_attempts(cli_data: Path) -> None:
     log = cli_data / "querylog.jsonl"
     service = make_service(cli_data, "2016-01-01", log=log)
     service.search("pear", limit=2)
-    service.log_refusal("search", {"query": "pear", "cutoff": "2030-01-01"})
-    service.log_refusal("fetch", {"id": "wikipedia:Pear", "CUTOFF": "2031-01-01"})
+    with pytest.raises(FrozenSearchError, match="invalid_request"):
+        service.call("search", {"query": "pear", "cutoff": "2030-01-01"})
+    with pytest.raises(FrozenSearchError, match="invalid_request"):
+        service.call("fetch", {"id": "wikipedia:Pear", "CUTOFF": "2031-01-01"})
+    service.search("pear", limit=1, headers={"Accept-Datetime": "Thu, 01 Jan 2032 00:00:00 GMT"})
     service.close()
     audited = run("audit", "--data-dir", str(cli_data))
     assert audited.exit_code == 0, audited.output
-    assert "attempted cutoffs (refused): 2" in audited.output
-    assert 'line 2: search with cutoff "2030-01-01"' in audited.output
-    assert 'line 3: fetch with cutoff "2031-01-01"' in audited.output
+    assert "attempted cutoffs: 3" in audited.output
+    assert 'line 2: search with cutoff "2030-01-01" (refused)' in audited.output
+    assert 'line 3: fetch with cutoff "2031-01-01" (refused)' in audited.output
+    assert "line 4: search with cutoff" in audited.output and "(answered at the fixed cutoff)" in audited.output
     as_json = json.loads(run("audit", "--json", "--data-dir", str(cli_data)).output)
-    assert [a["value"] for a in as_json["attempted_cutoffs"]] == ['"2030-01-01"', '"2031-01-01"']
+    assert [(a["value"], a["refused"]) for a in as_json["attempted_cutoffs"]][:2] == [
+        ('"2030-01-01"', True), ('"2031-01-01"', True)]

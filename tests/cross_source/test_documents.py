@@ -23,7 +23,7 @@ from frozen_search.adapters.documents import (
 )
 from frozen_search.adapters.wikipedia import WIKIPEDIA
 from frozen_search.config import Settings
-from frozen_search.cutoff import parse_cutoff
+from frozen_search.cutoff import parse_cutoff, stored_instant
 from frozen_search.errors import (
     ContentUnproven,
     IngestError,
@@ -87,7 +87,8 @@ EXAMPLE_REGISTRY = Registry((WIKIPEDIA, ExampleSource()))
 
 
 def _state(doc: str, version: str, when: int, text: str | None, **extra: Any) -> DocState:
-    return DocState(doc_id=doc, source="example", version=version, valid_from=when, title=f"{doc} {version}",
+    return DocState(doc_id=doc, source="example", version=version, valid_from=stored_instant(when),
+                    title=f"{doc} {version}",
                     url=f"https://example.org/{doc.split(':')[1]}", parts=None if text is None else (text,),
                     refusal=extra.pop("refusal", None if text is not None else
                                       ("content_unproven", "only the latest version's text is in the input")),

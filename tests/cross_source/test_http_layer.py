@@ -7,6 +7,7 @@ waited; only the read-timeout test spends real time (~0.4 s). Named ``test_http_
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import logging
 import random
@@ -14,7 +15,7 @@ import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -27,7 +28,7 @@ from requests import exceptions as rex
 
 from frozen_search.adapters.http import HostPolicy, Upstream, UpstreamConfig, require_json, user_agent
 from frozen_search.cache.http_cache import HttpCache
-from frozen_search.cache.keys import host_of
+from frozen_search.cache.keys import origin_of
 from frozen_search.cache.transport import (
     HostLimiter,
     backoff_delay,
@@ -170,11 +171,24 @@ def fake() -> FakeTime:
     return FakeTime()
 
 
+_STUB_PORTS: list[int] = []  # the `stub` fixture's port while a test runs
+
+
 @pytest.fixture
 def stub(fake: FakeTime) -> Iterator[Stub]:
     server = Stub(fake)
+    _STUB_PORTS.append(server.port)
     yield server
+    _STUB_PORTS.remove(server.port)
     server.close()
+
+
+def allowed(config: UpstreamConfig) -> UpstreamConfig:
+    """``config`` allowing the origin of the test's stub (scheme, host and port) instead of its placeholder
+    ``127.0.0.1`` (which stands for https://127.0.0.1:443 only)."""
+    if not _STUB_PORTS or config.allowed_hosts != frozenset({"https://127.0.0.1:443"}):
+        return config
+    return dataclasses.replace(config, allowed_hosts=frozenset({f"http://127.0.0.1:{_STUB_PORTS[-1]}"}))
 
 
 @pytest.fixture
@@ -188,7 +202,7 @@ CONFIG = UpstreamConfig(allowed_hosts=frozenset({"127.0.0.1"}), max_retries=3, c
 
 
 def make(cache: HttpCache, fake: FakeTime, config: UpstreamConfig = CONFIG, **kwargs: object) -> Upstream:
-    return Upstream(config, cache, namespace=NS, clock=fake.now, monotonic=fake.monotonic, sleep=fake.sleep,
+    return Upstream(allowed(config), cache, namespace=NS, clock=fake.now, monotonic=fake.monotonic, sleep=fake.sleep,
                     rng=random.Random(42), **kwargs)  # type: ignore[arg-type]
 
 
@@ -259,7 +273,7 @@ def test_offline_miss_names_the_request_and_opens_no_socket(stub: Stub, cache: H
 def test_a_recording_under_another_cutoff_is_not_served(stub: Stub, cache: HttpCache, fake: FakeTime,
                                                         upstream: Upstream) -> None:
     upstream.get(stub.url("/x"))
-    config = CONFIG
+    config = allowed(CONFIG)
     with Upstream(config, cache, namespace="2020-01-01T00:00:00Z", mode="offline") as other:
         with pytest.raises(OfflineCacheMiss):
             other.get(stub.url("/x"))
@@ -374,27 +388,29 @@ def test_a_refused_connection_fails_at_once_and_opens_the_hosts_circuit(cache: H
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]  # bound, never listening: connections are refused
-        with make(cache, fake) as layer:
+        config = dataclasses.replace(CONFIG, allowed_hosts=frozenset({f"http://127.0.0.1:{port}"}))
+        with make(cache, fake, config) as layer:
             with pytest.raises(UpstreamUnavailable) as caught:
                 layer.get(f"http://127.0.0.1:{port}/x")
             assert type(caught.value) is UpstreamUnavailable and "could not connect" in str(caught.value)
             assert is_connect_failure(caught.value.__cause__)
             assert layer.stats().network_requests == 1 and fake.sleeps == [] and len(cache) == 0
-            with pytest.raises(UpstreamUnavailable, match=r"not sent: 127\.0\.0\.1 could not be connected to; "
-                                                          r"it is asked again in 30 s"):
+            with pytest.raises(UpstreamUnavailable, match=rf"not sent: http://127\.0\.0\.1:{port} could not be "
+                                                          r"connected to; it is asked again in 30 s"):
                 layer.get(f"http://127.0.0.1:{port}/y")
             assert layer.stats().network_requests == 1  # nothing sent while the circuit is open
-            assert layer.host_states() == {"127.0.0.1": {"state": "unreachable", "retry_in_s": 30}}
+            assert layer.host_states() == {f"http://127.0.0.1:{port}": {"state": "unreachable", "retry_in_s": 30}}
             fake.t += 31  # after the cool-down one request is tried again (still refused: open again)
             with pytest.raises(UpstreamUnavailable, match="could not connect"):
                 layer.get(f"http://127.0.0.1:{port}/z")
             assert layer.stats().network_requests == 2
-            assert layer.host_states()["127.0.0.1"]["state"] == "unreachable"
+            assert layer.host_states()[f"http://127.0.0.1:{port}"]["state"] == "unreachable"
 
 
 def test_a_host_that_answers_again_closes_its_circuit(stub: Stub, cache: HttpCache, fake: FakeTime) -> None:
-    with make(cache, fake, replace(CONFIG, breaker_cooldown_s=5.0)) as layer:
-        host = host_of(stub.url("/ok"))
+    with make(cache, fake, dataclasses.replace(CONFIG, breaker_cooldown_s=5.0)) as layer:
+        host = origin_of(stub.url("/ok"))
+        assert host is not None
         layer._breaker.failed(host)  # as after a refused connection
         with pytest.raises(UpstreamUnavailable, match="not sent"):
             layer.get(stub.url("/ok"))
@@ -521,7 +537,7 @@ def test_redirect_to_another_host_is_refused_and_never_followed(stub: Stub, fake
         with pytest.raises(RefusedSource) as caught:
             upstream.get(stub.url("/jump"))
         assert str(caught.value).startswith("[refused_source] redirect from GET http://127.0.0.1:")
-        assert "'localhost' is not an allowed upstream host" in str(caught.value)
+        assert f"'http://localhost:{elsewhere.port}' is not an allowed upstream origin" in str(caught.value)
         session = upstream.session()
         with pytest.raises(RefusedSource):
             session.get(stub.url("/jump"))
@@ -529,6 +545,55 @@ def test_redirect_to_another_host_is_refused_and_never_followed(stub: Stub, fake
         assert elsewhere.seen == []
     finally:
         elsewhere.close()
+
+
+@pytest.mark.parametrize("target", ["http://127.0.0.1:{canary}/steal", "//127.0.0.1:{canary}/steal",
+                                    "https://127.0.0.1:{stub}/steal"])
+def test_issue_13_6_redirect_to_the_same_host_on_another_port_or_scheme_is_refused(
+        target: str, stub: Stub, fake: FakeTime, upstream: Upstream) -> None:
+    """Issue 13.6: the allow-list matches scheme, host AND port; a canary port on the same host gets 0
+    connections, through ``get`` and through a library's session, live and recorded."""
+    canary = Stub(fake)
+    try:
+        location = target.format(canary=canary.port, stub=stub.port)
+        stub.script["/hop"] = [Reply(302, b"", [("Location", location)])]
+        with pytest.raises(RefusedSource, match="is not an allowed upstream origin"):
+            upstream.get(stub.url("/hop"))
+        session = upstream.session()
+        with pytest.raises(RefusedSource, match="is not an allowed upstream origin"):
+            session.get(stub.url("/hop"))
+        session.close()
+        with pytest.raises(RefusedSource):  # the first request itself, on the canary port
+            upstream.get(f"http://127.0.0.1:{canary.port}/direct")
+        assert canary.seen == []  # 0 connections to the canary
+    finally:
+        canary.close()
+
+
+def test_issue_13_6_only_the_configured_upstreams_are_allowed(tmp_path: Path) -> None:
+    """Issue 13.6: with every source pointed at a stub, the built-in real hosts are no longer allowed."""
+    from frozen_search.config import Settings
+    from frozen_search.cutoff import parse_cutoff
+    from frozen_search.live import upstream_config
+    from frozen_search.registry import default_registry
+
+    stubbed = dict(wikipedia_api="http://127.0.0.1:8001/w/api.php", arxiv_api="http://127.0.0.1:8002/api/query",
+                   arxiv_oai="http://127.0.0.1:8002/oai2", stackexchange_api="http://127.0.0.1:8003/2.3",
+                   openalex_api="https://mirror.example:8443")
+    settings = Settings.from_env({}, data_dir=tmp_path, cutoff=parse_cutoff("2020-01-01"), **stubbed)
+    config = upstream_config(settings, default_registry().sources)
+    assert config.allowed_hosts == frozenset({"http://127.0.0.1:8001", "http://127.0.0.1:8002",
+                                              "http://127.0.0.1:8003", "https://mirror.example:8443"})
+    real = upstream_config(Settings.from_env({}, data_dir=tmp_path, cutoff=parse_cutoff("2020-01-01")),
+                           default_registry().sources)
+    assert real.allowed_hosts == frozenset({"https://en.wikipedia.org:443", "https://export.arxiv.org:443",
+                                            "https://arxiv.org:443", "https://api.stackexchange.com:443",
+                                            "https://api.openalex.org:443"})
+    with Upstream(config, HttpCache(tmp_path / "c"), namespace=NS) as layer:
+        for url in ("https://en.wikipedia.org/w/api.php", "https://api.openalex.org/works", "http://127.0.0.1:8004/"):
+            with pytest.raises(RefusedSource):
+                layer.get(url)
+        layer.cache.close()
 
 
 @pytest.mark.parametrize("url", ["http://localhost:9/x", "https://evil.example/x", "ftp://127.0.0.1/x"])
@@ -605,7 +670,7 @@ def test_connection_cap_holds_across_threads(stub: Stub, cache: HttpCache) -> No
                             host_policies={"127.0.0.1": HostPolicy(min_interval_s=0.0, max_connections=1)})
     stub.script["/busy"] = [Reply(delay_s=0.05)]
     errors: list[BaseException] = []
-    with Upstream(config, cache, namespace=NS) as layer:
+    with Upstream(allowed(config), cache, namespace=NS) as layer:
         def run(i: int) -> None:
             try:
                 session = layer.session()
@@ -646,7 +711,7 @@ def test_concurrent_misses_of_one_request_go_upstream_once(stub: Stub, cache: Ht
     # Many agents through one service ask the same thing at once (no service lock): with prefer_cache, one request
     # goes upstream and the others are served its record; arXiv would otherwise cost 3 s per duplicate.
     stub.script["/same"] = [Reply(body=b'{"n": 1}', delay_s=0.2), Reply(body=b'{"n": 2}')]
-    with Upstream(CONFIG, cache, namespace=NS, prefer_cache=True) as layer:
+    with Upstream(allowed(CONFIG), cache, namespace=NS, prefer_cache=True) as layer:
         session = layer.session(validate=require_json)
         bodies = in_threads(8, lambda i: (layer.get(stub.url("/same"), validate=require_json).body if i % 2
                                           else session.get(stub.url("/same")).content))
@@ -660,14 +725,14 @@ def test_concurrent_misses_of_one_request_go_upstream_once(stub: Stub, cache: Ht
 def test_concurrent_misses_of_different_requests_still_overlap(stub: Stub, cache: HttpCache) -> None:
     stub.script["/a"] = [Reply(delay_s=0.2)]
     stub.script["/b"] = [Reply(delay_s=0.2)]
-    with Upstream(CONFIG, cache, namespace=NS, prefer_cache=True) as layer:
+    with Upstream(allowed(CONFIG), cache, namespace=NS, prefer_cache=True) as layer:
         results = in_threads(2, lambda i: layer.get(stub.url("/a" if i else "/b")).status)
     assert results == [200, 200] and stub.max_in_flight == 2
 
 
 def test_live_mode_without_prefer_cache_sends_every_request(stub: Stub, cache: HttpCache) -> None:
     stub.script["/fresh"] = [Reply(delay_s=0.05)]
-    with Upstream(CONFIG, cache, namespace=NS) as layer:
+    with Upstream(allowed(CONFIG), cache, namespace=NS) as layer:
         assert in_threads(4, lambda i: layer.get(stub.url("/fresh")).status) == [200] * 4
     assert stub.count("/fresh") == 4  # live refreshes: nothing is coalesced
 
@@ -719,8 +784,13 @@ def test_bad_config_is_refused(kwargs: dict[str, object]) -> None:
 
 
 def test_config_defaults(cache: HttpCache) -> None:
-    config = UpstreamConfig(allowed_hosts=frozenset({"EN.Wikipedia.org."}))
-    assert config.allowed_hosts == frozenset({"en.wikipedia.org"})
+    config = UpstreamConfig(allowed_hosts=frozenset({"EN.Wikipedia.org.", "HTTP://127.0.0.1:8080/w/api.php",
+                                                     "http://[::1]", "https://Example.org:8443"}))
+    assert config.allowed_hosts == frozenset({"https://en.wikipedia.org:443", "http://127.0.0.1:8080",
+                                              "http://[::1]:80", "https://example.org:8443"})
+    for bad in ("ftp://example.org", "127.0.0.1:8080", "http://", "http://h:99999", "a/b"):
+        with pytest.raises(ConfigError):
+            UpstreamConfig(allowed_hosts=frozenset({bad}))
     default = UpstreamConfig()
     assert default.policy_for("export.arxiv.org") == HostPolicy(3.0, 1)
     assert default.policy_for("unknown.org") == default.default_policy

@@ -127,7 +127,9 @@ def test_removed_line_breaks_prev(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("valid_from", "ok"),
-    [("2026-01-05T23:59:59Z", True), (CUTOFF_ISO, False), ("2026-01-06T00:00:01Z", False), ("garbage", False)],
+    [("2026-01-05T23:59:59Z", True), (CUTOFF_ISO, False), ("2026-01-06T00:00:01Z", False), ("garbage", False),
+     # a Stack Exchange dump stamp, to the millisecond: 1 ms before T is before it, T itself is not
+     ("2026-01-05T23:59:59.999Z", True), ("2026-01-06T00:00:00.000Z", False), ("2026-01-05T23:59:59.9995Z", True)],
 )
 def test_audit_fails_on_hit_at_or_after_cutoff(tmp_path: Path, valid_from: str, ok: bool) -> None:
     path = tmp_path / "log.jsonl"
@@ -154,6 +156,12 @@ def test_fractional_cutoff_is_kept_and_whole_second_stamps_compared_to_its_floor
     with QueryLog(early, clock=fixed_clock) as log, log.call("s1", "search", {"query": "x"}, cutoff) as rec:
         rec.set_outcome(outcome("Alpha", valid_from="2026-01-05T23:59:59Z"))
     assert audit(early).ok
+    # a millisecond stamp is read at its own precision: 00:00:00.499 is before 00:00:00.5, 00:00:00.500 is not
+    for stamp, ok in (("2026-01-06T00:00:00.499Z", True), ("2026-01-06T00:00:00.500Z", False)):
+        exact = tmp_path / f"exact-{ok}.jsonl"
+        with QueryLog(exact, clock=fixed_clock) as log, log.call("s1", "search", {"query": "x"}, cutoff) as rec:
+            rec.set_outcome(outcome("Alpha", valid_from=stamp))
+        assert audit(exact).ok is ok, stamp
 
 
 def test_reopening_continues_the_chain(tmp_path: Path) -> None:

@@ -6,11 +6,12 @@ import hashlib
 
 import pytest
 
-from frozen_search.cutoff import parse_cutoff
+from frozen_search.cutoff import MILLISECOND_MS, parse_cutoff, stored_instant
 from frozen_search.verify import Displayed, future_reference, verify
 
 T = parse_cutoff("2026-01-06")
 T_SECONDS = int(T.timestamp())
+T_MS = T_SECONDS * 1000
 
 
 def doc(text: str = "The mean reciprocal rank of a query.", *, parts: list[tuple[str, int]] | None = None,
@@ -18,7 +19,7 @@ def doc(text: str = "The mean reciprocal rank of a query.", *, parts: list[tuple
         sha: str | None = None) -> Displayed:
     return Displayed(id="wikipedia:Mean_reciprocal_rank", source=source, url=url, title="Mean reciprocal rank",
                      text=text, stored_sha256=sha or hashlib.sha256(text.encode()).hexdigest(),
-                     parts=parts if parts is not None else [("revision 1", T_SECONDS - 1)])
+                     parts=parts if parts is not None else [("revision 1", stored_instant(T_SECONDS - 1))])
 
 
 def check(d: Displayed, terms: list[str] | None = None) -> str | None:
@@ -31,8 +32,10 @@ def test_clean_document_passes() -> None:
 
 
 @pytest.mark.parametrize(("made", "reason"), [
-    (doc(parts=[("revision 1", T_SECONDS)]), "valid_not_before_cutoff"),
-    (doc(parts=[("revision 1", T_SECONDS - 5), ("redirect", T_SECONDS + 1)]), "valid_not_before_cutoff"),
+    (doc(parts=[("revision 1", stored_instant(T_SECONDS))]), "valid_not_before_cutoff"),
+    (doc(parts=[("revision 1", stored_instant(T_SECONDS - 5)), ("redirect", stored_instant(T_SECONDS + 1))]),
+     "valid_not_before_cutoff"),
+    (doc(parts=[("comment 3", stored_instant(T_MS, MILLISECOND_MS))]), "valid_not_before_cutoff"),  # at T: not before
     (doc(parts=[]), "valid_not_before_cutoff"),
     (doc(sha="0" * 64), "sha256_mismatch"),
     (doc(url="https://de.wikipedia.org/wiki/X"), "refused_source"),

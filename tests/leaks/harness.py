@@ -14,6 +14,13 @@ Faces (issue 11, item 5):
 Each face logs to its own query log (``<log_dir>/<face>.jsonl``: one hash chain per writer), which
 :meth:`Answers.audit_failures` checks with :func:`frozen_search.querylog.audit`.
 
+Live and offline faces: ``Faces(..., settings={"mode": "live", "arxiv_api": stub_url, ...})`` builds every face on
+those settings (the CLI and the MCP server read them as ``FROZEN_SEARCH_*`` environment variables, the HTTP face from
+:meth:`Settings.from_env` on the same variables), so each face asks the local stubs. Every socket a face opens to
+a host that is not the loopback is recorded in :attr:`Answers.outbound` (a ``socket.connect``/``socket.getaddrinfo``
+audit hook: in this process for the CLI and HTTP faces, through a ``sitecustomize`` on the MCP subprocess'
+``PYTHONPATH``): "no network call" is checked on every face, not only on the stubs' request lists.
+
 :func:`leaks_in` is the scanner: a planted ``POSTCUTOFF_MARKER_<n>``, any string a module forbids (post-``T`` titles,
 ids), any date or instant at or after the cutoff (a day-only date counts when its day ends after ``T``), less what
 the caller itself sent and the cutoff the answer announces. A crash (traceback, HTTP 500, MCP ``[internal]``) is a
@@ -91,6 +98,7 @@ class Answers:
     by_case: dict[str, dict[str, Answer]] = field(default_factory=dict)
     logs: dict[str, Path] = field(default_factory=dict)
     cases: dict[str, Case] = field(default_factory=dict)
+    outbound: dict[str, list[str]] = field(default_factory=dict)  # per face: non-loopback hosts it tried to reach
 
     def get(self, case: Case, face: str) -> Answer:
         return self.by_case[case.name][face]
@@ -188,49 +196,98 @@ def shown_params(cases: Sequence[Case]) -> list[Any]:
             for case in cases if case.shown is not None for face in FACES]
 
 
-def suite(cases: Sequence[Case], forbidden: Sequence[str] = ()) -> tuple[Any, Any, Any]:
-    """The three standard tests of a leak module (each takes the module's ``answers`` fixture): no post-cutoff byte
-    on any face for any case, what was public before T shown (``Case.shown``), and the faces' query logs pass
-    ``audit``. Use: ``test_no_leak, test_shown, test_audit = suite(CASES, FORBIDDEN)``."""
+def suite(cases: Sequence[Case], forbidden: Sequence[str] = (), fixture: str = "answers") -> tuple[Any, Any, Any]:
+    """The three standard tests of a leak module (each takes the module's ``fixture``, an :class:`Answers`): no
+    post-cutoff byte on any face for any case, what was public before T shown (``Case.shown``), and the faces' query
+    logs pass ``audit``. Use: ``test_no_leak, test_shown, test_audit = suite(CASES, FORBIDDEN)`` (``test_shown`` is
+    ``None``, so not collected, when no case has ``shown``)."""
 
     @pytest.mark.parametrize(("case", "face"), leak_params(cases))
-    def test_no_post_cutoff_byte(answers: Answers, case: Case, face: str) -> None:
-        check_no_leak(answers, case, face, forbidden)
+    def test_no_post_cutoff_byte(request: pytest.FixtureRequest, case: Case, face: str) -> None:
+        check_no_leak(request.getfixturevalue(fixture), case, face, forbidden)
 
     @pytest.mark.parametrize(("case", "face"), shown_params(cases))
-    def test_what_was_public_before_t_is_shown(answers: Answers, case: Case, face: str) -> None:
-        check_shown(answers, case, face)
+    def test_what_was_public_before_t_is_shown(request: pytest.FixtureRequest, case: Case, face: str) -> None:
+        check_shown(request.getfixturevalue(fixture), case, face)
 
-    def test_the_query_logs_pass_the_audit(answers: Answers) -> None:
-        assert answers.audit_failures() == []
+    def test_the_query_logs_pass_the_audit(request: pytest.FixtureRequest) -> None:
+        assert request.getfixturevalue(fixture).audit_failures() == []
 
-    return test_no_post_cutoff_byte, test_what_was_public_before_t_is_shown, test_the_query_logs_pass_the_audit
+    shown = test_what_was_public_before_t_is_shown if any(case.shown is not None for case in cases) else None
+    return test_no_post_cutoff_byte, shown, test_the_query_logs_pass_the_audit
+
+
+_LOOPBACK = frozenset({"127.0.0.1", "::1", "localhost", "", None})
+_WATCHED: list[str] | None = None  # while a CLI/HTTP call runs: the non-loopback hosts its sockets tried
+
+
+def _network_hook(event: str, args: tuple[Any, ...]) -> None:
+    if _WATCHED is None:
+        return
+    if event == "socket.connect" and isinstance(args[1], tuple) and args[1][0] not in _LOOPBACK:
+        _WATCHED.append(f"connect {args[1][0]}:{args[1][1]}")
+    elif event == "socket.getaddrinfo" and args[0] not in _LOOPBACK and args[0] != b"127.0.0.1":
+        _WATCHED.append(f"getaddrinfo {args[0]!r}")
+
+
+sys.addaudithook(_network_hook)  # one hook for the process (audit hooks cannot be removed); idle unless watching
+
+_SITECUSTOMIZE = '''"""Test-only: record every non-loopback socket of this process (the leak suite's MCP face)."""
+import os, sys
+_PATH = os.environ.get("LEAKS_NETLOG")
+_LOOP = {"127.0.0.1", "::1", "localhost", "", None, b"127.0.0.1", b"localhost"}
+def _hook(event, args):
+    host = args[1][0] if event == "socket.connect" and isinstance(args[1], tuple) else (
+        args[0] if event == "socket.getaddrinfo" else None)
+    if _PATH and event in ("socket.connect", "socket.getaddrinfo") and host not in _LOOP:
+        with open(_PATH, "a", encoding="utf-8") as out:
+            out.write(f"{event} {host!r}\\n")
+sys.addaudithook(_hook)
+'''
 
 
 class Faces:
     """The three faces over one data dir at one cutoff. ``settings``: extra settings (``mode``, ``live_sources``,
-    upstream URLs, ``stackexchange_sites``) as environment variables ``FROZEN_SEARCH_<NAME>``."""
+    upstream URLs, ``stackexchange_sites``) as environment variables ``FROZEN_SEARCH_<NAME>``; a face on
+    ``mode=live``/``offline`` settings asks the stubs they name. ``name`` tells apart the logs of several runs in
+    one ``log_dir`` (``<log_dir>/<name><face>.jsonl``)."""
 
-    def __init__(self, data_dir: Path, cutoff: str, log_dir: Path, settings: Mapping[str, str] | None = None) -> None:
-        self.data_dir, self.cutoff, self.log_dir = data_dir, cutoff, log_dir
+    def __init__(self, data_dir: Path, cutoff: str, log_dir: Path, settings: Mapping[str, str] | None = None,
+                 name: str = "") -> None:
+        self.data_dir, self.cutoff, self.log_dir, self.name = data_dir, cutoff, log_dir, name
         self.settings = dict(settings or {})
         log_dir.mkdir(parents=True, exist_ok=True)
+        self._netwatch = log_dir / "netwatch"
+        self._netwatch.mkdir(exist_ok=True)
+        (self._netwatch / "sitecustomize.py").write_text(_SITECUSTOMIZE, encoding="utf-8")
 
     def env(self, face: str) -> dict[str, str]:
         env = {f"FROZEN_SEARCH_{name.upper()}": value for name, value in self.settings.items()}
         env.update(FROZEN_SEARCH_DATA_DIR=str(self.data_dir), FROZEN_SEARCH_CUTOFF=self.cutoff,
-                   FROZEN_SEARCH_LOG=str(self.log_dir / f"{face}.jsonl"))
+                   FROZEN_SEARCH_LOG=str(self.log_dir / f"{self.name}{face}.jsonl"))
         return env
 
     def run(self, cases: Sequence[Case]) -> Answers:
         """Every case through every face; one MCP subprocess for all of them."""
+        global _WATCHED
         answers = Answers(iso_utc(parse_cutoff(self.cutoff)),
-                          logs={face: self.log_dir / f"{face}.jsonl" for face in FACES},
-                          cases={case.name: case for case in cases})
+                          logs={face: self.log_dir / f"{self.name}{face}.jsonl" for face in FACES},
+                          cases={case.name: case for case in cases},
+                          outbound={face: [] for face in FACES})
+        netlog = self.log_dir / f"{self.name}mcp.netlog"
+        netlog.unlink(missing_ok=True)
         for case in cases:
-            answers.by_case[case.name] = {"cli": self._cli(case), "http": self._http(case)}
-        for case, answer in zip(cases, anyio.run(self._mcp, cases), strict=True):
+            answers.by_case[case.name] = {}
+            for face, call in (("cli", self._cli), ("http", self._http)):
+                _WATCHED = answers.outbound[face]
+                try:
+                    answers.by_case[case.name][face] = call(case)
+                finally:
+                    _WATCHED = None
+        for case, answer in zip(cases, anyio.run(self._mcp, cases, netlog), strict=True):
             answers.by_case[case.name]["mcp"] = answer
+        if netlog.exists():
+            answers.outbound["mcp"] = netlog.read_text(encoding="utf-8").splitlines()
         return answers
 
     def _cli(self, case: Case) -> Answer:
@@ -263,9 +320,9 @@ class Faces:
         return Answer("http", raw, body if ok else None, None if ok else (body or {}).get("code"),
                       reply.status_code >= 500 and (body or {}).get("code") == "internal")
 
-    async def _mcp(self, cases: Sequence[Case]) -> list[Answer]:
+    async def _mcp(self, cases: Sequence[Case], netlog: Path) -> list[Answer]:
         env = {"PATH": os.environ.get("PATH", ""), "HOME": os.environ.get("HOME", str(self.log_dir)),
-               **self.env("mcp")}
+               "PYTHONPATH": str(self._netwatch), "LEAKS_NETLOG": str(netlog), **self.env("mcp")}
         parameters = StdioServerParameters(command=sys.executable, args=["-m", "frozen_search", "mcp"], env=env,
                                            cwd=REPO)
         out = []

@@ -25,7 +25,7 @@ def test_the_real_list_and_the_older_schema_work_ingest(tmp_path: Path) -> None:
     store, index = _store(tmp_path)
     report = ingest_openalex([openalex_file(WORKS_LIST), openalex_file(SINGLE_WORK)], store, index)
     assert (report.documents, report.revisions, report.problems) == (66, 66, [])
-    older = store.snapshot("openalex:W2741809807", 2**40)
+    older = store.snapshot("openalex:W2741809807", 2**62)
     assert older is not None and older.title.startswith("The state of OA")
     assert older.metadata["display"]["venue"] == "PeerJ" and older.metadata["display"]["abstract"] == "shown"
     assert store.docs_for_alias("doi:10.2140/agt.2014.14.229") == ["openalex:W2023702627", "openalex:W3121618067"]
@@ -49,8 +49,8 @@ def test_bad_records_are_skipped_and_reported_by_position(tmp_path: Path) -> Non
         "works.json: record 2 (results[1]): W2566526179: publication_date None is not a YYYY-MM-DD date: nothing "
         "dates it before a cutoff",
         "works.json: record 3 (results[2]): '' is not an OpenAlex work id (https://openalex.org/W…)"]
-    assert report.documents == 6 and store.snapshot("openalex:W2566526179", 2**40) is None
-    shown = store.snapshot("openalex:W2023702627", 2**40)  # the rest of the record is kept, the abstract is not
+    assert report.documents == 6 and store.snapshot("openalex:W2566526179", 2**62) is None
+    shown = store.snapshot("openalex:W2023702627", 2**62)  # the rest of the record is kept, the abstract is not
     assert shown is not None and shown.metadata["display"]["abstract"].startswith("withheld: abstract_inverted_index "
                                                                                  "has no word at position(s) 36")
     assert "Abstract:" not in "".join(store.text_parts(shown))
@@ -86,7 +86,7 @@ def test_a_non_openalex_file_stores_nothing(tmp_path: Path, content: bytes) -> N
     with pytest.raises(IngestError):
         ingest_openalex([openalex_file(WORKS_LIST), bad], store, index)  # the good file first: rolled back too
     assert (store.count_revisions(), store.generation) == before
-    assert store.snapshot("openalex:W2566526179", 2**40) is None
+    assert store.snapshot("openalex:W2566526179", 2**62) is None
     store.close()
 
 

@@ -23,7 +23,7 @@ from frozen_search.adapters.openalex.live import OpenAlexLive
 from frozen_search.cache.http_cache import HttpCache
 from frozen_search.cache.keys import namespace_for_cutoff
 from frozen_search.config import Settings
-from frozen_search.cutoff import parse_cutoff
+from frozen_search.cutoff import instant_bound, parse_cutoff
 from frozen_search.errors import NotEligible, NotFoundBeforeCutoff, OfflineCacheMiss, RefusedSource
 from frozen_search.service import FrozenSearchService
 from frozen_search.store import Store
@@ -92,16 +92,16 @@ def stub() -> Iterator[OpenAlexStub]:
     server.close()
 
 
-def _upstream(tmp_path: Path, mode: str = "live") -> Upstream:
+def _upstream(tmp_path: Path, api: str, mode: str = "live") -> Upstream:
     # en.wikipedia.org is an allowed host of the layer: the adapter itself must refuse a redirect there
-    config = UpstreamConfig(allowed_hosts=frozenset({"127.0.0.1", "en.wikipedia.org"}), max_retries=0)
+    config = UpstreamConfig(allowed_hosts=frozenset({api, "http://en.wikipedia.org"}), max_retries=0)
     return Upstream(config, HttpCache(tmp_path / "http-cache"), mode=mode,  # type: ignore[arg-type]
                     namespace=namespace_for_cutoff(parse_cutoff(CUTOFF)))
 
 
 @pytest.fixture
 def live(stub: OpenAlexStub, tmp_path: Path) -> Iterator[OpenAlexLive]:
-    upstream = _upstream(tmp_path)
+    upstream = _upstream(tmp_path, api=stub.api)
     yield OpenAlexLive(upstream, stub.api, parse_cutoff(CUTOFF), api_key=KEY, mailto=CONTACT, per_page=30)
     upstream.close()
     upstream.cache.close()
@@ -116,7 +116,7 @@ def test_search_sends_the_filter_cursor_and_key_and_rechecks_locally(stub: OpenA
     assert second["cursor"] == "page-2" and second["api_key"] == KEY and second["filter"] == FILTER
     assert len(found) == 65 and rejections == []
     states = {s[0].doc_id: s[0] for s in found}
-    bound = int(datetime(2014, 1, 10, tzinfo=UTC).timestamp())
+    bound = instant_bound(datetime(2014, 1, 10, tzinfo=UTC))
     assert states["openalex:W3121618067"].refusal is not None  # the upstream proposed it; refused here
     assert states["openalex:W7161840241"].valid_from >= bound  # after T: never current at T
     assert sum(s.refusal is None and s.valid_from < bound for s in states.values()) == 18
@@ -143,7 +143,8 @@ def test_resolve_a_work_a_merged_id_and_a_doi(stub: OpenAlexStub, live: OpenAlex
 
 @pytest.mark.parametrize("work", ["W2", "W3", "W6"])  # another host (allowed by the layer), not a work, another port
 def test_redirects_leaving_the_api_works_are_refused(live: OpenAlexLive, work: str) -> None:
-    with pytest.raises(RefusedSource, match="not a work of"):
+    # another port is refused by the layer itself (scheme, host and port: issue 13.6), the others by the adapter
+    with pytest.raises(RefusedSource, match="not a work of" if work != "W6" else "not an allowed upstream origin"):
         live.resolve(DocReference(source="openalex", doc_id=f"openalex:{work}"))
 
 
@@ -177,7 +178,7 @@ def test_the_service_in_live_mode_then_offline(stub: OpenAlexStub, live: OpenAle
         service.fetch("openalex:W2950535099")
     asked = len(stub.seen)
     service.close()
-    offline = _upstream(tmp_path, mode="offline")  # the same cache: the rerun asks nothing upstream
+    offline = _upstream(tmp_path, mode="offline", api=stub.api)  # the same cache: the rerun asks nothing upstream
     again = _service(tmp_path, OpenAlexLive(offline, stub.api, parse_cutoff(CUTOFF), per_page=30))
     assert again.fetch("doi:10.2140/agt.2014.14.229").id == "openalex:W2023702627"  # keys are not in cache keys
     assert [h.id for h in again.execute("search", {"query": "operads", "source": "openalex", "limit": 20}).hits

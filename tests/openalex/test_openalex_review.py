@@ -173,7 +173,7 @@ class _MismatchedStub(OpenAlexStub):
 @pytest.mark.serial  # its stub serves on 127.0.0.1
 def test_a_doi_is_shown_only_as_a_record_carrying_that_doi(tmp_path: Path) -> None:
     stub = _MismatchedStub()
-    upstream = _upstream(tmp_path)
+    upstream = _upstream(tmp_path, api=stub.api)
     settings = Settings.from_env({}, data_dir=tmp_path / "data", cutoff=parse_cutoff(CUTOFF))
     live = OpenAlexLive(upstream, stub.api, parse_cutoff(CUTOFF))
     store = Store(settings.store_path)

@@ -75,15 +75,18 @@ def test_a_journal_record_without_repository_copies_needs_no_crossref() -> None:
 
 
 @pytest.mark.parametrize(("given", "shown_from", "precision"), [
-    ("2014-01-09", "2014-01-09", "day"),
+    ("2014-01-09", "2014-01-10", "day"),  # the end of the day: never at 2014-01-09T00:00:01
     ("2014-01-01", "2015-01-01", "year"),
     ("2008-05-01", "2008-06-01", "month"),
     ("2008-12-01", "2009-01-01", "month"),
-    ("2024-02-29", "2024-02-29", "day"),
+    ("2024-02-29", "2024-03-01", "day"),
+    ("2024-12-31", "2025-01-01", "day"),
 ])
 def test_publication_date_precision(given: str, shown_from: str, precision: str) -> None:
     found = rules.publication_date(given)
     assert (found.shown_from, found.precision, found.day.isoformat()) == (_seconds(shown_from), precision, given)
+    assert found.stored == _seconds(shown_from) * 1000 - 1  # the period's last millisecond
+    assert found.precision_ms == (_seconds(shown_from) - _seconds(given)) * 1000
 
 
 @pytest.mark.parametrize("bad", [None, "", "2014", "2014-01", "2014-13-01", "2014-02-30", "14-01-2014", 20140109])
@@ -93,8 +96,8 @@ def test_unusable_publication_dates(bad: Any) -> None:
 
 
 @pytest.mark.parametrize(("cutoff", "last_day"), [
-    ("2026-01-06T00:00:00Z", "2026-01-05"), ("2026-01-06T00:00:01Z", "2026-01-06"),
-    ("2026-01-05T23:59:59Z", "2026-01-05"),
+    ("2026-01-06T00:00:00Z", "2026-01-05"), ("2026-01-06T00:00:01Z", "2026-01-05"),
+    ("2026-01-05T23:59:59Z", "2026-01-04"), ("2026-01-05T12:00:00Z", "2026-01-04"),
 ])
 def test_to_publication_date_is_the_last_day_before_the_cutoff(cutoff: str, last_day: str) -> None:
     assert rules.last_publication_day(cutoff_bound(parse_cutoff(cutoff))).isoformat() == last_day
@@ -157,7 +160,7 @@ def test_an_index_with_a_missing_or_doubled_position_is_withheld() -> None:
 def test_work_state_holds_only_displayed_fields() -> None:
     state = work_state(real_work("W2566526179"), {"file": "list"})
     assert state.doc_id == "openalex:W2566526179" and state.url == "https://openalex.org/W2566526179"
-    assert state.aliases == ("doi:10.1017/prm.2022.42",) and state.valid_from == _seconds("2022-07-25")
+    assert state.aliases == ("doi:10.1017/prm.2022.42",) and state.valid_from == _seconds("2022-07-26") * 1000 - 1
     assert state.refusal is None and state.parts is not None and len(state.parts) == 2
     assert all(when == state.valid_from for _, when in state.dated)
     stored = repr(state)
@@ -170,8 +173,9 @@ def test_refused_work_state_stores_no_content() -> None:
     state = work_state(real_work("W3121618067"), {})
     assert state.parts is None and state.refusal is not None and state.refusal[0] == "not_eligible"
     # dated 2014-01-01, a year-only date: refused or not, it counts from the end of 2014 (possibly after any T
-    # inside 2014, where it answers like an unknown id), never from its first day
-    assert state.title == "openalex:W3121618067" and state.valid_from == _seconds("2015-01-01")
+    # inside 2014, where it answers like an unknown id), never from its first day: stored as 2014's last millisecond
+    assert state.title == "openalex:W3121618067" and state.valid_from == _seconds("2015-01-01") * 1000 - 1
+    assert state.precision_ms == (_seconds("2015-01-01") - _seconds("2014-01-01")) * 1000
 
 
 @pytest.mark.parametrize(("change", "why"), [

@@ -22,12 +22,14 @@ def test_the_work_dated_after_the_cutoff_is_excluded(service_on: Service) -> Non
     with pytest.raises(NotFoundBeforeCutoff):
         service.fetch("doi:10.1090/jams/1079")
     assert "openalex:W7161840241" not in [r.id for r in service.search("Auslander-Iyama correspondence").results]
-    later = service_on("2026-05-15T00:00:01Z")
+    with pytest.raises(NotFoundBeforeCutoff):  # a day-dated work: not during its day, only from its end
+        service_on("2026-05-15T23:59:59.999Z").fetch("doi:10.1090/jams/1079")
+    later = service_on("2026-05-16")
     assert later.fetch("doi:10.1090/jams/1079").id == "openalex:W7161840241"
     assert "openalex:W7161840241" in [r.id for r in later.search("Auslander-Iyama correspondence").results]
 
 
-@pytest.mark.parametrize("cutoff", ["2014-01-09T00:00:01Z", "2014-01-10", "2026-01-06"])
+@pytest.mark.parametrize("cutoff", ["2014-01-10", "2014-01-10T00:00:00.001Z", "2026-01-06"])
 def test_the_repository_record_of_a_doi_is_refused_and_its_journal_twin_shown(service_on: Service,
                                                                                cutoff: str) -> None:
     service = service_on(cutoff)
@@ -45,8 +47,9 @@ def test_the_repository_record_of_a_doi_is_refused_and_its_journal_twin_shown(se
     assert "openalex:W2023702627" in found and "openalex:W3121618067" not in found
 
 
-def test_at_the_journal_date_the_doi_names_nothing(service_on: Service) -> None:
-    service = service_on("2014-01-09")  # the journal record is dated 2014-01-09 00:00: not before T
+@pytest.mark.parametrize("cutoff", ["2014-01-09", "2014-01-09T00:00:01Z", "2014-01-09T23:59:59.999Z"])
+def test_at_the_journal_date_the_doi_names_nothing(service_on: Service, cutoff: str) -> None:
+    service = service_on(cutoff)  # the journal record is dated 2014-01-09: shown only from the end of that day
     with pytest.raises(NotFoundBeforeCutoff):  # and the repository record's year-only 2014 may postdate T
         service.fetch("doi:10.2140/agt.2014.14.229")
     with pytest.raises(NotFoundBeforeCutoff):
@@ -61,7 +64,8 @@ def test_the_arxiv_record_typed_article_is_refused(service_on: Service) -> None:
             service.fetch(ref)
         assert "repository" in caught.value.rejections[0].evidence
     twin = service.fetch("openalex:W1821246645")  # the journal version, 2008-05-01 (a month-only date)
-    assert twin.metadata["as_of"] == "2008-06-01T00:00:00Z"
+    assert twin.metadata["as_of"] == "2008-05-01T00:00:00Z"  # the date as given; shown only from 2008-06-01
+    assert twin.metadata["publication_date"] == "2008-05-01" and "month" in twin.metadata["publication_date_note"]
     found = [r.id for r in service.search("symmetric action secondary homotopy groups").results]
     assert "openalex:W1821246645" in found and "openalex:W2950535099" not in found
 
@@ -87,6 +91,25 @@ def test_proceedings_in_a_book_series_with_a_year_only_date(service_on: Service)
     fetched = service_on("2025-01-01T00:00:01Z").fetch("doi:10.1007/978-3-031-57789-5_4")
     assert fetched.metadata["venue"] == "Abel Symposia" and fetched.metadata["venue_type"] == "book series"
     assert "year-only" in fetched.metadata["publication_date_note"]
+
+
+def test_a_work_dated_a_day_is_shown_from_the_end_of_that_day(tmp_path: Path, service_on: Service) -> None:
+    work = real_work("W2566526179")  # a real journal record (2022-07-25), re-dated 2026-01-05
+    work["publication_date"] = "2026-01-05"
+    path = tmp_path / "work.json"
+    path.write_text(json.dumps(work))
+    data = build(tmp_path / "data", [path])
+    for cutoff in ("2026-01-05", "2026-01-05T00:00:01Z", "2026-01-05T12:00:00Z", "2026-01-05T23:59:59.999Z"):
+        service = service_on(cutoff, data)
+        with pytest.raises(NotFoundBeforeCutoff):
+            service.fetch("openalex:W2566526179")
+        with pytest.raises(NotFoundBeforeCutoff):
+            service.fetch("doi:10.1017/prm.2022.42")
+        assert service.search("Koszul operad").results == [], cutoff
+    shown = service_on("2026-01-06", data)
+    fetched = shown.fetch("openalex:W2566526179")
+    assert fetched.metadata["as_of"] == "2026-01-05T00:00:00Z" and fetched.metadata["publication_date"] == "2026-01-05"
+    assert [r.id for r in shown.search("Koszul operad").results] == ["openalex:W2566526179"]
 
 
 def test_a_withheld_abstract_is_said_not_shown(tmp_path: Path, service_on: Service) -> None:

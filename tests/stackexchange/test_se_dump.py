@@ -1,6 +1,7 @@
 """The conlang meta dump (real, ../shared/realdata/stackexchange/dump_conlang_meta) ingested and shown at cutoffs:
 issue 5's "What must be shown" — post 47's body revisions, post 186's deletion, post 79's closure, the Community
-markup migration — plus boundaries at T-1 s / T / T+1 s and what is never read from Posts.xml.
+markup migration — plus boundaries at T-1 ms / T / T+1 ms (dump stamps are kept to the millisecond) and what is
+never read from Posts.xml.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from frozen_search.adapters.stackexchange.dump import dump_seconds
+from frozen_search.adapters.stackexchange.dump import dump_millis
 from frozen_search.adapters.stackexchange.thread import render_markdown
 from frozen_search.errors import NotFoundBeforeCutoff
 from frozen_search.service import FrozenSearchService
@@ -24,20 +25,22 @@ def _history(post: str, types: tuple[str, ...]) -> list[dict[str, str]]:
     return [r for r in dump_rows("PostHistory.xml") if r["PostId"] == post and r["PostHistoryTypeId"] in types]
 
 
-def _iso(seconds: int) -> str:
-    return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+def _iso(millis: int) -> str:
+    """UTC milliseconds as a cutoff or a displayed stamp: ``2018-05-20T17:02:28.207Z``."""
+    return _shift(millis, 0)
 
 
-def _shift(seconds: int, delta: int) -> str:
-    return (datetime.fromtimestamp(seconds, UTC) + timedelta(seconds=delta)).strftime("%Y-%m-%dT%H:%M:%SZ")
+def _shift(millis: int, delta_ms: int) -> str:
+    moment = datetime(1970, 1, 1, tzinfo=UTC) + timedelta(milliseconds=millis + delta_ms)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
 
 
 def test_post_47_shows_the_body_revision_current_at_each_cutoff(conlang_at: Service) -> None:
     bodies = _history("47", ("2", "5"))
     assert len(bodies) == 14  # the dump's 14 body revisions (SOURCES.md)
-    for k in (0, 3, 7, 9, 13):  # a cutoff one second after revision k: revision k is the one shown
+    for k in (0, 3, 7, 9, 13):  # a cutoff one millisecond after revision k: revision k is the one shown
         row = bodies[k]
-        cutoff = _shift(dump_seconds(row["CreationDate"]), 1)
+        cutoff = _shift(dump_millis(row["CreationDate"]), 1)
         fetched = conlang_at(cutoff).fetch(DOC.format(47))
         expected = render_markdown(row["Text"])
         assert expected in fetched.text, f"revision {k} at {cutoff}"
@@ -52,7 +55,7 @@ def test_post_47_shows_the_body_revision_current_at_each_cutoff(conlang_at: Serv
 def test_a_revision_is_shown_only_strictly_after_its_instant(conlang_at: Service, delta: int,
                                                              visible_revision: int) -> None:
     bodies = _history("47", ("2", "5"))
-    at = dump_seconds(bodies[1]["CreationDate"])  # 2018-02-08T12:24:50.320, stored as :51 (rounded up)
+    at = dump_millis(bodies[1]["CreationDate"])  # 2018-02-08T12:24:50.320: shown at T iff it is before T
     text = conlang_at(_shift(at, delta)).fetch(DOC.format(47)).text
     assert render_markdown(bodies[visible_revision]["Text"]) in text
 
@@ -64,26 +67,32 @@ def test_post_186_is_invisible_while_deleted(conlang_at: Service) -> None:
     before = conlang_at("2020-08-24T12:00:00Z").fetch(DOC.format(186))
     before_text = before.text
     assert before.title.startswith("Questions of the form")
-    for between in ("2020-08-24T12:30:21Z", "2020-08-24T23:00:00Z", "2020-08-25T00:48:50Z"):
+    for between in ("2020-08-24T12:30:19.031Z", "2020-08-24T23:00:00Z", "2020-08-25T00:48:50Z"):
         service = conlang_at(between)
         absent = rf"^\[not_found_before_cutoff\] {DOC.format(186)} has no state"
         with pytest.raises(NotFoundBeforeCutoff, match=absent) as gone:
             service.fetch(DOC.format(186))  # deleted before T: no state shown at T, so exactly the unknown answer
-        assert "deleted on 2020-08-24T12:30:20Z" in gone.value.rejections[0].evidence
+        assert "deleted on 2020-08-24T12:30:19.030Z" in gone.value.rejections[0].evidence  # the log's, to the ms
         assert DOC.format(186) not in [r.id for r in service.search("puzzle rule analyze").results]
-    after = conlang_at("2020-08-25T00:48:52Z")
+    after = conlang_at("2020-08-25T00:48:50.071Z")  # one millisecond after the undeletion
     shown = after.fetch(DOC.format(186)).text  # plus a comment made while it was deleted
-    assert shown.startswith(before_text) and "Comment on 186 (2020-08-24T23:37:07Z)" in shown
+    comment = next(c for c in dump_rows("Comments.xml") if c["PostId"] == "186" and c["CreationDate"] > deleted)
+    assert shown.startswith(before_text) and f"Comment on 186 ({comment['CreationDate']}Z)" in shown
+    assert after.fetch(DOC.format(186)).metadata["as_of"] == undeleted + "Z"
+    with pytest.raises(NotFoundBeforeCutoff):  # at the undeletion's own millisecond it is still deleted
+        conlang_at(undeleted + "Z").fetch(DOC.format(186))
     assert DOC.format(186) in [r.id for r in after.search("analyze").results]
 
 
 def test_post_79_shows_its_duplicate_closure_only_after_it(conlang_at: Service) -> None:
-    closed_at = dump_seconds(_history("79", ("10",))[0]["CreationDate"])  # 2018-05-20T17:02:28.207
-    before = conlang_at(_iso(closed_at)).fetch(DOC.format(79))  # strictly before the (rounded-up) instant
+    closed_at = dump_millis(_history("79", ("10",))[0]["CreationDate"])  # 2018-05-20T17:02:28.207
+    before = conlang_at(_iso(closed_at)).fetch(DOC.format(79))  # T at the closure's own millisecond
     assert "Closed" not in before.text and before.metadata["closed"] is None
     after = conlang_at(_shift(closed_at, 1)).fetch(DOC.format(79))
-    assert f"[Closed on {_iso(closed_at)} as duplicate of conlang.meta.stackexchange:119]" in after.text
-    assert after.metadata["closed"] == {"on": _iso(closed_at), "reason": "duplicate", "duplicate_of": [119]}
+    assert "[Closed on 2018-05-20T17:02:28.207Z as duplicate of conlang.meta.stackexchange:119]" in after.text
+    assert after.metadata["closed"] == {"on": "2018-05-20T17:02:28.207Z", "reason": "duplicate",
+                                        "duplicate_of": [119]}
+    assert after.metadata["as_of"] == "2018-05-20T17:02:28.207Z"
     # Posts.xml's ClosedDate (today's state) is never what decides it
     assert [p.get("ClosedDate") for p in dump_rows("Posts.xml") if p["Id"] == "79"] == ["2018-05-20T17:02:28.207"]
 
@@ -110,15 +119,16 @@ def test_the_community_markup_migration_never_reaches_earlier_cutoffs(conlang_at
 
 def test_an_answer_appears_only_after_it_was_posted_and_comments_only_after_theirs(conlang_at: Service) -> None:
     answer = _history("81", ("2",))[0]
-    posted = dump_seconds(answer["CreationDate"])
+    posted = dump_millis(answer["CreationDate"])
     assert "Answer 81" not in conlang_at(_iso(posted)).fetch(DOC.format(79)).text
     assert "Answer 81" in conlang_at(_shift(posted, 1)).fetch(DOC.format(79)).text
     comment = next(c for c in dump_rows("Comments.xml") if c["PostId"] == "81")
-    at = dump_seconds(comment["CreationDate"])
+    at = dump_millis(comment["CreationDate"])
     assert render_markdown(comment["Text"]) not in conlang_at(_iso(at)).fetch(DOC.format(79)).text
     # a dump gives today's comment text and no edit flag: it is final only once the five-minute edit window closed
-    assert render_markdown(comment["Text"]) not in conlang_at(_shift(at, 300)).fetch(DOC.format(79)).text
-    assert render_markdown(comment["Text"]) in conlang_at(_shift(at, 301)).fetch(DOC.format(79)).text
+    # (300 s after its stamp, to the millisecond: shown 1 ms after the window's end, not at it)
+    assert render_markdown(comment["Text"]) not in conlang_at(_shift(at, 300_000)).fetch(DOC.format(79)).text
+    assert render_markdown(comment["Text"]) in conlang_at(_shift(at, 300_001)).fetch(DOC.format(79)).text
 
 
 def test_an_answer_link_shows_the_whole_question(conlang_at: Service) -> None:
@@ -157,7 +167,7 @@ def test_searches_at_a_cutoff_see_only_the_text_of_then(conlang_at: Service) -> 
 
 
 def test_an_answer_link_names_nothing_before_the_answer_was_posted(conlang_at: Service) -> None:
-    posted = dump_seconds(_history("81", ("2",))[0]["CreationDate"])  # question 79 was asked 6 hours before
+    posted = dump_millis(_history("81", ("2",))[0]["CreationDate"])  # question 79 was asked 6 hours before
     assert conlang_at(_iso(posted)).fetch(DOC.format(79)).id == DOC.format(79)
     for ref in ("conlang.meta.stackexchange:a/81", "https://conlang.meta.stackexchange.com/a/81"):
         with pytest.raises(NotFoundBeforeCutoff):

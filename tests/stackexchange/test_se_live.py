@@ -23,7 +23,7 @@ from frozen_search.adapters.stackexchange.thread import render_html
 from frozen_search.cache.http_cache import HttpCache
 from frozen_search.cache.transport import throttle_violation
 from frozen_search.config import Settings
-from frozen_search.cutoff import cutoff_bound, parse_cutoff
+from frozen_search.cutoff import cutoff_bound, instant_bound, parse_cutoff, stored_instant
 from frozen_search.errors import NotFoundBeforeCutoff, OfflineCacheMiss, UpstreamRateLimited
 from frozen_search.live import open_live
 from frozen_search.registry import default_registry
@@ -142,11 +142,13 @@ def test_the_adapter_returns_only_states_before_the_cutoff(tmp_path: Path, api: 
     finally:
         found.upstream.close()
         found.upstream.cache.close()
-    bound = cutoff_bound(parse_cutoff("2015-01-01"))
+    bound = instant_bound(parse_cutoff("2015-01-01"))
     assert states and all(s.valid_from < bound for s in states)
     assert all(when < bound for s in states for _, when in s.dated)
-    assert [s.valid_from for s in states] == sorted({1371168505, 1371169793, 1371170880, 1371174936, 1389933103,
-                                                     1418951129, 1418960000})
+    # the API's whole seconds, each stored as the last millisecond of its second and shown as the second
+    assert [s.valid_from for s in states] == [stored_instant(s) for s in sorted({
+        1371168505, 1371169793, 1371170880, 1371174936, 1389933103, 1418951129, 1418960000})]
+    assert all(s.precision_ms == 1000 for s in states)
 
 
 def test_before_the_question_was_asked_nothing_is_shown(tmp_path: Path, api: Stub) -> None:
@@ -192,7 +194,7 @@ def test_a_backoff_answer_delays_the_next_call_to_the_api(tmp_path: Path, api: S
         headers=JSON)]
     policy = STACKEXCHANGE.api_policy
     assert policy is not None
-    config = UpstreamConfig(allowed_hosts=frozenset({"127.0.0.1"}), host_policies={"127.0.0.1": policy})
+    config = UpstreamConfig(allowed_hosts=frozenset({api.url("")}), host_policies={"127.0.0.1": policy})
     with HttpCache(tmp_path / "cache") as cache, Upstream(config, cache, namespace="2015-01-01T00:00:00Z",
                                                           clock=fake.now, monotonic=fake.monotonic,
                                                           sleep=fake.sleep, rng=random.Random(1)) as upstream:

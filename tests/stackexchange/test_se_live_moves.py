@@ -148,9 +148,12 @@ def test_a_question_migrated_here_after_the_cutoff_reads_like_one_that_never_exi
     assert not _leaks(_every_byte(migrated.value))
     later = _service(_settings(tmp_path / "later", api, "live", "2016-06-01"))
     try:
-        assert later.fetch("codereview.stackexchange:27379").title.startswith("Deck and Card")  # here since then
+        shown = later.fetch("codereview.stackexchange:27379")
     finally:
         later.close()
+    assert shown.title.startswith("Deck and Card")  # here since then
+    # shown as of its arrival here (the API's whole second, read like any stamp), never as of its time elsewhere
+    assert shown.metadata["as_of"] == "2016-03-01T10:00:00Z"
 
 
 def _comment(comment_id: int, at: int, edited: bool | None, text: str) -> dict[str, object]:

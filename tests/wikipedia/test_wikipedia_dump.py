@@ -96,8 +96,8 @@ def test_bad_file_leaves_store_and_index_as_they_were(tmp_path: Path, bad: str) 
     assert snapshot_of_store(store) == before
     assert index.generation == generation
     reopened = RevisionIndex.open(tmp_path / "index")
-    assert reopened.search(["pyrus"], [], 2**40, None, 10) == [] or all(
-        doc != "wikipedia:Pyrus" for _, _, doc in reopened.search(["pyrus"], [], 2**40, None, 10))
+    assert reopened.search(["pyrus"], [], 2**62, None, 10) == [] or all(
+        doc != "wikipedia:Pyrus" for _, _, doc in reopened.search(["pyrus"], [], 2**62, None, 10))
 
 
 def test_truncated_compressed_file(tmp_path: Path) -> None:
@@ -167,7 +167,7 @@ QUERIES = (["reciprocal", "rank"], ["pear"], ["pyrus"], ["martingale"], ["the"])
 def ingest_snapshot(tmp_path: Path) -> tuple[object, ...]:
     store, index = fresh(tmp_path)
     report = ingest_wikipedia([wiki_file(name) for name in PIPELINE_FILES], store, index)
-    searches = [index.search(terms, [], bound, None, 50) for terms in QUERIES for bound in (1_200_000_000, 2**40)]
+    searches = [index.search(terms, [], bound, None, 50) for terms in QUERIES for bound in (1_200_000_000, 2**62)]
     return (report.pages, report.revisions, report.duplicates), stored_rows(store), searches
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import io
 import lzma
 import os.path
@@ -23,6 +22,7 @@ from frozen_search.adapters.wikipedia.wikitext import (
     _common_prefix,
     _common_suffix,
     _scan,
+    chunk_key,
     join_rendered,
     redirect_target,
     render_chunk,
@@ -95,7 +95,7 @@ def test_split_chunks(wikitext: str, chunks: list[str]) -> None:
 def test_chunk_keys_are_sha1_of_source() -> None:
     chunks = WikitextRenderer().render_chunks("Α ''b''\n\n== C ==\nd")
     assert [c.source for c in chunks] == ["Α ''b''\n\n", "== C ==\nd"]
-    assert [c.key for c in chunks] == [hashlib.sha1(c.source.encode("utf-8")).digest() for c in chunks]
+    assert [c.key for c in chunks] == [chunk_key(c.source) for c in chunks]
     assert [c.text for c in chunks] == ["Α b\n\n", "C\nd\n\n"]
 
 

@@ -7,11 +7,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 from frozen_search.adapters.arxiv import ids
 from frozen_search.adapters.documents import DocReference, DocumentStateSource, SourceLive
 from frozen_search.adapters.http import Upstream
+from frozen_search.cache.keys import host_of, origin_of
 from frozen_search.config import Settings
 from frozen_search.index import RevisionIndex
 from frozen_search.source import IngestReport, Progress
@@ -33,9 +33,12 @@ class ArxivSource(DocumentStateSource):
         return (ids.HOST,)
 
     def api_hosts(self, settings: Settings) -> tuple[str, ...]:
-        """The hosts of the configured API and OAI-PMH endpoints, and arxiv.org (PDFs)."""
-        hosts = {urlsplit(settings.arxiv_api).hostname, urlsplit(settings.arxiv_oai).hostname, ids.HOST}
-        return tuple(sorted(h for h in hosts if h))
+        """The origins of the configured API and OAI-PMH endpoints (PDFs are read from the API's origin), plus
+        ``https://arxiv.org`` only while the API is the real ``export.arxiv.org`` (its redirects land there)."""
+        origins = {origin_of(settings.arxiv_api), origin_of(settings.arxiv_oai)}
+        if host_of(settings.arxiv_api) == "export.arxiv.org":
+            origins.add(origin_of(f"https://{ids.HOST}"))
+        return tuple(sorted(o for o in origins if o))
 
     def parse_reference(self, ref: str, settings: Settings) -> DocReference | None:
         """See :func:`frozen_search.adapters.arxiv.ids.parse_reference`."""

@@ -22,7 +22,7 @@ from urllib.parse import unquote, urlsplit
 
 from frozen_search.adapters.documents import DocReference, DocState
 from frozen_search.config import Settings
-from frozen_search.cutoff import iso_utc
+from frozen_search.cutoff import iso_utc, stored_instant
 from frozen_search.cutoff_rules import arxiv as rules
 from frozen_search.errors import InvalidRequest, require_unicode
 
@@ -223,16 +223,17 @@ def paper_states(record: PaperRecord) -> list[DocState]:
 
 def _version_state(record: PaperRecord, entry: VersionEntry) -> DocState:
     k, when = entry.number, entry.submitted
+    stored = stored_instant(when)  # arXiv stamps are whole seconds
     history = [[f"v{v.number}", iso_utc(v.submitted) if v.dated else None] for v in record.versions if v.number <= k]
     own = record.texts.get(k)
     withdrawn = rules.is_withdrawal(entry.size_kb, entry.flags, own.comments if own else None)
     base: dict[str, Any] = dict(
-        doc_id=f"{SOURCE}:{record.paper}", source=SOURCE, version=f"v{k}", valid_from=when,
+        doc_id=f"{SOURCE}:{record.paper}", source=SOURCE, version=f"v{k}", valid_from=stored,
         url=abs_url(record.paper, k), parent_version=None if k == 1 else f"v{k - 1}",
         provenance={**record.provenance, "version": f"v{k}"})
     display: dict[str, Any] = {"arxiv_id": f"{record.paper}v{k}", "submitted": iso_utc(when),
                                "submission_history": history, "withdrawn": withdrawn}
-    dated = ((f"version v{k} submitted", when), (f"submission history v1-v{k}", when))
+    dated = ((f"version v{k} submitted", stored), (f"submission history v1-v{k}", stored))
     if own is None:
         if withdrawn:
             notice = (f"arXiv:{record.paper}v{k}, submitted {iso_utc(when)}, is a withdrawal "
@@ -257,7 +258,7 @@ def _version_state(record: PaperRecord, entry: VersionEntry) -> DocState:
         if name in proven:
             head.append(f"{label}: {proven[name]}")
     parts = ["\n".join(head), own.abstract] + ([record.full_texts[k]] if k in record.full_texts else [])
-    own_dated = (f"title, authors, abstract and comments of v{k}", when)
+    own_dated = (f"title, authors, abstract and comments of v{k}", stored)
     return DocState(title=own.title, parts=tuple(p for p in parts if p), dated=(*dated, own_dated),
                     display=display, **base)
 

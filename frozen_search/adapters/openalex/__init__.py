@@ -7,11 +7,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 from frozen_search.adapters.documents import DocReference, DocumentStateSource, SourceLive
 from frozen_search.adapters.http import Upstream
 from frozen_search.adapters.openalex import ids
+from frozen_search.cache.keys import origin_of
 from frozen_search.config import Settings
 from frozen_search.index import RevisionIndex
 from frozen_search.source import IngestReport, Progress
@@ -33,9 +33,9 @@ class OpenAlexSource(DocumentStateSource):
         return (ids.HOST,)
 
     def api_hosts(self, settings: Settings) -> tuple[str, ...]:
-        """The host of the configured API."""
-        host = urlsplit(settings.openalex_api).hostname
-        return (host.lower(),) if host else ()
+        """The origin of the configured API."""
+        origin = origin_of(settings.openalex_api)
+        return (origin,) if origin else ()
 
     def parse_reference(self, ref: str, settings: Settings) -> DocReference | None:
         """See :func:`frozen_search.adapters.openalex.ids.parse_reference`."""

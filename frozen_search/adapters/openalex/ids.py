@@ -213,9 +213,9 @@ def work_state(work: Any, provenance: Mapping[str, Any]) -> DocState:
     verdict = rules.judge(work)
     if not verdict.eligible:
         return DocState(doc_id=doc_id(key), source=SOURCE, version=_version(key, published.day.isoformat(),
-                        verdict.reason), valid_from=published.shown_from, title=doc_id(key), url=url, parts=None,
+                        verdict.reason), valid_from=published.stored, title=doc_id(key), url=url, parts=None,
                         provenance=dict(provenance), aliases=aliases, refusal=("not_eligible", verdict.reason),
-                        sole=True)
+                        sole=True, precision_ms=published.precision_ms)
     title = " ".join(str(work.get("title") or work.get("display_name") or "").split())
     if not title:
         raise RecordError(f"{key}: an eligible work without a title")
@@ -239,9 +239,9 @@ def _shown_state(work: Mapping[str, Any], key: str, title: str, doi: str | None,
     if published.precision != "day":
         display["publication_date_note"] = (f"OpenAlex writes a {published.precision}-only date as {day}: the work "
                                             f"is shown only from the end of that {published.precision}")
-    dated = tuple((f"{what} (OpenAlex {key}, published {day})", published.shown_from)
+    dated = tuple((f"{what} (OpenAlex {key}, published {day})", published.stored)
                   for what in ("record", "abstract")[:len(parts)])
     return DocState(doc_id=doc_id(key), source=SOURCE, version=_version(parts, display, title), title=title,
-                    valid_from=published.shown_from, url=url, parts=parts, dated=dated, display=display,
-                    provenance=dict(provenance), aliases=aliases, sole=True)
+                    valid_from=published.stored, url=url, parts=parts, dated=dated, display=display,
+                    provenance=dict(provenance), aliases=aliases, sole=True, precision_ms=published.precision_ms)
 

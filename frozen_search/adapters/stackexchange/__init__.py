@@ -7,12 +7,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 from frozen_search.adapters.documents import DocReference, DocumentStateSource, SourceLive
 from frozen_search.adapters.http import HostPolicy, Upstream
 from frozen_search.adapters.stackexchange import ids
 from frozen_search.adapters.stackexchange.thread import served_sites
+from frozen_search.cache.keys import origin_of
 from frozen_search.config import Settings
 from frozen_search.index import RevisionIndex
 from frozen_search.source import IngestReport, Progress
@@ -35,9 +35,9 @@ class StackExchangeSource(DocumentStateSource):
         return tuple(site.host for site in served_sites(settings))
 
     def api_hosts(self, settings: Settings) -> tuple[str, ...]:
-        """The host of the configured API."""
-        host = urlsplit(settings.stackexchange_api).hostname
-        return (host,) if host else ()
+        """The origin of the configured API."""
+        origin = origin_of(settings.stackexchange_api)
+        return (origin,) if origin else ()
 
     def parse_reference(self, ref: str, settings: Settings) -> DocReference | None:
         """See :func:`frozen_search.adapters.stackexchange.ids.parse_reference`."""

@@ -12,7 +12,10 @@ From ``Posts.xml`` only a post's id, type, parent and creation date are read —
 :func:`~frozen_search.adapters.stackexchange.thread.thread_states`: title 1/4/7, body 2/5/8, tags 3/6/9
 (7-9 are rollbacks, whose ``Text`` is the restored value), close/reopen 10/11, delete/undelete 12/13, lock/unlock
 14/15. ``PostLinks.xml`` duplicate links (``LinkTypeId`` 3) name the duplicate target of a closure whose event
-does not. Fractional seconds are rounded up, so a stored instant never precedes the real one.
+does not. Dump stamps are kept to the millisecond they are written in (``2014-09-30T19:48:26.370``): a thread's
+instants are UTC milliseconds (``Thread.unit_ms = 1``), an event is shown at ``T`` iff its stamp is before ``T``
+(``m + 1 ms <= T``), and ``as_of`` and every date in the text show the stamp as written
+(``2014-09-30T19:48:26.370Z``). A finer fraction than milliseconds is rounded up, never down.
 
 Fail closed: a post in ``PostHistory.xml`` but absent from ``Posts.xml`` (deleted, not public), a post with a
 ``PostHistory.xml`` row that cannot be read (its history is incomplete: the row may be its deletion), a post with
@@ -24,12 +27,11 @@ shown, and ``report.problems`` says why. A missing file, a folder that is not a 
 from __future__ import annotations
 
 import json
-import math
 import re
 import sqlite3
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import IO, Any
 
@@ -49,11 +51,13 @@ from frozen_search.adapters.stackexchange.thread import (
     thread_states,
 )
 from frozen_search.config import Settings
+from frozen_search.cutoff import MILLISECOND_MS
 from frozen_search.cutoff_rules.stackexchange import HISTORY_KINDS
 from frozen_search.errors import IngestError, RefusedSource
 from frozen_search.index import RevisionIndex
 from frozen_search.store import Store
 
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 FILES = {"Posts.xml": "posts", "PostHistory.xml": "posthistory", "Comments.xml": "comments",
          "PostLinks.xml": "postlinks"}  # file -> its root element
 MAX_LISTED_PROBLEMS = 1_000
@@ -118,15 +122,17 @@ def dump_site(site_dir: Path, site: str | None, settings: Settings) -> Site:
     return chosen
 
 
-def dump_seconds(text: str) -> int:
-    """UTC seconds of a dump date (``2018-02-06T20:19:50.957``, naive UTC), rounded up.
+def dump_millis(text: str) -> int:
+    """UTC milliseconds of a dump date (``2018-02-06T20:19:50.957``, naive UTC: ``1517948390957``); a finer
+    fraction (microseconds) is rounded up, so an instant never moves earlier. Exact integer arithmetic.
 
     Raises:
         ValueError: not an ISO date-time.
     """
     parsed = datetime.fromisoformat(text)
     parsed = parsed.replace(tzinfo=UTC) if parsed.tzinfo is None else parsed.astimezone(UTC)
-    return math.ceil(parsed.timestamp())
+    micros = (parsed - _EPOCH) // timedelta(microseconds=1)
+    return -(-micros // 1000)
 
 
 def parse_tags(text: str) -> tuple[str, ...]:
@@ -206,14 +212,14 @@ class DumpReader:
         question = post_id if kind == 1 else (int(parent) if kind == 2 and parent else None)
         if kind == 2 and question is None:
             raise ValueError("an answer without ParentId")
-        return post_id, question, kind if kind in (1, 2) else 0, dump_seconds(row.get("CreationDate"))
+        return post_id, question, kind if kind in (1, 2) else 0, dump_millis(row.get("CreationDate"))
 
     def _history_row(self, row: Any) -> tuple[Any, ...] | None:
         self.history_rows += 1
         kind = int(row.get("PostHistoryTypeId"))
         if kind not in HISTORY_KINDS:
             return None  # 16 community wiki, 24 suggested edit applied, 50 bump, ...: nothing displayed changes
-        return (int(row.get("PostId")), int(row.get("Id")), kind, dump_seconds(row.get("CreationDate")),
+        return (int(row.get("PostId")), int(row.get("Id")), kind, dump_millis(row.get("CreationDate")),
                 row.get("Text"), row.get("Comment"))
 
     def _history_unreadable(self, row: Any, number: int, why: str) -> None:
@@ -229,14 +235,14 @@ class DumpReader:
 
     @staticmethod
     def _comment_row(row: Any) -> tuple[Any, ...]:
-        return (int(row.get("Id")), int(row.get("PostId")), dump_seconds(row.get("CreationDate")),
+        return (int(row.get("Id")), int(row.get("PostId")), dump_millis(row.get("CreationDate")),
                 row.get("Text") or "")
 
     @staticmethod
     def _link_row(row: Any) -> tuple[Any, ...] | None:
         if row.get("LinkTypeId") != "3":  # only duplicate links name a closure's target
             return None
-        return int(row.get("PostId")), int(row.get("RelatedPostId")), dump_seconds(row.get("CreationDate"))
+        return int(row.get("PostId")), int(row.get("RelatedPostId")), dump_millis(row.get("CreationDate"))
 
     def _problem(self, report: StateIngestReport, message: str) -> None:
         self.problem_count += 1
@@ -305,7 +311,7 @@ class DumpReader:
         comments = [Comment(cid, post, at, render_markdown(text)) for cid, post, at, text in db.execute(
             f"SELECT id, post, at, text FROM comments WHERE post IN ({marks}) ORDER BY at, id", ids)]
         return Thread(self.site, question, posts, comments,
-                      provenance={"dump": self.site_dir.name, "site": self.site.host})
+                      provenance={"dump": self.site_dir.name, "site": self.site.host}, unit_ms=MILLISECOND_MS)
 
 
 def _value(kind: str, text: str | None, comment: str | None, at: int,

@@ -2,13 +2,16 @@
 turn post events into :class:`~frozen_search.adapters.documents.DocState` values (rule:
 :mod:`frozen_search.cutoff_rules.stackexchange`).
 
-A :class:`Thread` holds a question and its answers as event lists (:class:`PostEvent`: title, body or tags
-deltas, close/reopen, delete/undelete, lock/unlock, each with its UTC second) and the comments. :func:`thread_states`
-replays the events in time order and emits one state after each instant that changed what is displayed; its parts
-are one per displayed post or comment (so unchanged posts are stored once), ``dated`` names every displayed part with
-its own date, and the version key is a content hash (which covers the state's start, so a thread that returns to
-an earlier content after an undelete gets a new interval, never a reused key). Text is rendered here: Markdown
-(PostHistory, comments of the dump) and HTML (API bodies) become plain text, LaTeX left as written.
+A :class:`Thread` holds a question and its answers as event lists (:class:`PostEvent`: title, body or tags deltas,
+close/reopen, delete/undelete, lock/unlock, each with its instant) and the comments. Instants keep the input's own
+precision (:attr:`Thread.unit_ms`): integer UTC milliseconds for a data dump (``2014-09-30T19:48:26.370``), UTC seconds
+for the API; they become stored instants (:func:`~frozen_search.cutoff.stored_instant`) only in the states, and every
+date in the displayed text is written at that precision (``posted 2014-09-30T19:48:26.370Z``). :func:`thread_states`
+replays the events in time order and emits one state after each instant that changed what is displayed; its parts are
+one per displayed post or comment (so unchanged posts are stored once), ``dated`` names every displayed part with its
+own date, and the version key is a content hash (which covers the state's start, so a thread that returns to an earlier
+content after an undelete gets a new interval, never a reused key). Text is rendered here: Markdown (PostHistory,
+comments of the dump) and HTML (API bodies) become plain text, LaTeX left as written.
 
 Nothing from today's state is read: no score, vote, accepted mark, count, last-activity date or current body.
 """
@@ -27,7 +30,7 @@ from lxml import etree, html
 
 from frozen_search.adapters.documents import DocState
 from frozen_search.config import Settings
-from frozen_search.cutoff import iso_utc
+from frozen_search.cutoff import SECOND_MS, stored_instant, stored_iso
 from frozen_search.cutoff_rules.stackexchange import CLOSE_REASONS, COMMENT_EDIT_WINDOW, MOVE_IN_KINDS
 from frozen_search.errors import ConfigError
 
@@ -170,9 +173,10 @@ def html_text_or_none(markup: str) -> str | None:
 
 @dataclass(frozen=True)
 class PostEvent:
-    """One change of a post at ``at`` (UTC seconds): ``kind`` one of ``title``, ``body``, ``tags``, ``close``,
-    ``reopen``, ``delete``, ``undelete``, ``lock``, ``unlock``, ``migrated_in``, ``merged_in``; ``value`` the
-    rendered title or body, the tags (tuple), or for ``close`` ``{"reason": str, "duplicate_of": [ids]}``; ``seq``
+    """One change of a post at ``at`` (in the thread's unit: UTC seconds or milliseconds): ``kind`` one of ``title``,
+    ``body``, ``tags``, ``close``, ``reopen``, ``delete``, ``undelete``, ``lock``, ``unlock``, ``migrated_in``,
+    ``merged_in``; ``value`` the rendered title or body, the tags (tuple), or for ``close`` ``{"reason": str,
+    "duplicate_of": [ids]}``; ``seq``
     orders events of one instant (the history row id, or the revision's position)."""
 
     at: int
@@ -183,7 +187,7 @@ class PostEvent:
 
 @dataclass
 class Post:
-    """A question or answer: its id, ``created`` (UTC seconds) and events; ``unreadable`` says why its history
+    """A question or answer: its id, ``created`` (in the thread's unit) and events; ``unreadable`` says why its history
     cannot be read (then the post is never shown)."""
 
     post_id: int
@@ -195,7 +199,7 @@ class Post:
 
 @dataclass(frozen=True)
 class Comment:
-    """A comment: ids, creation (UTC seconds), rendered text (today's: comments have no public history) and
+    """A comment: ids, creation (in the thread's unit), rendered text (today's: comments have no public history) and
     ``edited`` (the API's flag; ``None`` when unknown, as in dumps)."""
 
     comment_id: int
@@ -204,16 +208,12 @@ class Comment:
     text: str
     edited: bool | None = None
 
-    @property
-    def settled(self) -> int:
-        """The instant (UTC seconds) from which the text is proven final: the posting when the API says it was
-        never edited, else the end of the edit window (``cutoff_rules.stackexchange.COMMENT_EDIT_WINDOW``)."""
-        return self.at if self.edited is False else self.at + COMMENT_EDIT_WINDOW
-
 
 @dataclass
 class Thread:
-    """A question, its answers and the comments on any of them, on ``site``."""
+    """A question, its answers and the comments on any of them, on ``site``. ``unit_ms`` is the precision of every
+    instant in it, in milliseconds: ``SECOND_MS`` (the API's whole seconds, the default) or ``MILLISECOND_MS`` (a
+    data dump's stamps); instants are integers in that unit."""
 
     site: Site
     question: Post
@@ -221,6 +221,23 @@ class Thread:
     comments: list[Comment] = field(default_factory=list)
     provenance: dict[str, Any] = field(default_factory=dict)
     notes: dict[str, str] = field(default_factory=dict)  # constant notes added to every state's ``display``
+    unit_ms: int = SECOND_MS
+
+    def stored(self, at: int) -> int:
+        """The stored instant of ``at`` (the latest millisecond it stands for)."""
+        return stored_instant(at, self.unit_ms)
+
+    def iso(self, at: int) -> str:
+        """``at`` as displayed, at the thread's precision."""
+        return stored_iso(self.stored(at), self.unit_ms)
+
+    def settled(self, comment: Comment) -> int:
+        """The instant (in the thread's unit) from which ``comment``'s text is proven final: its posting when the API
+        says it was never edited, else the end of the edit window (``cutoff_rules.stackexchange.COMMENT_EDIT_WINDOW``
+        seconds, i.e. 300 000 ms in a dump's millisecond unit)."""
+        if comment.edited is False:
+            return comment.at
+        return comment.at + COMMENT_EDIT_WINDOW * SECOND_MS // self.unit_ms
 
 
 @dataclass
@@ -250,7 +267,7 @@ class _Shown:
 def thread_states(thread: Thread, bound: int | None = None) -> list[DocState]:
     """The thread's states in time order: one after every instant that changed what it displays.
 
-    ``bound`` (UTC seconds, exclusive): ignore every event, answer and comment at or after it (the live adapter
+    ``bound`` (in the thread's unit, exclusive): ignore every event, answer and comment at or after it (the live adapter
     passes the cutoff's bound; the dump passes ``None`` and keeps every state); merges and migrations are read
     whatever their date, since a post that arrives later was not in the thread before (rule:
     ``cutoff_rules.stackexchange.MOVE_IN_KINDS``). A question whose history cannot be read gives one
@@ -274,7 +291,7 @@ def thread_states(thread: Thread, bound: int | None = None) -> list[DocState]:
     timeline: list[tuple[int, int, int, int, PostEvent | Comment | None]] = []
     for order, post in enumerate([question, *answers]):
         timeline.extend((e.at, 0, e.seq, order, e) for e in post.events if e.at < limit)
-    timeline.extend((c.settled, 1, c.comment_id, 0, c) for c in thread.comments if c.settled < limit)
+    timeline.extend((thread.settled(c), 1, c.comment_id, 0, c) for c in thread.comments if thread.settled(c) < limit)
     timeline.extend((at, 2, 0, 0, None) for at in arrived.values() if at < limit)  # an answer arrives
     timeline.sort(key=lambda item: item[:4])
     shown: dict[int, _Shown] = {p.post_id: _Shown() for p in [question, *answers]}
@@ -297,15 +314,15 @@ def thread_states(thread: Thread, bound: int | None = None) -> list[DocState]:
         if content != last_content:
             states.append(_with_version(state, instant, states[-1].version if states else None))
             last_content = content
-    return _after_migration(states, migrated)
+    return _after_migration(states, None if migrated is None else thread.stored(migrated))
 
 
 _NEVER = 1 << 62
 
 
 def arrivals(question: Post, answers: Sequence[Post]) -> dict[int, int]:
-    """For each answer whose membership in the thread is proven only from some instant on: that instant (UTC
-    seconds; a huge value for never). The rule is ``cutoff_rules.stackexchange.MOVE_IN_KINDS``: an answer's own
+    """For each answer whose membership in the thread is proven only from some instant on: that instant (in the
+    thread's unit; a huge value for never). The rule is ``cutoff_rules.stackexchange.MOVE_IN_KINDS``: an answer's own
     move-in event, a merge into the question at or after the answer's creation (the last one counts), and an answer
     older than its question (from elsewhere, at an unknown time)."""
     merges = [e.at for e in question.events if e.kind == "merged_in"]
@@ -321,8 +338,8 @@ def arrivals(question: Post, answers: Sequence[Post]) -> dict[int, int]:
 
 
 def _after_migration(states: list[DocState], migrated: int | None) -> list[DocState]:
-    """Drop every state before a migration of the question to this site at ``migrated``: it was on another site
-    then, so nothing of it is told (the state current at the migration starts there)."""
+    """Drop every state before a migration of the question to this site at ``migrated`` (a stored instant): it was on
+    another site then, so nothing of it is told (the state current at the migration starts there)."""
     if migrated is None or not states or states[0].valid_from >= migrated:
         return states
     kept = [s for s in states if s.valid_from >= migrated]
@@ -343,7 +360,7 @@ def _state(thread: Thread, doc: str, instant: int, shown: dict[int, _Shown], ans
     q = shown[question.post_id]
     if q.deleted is not None:
         return _refused(thread, instant, "not_found_before_cutoff",
-                        f"question {question.post_id} was deleted on {iso_utc(q.deleted)} and not undeleted since")
+                        f"question {question.post_id} was deleted on {thread.iso(q.deleted)} and not undeleted since")
     if q.title is None or q.body is None or q.tags is None:
         missing = [n for n, v in (("title", q.title), ("body", q.body), ("tags", q.tags)) if v is None]
         return _refused(thread, instant, "content_unproven",
@@ -357,28 +374,28 @@ def _state(thread: Thread, doc: str, instant: int, shown: dict[int, _Shown], ans
                                     (f"question {question.post_id} body", q.body[1]),
                                     (f"question {question.post_id} tags", q.tags[1])]
     display: dict[str, Any] = {"site": thread.site.host, "question_id": question.post_id,
-                               "created": iso_utc(question.created), "tags": list(tags), "closed": None,
+                               "created": thread.iso(question.created), "tags": list(tags), "closed": None,
                                "locked": None}
     if q.closed is not None:
         notice, at = _closed_notice(thread, q.closed)
         parts.append(notice)
         dated.append((f"question {question.post_id} closure", at))
-        display["closed"] = {"on": iso_utc(at), **q.closed[0]}
+        display["closed"] = {"on": thread.iso(at), **q.closed[0]}
     if q.locked is not None:
-        parts.append(f"[Locked on {iso_utc(q.locked)}]")
+        parts.append(f"[Locked on {thread.iso(q.locked)}]")
         dated.append((f"question {question.post_id} lock", q.locked))
-        display["locked"] = iso_utc(q.locked)
-    _add_comments(parts, dated, by_post.get(question.post_id, []))
+        display["locked"] = thread.iso(q.locked)
+    _add_comments(thread, parts, dated, by_post.get(question.post_id, []))
     for answer in answers:
         a = shown[answer.post_id]
         if a.body is None or a.deleted is not None or answer.created > instant:
             continue
-        parts.append(f"Answer {answer.post_id} (posted {iso_utc(answer.created)}):\n\n{a.body[0]}")
+        parts.append(f"Answer {answer.post_id} (posted {thread.iso(answer.created)}):\n\n{a.body[0]}")
         dated.append((f"answer {answer.post_id} body", a.body[1]))
         if a.locked is not None:
-            parts.append(f"[Answer {answer.post_id} locked on {iso_utc(a.locked)}]")
+            parts.append(f"[Answer {answer.post_id} locked on {thread.iso(a.locked)}]")
             dated.append((f"answer {answer.post_id} lock", a.locked))
-        _add_comments(parts, dated, by_post.get(answer.post_id, []))
+        _add_comments(thread, parts, dated, by_post.get(answer.post_id, []))
     shown_answers = tuple(thread.site.answer_alias(a.post_id) for a in answers
                           if a.created <= instant and shown[a.post_id].body is not None
                           and shown[a.post_id].deleted is None)
@@ -391,13 +408,14 @@ def _closed_notice(thread: Thread, closed: tuple[dict[str, Any], int]) -> tuple[
     reason = str(details.get("reason") or "closed")
     targets = [thread.site.doc_id(int(t)) for t in details.get("duplicate_of", [])]
     suffix = f" of {', '.join(targets)}" if targets else ""
-    return f"[Closed on {iso_utc(at)} as {reason}{suffix}]", at
+    return f"[Closed on {thread.iso(at)} as {reason}{suffix}]", at
 
 
-def _add_comments(parts: list[str], dated: list[tuple[str, int]], comments: Iterable[Comment]) -> None:
+def _add_comments(thread: Thread, parts: list[str], dated: list[tuple[str, int]], comments: Iterable[Comment]
+                  ) -> None:
     for comment in comments:
-        parts.append(f"Comment on {comment.post_id} ({iso_utc(comment.at)}): {comment.text}")
-        dated.append((f"comment {comment.comment_id}", comment.settled))  # its text: final from then on
+        parts.append(f"Comment on {comment.post_id} ({thread.iso(comment.at)}): {comment.text}")
+        dated.append((f"comment {comment.comment_id}", thread.settled(comment)))  # its text: final from then on
 
 
 def close_reason(code: str | None) -> str:
@@ -413,12 +431,14 @@ def _refused(thread: Thread, instant: int, code: str, why: str) -> DocState:
 def _make(thread: Thread, doc: str, instant: int, title: str, parts: tuple[str, ...] | None,
           dated: tuple[tuple[str, int], ...], display: dict[str, Any], refusal: tuple[str, str] | None,
           aliases: tuple[str, ...] = ()) -> DocState:
-    """A state; ``aliases`` the answer aliases (``<short>:a/N``) of the answers it displays."""
+    """A state at ``instant`` (in the thread's unit; stored as :meth:`Thread.stored`, as is every ``dated``
+    instant); ``aliases`` the answer aliases (``<short>:a/N``) of the answers it displays."""
     content = json.dumps([title, parts, dated, display, refusal, aliases], ensure_ascii=False, sort_keys=True)
     return DocState(doc_id=doc, source=thread.site.short, version=hashlib.sha256(content.encode()).hexdigest(),
-                    valid_from=instant, title=title, url=thread.site.url(thread.question.post_id), parts=parts,
-                    dated=dated, display=display, provenance=dict(thread.provenance), refusal=refusal,
-                    aliases=aliases)
+                    valid_from=thread.stored(instant), title=title, url=thread.site.url(thread.question.post_id),
+                    parts=parts, dated=tuple((what, thread.stored(at)) for what, at in dated), display=display,
+                    provenance=dict(thread.provenance), refusal=refusal, aliases=aliases,
+                    precision_ms=thread.unit_ms)
 
 
 def _with_version(state: DocState, instant: int, parent: str | None) -> DocState:
@@ -427,4 +447,4 @@ def _with_version(state: DocState, instant: int, parent: str | None) -> DocState
     return DocState(doc_id=state.doc_id, source=state.source, version=key, valid_from=state.valid_from,
                     title=state.title, url=state.url, parts=state.parts, dated=state.dated, display=state.display,
                     provenance=state.provenance, aliases=state.aliases, refusal=state.refusal,
-                    parent_version=parent)
+                    parent_version=parent, precision_ms=state.precision_ms)

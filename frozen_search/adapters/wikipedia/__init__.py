@@ -1,7 +1,8 @@
 """Wikipedia as a source: page titles and oldids, MediaWiki XML dumps, live resolution through the Action API.
 
-Modules: :mod:`.ids` (ids, URLs, titles), :mod:`.dump` (XML exports), :mod:`.wikitext` (rendering, templates
-stripped), :mod:`.live` (the MediaWiki adapter at ``T``), :mod:`.bridge` (what the service shows: live and from the
+Modules: :mod:`.ids` (ids, URLs, titles), :mod:`.dump` (XML exports), :mod:`.wikitext` (rendering: formatting
+templates from their arguments, the others stripped),
+:mod:`.live` (the MediaWiki adapter at ``T``), :mod:`.bridge` (what the service shows: live and from the
 store). The rule is :mod:`frozen_search.cutoff_rules.wikipedia`. A document is a page (``wikipedia:Title``); its
 title at ``T`` may differ from today's (moves), and a redirect is followed one hop as it stood at ``T``.
 """
@@ -15,10 +16,12 @@ from urllib.parse import urlsplit
 
 from frozen_search.adapters.http import Upstream, require_json
 from frozen_search.adapters.wikipedia import bridge, ids
-from frozen_search.adapters.wikipedia.dump import ingest_wikipedia
+from frozen_search.adapters.wikipedia.dump import ingest_wikipedia, rerender_stale
 from frozen_search.adapters.wikipedia.live import WikipediaLive, connect
+from frozen_search.adapters.wikipedia.wikitext import TemplateCounts, render_chunk_counted
+from frozen_search.cache.keys import origin_of
 from frozen_search.config import Settings
-from frozen_search.cutoff import cutoff_bound
+from frozen_search.cutoff import instant_bound
 from frozen_search.errors import ConfigError
 from frozen_search.index import RevisionIndex
 from frozen_search.models import Rejection
@@ -49,7 +52,7 @@ class WikipediaSource(Source):
         return (settings.wikipedia_host,)
 
     def api_hosts(self, settings: Settings) -> tuple[str, ...]:
-        """The host of ``settings.wikipedia_api``.
+        """The origin of ``settings.wikipedia_api``.
 
         Raises:
             ConfigError: ``wikipedia_api`` is not an http(s) URL.
@@ -57,7 +60,10 @@ class WikipediaSource(Source):
         parts = urlsplit(settings.wikipedia_api)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise ConfigError(f"wikipedia_api {settings.wikipedia_api!r} is not an http(s) URL")
-        return (parts.hostname,)
+        origin = origin_of(settings.wikipedia_api)
+        if origin is None:
+            raise ConfigError(f"wikipedia_api {settings.wikipedia_api!r} is not an http(s) URL")
+        return (origin,)
 
     def parse_reference(self, ref: str, settings: Settings) -> ids.WikiReference | None:
         """A ``wikipedia:`` id or a URL of the wiki (article or ``index.php?oldid=``); ``None`` for others.
@@ -131,7 +137,7 @@ class WikipediaSource(Source):
         row = shown.row
         parts = [(f"revision {row.version} of {row.doc_id}", row.valid_from)]
         stored_doc = str(row.metadata.get("stored_doc_id", row.doc_id))
-        titled = store.titled_since(stored_doc, row.title, cutoff_bound(settings.require_cutoff()))
+        titled = store.titled_since(stored_doc, row.title, instant_bound(settings.require_cutoff()))
         if titled is not None:  # the page got this title by a move: the title is dated by that move (check 1)
             parts.append((f"title {row.title!r} (given by a move)", titled))
         title = row.title
@@ -141,13 +147,33 @@ class WikipediaSource(Source):
         return Displayed(id=row.doc_id, source=row.source, url=ids.page_url(row.title, settings.wikipedia_host),
                          title=title, text=text, stored_sha256=row.sha256, parts=parts)
 
-    def fetch_metadata(self, shown: Shown, common: dict[str, Any], settings: Settings) -> dict[str, Any]:
-        """``common``, then what is known of the history around the revision, its permanent link and the redirect
-        followed."""
+    def fetch_metadata(self, shown: Shown, common: dict[str, Any], settings: Settings,
+                       store: Store | None = None) -> dict[str, Any]:
+        """``common``, then what is known of the history around the revision, its permanent link, the redirect
+        followed, and (given ``store``) ``templates``: how many of the revision's templates were expanded, rendered
+        from their arguments, elided and stripped (:class:`~frozen_search.adapters.wikipedia.wikitext.TemplateCounts`).
+
+        Raises:
+            StoreIntegrityError: a chunk the row lists is missing from the store.
+        """
         history = history_of(shown.row)
-        return {**common, "history": history, "history_note": HISTORY_NOTES[history],
-                "revision_url": ids.oldid_url(shown.row.version, settings.wikipedia_host),
-                "redirected_from": None if shown.redirect is None else shown.redirect[0]}
+        metadata = {**common, "history": history, "history_note": HISTORY_NOTES[history],
+                    "revision_url": ids.oldid_url(shown.row.version, settings.wikipedia_host),
+                    "redirected_from": None if shown.redirect is None else shown.redirect[0]}
+        if store is not None:
+            counts = TemplateCounts()
+            for source in store.text_parts(shown.row, column="source"):
+                counts.add(render_chunk_counted(source)[1])
+            metadata["templates"] = counts.as_dict()
+        return metadata
+
+    def upgrade_stored(self, store: Store) -> int:
+        """Render again the rows of an older renderer (:func:`~frozen_search.adapters.wikipedia.dump.rerender_stale`).
+
+        Raises:
+            StoreIntegrityError: a chunk a row lists is missing from the store.
+        """
+        return len(rerender_stale(store))
 
 
 def history_of(row: RevisionRow) -> str:

@@ -16,8 +16,10 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from frozen_search.adapters.wikipedia import ids as wikipedia
+from frozen_search.adapters.wikipedia.dump import rerender
 from frozen_search.adapters.wikipedia.live import LiveRevision, WikipediaLive
-from frozen_search.adapters.wikipedia.wikitext import WikitextRenderer, join_rendered
+from frozen_search.adapters.wikipedia.wikitext import RENDERER_ID, WikitextRenderer, join_rendered
+from frozen_search.cutoff import stored_instant
 from frozen_search.errors import InvalidRequest, NotFoundBeforeCutoff
 from frozen_search.models import Rejection
 from frozen_search.source import Shown
@@ -60,8 +62,12 @@ class LiveBridge:
         """The stored row for ``rev`` under its title at ``T``, inserting it (``origin='live'``) when new."""
         doc = wikipedia.doc_id(rev.title)
         existing = self.store.get(doc, str(rev.revid))
-        if existing is not None:
+        if existing is not None and existing.metadata.get("renderer") == RENDERER_ID:
             return existing
+        if existing is not None:  # stored by an older renderer: rendered again, never shown as it was
+            with self._render_lock, self.store.transaction():
+                self.store.replace_content(existing.rev_pk, rerender(self.store, existing, self._renderer))
+            return self.store.revision(existing.rev_pk)
         with self._render_lock:
             chunks = self._renderer.render_chunks(rev.wikitext)
         displayed = join_rendered([c.text for c in chunks])
@@ -69,12 +75,13 @@ class LiveBridge:
             self.store.put_chunks((c.key, c.source, c.text) for c in chunks)
             self.store.add_revision(NewRevision(
                 doc_id=doc, source=wikipedia.SOURCE, version=str(rev.revid),
-                parent_version=None if rev.parentid is None else str(rev.parentid), valid_from=rev.timestamp,
+                parent_version=None if rev.parentid is None else str(rev.parentid),
+                valid_from=stored_instant(rev.timestamp),
                 title=wikipedia.normalize_title(rev.title), redirect=rev.redirect,
                 chunk_keys=b"".join(c.key for c in chunks),
                 sha256=hashlib.sha256(displayed.encode("utf-8")).hexdigest(), chars=len(displayed),
                 metadata={"page_id": str(rev.page_id), "current_title": rev.current_title, "renderer":
-                          "wikitext-chunks/1"},
+                          RENDERER_ID},
                 provenance={"upstream": self.api_url, "wikitext_sha1": rev.sha1, "resolved": "live"},
                 origin="live"))
         stored = self.store.get(doc, str(rev.revid))
@@ -98,7 +105,11 @@ class LiveBridge:
                 rev = self.adapter.by_revid(int(reference.oldid))
                 if rev is None:
                     raise self.unknown(reference)
-                return Shown(self.store_revision(rev))
+                stored = self.store_revision(rev)
+                if not wikipedia.title_matches(reference, stored.title):
+                    raise self.unknown(reference, f"the URL names {reference.title!r}; the revision is titled "
+                                                  f"{stored.title!r}")
+                return Shown(stored)
             found = self.adapter.at_title(str(reference.title))
         except NotFoundBeforeCutoff as exc:
             if exc.rejections:  # already the caller's sentence
@@ -108,7 +119,8 @@ class LiveBridge:
             raise self.unknown(reference)
         rev, redirect = found
         row = self.store_revision(rev)
-        return Shown(row) if redirect is None else Shown(row, (wikipedia.doc_id(redirect.title), redirect.timestamp))
+        return Shown(row) if redirect is None else Shown(row, (wikipedia.doc_id(redirect.title),
+                                                                  stored_instant(redirect.timestamp)))
 
     def unknown(self, reference: wikipedia.WikiReference, evidence: str | None = None) -> NotFoundBeforeCutoff:
         """The refusal of a title or oldid with no state shown at ``T``: one sentence naming only what the caller
@@ -153,7 +165,7 @@ class LiveBridge:
         if target is None:
             return Rejection(id=doc, reason="redirect_target_missing",
                              evidence=f"redirects to {rev.redirect!r} at the cutoff")
-        return Shown(self.store_revision(target[0]), (wikipedia.doc_id(rev.title), rev.timestamp))
+        return Shown(self.store_revision(target[0]), (wikipedia.doc_id(rev.title), stored_instant(rev.timestamp)))
 
 
 def resolve_local(reference: wikipedia.WikiReference, store: Store, bound: int, cutoff: str) -> Shown:
@@ -169,12 +181,17 @@ def resolve_local(reference: wikipedia.WikiReference, store: Store, bound: int, 
             redirect at ``T`` to a page with none.
     """
     if reference.oldid is not None:
-        row = store.by_version(wikipedia.SOURCE, reference.oldid)
-        if row is None or row.valid_from >= bound:  # after T reads exactly as absent
-            raise NotFoundBeforeCutoff(f"revision {reference.oldid} has no copy saved before the cutoff "
-                                       f"{cutoff} in the store")
-        at = title_at(store, row, bound)
-        return Shown(row if at is None else as_titled(row, at))
+        absent = (f"revision {reference.oldid} has no copy saved before the cutoff {cutoff} in the store")
+        rows = [row for row in store.by_versions(wikipedia.SOURCE, reference.oldid) if row.valid_from < bound]
+        if not rows:  # after T reads exactly as absent
+            raise NotFoundBeforeCutoff(absent)
+        titled = [row if at is None else as_titled(row, at) for row in rows for at in [title_at(store, row, bound)]]
+        matching = [row for row in titled if wikipedia.title_matches(reference, row.title)]
+        if not matching:  # ?title=Pear&oldid=<another page's revision>: as absent (issue 13.7)
+            raise NotFoundBeforeCutoff(absent, [Rejection(
+                id=f"oldid:{reference.oldid}", reason="title_mismatch",
+                evidence=f"the URL names {reference.title!r}; the revision is titled {titled[0].title!r} at T")])
+        return Shown(matching[0])
     doc = wikipedia.doc_id(str(reference.title))
     unknown = f"{doc} has no revision before the cutoff {cutoff}"
     row = page_at(store, wikipedia.normalize_title(str(reference.title)), bound)
@@ -188,8 +205,9 @@ def resolve_local(reference: wikipedia.WikiReference, store: Store, bound: int, 
 
 
 def title_at(store: Store, row: RevisionRow, bound: int) -> str | None:
-    """The title the dump page of ``row`` bore at ``T`` (``bound``, UTC seconds): its export title with every move
-    stamped at or after ``T`` undone; ``None`` when that is the title the row carries."""
+    """The title the dump page of ``row`` bore at ``T`` (``bound``: ``instant_bound(T)``, UTC milliseconds): its export
+    title with every move not surely before ``T`` (stored instant ``>= bound``) undone; ``None`` when that is the title
+    the row carries."""
     title = row.title
     for _, old, new in store.moves_of(row.doc_id, bound):  # newest first
         if new == title:

@@ -1,7 +1,8 @@
 """Ingest MediaWiki XML exports (schemas 0.3 to 0.11; plain, .bz2, .gz, .xz or legacy .lzma) into store and index.
 
 Streaming with constant memory: mwxml yields one revision at a time; text is rendered chunk by chunk
-(:mod:`frozen_search.adapters.wikipedia.wikitext`, templates stripped, never expanded) and stored content-addressed.
+(:mod:`frozen_search.adapters.wikipedia.wikitext`, formatting templates rendered from their arguments, others
+stripped) and stored content-addressed.
 Every revision is kept with its validity interval: ``valid_to`` is the next stored revision's timestamp, so one
 ingest serves every cutoff. A page-only fragment (a bare sequence of ``<page>`` elements, as in some test corpora)
 is read inside a synthetic ``<mediawiki>`` root, as MediaWiki's own importer needs too (../shared/mediawiki.md, 11).
@@ -31,6 +32,7 @@ import threading
 import time
 import warnings
 import xml.etree.ElementTree as ElementTree
+import zlib
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -43,12 +45,14 @@ from mwxml.errors import MalformedXML
 
 from frozen_search.adapters.wikipedia import ids as wikipedia
 from frozen_search.adapters.wikipedia.wikitext import (
+    RENDERER_ID,
     DeferredChunks,
     WikitextRenderer,
     join_rendered,
     redirect_target,
     render_chunk_batch,
 )
+from frozen_search.cutoff import stored_instant
 from frozen_search.errors import IngestError, InvalidRequest
 from frozen_search.index import IndexedRevision, IndexWriterSession, RevisionIndex
 from frozen_search.store import NewRevision, RevisionRow, Store
@@ -58,7 +62,6 @@ _PAGES_ONLY_HEADER = (b'<mediawiki xmlns="http://www.mediawiki.org/xml/export-0.
                       b"<siteinfo><sitename>unknown (pages-only fragment)</sitename><namespaces>"
                       b'<namespace key="0" case="first-letter" /></namespaces></siteinfo>\n')
 _PAGES_ONLY_FOOTER = b"\n</mediawiki>\n"
-RENDERER_ID = "wikitext-chunks/1"
 PARALLEL_RENDER_AFTER = 500  # revisions of one call rendered inline before a render process is used (spawn ~0.3 s)
 RENDER_WINDOW = 64  # revisions read ahead of the one being stored while their chunks are rendered
 # One indexing thread with a large heap: fewer, larger segments cost far less CPU to write and merge than two threads
@@ -69,6 +72,8 @@ _WORKER_CODE = ("import json, signal, sys; signal.signal(signal.SIGINT, signal.S
                 "sys.path[:] = json.loads(sys.argv[1]); replies, sys.stdout = sys.stdout.buffer, sys.stderr; "
                 "from frozen_search.adapters.wikipedia.wikitext import serve_render_batches; "
                 "serve_render_batches(sys.stdin.buffer, replies)")
+# What the decompressors raise on damaged bytes (gzip: zlib.error, BadGzipFile; bz2: OSError; xz: LZMAError).
+_DECOMPRESS_ERRORS = (zlib.error, EOFError, lzma.LZMAError, gzip.BadGzipFile, OSError)
 # What mwxml and ElementTree raise on broken input (seen on truncated, non-XML and root-less files).
 _READ_ERRORS = (ElementTree.ParseError, MalformedXML, AssertionError, ValueError, KeyError, AttributeError, TypeError)
 
@@ -185,8 +190,9 @@ def open_dump(path: Path) -> Iterator[tuple[IO[bytes], IO[bytes], _CountingReade
             rest = [io.BytesIO(_PAGES_ONLY_HEADER), *rest, io.BytesIO(_PAGES_ONLY_FOOTER)]
         counter = _CountingReader(io.BufferedReader(_Chain(rest), buffer_size=1 << 20))
         yield raw, io.BufferedReader(counter, buffer_size=1 << 20), counter
-    except (OSError, EOFError, lzma.LZMAError) as exc:
-        raise IngestError(f"{path}: cannot decompress or read: {exc}") from exc
+    except _DECOMPRESS_ERRORS as exc:
+        at = "" if raw.closed else f" at byte {raw.tell()} of the file"
+        raise IngestError(f"{path}: cannot decompress or read{at}: {type(exc).__name__}: {exc}") from exc
     finally:
         raw.close()
 
@@ -310,10 +316,11 @@ class _Queued:
     page_id: Any
     revision_id: Any
     parent_id: Any
-    timestamp: int
+    timestamp: int  # a stored instant (UTC milliseconds, the last of its second)
     redirect: str | None
     sha1: str | None
     chunks: DeferredChunks
+    where: str = ""  # "<file>: page N": where an ingest error points
 
 
 class _PageWriter:
@@ -329,6 +336,7 @@ class _PageWriter:
         self.store, self.writer, self.renderer, self.provenance = store, writer, renderer, provenance
         self.report, self.pool = report, pool
         self.tick: Callable[[], None] = lambda: None
+        self.where = ""  # "<file>: page N" of the page being read
         self.stored_chunks: set[bytes] = set()
         self.pending: IndexedRevision | None = None
         self.pending_version = ""
@@ -347,8 +355,9 @@ class _PageWriter:
                 self.renderer.defer(self.pool.submit)
         text = revision.text or ""
         self.queue.append(_Queued(
-            doc, title, namespace, page_id, revision.id, revision.parent_id, int(revision.timestamp.unix()),
-            redirect_target(text), revision.sha1, self.renderer.render_chunks_deferred(text)))
+            doc, title, namespace, page_id, revision.id, revision.parent_id,
+            stored_instant(int(revision.timestamp.unix())),
+            redirect_target(text), revision.sha1, self.renderer.render_chunks_deferred(text), self.where))
         self._settle(RENDER_WINDOW if self.parallel else 0)
 
     def end_page(self, doc: str) -> None:
@@ -380,6 +389,7 @@ class _PageWriter:
         self._remember(c[0] for c in fresh)
         displayed = join_rendered([c.text for c in chunks])
         parent = None if rev.parent_id is None else str(rev.parent_id)
+        self._refuse_taken_id(rev)
         rev_pk = self.store.add_revision(NewRevision(
             doc_id=rev.doc, source=wikipedia.SOURCE, version=str(rev.revision_id), parent_version=parent,
             valid_from=rev.timestamp, title=rev.title, redirect=rev.redirect,
@@ -400,6 +410,28 @@ class _PageWriter:
         self.pending = IndexedRevision(rev_pk, rev.doc, wikipedia.SOURCE, timestamp, None, rev.title, displayed)
         self.pending_version = str(rev.revision_id)
         return True
+
+    def _refuse_taken_id(self, rev: _Queued) -> None:
+        """A revision id is MediaWiki's global ``rev_id``: one already stored under another page is refused (issue
+        13.7), unless it is that same revision exported again under the page's later title (same page id and
+        timestamp, and the same wikitext sha1 when both exports carry one), as after a move.
+
+        Raises:
+            IngestError: the id is taken by another page's revision (naming the file and page position).
+        """
+        for row in self.store.by_versions(wikipedia.SOURCE, str(rev.revision_id)):
+            if row.doc_id == rev.doc:
+                continue
+            page_id = None if rev.page_id is None else str(rev.page_id)
+            stored_sha1 = row.provenance.get("wikitext_sha1")
+            same = (page_id is not None and row.metadata.get("page_id") == page_id
+                    and row.valid_from == rev.timestamp
+                    and (not stored_sha1 or not rev.sha1 or stored_sha1 == rev.sha1))
+            if not same:
+                raise IngestError(f"{rev.where}: revision id {rev.revision_id} of {rev.title!r} is already stored "
+                                  f"as a revision of {wikipedia.title_of(row.doc_id)!r} (page id "
+                                  f"{row.metadata.get('page_id')}); a revision id belongs to one page: nothing was "
+                                  "stored")
 
     def _remember(self, keys: Iterable[bytes]) -> None:
         if len(self.stored_chunks) > 2_000_000:  # bound memory: INSERT OR IGNORE keeps correctness
@@ -431,8 +463,9 @@ class _PageWriter:
 
 @dataclass(frozen=True)
 class LoggedMove:
-    """A page move read from a ``<logitem>`` (``type`` move, action ``move``/``move_redir``): when (UTC seconds),
-    from which title to which (normalized)."""
+    """A page move read from a ``<logitem>`` (``type`` move, action ``move``/``move_redir``): when (a stored instant,
+    UTC milliseconds: :func:`~frozen_search.cutoff.stored_instant` of the item's whole-second timestamp, like a
+    revision's), from which title to which (normalized)."""
 
     moved_at: int
     old: str
@@ -485,7 +518,7 @@ def _log_item(item: Any, namespaces: frozenset[int], report: IngestReport, moves
         new = wikipedia.normalize_title(target)
     except (InvalidRequest, UnicodeDecodeError):
         return  # no valid titles: nothing to record
-    moves.append(LoggedMove(int(item.timestamp.unix()), old, new))
+    moves.append(LoggedMove(stored_instant(int(item.timestamp.unix())), old, new))
     report.log_moves += 1
 
 
@@ -523,13 +556,20 @@ def _ingest_file(path: Path, page_writer: _PageWriter, namespaces: frozenset[int
                 warnings.filterwarnings("ignore", category=DeprecationWarning, module=r"mwxml\b")
                 for item in dump:
                     position += 1
+                    page_writer.where = f"{path}: page {position}"
                     if isinstance(item, mwxml.LogItem):
                         _log_item(item, namespaces, report, moves)
                         continue
-                    _ingest_page(item, page_writer, namespaces, report)
+                    try:
+                        _ingest_page(item, page_writer, namespaces, report)
+                    except InvalidRequest as exc:  # a title MediaWiki could not have written
+                        raise IngestError(f"{path}: page {position}: {exc.message}") from exc
                     tick()
         except _READ_ERRORS as exc:
             raise IngestError(f"{path}: broken or truncated export at page {position}: {exc}") from exc
+        except _DECOMPRESS_ERRORS as exc:  # a damaged .gz/.bz2/.xz: the file's fault, said with its position
+            raise IngestError(f"{path}: cannot decompress the export after page {position} "
+                              f"(byte {raw.tell()} of the file): {type(exc).__name__}: {exc}") from exc
         page_writer.flush()
         tick()
         report.raw_bytes += counter.count
@@ -550,7 +590,7 @@ def _ingest_page(page: Any, page_writer: _PageWriter, namespaces: frozenset[int]
             continue
         move = wikipedia.MOVE_COMMENT.search(revision.comment or "")
         if move is not None:
-            _record_move(page_writer.store, doc, int(revision.timestamp.unix()), move[1], move[2])
+            _record_move(page_writer.store, doc, stored_instant(int(revision.timestamp.unix())), move[1], move[2])
         page_writer.add(doc, title, page.namespace, page.id, revision)
     page_writer.end_page(doc)
 
@@ -560,6 +600,42 @@ def _record_move(store: Store, doc: str, moved_at: int, old: str, new: str) -> N
         store.add_move(doc, moved_at, wikipedia.normalize_title(old), wikipedia.normalize_title(new))
     except InvalidRequest:
         pass  # a comment that only looks like a move (no valid titles): nothing to record
+
+
+def rerender(store: Store, row: RevisionRow, renderer: WikitextRenderer) -> NewRevision:
+    """``row`` rendered again by the current renderer from its stored chunk sources (the wikitext, split losslessly),
+    its chunks stored; the caller replaces the row's content with what is returned.
+
+    Raises:
+        StoreIntegrityError: a chunk the row lists is missing from the store.
+    """
+    chunks = renderer.render_chunks("".join(store.text_parts(row, column="source")))
+    store.put_chunks((c.key, c.source, c.text) for c in chunks)
+    displayed = join_rendered([c.text for c in chunks])
+    return NewRevision(
+        doc_id=row.doc_id, source=row.source, version=row.version, parent_version=row.parent_version,
+        valid_from=row.valid_from, title=row.title, redirect=row.redirect, chunk_keys=b"".join(c.key for c in chunks),
+        sha256=hashlib.sha256(displayed.encode("utf-8")).hexdigest(), chars=len(displayed),
+        metadata={**row.metadata, "renderer": RENDERER_ID}, provenance=row.provenance,
+        precision_ms=row.precision_ms)
+
+
+def rerender_stale(store: Store, renderer: WikitextRenderer | None = None) -> list[int]:
+    """Render again every stored Wikipedia revision (dump or live) whose ``renderer`` is not :data:`RENDERER_ID`,
+    inside the caller's transaction; returns the ``rev_pk``s of the dump ones (the index must re-add them). Chunks
+    are keyed by renderer (:func:`~frozen_search.adapters.wikipedia.wikitext.chunk_key`), so old and new renderings
+    never share a key, and after this no row of the store shows an old rendering.
+
+    Raises:
+        StoreIntegrityError: a chunk a row lists is missing from the store.
+    """
+    renderer = renderer if renderer is not None else WikitextRenderer()
+    changed: list[int] = []
+    for row, origin in store.stale_renderings(wikipedia.SOURCE, RENDERER_ID):
+        store.replace_content(row.rev_pk, rerender(store, row, renderer))
+        if origin == "dump":
+            changed.append(row.rev_pk)
+    return changed
 
 
 def ingest_wikipedia(paths: Sequence[Path], store: Store, index: RevisionIndex, *,
@@ -584,6 +660,10 @@ def ingest_wikipedia(paths: Sequence[Path], store: Store, index: RevisionIndex, 
     try:
         with index.writer(INDEX_HEAP_BYTES, INDEX_THREADS) as writer:
             with store.transaction():
+                for rev_pk in rerender_stale(store, renderer):  # an older rendering: rendered again, re-indexed
+                    row = store.revision(rev_pk)
+                    writer.replace(IndexedRevision(row.rev_pk, row.doc_id, row.source, row.valid_from, row.valid_to,
+                                                   row.title, join_rendered(store.text_parts(row))))
                 page_writer = _PageWriter(store, writer, renderer, {}, report, pool)
                 moves: list[LoggedMove] = []
                 for path in paths:

@@ -27,7 +27,9 @@ MOVE_COMMENT = re.compile(r"moved (?:page )?\[\[([^\]|]+)\]\] to \[\[([^\]|]+)\]
 
 @dataclass(frozen=True)
 class WikiReference:
-    """A parsed fetch reference: a page title, or an old revision id (``oldid``), never both."""
+    """A parsed fetch reference: a page title, or an old revision id (``oldid``). Both only for an
+    ``index.php?title=…&oldid=…`` URL: the revision is shown only if its title at ``T`` is that title
+    (:func:`title_matches`; issue 13.7)."""
 
     title: str | None = None
     oldid: str | None = None
@@ -44,6 +46,12 @@ def normalize_title(raw: str) -> str:
     if not title or _BAD_TITLE_CHARS.search(title) or len(title.encode("utf-8")) > _MAX_TITLE_BYTES:
         raise InvalidRequest(f"{raw[:100]!r} is not a valid Wikipedia page title")
     return title[0].upper() + title[1:]
+
+
+def title_matches(reference: WikiReference, shown_title: str) -> bool:
+    """Whether an oldid reference may show a revision titled ``shown_title`` at ``T``: it names no title, or that
+    one (both normalized)."""
+    return reference.title is None or reference.title == normalize_title(shown_title)
 
 
 def doc_id(title: str) -> str:
@@ -112,7 +120,8 @@ def _index_php_reference(query: dict[str, list[str]], ref: str) -> WikiReference
         oldid = query["oldid"][0]
         if not (oldid.isascii() and oldid.isdigit()) or len(oldid) > 12:  # "²".isdigit() is True
             raise InvalidRequest(f"oldid {oldid[:20]!r} in {ref[:100]!r} is not a revision number")
-        return WikiReference(oldid=str(int(oldid)))
+        named = query.get("title")
+        return WikiReference(oldid=str(int(oldid)), title=normalize_title(named[0]) if named else None)
     if "title" in query:
         return WikiReference(title=normalize_title(query["title"][0]))
     raise InvalidRequest(f"{ref[:100]!r} names neither a title nor an oldid")

@@ -1,4 +1,4 @@
-"""Wikitext -> displayed plain text, chunk by chunk with a memo; templates are stripped, never expanded.
+"""Wikitext -> displayed plain text, chunk by chunk with a memo; formatting templates rendered from their arguments.
 
 Owns how a Wikipedia revision's wikitext becomes the text frozen-search stores, indexes and shows. No I/O, no cutoff;
 the text is a pure function of the wikitext (with or without memo, the same string).
@@ -12,8 +12,12 @@ the "Anarchism" history costs ~0.65 ms (``bench/bench_render.py``).
 
 Rendering rules (:func:`render_chunk`), decided on real revisions of "Anarchism", "Mean reciprocal rank", "Pear":
 
-- templates, parser functions, magic words, ``{{{args}}}``, comments, ``__NOTOC__``-style switches: removed; a
-  template that glued a word to the text before it (``FAQ{{ndash}}by``) leaves one space;
+- the formatting templates of :mod:`frozen_search.cutoff_rules.wikipedia_templates` (``{{math}}``, ``{{mvar}}``,
+  ``{{val}}``, ``{{frac}}``, …) render their own arguments (``{{math|&#124;''a''&#124;}}`` -> ``|a|``,
+  ``{{val|6.2415093|e=18}}`` -> ``6.2415093×10^18``): the arguments are the revision's own text; so does
+  ``{{#tag:name|content}}`` (``{{#tag:ref|x}}`` -> ``[x]``, as ``<ref>x</ref>``);
+- every other template, parser functions, magic words, ``{{{args}}}``, comments, ``__NOTOC__``-style switches:
+  removed; a removed template that glued a word to the text before it (``FAQ{{ndash}}by``) leaves one space;
 - runs of 2+ apostrophes (bold, italic) removed, their text kept. Parsed with ``skip_style_tags``: otherwise
   mwparserfromhell gives up on some nestings (a link in italics in a ref) and leaves raw markup;
 - ``[[t|label]]`` -> label, ``[[t]]`` -> t, ``[[t (x)|]]`` -> t, ``[[:Category:C]]`` -> Category:C; File, Image,
@@ -28,7 +32,7 @@ Rendering rules (:func:`render_chunk`), decided on real revisions of "Anarchism"
   or ``""`` when it renders to whitespace only.
 
 Known gaps: mwparserfromhell does not parse an indented table (``:{|``), so its markup stays; the content of
-formatting templates (``{{nowrap|...}}``, ``{{math|...}}``, ``{{convert|...}}``) goes with them.
+templates outside the table (``{{convert|...}}``, infoboxes) goes with them.
 """
 
 from __future__ import annotations
@@ -47,8 +51,11 @@ import mwparserfromhell
 from mwparserfromhell.nodes import ExternalLink, Heading, HTMLEntity, Node, Tag, Template, Text, Wikilink
 from mwparserfromhell.wikicode import Wikicode
 
-__all__ = ["Chunk", "DeferredChunks", "WikitextRenderer", "join_rendered", "redirect_target", "render_chunk",
-           "render_chunk_batch", "serve_render_batches", "split_chunks"]
+from frozen_search.cutoff_rules.wikipedia_templates import Rule, rule_for
+
+__all__ = ["RENDERER_ID", "Chunk", "DeferredChunks", "TemplateCounts", "WikitextRenderer", "chunk_key", "finish_text",
+           "join_rendered", "redirect_target", "render_chunk", "render_chunk_batch", "render_chunk_counted",
+           "serve_render_batches", "split_chunks"]
 
 # Scanner state: (closer of the raw span being skipped, or ""; depths of {{ {| [[ <ref> <gallery> <table> <div>).
 _State = tuple[str, tuple[int, ...]]
@@ -78,6 +85,8 @@ _DROP_TAGS = frozenset(
     "gallery imagemap timeline categorytree inputbox templatedata graph score section includeonly hiero mapframe "
     "maplink templatestyles".split()
 )
+_TYPOGRAPHIC_SPACES = str.maketrans("", "", "\u2009\u200a\u202f")
+_RANGE_WORDS = frozenset({"-", "–", "to", "and", "or", "x", "×", "by", "+", "±", "to(-)"})
 _VERBATIM_TAGS = frozenset({"math", "chem", "ce", "source", "syntaxhighlight"})
 _LITERAL_TAGS = frozenset({"nowiki", "pre"})
 _BLOCK_TAGS = frozenset({"div", "p", "blockquote", "center", "table", "caption", "ul", "ol", "dl", "li", "poem"})
@@ -86,8 +95,22 @@ K = TypeVar("K")
 V = TypeVar("V")
 
 
+RENDERER_ID = "wikitext-chunks/2"
+"""The rendering a stored chunk's text comes from (row metadata ``renderer``). Bumped whenever rendering changes:
+chunk keys are namespaced by it (:func:`chunk_key`), so a store never holds two renderings under one key, and rows of
+an older renderer are rendered again from their stored chunk sources by ``reindex`` and by an ingest that meets them
+(:func:`frozen_search.adapters.wikipedia.dump.rerender_stale`). 1: templates stripped; 2: the formatting templates of
+:mod:`frozen_search.cutoff_rules.wikipedia_templates` rendered from their arguments."""
+_KEY_NAMESPACE = (RENDERER_ID + "\x00").encode("utf-8")
+
+
+def chunk_key(source: str) -> bytes:
+    """The store key of a chunk: sha1 (20 bytes) of :data:`RENDERER_ID`, a NUL and ``source`` in UTF-8."""
+    return hashlib.sha1(_KEY_NAMESPACE + source.encode("utf-8")).digest()
+
+
 class Chunk:
-    """One chunk of a revision: ``key`` = sha1 digest (20 bytes) of ``source`` in UTF-8, ``text`` = its rendering.
+    """One chunk of a revision: ``key`` = :func:`chunk_key` of ``source``, ``text`` = its rendering.
 
     Never changed once complete. A chunk rendered elsewhere (:meth:`WikitextRenderer.defer`) gets its ``text`` when
     its batch is back; :meth:`DeferredChunks.result` waits for that.
@@ -326,12 +349,48 @@ def _tidy(text: str, both_ends: bool = False) -> str:
     return "\n".join(lines)
 
 
+@dataclass
+class TemplateCounts:
+    """What became of a text's templates (parser functions and magic words included), counted as rendered: ``expanded``
+    from their own text at ``T``, ``from_arguments`` rendered from their arguments alone
+    (:mod:`frozen_search.cutoff_rules.wikipedia_templates`), ``elided`` (modules and Wikidata, replaced by a mark)
+    and ``stripped``. A template inside a stripped one is not counted (it was never rendered)."""
+
+    expanded: int = 0
+    from_arguments: int = 0
+    elided: int = 0
+    stripped: int = 0
+
+    def add(self, other: TemplateCounts) -> None:
+        """Add ``other``'s counts to these."""
+        self.expanded += other.expanded
+        self.from_arguments += other.from_arguments
+        self.elided += other.elided
+        self.stripped += other.stripped
+
+    def as_dict(self) -> dict[str, int]:
+        """``{"expanded": n, "rendered_from_arguments": n, "elided": n, "stripped": n}`` (fetch metadata)."""
+        return {"expanded": self.expanded, "rendered_from_arguments": self.from_arguments, "elided": self.elided,
+                "stripped": self.stripped}
+
+
 def render_chunk(source: str) -> str:
     """One chunk's wikitext as plain text (rules in the module docstring): a tidy block ending in two newlines.
 
     A chunk that renders to whitespace only gives ``""``. Never raises on any string (mwparserfromhell takes anything).
     """
-    text = _render_code(mwparserfromhell.parse(source, skip_style_tags=True))
+    return render_chunk_counted(source)[0]
+
+
+def render_chunk_counted(source: str) -> tuple[str, TemplateCounts]:
+    """:func:`render_chunk` and what became of the chunk's templates (:class:`TemplateCounts`)."""
+    render = _Render()
+    text = render.code(mwparserfromhell.parse(source, skip_style_tags=True))
+    return finish_text(text), render.counts
+
+
+def finish_text(text: str) -> str:
+    """Rendered nodes as a chunk's text: gaps glued or dropped, tidied, ending in two newlines (``""`` if blank)."""
     text = _tidy(_GLUE.sub(" ", text).replace(_GAP, ""), both_ends=True).strip()
     return text + "\n\n" if text else ""
 
@@ -344,7 +403,8 @@ def render_chunk_batch(sources: list[str]) -> list[str]:
 def serve_render_batches(requests: BinaryIO, replies: BinaryIO) -> None:
     """Answer batches until ``requests`` ends: each message is a 4-byte big-endian length and a pickled list of str.
 
-    The loop of a render process (``frozen_search.adapters.wikipedia.dump``): replies come in request order.
+    The loop of a render process (``frozen_search.adapters.wikipedia.dump``): replies come in request order. The
+    pickles are this program's own messages through a pipe to its own child, never read from a file.
     """
     while header := requests.read(4):
         sources = pickle.loads(requests.read(int.from_bytes(header, "big")))
@@ -353,69 +413,167 @@ def serve_render_batches(requests: BinaryIO, replies: BinaryIO) -> None:
         replies.flush()
 
 
-def _render_code(code: Wikicode) -> str:
-    return "".join([_render_node(node) for node in code.nodes])
+class _Render:
+    """One rendering pass over parsed wikitext (rules in the module docstring), counting what became of templates.
 
+    :meth:`template` is the one place a template is decided: subclasses (the expander at ``T``) override it.
+    """
 
-def _render_node(node: Node) -> str:
-    if isinstance(node, Text):
-        return _TEXT_NOISE.sub("", node.value)
-    if isinstance(node, Wikilink):
-        return _render_wikilink(node)
-    if isinstance(node, Tag):
-        return _render_tag(node)
-    if isinstance(node, ExternalLink):
-        if not node.brackets:
-            return str(node.url)
-        return _render_code(node.title) if node.title is not None else ""
-    if isinstance(node, Heading):
-        return "\n\n" + _render_code(node.title).strip()
-    if isinstance(node, HTMLEntity):
-        return node.normalize()
-    if isinstance(node, Template):  # also parser functions and magic words
-        return _GAP
-    return ""  # Argument, Comment
+    def __init__(self) -> None:
+        self.counts = TemplateCounts()
 
+    def code(self, code: Wikicode) -> str:
+        return "".join([self.node(node) for node in code.nodes])
 
-def _render_wikilink(node: Wikilink) -> str:
-    title = str(node.title).strip()
-    target = title.lstrip(":").strip()
-    prefix, colon, rest = target.partition(":")
-    prefix = prefix.strip()
-    if colon and not title.startswith(":"):
-        if prefix.lower() in _DROP_NAMESPACES:
+    def node(self, node: Node) -> str:
+        if isinstance(node, Text):
+            return _TEXT_NOISE.sub("", node.value)
+        if isinstance(node, Wikilink):
+            return self.wikilink(node)
+        if isinstance(node, Tag):
+            return self.tag(node)
+        if isinstance(node, ExternalLink):
+            if not node.brackets:
+                return str(node.url)
+            return self.code(node.title) if node.title is not None else ""
+        if isinstance(node, Heading):
+            return "\n\n" + self.code(node.title).strip()
+        if isinstance(node, HTMLEntity):
+            return node.normalize()
+        if isinstance(node, Template):  # also parser functions and magic words
+            return self.template(node)
+        return ""  # Argument, Comment
+
+    def template(self, node: Template) -> str:
+        """A template rendered from its arguments when the table has it, else stripped (a gap)."""
+        name = str(node.name)
+        if name.lstrip().lower().startswith("#tag:") and "{" not in name:
+            self.counts.from_arguments += 1
+            return self.tag_function(node)
+        rule = rule_for(name) if "{" not in name else None
+        if rule is None:
+            self.counts.stripped += 1
+            return _GAP
+        self.counts.from_arguments += 1
+        return self.from_arguments(node, rule)
+
+    def tag_function(self, node: Template) -> str:
+        """``{{#tag:name|content|attr=value}}``: the tag ``<name>content</name>`` rendered as written (a function of
+        its arguments: MediaWiki's CoreParserFunctions::tagObj); a named argument is an attribute, dropped."""
+        tag = str(node.name).split(":", 1)[1].strip().lower()
+        content = next((str(param.value) for param in node.params if str(param.name).strip() == "1"), "")
+        if not re.fullmatch(r"[a-z][a-z0-9-]*", tag):
+            return _GAP
+        return self.code(mwparserfromhell.parse(f"<{tag}>{content}</{tag}>", skip_style_tags=True))
+
+    def argument(self, node: Template, name: str) -> str | None:
+        """Argument ``name`` of ``node`` rendered as inline text (``None`` when absent); the last one given wins, as
+        in MediaWiki; gaps of stripped templates dropped, thin and hair spaces (``&thinsp;``: typography inside a
+        formula, ``|&thinsp;a&thinsp;|``) removed so the formula reads and is found as ``|a|``, whitespace
+        collapsed."""
+        found = None
+        for param in node.params:
+            if str(param.name).strip() == name:
+                found = param
+        if found is None:
+            return None
+        text = _GLUE.sub(" ", self.code(found.value)).replace(_GAP, "").translate(_TYPOGRAPHIC_SPACES)
+        return " ".join(text.split())
+
+    def positional(self, node: Template) -> list[str]:
+        """The positional arguments ``1``, ``2``, … of ``node`` rendered, up to the first one absent."""
+        values: list[str] = []
+        while (value := self.argument(node, str(len(values) + 1))) is not None:
+            values.append(value)
+        return values
+
+    def from_arguments(self, node: Template, rule: Rule) -> str:
+        """``node`` rendered by ``rule`` (:mod:`frozen_search.cutoff_rules.wikipedia_templates`)."""
+        if rule.kind == "text":
+            return rule.text
+        if rule.kind == "wrap":
+            if rule.joiner is not None:
+                start = int(rule.arg) - 1
+                return rule.before + rule.joiner.join(self.positional(node)[start:]) + rule.after
+            return rule.before + (self.argument(node, rule.arg) or "") + rule.after
+        if rule.kind == "frac":
+            args = self.positional(node)
+            if len(args) == 1:
+                return f"1/{args[0]}"
+            if len(args) == 2:
+                return f"{args[0]}/{args[1]}"
+            return f"{args[0]} {args[1]}/{args[2]}" if args else ""
+        if rule.kind == "val":
+            return self.val(node)
+        if rule.kind == "named":
+            found = [self.argument(node, name) for name in rule.names]
+            return (rule.joiner or " ").join(value for value in found if value)
+        if rule.kind == "convert":
+            args = self.positional(node)
+            if len(args) >= 4 and args[1] in _RANGE_WORDS:  # {{convert|1|to|2|km}}
+                return f"{args[0]} {args[1]} {args[2]} {args[3]}"
+            return " ".join(args[:2])
+        if rule.kind == "numblk":
+            args = self.positional(node)
+            return " ".join(arg for arg in args[1:3] if arg)
+        return _GAP  # pragma: no cover - every kind of the table is handled above
+
+    def val(self, node: Template) -> str:
+        """``{{val}}``: number, uncertainty (``±u``, ``(u)`` or ``+a-b``), ``×10^e``, unit (module docstring); signs
+        stay ASCII so that a search for ``-31`` finds ``×10^-31``."""
+        args = self.positional(node)
+        text = args[0] if args else ""
+        if len(args) == 2:
+            text += args[1] if args[1].startswith("(") else "±" + args[1]
+        elif len(args) >= 3:
+            text += args[1] + args[2]
+        exponent = self.argument(node, "e")
+        if exponent:
+            text += "×10^" + exponent
+        unit = self.argument(node, "u") or self.argument(node, "ul")
+        per = self.argument(node, "up") or self.argument(node, "upl")
+        if per:
+            unit = (unit or "") + "/" + per
+        return text + " " + unit if unit else text
+
+    def wikilink(self, node: Wikilink) -> str:
+        title = str(node.title).strip()
+        target = title.lstrip(":").strip()
+        prefix, colon, rest = target.partition(":")
+        prefix = prefix.strip()
+        if colon and not title.startswith(":"):
+            if prefix.lower() in _DROP_NAMESPACES:
+                return ""
+            if _LANG_PREFIX.fullmatch(prefix) and prefix not in _NOT_LANG:
+                return ""
+        if node.text is None:
+            return target
+        if str(node.text):
+            return self.code(node.text)
+        shown = rest.strip() if colon else target  # the pipe trick: [[Namespace:Title (x)|]] shows "Title"
+        return re.sub(r"\s*\([^()]*\)$", "", shown)
+
+    def tag(self, node: Tag) -> str:
+        name = str(node.tag).strip().lower()
+        if name in _DROP_TAGS or (node.wiki_markup is not None and name in ("li", "dt", "dd", "hr")):
             return ""
-        if _LANG_PREFIX.fullmatch(prefix) and prefix not in _NOT_LANG:
-            return ""
-    if node.text is None:
-        return target
-    if str(node.text):
-        return _render_code(node.text)
-    shown = rest.strip() if colon else target  # the pipe trick: [[Namespace:Title (x)|]] shows "Title"
-    return re.sub(r"\s*\([^()]*\)$", "", shown)
-
-
-def _render_tag(node: Tag) -> str:
-    name = str(node.tag).strip().lower()
-    if name in _DROP_TAGS or (node.wiki_markup is not None and name in ("li", "dt", "dd", "hr")):
-        return ""
-    if name in _VERBATIM_TAGS:
-        return str(node.contents)
-    if name in _LITERAL_TAGS:
-        return html.unescape(str(node.contents))
-    if name == "br":
-        return "\n"
-    inner = _render_code(node.contents)
-    if name == "ref":
-        flat = " ".join(_GLUE.sub(" ", inner).replace(_GAP, "").split())
-        return f"[{flat}]" if flat else ""
-    if name in ("td", "th"):
-        if node.wiki_markup == "|" and inner.startswith("+"):  # "|+ caption": mwparserfromhell reads a cell
-            return "\n" + inner[1:].strip() + "\n"
-        return inner.strip() + " "
-    if name == "tr" or name in _BLOCK_TAGS:
-        return "\n" + inner + "\n"
-    return inner
+        if name in _VERBATIM_TAGS:
+            return str(node.contents)
+        if name in _LITERAL_TAGS:
+            return html.unescape(str(node.contents))
+        if name == "br":
+            return "\n"
+        inner = self.code(node.contents)
+        if name == "ref":
+            flat = " ".join(_GLUE.sub(" ", inner).replace(_GAP, "").split())
+            return f"[{flat}]" if flat else ""
+        if name in ("td", "th"):
+            if node.wiki_markup == "|" and inner.startswith("+"):  # "|+ caption": mwparserfromhell reads a cell
+                return "\n" + inner[1:].strip() + "\n"
+            return inner.strip() + " "
+        if name == "tr" or name in _BLOCK_TAGS:
+            return "\n" + inner + "\n"
+        return inner
 
 
 @dataclass(frozen=True, eq=False)
@@ -518,7 +676,7 @@ class WikitextRenderer:
                 entry = self._memo.get(source)
             if entry is None:
                 self.memo_misses += 1
-                key = hashlib.sha1(source.encode("utf-8")).digest()
+                key = chunk_key(source)
                 if self._submit is None:
                     text = render_chunk(source)
                     chunk, chars = Chunk(key, source, text), len(source) + len(text)
