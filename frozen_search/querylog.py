@@ -20,6 +20,7 @@ import fcntl
 import hashlib
 import hmac
 import json
+import logging
 import mmap
 import os
 import threading
@@ -205,6 +206,23 @@ class CallRecorder:
             self.rejections.append(rejection.model_dump(mode="json"))
 
 
+def _cut_torn_tail(handle: Any, path: Path) -> int:
+    """Cut a last line without its newline — a write a ``kill -9`` interrupted (the line is written before the call
+    answers, so that call was never answered) — from ``path``, open for appending as ``handle`` and held under
+    ``flock``; returns the bytes cut (0 when the file ends with a newline or is empty)."""
+    size = os.fstat(handle.fileno()).st_size
+    if size == 0:
+        return 0
+    with path.open("rb") as reader, mmap.mmap(reader.fileno(), 0, access=mmap.ACCESS_READ) as data:
+        if data[-1:] == b"\n":
+            return 0
+        keep = data.rfind(b"\n") + 1
+    os.ftruncate(handle.fileno(), keep)
+    logging.getLogger(__name__).warning("query log %s: cut %d bytes of a write interrupted before its call answered",
+                                        path, size - keep)
+    return size - keep
+
+
 def _last_hash(path: Path) -> str:
     """The hash to chain the next line to; :class:`ConfigError` if the last line is cut off, corrupt or unchained."""
     if not path.exists() or path.stat().st_size == 0:
@@ -247,6 +265,7 @@ class QueryLog:
         try:
             fcntl.flock(self._handle.fileno(), fcntl.LOCK_EX)
             try:
+                _cut_torn_tail(self._handle, self.path)
                 self._prev = _last_hash(self.path)
                 self._size = os.fstat(self._handle.fileno()).st_size
             finally:
@@ -318,14 +337,21 @@ class QueryLog:
         self.close()
 
 
-def read_log(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Yield ``(line_number, record)`` from line 1, streaming; :class:`InvalidRequest` naming a non-JSON line."""
+def read_log(path: str | os.PathLike[str], torn: list[int] | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Yield ``(line_number, record)`` from line 1, streaming; :class:`InvalidRequest` naming a non-JSON line.
+
+    ``torn``: when given, a last line without its newline that is not JSON — a write interrupted by a ``kill -9``,
+    whose call was never answered — ends the reading and its number is appended to ``torn`` instead.
+    """
     try:
         with Path(path).open("rb") as handle:
             for number, raw in enumerate(handle, start=1):
                 try:
                     record = _decode(raw)
                 except ValueError as exc:
+                    if torn is not None and not raw.endswith(b"\n"):
+                        torn.append(number)
+                        return
                     raise InvalidRequest(f"query log {path} line {number} is not JSON: {exc}") from exc
                 if not isinstance(record, dict):
                     raise InvalidRequest(f"query log {path} line {number} is not a JSON object")
@@ -423,6 +449,7 @@ class AuditReport:
     late_hits: list[LateHit] = field(default_factory=list)
     disclosures: list[Disclosure] = field(default_factory=list)
     chain_breaks: list[ChainBreak] = field(default_factory=list)
+    torn_tail: int | None = None
 
     @property
     def ok(self) -> bool:
@@ -445,6 +472,8 @@ class AuditReport:
                *(f"  line {d.line}: {d.what}" for d in self.disclosures),
                f"chain breaks: {len(self.chain_breaks)}",
                *(f"  line {b.line}: {b.kind}: {b.detail}" for b in self.chain_breaks),
+               *([f"interrupted last write: line {self.torn_tail} (cut off by a kill before its call answered; the "
+                  "next writer removes it)"] if self.torn_tail is not None else []),
                self._signatures(), *self._head(),
                "result: OK" if self.ok else "result: FAILED"]  # fmt: skip
         return "\n".join(out)
@@ -566,7 +595,8 @@ def audit(path: str | os.PathLike[str], *, key: bytes | None = None, expect_head
     """
     report, checker = AuditReport(key_checked=key is not None, expected_head=expect_head), _ChainChecker()
     seen_at: int | None = None
-    for line, record in read_log(path):
+    torn: list[int] = []
+    for line, record in read_log(path, torn):
         report.lines, report.head = line, str(record.get("hash"))
         report.chain_breaks += checker.check(line, record)
         report.signed += isinstance(record.get("sig"), str)
@@ -579,6 +609,7 @@ def audit(path: str | os.PathLike[str], *, key: bytes | None = None, expect_head
         where = (f"it is line {seen_at}'s hash ({report.lines - seen_at} line(s) appended since)" if seen_at
                  else "no line has it (the log was truncated or rewritten)")
         report.head_problem = f"the chain ends at {report.head}, not at {expect_head}: {where}"
+    report.torn_tail = torn[0] if torn else None
     return report
 
 
@@ -676,7 +707,7 @@ def replay(path: str | os.PathLike[str], execute: Execute,
     unreadable line.
     """
     checker = _ChainChecker()
-    for line, record in read_log(path):
+    for line, record in read_log(path, []):
         breaks = tuple(checker.check(line, record))
         if before is not None:
             before(record)

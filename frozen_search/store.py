@@ -91,6 +91,13 @@ CREATE TABLE IF NOT EXISTS ingests (
 );
 """
 
+# When a document's history became visible (a dump's import/create log items): it did not exist before, whatever its
+# revisions' stamps say (leak class 5). Snapshot queries leave out a document with an arrival at or after the bound.
+_ARRIVALS = """CREATE TABLE IF NOT EXISTS arrivals (
+    doc_id TEXT NOT NULL, at INTEGER NOT NULL, kind TEXT NOT NULL, UNIQUE (doc_id, at, kind)
+)"""
+_ARRIVED_BY = "NOT EXISTS (SELECT 1 FROM arrivals a WHERE a.doc_id=revisions.doc_id AND a.at>=?)"
+
 KEY_BYTES = 20  # sha1 digest size of a chunk key
 
 
@@ -246,6 +253,7 @@ class Store:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._init_schema()
+            self._db.execute(_ARRIVALS)  # added to schema 5 in place: an empty table changes nothing stored
         except sqlite3.DatabaseError as exc:
             self._db.close()
             raise ConfigError(f"{path} is not a usable frozen-search store: {exc}") from exc
@@ -434,8 +442,8 @@ class Store:
         cutoff (design.md), so live mode resolves again through the (cached) upstream instead.
         """
         found = self._db.execute(
-            f"SELECT {_COLUMNS} FROM revisions WHERE doc_id=? AND valid_from<? AND origin='dump' "
-            "ORDER BY valid_from DESC, rev_pk DESC LIMIT 1", (doc_id, bound)).fetchone()
+            f"SELECT {_COLUMNS} FROM revisions WHERE doc_id=? AND valid_from<? AND origin='dump' AND {_ARRIVED_BY} "
+            "ORDER BY valid_from DESC, rev_pk DESC LIMIT 1", (doc_id, bound, bound)).fetchone()
         return None if found is None else _row(found)
 
     def get(self, doc_id: str, version: str) -> RevisionRow | None:
@@ -443,6 +451,18 @@ class Store:
         found = self._db.execute(f"SELECT {_COLUMNS} FROM revisions WHERE doc_id=? AND version=?",
                                  (doc_id, version)).fetchone()
         return None if found is None else _row(found)
+
+    def add_arrival(self, doc_id: str, at: int, kind: str) -> None:
+        """Record that the history of ``doc_id`` became visible at ``at`` (a stored instant, UTC milliseconds) by
+        ``kind`` (``import``, ``create``: a dump's log items): before it, the document did not exist, whatever the
+        stamps of the revisions it carries (inside the caller's transaction)."""
+        self._db.execute("INSERT OR IGNORE INTO arrivals VALUES (?,?,?)", (doc_id, at, kind))
+
+    def arrived_by(self, doc_id: str, bound: int) -> bool:
+        """Whether ``doc_id`` has no recorded arrival at or after ``bound`` (``instant_bound(T)``): a page whose
+        history was imported or created after ``T`` did not exist at ``T``."""
+        found = self._db.execute("SELECT 1 FROM arrivals WHERE doc_id=? AND at>=? LIMIT 1", (doc_id, bound))
+        return found.fetchone() is None
 
     def by_versions(self, source: str, version: str) -> list[RevisionRow]:
         """Every stored revision of ``source`` with upstream id ``version`` (any origin), oldest row first."""
@@ -475,7 +495,8 @@ class Store:
         while True:
             found = self._db.execute(
                 f"SELECT {_COLUMNS} FROM revisions WHERE rev_pk>? AND origin='dump' AND valid_from<? AND "
-                "(valid_to IS NULL OR valid_to>=?) ORDER BY rev_pk LIMIT ?", (last, bound, bound, batch)).fetchall()
+                f"(valid_to IS NULL OR valid_to>=?) AND {_ARRIVED_BY} ORDER BY rev_pk LIMIT ?",
+                (last, bound, bound, bound, batch)).fetchall()
             if not found:
                 return
             for values in found:

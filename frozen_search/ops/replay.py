@@ -66,7 +66,7 @@ def replay_log(settings: Settings, log_path: Path, *,
         ConfigError: no store in the data dir.
     """
     log = existing_log(log_path)
-    live_lines = any(record.get("mode", "local") != "local" for _, record in read_log(log))
+    live_lines = any(record.get("mode", "local") != "local" for _, record in read_log(log, []))
     settings = replace(settings, mode="offline" if live_lines else "local")
     store = existing_store(settings)
     services: dict[tuple[str, bool, str | None, str, tuple[tuple[str, str], ...]], FrozenSearchService] = {}

@@ -108,8 +108,9 @@ def test_fetch_reads_the_version_pdf_through_the_layer(live_at: Callable[..., Fr
 def test_a_recorded_http_400_is_upstream_rejected_not_retried(live_at: Callable[..., FrozenSearchService],
                                                              arxiv_stub: ArxivStub) -> None:
     service = live_at("2026-01-06")
-    with pytest.raises(UpstreamRejected, match="HTTP 400"):
+    with pytest.raises(UpstreamRejected) as rejected:
         service.search("abc")
+    assert "HTTP 400" in rejected.value.rejections[0].evidence  # the request and answer: for the query log
     assert len(arxiv_stub.seen) == 1
 
 
@@ -117,8 +118,9 @@ def test_an_empty_first_page_is_not_no_results(live_at: Callable[..., FrozenSear
                                                arxiv_stub: ArxivStub) -> None:
     arxiv_stub.empty_search = True
     service = live_at("2026-01-06")
-    with pytest.raises(UpstreamUnavailable, match="totalResults"):
+    with pytest.raises(UpstreamUnavailable) as unavailable:
         service.search("testing")
+    assert "totalResults" in unavailable.value.rejections[0].evidence
     assert len(arxiv_stub.seen) == 2  # asked once more, then refused
 
 

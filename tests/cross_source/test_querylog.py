@@ -172,7 +172,7 @@ def test_reopening_continues_the_chain(tmp_path: Path) -> None:
     assert verify_chain(read_log(path)) == [] and audit(path).lines == 3
 
 
-@pytest.mark.parametrize("tail", [b'{"hash": "x"', b"not json\n", b'{"prev":"0","hash":"0"}\n', b"\n"])
+@pytest.mark.parametrize("tail", [b"not json\n", b'{"prev":"0","hash":"0"}\n', b"\n"])  # no newline: torn, cut
 def test_corrupt_last_line_refuses_to_open(tmp_path: Path, tail: bytes) -> None:
     path = tmp_path / "log.jsonl"
     write_calls(path, ["Alpha"])
@@ -324,3 +324,28 @@ def test_a_failed_verification_logs_the_evidence_it_withholds_from_the_agent(tmp
     assert record["error"]["code"] == "verification_failed" and "0706.0123" not in record["error"]["message"]
     assert record["rejections"] == [{"id": "arxiv:0704.0005", "reason": "future_reference",
                                      "evidence": "arXiv identifier '0706.0123' is from a month after the cutoff's"}]
+
+
+def test_a_write_cut_by_a_kill_is_reported_and_cut_by_the_next_writer(tmp_path: Path) -> None:
+    """A ``kill -9`` during a line's write leaves it without its newline: that call never answered (the line is
+    written before the answer). ``audit`` says so without calling it a chain break; the next writer cuts it off and
+    continues the chain from the last whole line."""
+    path = tmp_path / "log.jsonl"
+    log = QueryLog(path, clock=lambda: datetime(2026, 1, 7, tzinfo=UTC))
+    for query in ("pear", "apple"):
+        with log.call("s", "search", {"query": query, "source": None, "limit": 10}, "2026-01-06"):
+            pass
+    log.close()
+    whole = path.read_bytes()
+    with path.open("ab") as handle:
+        handle.write(whole.splitlines(keepends=True)[-1][:57])  # half a line, no newline
+    report = audit(path)
+    assert report.ok and report.lines == 2 and report.torn_tail == 3
+    assert "interrupted last write: line 3" in report.render()
+    log = QueryLog(path, clock=lambda: datetime(2026, 1, 7, tzinfo=UTC))
+    with log.call("s", "search", {"query": "plum", "source": None, "limit": 10}, "2026-01-06"):
+        pass
+    log.close()
+    assert path.read_bytes().startswith(whole)
+    report = audit(path)
+    assert report.ok and report.lines == 3 and report.torn_tail is None and report.chain_breaks == []

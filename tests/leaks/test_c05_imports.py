@@ -15,12 +15,9 @@ from tests.leaks.formats import LogItem, Page, Rev, ingested, mediawiki_export, 
 from tests.leaks.harness import FACES, Answers, Case, Faces, suite
 
 CUTOFF = "2026-01-06"
-ITEM4 = "item 4: a dump's import <logitem> after T is counted, not applied (the imported history still shows at T)"
 CASES = [
-    Case("fetch-imported", "fetch", {"id": "wikipedia:Quarry_theorem"},
-         known_leak="class 5 / " + ITEM4 + " and the imported page is shown with its 2025-10 stamps"),
-    Case("search-imported", "search", {"query": "quarry theorem"},
-         known_leak="class 5 / " + ITEM4 + " and the imported page is a hit"),
+    Case("fetch-imported", "fetch", {"id": "wikipedia:Quarry_theorem"}),
+    Case("search-imported", "search", {"query": "quarry theorem"}),
     Case("fetch-new-title", "fetch", {"id": "wikipedia:Gate_lemma"}),
     Case("fetch-old-title", "fetch", {"id": "wikipedia:Gate_conjecture"}, shown=("bounded gate",)),
     Case("fetch-plain", "fetch", {"id": "wikipedia:Plain_page"}, shown=("ordinary page",)),

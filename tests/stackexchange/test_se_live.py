@@ -212,8 +212,9 @@ def test_a_throttle_violation_is_rate_limited_and_never_recorded(tmp_path: Path,
     settings = _settings(tmp_path, api, "live")
     service = _service(settings)
     try:
-        with pytest.raises(UpstreamRateLimited, match="throttle_violation") as caught:
+        with pytest.raises(UpstreamRateLimited) as caught:
             service.fetch("codereview.stackexchange:27379")
+        assert "throttle_violation" in caught.value.rejections[0].evidence
         assert caught.value.retry_after == 86
     finally:
         service.close()

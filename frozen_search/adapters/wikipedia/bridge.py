@@ -182,7 +182,8 @@ def resolve_local(reference: wikipedia.WikiReference, store: Store, bound: int, 
     """
     if reference.oldid is not None:
         absent = (f"revision {reference.oldid} has no copy saved before the cutoff {cutoff} in the store")
-        rows = [row for row in store.by_versions(wikipedia.SOURCE, reference.oldid) if row.valid_from < bound]
+        rows = [row for row in store.by_versions(wikipedia.SOURCE, reference.oldid)
+                if row.valid_from < bound and store.arrived_by(row.doc_id, bound)]
         if not rows:  # after T reads exactly as absent
             raise NotFoundBeforeCutoff(absent)
         titled = [row if at is None else as_titled(row, at) for row in rows for at in [title_at(store, row, bound)]]

@@ -95,11 +95,13 @@ class IngestReport:
     problems: list[str] = field(default_factory=list)
     log_items: int = 0
     log_moves: int = 0
+    log_arrivals: int = 0
 
     def summary(self) -> str:
         """The line ``frozen-search ingest wikipedia`` prints."""
-        logs = (f"; {self.log_items} log items read, {self.log_moves} of them page moves recorded, the others "
-                "skipped" if self.log_items else "")
+        arrivals = f", {self.log_arrivals} page imports or creations" if self.log_arrivals else ""
+        logs = (f"; {self.log_items} log items read, {self.log_moves} of them page moves recorded{arrivals}, the "
+                "others skipped" if self.log_items else "")
         return (f"ingested {self.revisions} revisions of {self.pages} pages from {len(self.files)} file(s) in "
                 f"{self.seconds:.1f} s ({self.duplicates} already stored, {self.skipped_pages} pages outside "
                 f"namespaces {sorted(self.namespaces)}, {self.skipped_revisions} revisions without text or date"
@@ -465,7 +467,8 @@ class _PageWriter:
 class LoggedMove:
     """A page move read from a ``<logitem>`` (``type`` move, action ``move``/``move_redir``): when (a stored instant,
     UTC milliseconds: :func:`~frozen_search.cutoff.stored_instant` of the item's whole-second timestamp, like a
-    revision's), from which title to which (normalized)."""
+    revision's), from which title to which (normalized). With ``old`` empty, an arrival (:data:`ARRIVAL_LOGS`) of
+    the page titled ``new``."""
 
     moved_at: int
     old: str
@@ -502,10 +505,25 @@ def move_target(params: str | None) -> str | None:
     return first or None
 
 
+ARRIVAL_LOGS = {("import", "upload"), ("import", "interwiki"), ("create", "create")}
+"""Log items after which a page's history is visible: an import (its revisions keep their older stamps) or the
+page's creation (revisions stamped before it came by import or merge): before the item, the page did not exist."""
+
+
 def _log_item(item: Any, namespaces: frozenset[int], report: IngestReport, moves: list[LoggedMove]) -> None:
-    """Read one ``<logitem>``: a move of a page in ``namespaces`` is kept, every other item is counted and skipped."""
+    """Read one ``<logitem>``: a move of a page in ``namespaces`` is kept, an import or creation kept as an arrival
+    (a :class:`LoggedMove` with ``old`` empty), every other item is counted and skipped."""
     report.log_items += 1
     page = getattr(item, "page", None)
+    if (item.type, item.action) in ARRIVAL_LOGS and item.timestamp is not None and page is not None:
+        if page.namespace in namespaces and page.title:
+            try:
+                title = wikipedia.normalize_title(page.title)
+            except InvalidRequest:
+                return
+            moves.append(LoggedMove(stored_instant(int(item.timestamp.unix())), "", title))
+            report.log_arrivals += 1
+        return
     if item.type != "move" or item.action not in ("move", "move_redir") or item.timestamp is None or page is None:
         return
     if page.namespace not in namespaces or not page.title:
@@ -529,8 +547,11 @@ def _record_logged_moves(store: Store, moves: list[LoggedMove]) -> None:
     for position, move in enumerate(later):
         title = move.new
         for following in later[position + 1:]:
-            if following.old == title:
+            if following.old and following.old == title:
                 title = following.new
+        if not move.old:  # an arrival (import or creation) under the title, followed to the page bearing it now
+            store.add_arrival(wikipedia.doc_id(title), move.moved_at, "logitem")
+            continue
         _record_move(store, wikipedia.doc_id(title), move.moved_at, move.old, move.new)
 
 
