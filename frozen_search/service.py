@@ -239,7 +239,7 @@ class FrozenSearchService:
     # -- search -------------------------------------------------------------------------------------------------
 
     def _search(self, query: Any, source: Any = None, limit: Any = 10) -> Outcome:
-        terms, phrases, limit = search_arguments(query, source, limit, self.settings, self.served)
+        terms, phrases, limit, source = search_arguments(query, source, limit, self.settings, self.served)
         found = Candidates()
         store_searched = not (self.lives and self.store.generation == 0)  # else: live over a store no dump filled
         if store_searched:
