@@ -284,10 +284,17 @@ def _require_free_port(host: str, port: int) -> None:
               help="Address to listen on (127.0.0.1: this machine only; 0.0.0.0: every interface).")
 @click.option("--port", type=int, default=8000, show_default=True,
               help="TCP port; one already in use is a configuration error (exit 2).")
+@click.option("--allowed-host", "allowed_hosts", multiple=True, metavar="NAME[:PORT]",
+              help="Another Host header /mcp accepts (a proxy's or this machine's public name); repeat for several. "
+                   "Loopback names are always accepted.")
+@click.option("--token", default=None, envvar="FROZEN_SEARCH_TOKEN", metavar="SECRET",
+              help="Require Authorization: Bearer SECRET on every request but /healthz (prefer the "
+                   "FROZEN_SEARCH_TOKEN variable: a flag shows in the process list).")
 @_mode_option
 @_data_dir_option
 @_fail_cleanly
-def serve(cutoff: str | None, host: str, port: int, mode: str | None, data_dir: Path | None) -> None:
+def serve(cutoff: str | None, host: str, port: int, allowed_hosts: tuple[str, ...], token: str | None,
+          mode: str | None, data_dir: Path | None) -> None:
     """Serve HTTP (/v1/search, /v1/fetch, /healthz, /readyz) and MCP streamable HTTP (/mcp) at a fixed cutoff."""
     from frozen_search.server.http import run_http
 
@@ -296,7 +303,9 @@ def serve(cutoff: str | None, host: str, port: int, mode: str | None, data_dir: 
     click.echo(f"frozen-search: cutoff {service.cutoff_iso}, mode {service.settings.mode}, store "
                f"{service.settings.store_path}, log {service.settings.querylog_path}, "
                f"http://{host}:{port}/v1/search and /mcp", err=True)
-    run_http(service, host, port)
+    if token is not None and not token:
+        raise ConfigError("FROZEN_SEARCH_TOKEN / --token is empty")
+    run_http(service, host, port, allowed_hosts=allowed_hosts, token=token)
 
 
 @main.command()

@@ -40,6 +40,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from frozen_search.errors import FrozenSearchError, InvalidRequest
 from frozen_search.models import FetchResponse, SearchResponse
+from frozen_search.server.auth import BearerAuth
 from frozen_search.server.mcp import create_mcp, package_version
 from frozen_search.service import (
     REFUSED_DATE_HEADERS,
@@ -104,12 +105,15 @@ _PROBLEMS: dict[int | str, dict[str, Any]] = {  # "4XX" also keeps FastAPI from 
 
 
 def create_app(service: FrozenSearchService, *, host: str = "127.0.0.1", port: int | None = None,
-               allowed_hosts: Sequence[str] = (), max_body_bytes: int = MAX_BODY_BYTES) -> FastAPI:
+               allowed_hosts: Sequence[str] = (), max_body_bytes: int = MAX_BODY_BYTES,
+               token: str | None = None) -> FastAPI:
     """The FastAPI app answering as of ``service.cutoff`` (fixed): REST under ``/v1``, MCP at ``/mcp``.
 
     ``host``/``port`` are where the server listens; ``/mcp`` accepts those in the ``Host`` header besides
     localhost on any port, plus ``allowed_hosts`` (``name`` or ``name:port``; needed when binding 0.0.0.0).
     A request body over ``max_body_bytes`` is answered 413 ``invalid_request`` unread (see :class:`BodyLimit`).
+    ``token``: every request but ``/healthz`` must carry ``Authorization: Bearer <token>`` (see
+    :mod:`frozen_search.server.auth`); ``None``: no authentication.
     """
     mcp = create_mcp(service)
     # Called for its side effect: it builds mcp.session_manager. Its Starlette app is not used; /mcp is routed below.
@@ -132,14 +136,19 @@ def create_app(service: FrozenSearchService, *, host: str = "127.0.0.1", port: i
                                    include_in_schema=False))
     app.add_middleware(BodyLimit, max_bytes=max_body_bytes)
     app.add_middleware(RequestIdMiddleware)
+    if token is not None:
+        app.add_middleware(BearerAuth, token=token)  # outermost: nothing runs before the token is checked
     return app
 
 
-def run_http(service: FrozenSearchService, host: str, port: int) -> None:
-    """Serve :func:`create_app` with uvicorn on ``host``:``port`` until interrupted (``frozen-search serve``)."""
+def run_http(service: FrozenSearchService, host: str, port: int, *, allowed_hosts: Sequence[str] = (),
+             token: str | None = None) -> None:
+    """Serve :func:`create_app` with uvicorn on ``host``:``port`` until interrupted (``frozen-search serve``);
+    ``allowed_hosts`` and ``token`` as in :func:`create_app`."""
     import uvicorn
 
-    uvicorn.run(create_app(service, host=host, port=port), host=host, port=port,
+    uvicorn.run(create_app(service, host=host, port=port, allowed_hosts=allowed_hosts, token=token),
+                host=host, port=port,
                 h11_max_incomplete_event_size=MAX_HEAD_BYTES)
 
 

@@ -161,6 +161,7 @@ def test_h_is_an_alias_of_help_and_every_option_says_what_it_does() -> None:
         assert short.exit_code == 0 and short.output == long.output
     serve, search = run("serve", "-h").output, run("search", "-h").output
     assert "Address to listen on" in serve and "TCP port" in serve and "Number of results" in search
+    assert "--allowed-host" in serve and "--token" in serve and "FROZEN_SEARCH_TOKEN" in serve
 
 
 def test_replay_and_audit_read_the_data_dirs_query_log_by_default(cli_data: Path) -> None:
