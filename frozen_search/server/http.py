@@ -83,7 +83,7 @@ class SearchRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
     query: str = Field(json_schema_extra=_NON_EMPTY)
     source: str | None = None
-    limit: int = 10
+    limit: int = Field(10, strict=True)  # `true` is not 1: a refused body goes to the service as sent
 
 
 class FetchRequest(BaseModel):
@@ -91,8 +91,8 @@ class FetchRequest(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     id: str = Field(json_schema_extra=_NON_EMPTY)
-    offset: int = 0
-    max_chars: int | None = None
+    offset: int = Field(0, strict=True)
+    max_chars: int | None = Field(None, strict=True)
 
 
 _PROBLEM_CONTENT = {"application/problem+json": {"schema": Problem.model_json_schema()}}
@@ -132,6 +132,7 @@ def create_app(service: FrozenSearchService, *, host: str = "127.0.0.1", port: i
         app.add_exception_handler(exc_class, problem_response)
     app.add_exception_handler(RequestValidationError, _malformed_call(service))
     app.include_router(_routes(service))
+    _state_bounds(app, service)
     app.router.routes.append(Route("/mcp", endpoint=StreamableHTTPASGIApp(mcp.session_manager),
                                    include_in_schema=False))
     app.add_middleware(BodyLimit, max_bytes=max_body_bytes)
@@ -139,6 +140,36 @@ def create_app(service: FrozenSearchService, *, host: str = "127.0.0.1", port: i
     if token is not None:
         app.add_middleware(BearerAuth, token=token)  # outermost: nothing runs before the token is checked
     return app
+
+
+def _state_bounds(app: FastAPI, service: FrozenSearchService) -> None:
+    """Make ``/openapi.json`` state every bound the service enforces, from its settings (issue 14, item 3):
+    ``limit`` 1..``max_limit``, ``source`` one of the served names (matched case-insensitively), ``offset`` ≥ 0,
+    ``max_chars`` 1..``max_chars_limit``, in the GET parameters and the POST bodies alike."""
+    settings = service.settings
+    bounds: dict[str, dict[str, Any]] = {
+        "limit": {"minimum": 1, "maximum": settings.max_limit},
+        "source": {"enum": [*service.served, None], "description": "One source (case-insensitive); default all."},
+        "offset": {"minimum": 0},
+        "max_chars": {"minimum": 1, "maximum": settings.max_chars_limit},
+    }
+
+    generate = app.openapi  # FastAPI's own generator (it caches into app.openapi_schema)
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            schema = generate()
+            for path in schema.get("paths", {}).values():
+                for parameter in path.get("get", {}).get("parameters", []):
+                    parameter.get("schema", {}).update(bounds.get(parameter.get("name"), {}))
+            for name in ("SearchRequest", "FetchRequest"):
+                properties = schema.get("components", {}).get("schemas", {}).get(name, {}).get("properties", {})
+                for field_name, field_schema in properties.items():
+                    field_schema.update(bounds.get(field_name, {}))
+            app.openapi_schema = schema
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
 
 
 def run_http(service: FrozenSearchService, host: str, port: int, *, allowed_hosts: Sequence[str] = (),

@@ -328,3 +328,25 @@ async def test_allowed_hosts_reach_mcp(service: FrozenSearchService) -> None:
         foreign = await client.post("/mcp", json=body, headers={**headers, "Host": "evil.example.net"})
     assert allowed.status_code == 200, allowed.text
     assert foreign.status_code == 421
+
+
+async def test_openapi_states_every_bound_and_a_json_true_limit_is_refused(service: FrozenSearchService) -> None:
+    # Issue 14, item 3: the same bounds as the MCP inputSchema, from the settings; `limit: true` is not 1
+    app = create_app(service)
+    async with client_for(app) as client:
+        schema = (await client.get("/openapi.json")).json()
+        refused = await client.post("/v1/search", json={"query": "pear", "limit": True})
+        upper = await client.get("/v1/search", params={"query": "pear", "source": "Wikipedia"})
+    get = {p["name"]: p["schema"] for p in schema["paths"]["/v1/search"]["get"]["parameters"]}
+    fetch = {p["name"]: p["schema"] for p in schema["paths"]["/v1/fetch"]["get"]["parameters"]}
+    body = schema["components"]["schemas"]
+    limits = (1, service.settings.max_limit)
+    assert (get["limit"]["minimum"], get["limit"]["maximum"]) == limits
+    assert (body["SearchRequest"]["properties"]["limit"]["minimum"],
+            body["SearchRequest"]["properties"]["limit"]["maximum"]) == limits
+    assert get["source"]["enum"] == body["SearchRequest"]["properties"]["source"]["enum"] == [*service.served, None]
+    assert fetch["offset"]["minimum"] == body["FetchRequest"]["properties"]["offset"]["minimum"] == 0
+    assert fetch["max_chars"]["maximum"] == service.settings.max_chars_limit
+    assert get["query"]["minLength"] == fetch["id"]["minLength"] == 1
+    assert_problem(refused, 400, "invalid_request")
+    assert upper.status_code == 200 and upper.json()["results"]
