@@ -338,6 +338,9 @@ def replay_command(log: Path | None, data_dir: Path | None) -> None:
 @main.command("audit")
 @click.argument("log", type=click.Path(path_type=Path), required=False)
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.option("--markdown", "as_markdown", is_flag=True,
+              help="Print a Markdown report for auditors: calls per day, hits per source, rejections, refusals, "
+                   "attempts to set the date, hit dates against the cutoff.")
 @click.option("--key-file", type=click.Path(path_type=Path), default=None, envvar="FROZEN_SEARCH_LOG_KEY_FILE",
               help="The signing key (file bytes, one trailing newline dropped): every line's sig must verify. "
                    "Without it, FROZEN_SEARCH_LOG_KEY is used when set.")
@@ -345,16 +348,19 @@ def replay_command(log: Path | None, data_dir: Path | None) -> None:
               help="A head published earlier: fail unless the chain ends at it (a dropped tail, a rewrite).")
 @_data_dir_option
 @_fail_cleanly
-def audit_command(log: Path | None, as_json: bool, key_file: Path | None, expect_head: str | None,
-                  data_dir: Path | None) -> None:
+def audit_command(log: Path | None, as_json: bool, as_markdown: bool, key_file: Path | None,
+                  expect_head: str | None, data_dir: Path | None) -> None:
     """Summarize LOG (default: the data dir's query log, FROZEN_SEARCH_LOG or DATA_DIR/querylog.jsonl); exit 1 if
     a hit is dated at/after its cutoff, the hash chain is broken, a signature fails (with a key) or the chain does
     not end at --expect-head."""
-    from frozen_search.ops.audit import audit_log
+    from frozen_search.ops.audit import audit_log, markdown_report
 
     settings = Settings.from_env(data_dir=data_dir, log_key_file=key_file)
-    report = audit_log(log or settings.querylog_path, key=settings.log_signing_key(), expect_head=expect_head)
-    if as_json:
+    path = log or settings.querylog_path
+    report = audit_log(path, key=settings.log_signing_key(), expect_head=expect_head)
+    if as_markdown:
+        click.echo(markdown_report(path, report), nl=False)
+    elif as_json:
         from dataclasses import asdict
 
         click.echo(json.dumps(asdict(report), indent=2, default=str))

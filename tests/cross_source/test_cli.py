@@ -233,3 +233,24 @@ def test_audit_lists_refused_cutoff_attempts(cli_data: Path) -> None:
     as_json = json.loads(run("audit", "--json", "--data-dir", str(cli_data)).output)
     assert [(a["value"], a["refused"]) for a in as_json["attempted_cutoffs"]][:2] == [
         ('"2030-01-01"', True), ('"2031-01-01"', True)]
+
+
+def test_audit_markdown_report_for_auditors(cli_data: Path) -> None:
+    # Issue 14, item 7: a readable report: calls per day, hits per source, rejections, refusals, attempted cutoffs,
+    # and every shown hit's date against the cutoff
+    _session(cli_data, cli_data / "querylog.jsonl")
+    service = make_service(cli_data, "2016-01-01", log=cli_data / "querylog.jsonl")
+    with pytest.raises(FrozenSearchError):
+        service.call("search", {"query": "pear", "cutoff": "2030-01-01"})
+    service.close()
+    result = run("audit", "--markdown", "--data-dir", str(cli_data))
+    assert result.exit_code == 0, result.output
+    text = result.output
+    assert text.startswith("# Query log audit: querylog.jsonl") and "**Result: OK**" in text
+    for heading in ("## Calls per day (UTC)", "## Hits shown per source", "## Rejections by reason",
+                    "## Refusals by code", "## Attempts to set the date", "## Hit dates against the cutoff"):
+        assert heading in text
+    assert "| wikipedia |" in text and "| not_found_before_cutoff | 2 |" in text
+    assert '| search | `"2030-01-01"` | refused |' in text
+    assert "Cutoff `2008-01-01T00:00:00Z`" in text and "Cutoff `2016-01-01T00:00:00Z`" in text
+    assert "█" in text and "day(s) before the cutoff" in text
