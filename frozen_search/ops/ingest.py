@@ -7,6 +7,7 @@ is the line the CLI prints.
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -60,18 +61,33 @@ def ingest(settings: Settings, source_name: str, paths: Sequence[Path], *, progr
     Raises:
         ConfigError: no ingester named ``source_name`` (checked before anything is opened or created); an unusable
             store; a Stack Exchange site not served.
-        IngestError: a file is missing, unreadable, truncated or not of the expected format; nothing is stored.
+        IngestError: a file is missing, unreadable, truncated or not of the expected format; nothing is stored,
+            and a store and index this call created are removed again.
         StoreBusy: another ingest, reindex or import is writing this data dir; nothing is done.
     """
     source = (registry or default_registry()).named(source_name)
     if source is None:
         raise ConfigError(f"this frozen-search has no {source_name} ingester")
     with exclusive_writer(settings.data_dir, f"ingest {source_name}"):
+        first = not settings.store_path.exists()
+        index_first = not settings.index_path.exists()
         store = Store(settings.store_path)
         try:
             index = RevisionIndex.create(settings.index_path)
             report = source.ingest(list(paths), store, index, settings=settings, progress=progress,
                                    on_file=on_file, **options)
-        finally:
+        except BaseException:
             store.close()
+            if first:  # a failed first ingest leaves no empty store behind (search then says "ingest a dump first")
+                _remove_store(settings.store_path)
+            if index_first:
+                shutil.rmtree(settings.index_path, ignore_errors=True)
+            raise
+        store.close()
     return IngestResult(source_name, report)
+
+
+def _remove_store(path: Path) -> None:
+    """Delete the SQLite store at ``path`` and its journal files (``-wal``, ``-shm``, ``-journal``)."""
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)

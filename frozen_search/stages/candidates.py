@@ -51,12 +51,13 @@ def local_candidates(index: RevisionIndex, store: Store, registry: Registry, set
 
 
 def live_candidates(lives: Mapping[str, LiveSource], registry: Registry, settings: Settings, *, query: str,
-                    source: str | None, limit: int, found: Candidates) -> None:
+                    source: str | None, limit: int, found: Candidates, store_searched: bool = False) -> None:
     """Add to ``found`` each live source's candidates (sources the ``source`` filter excludes are not asked); a
-    source whose upstream fails is listed in ``found.errors`` and the others still answer.
+    source whose upstream fails is listed in ``found.errors`` and the others — and the store's hits already in
+    ``found.local``, when ``store_searched`` (its index was asked too) — still answer.
 
     Raises:
-        FrozenSearchError: every source asked failed (the first failure).
+        FrozenSearchError: every source asked failed and the store found nothing (the first failure).
     """
     failed: list[tuple[str, FrozenSearchError]] = []
     asked = 0
@@ -79,8 +80,8 @@ def live_candidates(lives: Mapping[str, LiveSource], registry: Registry, setting
         found.fresh.extend(shown)
         found.rejections.extend(rejections)
     disclosed = [(name, upstream_failure(error, name)) for name, error in failed]  # requests: to the log only
-    if disclosed and len(disclosed) == asked:
-        raise disclosed[0][1]  # every source asked upstream failed: the search itself fails
+    if disclosed and len(disclosed) == asked and not (store_searched and found.local):
+        raise disclosed[0][1]  # no source answered and the store found nothing: an error, never an empty result
     for name, error in disclosed:
         found.errors.append(SourceError(source=name, code=error.code, message=error.message))
         found.rejections.extend(error.rejections)
