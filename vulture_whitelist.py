@@ -49,3 +49,4 @@ help  # config.py: Setting.help
 # Public library API for auditors (a chain check without the audit summary); tests/test_querylog.py uses it.
 verify_chain  # querylog.py
 _.spec  # disclosure.py: Later.__format__(spec), the format protocol
+_.__annotations__  # server/mcp.py: the tools' annotations, read by the MCP SDK (inspect.signature) for inputSchema

@@ -11,35 +11,30 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
-from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    DownloadColumn,
-    Progress,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-    TransferSpeedColumn,
-)
 
 from frozen_search.config import Settings
 from frozen_search.errors import ConfigError, FrozenSearchError
-from frozen_search.ops import bundles
-from frozen_search.ops.audit import audit_log
 from frozen_search.ops.data_dir import open_service
-from frozen_search.ops.ingest import ingest as run_ingest
-from frozen_search.ops.ingest import unit_of
-from frozen_search.ops.reindex import reindex as run_reindex
-from frozen_search.ops.replay import describe, replay_log
-from frozen_search.ops.snapshot import snapshot as run_snapshot
-from frozen_search.ops.warm import warm
 from frozen_search.service import FrozenSearchService
 
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.progress import Progress
+
+# The operations and rich are imported by the commands that use them: `frozen-search mcp`, which an agent host
+# waits for, loads neither (bench/bench_stdio_connect.py).
+
 F = TypeVar("F", bound=Callable[..., Any])
-_stderr = Console(stderr=True)
+
+
+@functools.cache
+def _stderr() -> Console:
+    from rich.console import Console
+
+    return Console(stderr=True)
 
 
 def _fail_cleanly(func: F) -> F:
@@ -85,7 +80,7 @@ def _service(data_dir: Path | None, cutoff: str | None, mode: str | None = None,
     return open_service(Settings.from_env(data_dir=data_dir, cutoff=cutoff, mode=mode, search_from=search_from))
 
 
-@click.group()
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="frozen-search")
 def main() -> None:
     """frozen-search: search and fetch Wikipedia, arXiv, MathOverflow/Math.SE and OpenAlex as they stood before a
@@ -114,20 +109,41 @@ def ingest_wikipedia_command(files: tuple[Path, ...], namespaces: tuple[int, ...
 
 def _ingest(name: str, files: tuple[Path, ...], data_dir: Path | None, cutoff: str | None = None,
             **options: Any) -> None:
-    """Run a source's ingester with a progress bar per file; print its report; then the snapshot at ``cutoff``."""
+    """Run a source's ingester with a progress bar per file; print its report; then the snapshot at ``cutoff``.
+
+    The bar is the share of the input file read (its bytes on disk, compressed or not, against the file's size, so
+    the time remaining holds for a compressed dump too), the revisions (or states) stored and their rate."""
+    import time
+
+    from rich.progress import (
+        BarColumn,
+        Progress,
+        TaskProgressColumn,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    from frozen_search.ops.ingest import ingest as run_ingest
+    from frozen_search.ops.ingest import unit_of
+
     settings = Settings.from_env(data_dir=data_dir)
-    with Progress(TextColumn("{task.description}"), BarColumn(), DownloadColumn(), TransferSpeedColumn(),
-                  TextColumn(f"{{task.fields[revisions]}} {unit_of(name)}"), TimeElapsedColumn(),
-                  console=_stderr) as bar:
-        task = bar.add_task("ingest", total=None, revisions=0)
+    started = time.monotonic()
+    with Progress(TextColumn("{task.description}"), BarColumn(), TaskProgressColumn(),
+                  TextColumn(f"{{task.fields[revisions]:,}} {unit_of(name)} ({{task.fields[rate]}}/s)"),
+                  TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(), console=_stderr()) as bar:
+        task = bar.add_task("ingest", total=None, revisions=0, rate=0)
 
         def on_file(path: Path) -> None:
             size = path.stat().st_size if path.is_file() else None
             label = path.name if len(path.name) <= 28 else path.name[:27] + "…"
-            bar.reset(task, total=size, completed=0, description=label, revisions=bar.tasks[task].fields["revisions"])
+            fields = bar.tasks[task].fields
+            bar.reset(task, total=size, completed=0, description=label, revisions=fields["revisions"],
+                      rate=fields["rate"])
 
         def progress(done: int, revisions: int) -> None:
-            bar.update(task, completed=done, revisions=revisions)
+            rate = round(revisions / max(time.monotonic() - started, 1e-3))
+            bar.update(task, completed=done, revisions=revisions, rate=f"{rate:,}")
 
         result = run_ingest(settings, name, files, progress=progress, on_file=on_file, **options)
     for problem in result.problems:
@@ -138,8 +154,12 @@ def _ingest(name: str, files: tuple[Path, ...], data_dir: Path | None, cutoff: s
 
 
 def _snapshot(settings: Settings) -> None:
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+    from frozen_search.ops.snapshot import snapshot as run_snapshot
+
     with Progress(TextColumn("snapshot"), BarColumn(), TextColumn("{task.completed}/{task.total} documents"),
-                  TimeElapsedColumn(), TimeRemainingColumn(), console=_stderr) as bar:
+                  TimeElapsedColumn(), TimeRemainingColumn(), console=_stderr()) as bar:
         task = bar.add_task("snapshot", total=None)
         result = run_snapshot(settings, progress=lambda done, total: bar.update(task, completed=done, total=total))
     click.echo(result.summary())
@@ -193,9 +213,13 @@ def ingest_openalex_command(files: tuple[Path, ...], cutoff: str | None, data_di
 @_fail_cleanly
 def reindex(data_dir: Path | None) -> None:
     """Rebuild the full-text index from the store."""
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from frozen_search.ops.reindex import reindex as run_reindex
+
     settings = Settings.from_env(data_dir=data_dir)
     with Progress(TextColumn("reindex"), BarColumn(), TextColumn("{task.completed}/{task.total} revisions"),
-                  TimeElapsedColumn(), console=_stderr) as bar:
+                  TimeElapsedColumn(), console=_stderr()) as bar:
         task = bar.add_task("reindex", total=None)
         result = run_reindex(settings, progress=lambda done, total: bar.update(task, completed=done, total=total))
     click.echo(result.summary())
@@ -252,7 +276,7 @@ def _tool_call(ctx: click.Context, tool: str, arguments: dict[str, Any], cutoff:
 @_cutoff_option
 @click.option("--source", default=None,
               help="Restrict to one source (wikipedia, arxiv, mathoverflow, math.stackexchange, openalex).")
-@click.option("--limit", default="10", show_default=True, metavar="INTEGER")
+@click.option("--limit", default="10", show_default=True, metavar="INTEGER", help="Number of results, 1 to 50.")
 @_mode_option
 @_data_dir_option
 @click.pass_context
@@ -280,25 +304,54 @@ def fetch(ctx: click.Context, id: str | None, cutoff: str | None, offset: str, m
                mode, data_dir, search_from)
 
 
+def _require_free_port(host: str, port: int) -> None:
+    """Refuse at once when ``host``:``port`` cannot be listened on (uvicorn would log it and exit 3).
+
+    Raises:
+        ConfigError: the address is in use, not local, or the host does not resolve (exit 2).
+    """
+    import socket
+
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
+            probe.bind(address)
+    except OSError as exc:
+        raise ConfigError(f"cannot listen on {host}:{port}: {exc.strerror or exc}; pass another --port or --host"
+                          ) from None
+
+
 @main.command()
 @_cutoff_option
-@click.option("--host", default="127.0.0.1", show_default=True)
-@click.option("--port", type=int, default=8000, show_default=True)
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to listen on (127.0.0.1: this machine only; 0.0.0.0: every interface).")
+@click.option("--port", type=int, default=8000, show_default=True,
+              help="TCP port; one already in use is a configuration error (exit 2).")
+@click.option("--allowed-host", "allowed_hosts", multiple=True, metavar="NAME[:PORT]",
+              help="Another Host header /mcp accepts (a proxy's or this machine's public name); repeat for several. "
+                   "Loopback names are always accepted.")
+@click.option("--token", default=None, envvar="FROZEN_SEARCH_TOKEN", metavar="SECRET",
+              help="Require Authorization: Bearer SECRET on every request but /healthz (prefer the "
+                   "FROZEN_SEARCH_TOKEN variable: a flag shows in the process list).")
 @_mode_option
 @_data_dir_option
 @_fail_cleanly
-def serve(cutoff: str | None, host: str, port: int, mode: str | None, search_from: str | None,
-          data_dir: Path | None) -> None:
+def serve(cutoff: str | None, host: str, port: int, allowed_hosts: tuple[str, ...], token: str | None,
+          mode: str | None, search_from: str | None, data_dir: Path | None) -> None:
     """Serve HTTP (/v1/search, /v1/fetch, /healthz, /readyz) and MCP streamable HTTP (/mcp) at a fixed cutoff."""
     from frozen_search.server.http import run_http
 
+    _require_free_port(host, port)
     service = _service(data_dir, cutoff, mode, search_from)
     searched = "" if service.settings.mode == "local" else \
         f" (search from {'the store only' if service.strict else 'the store and upstream'})"
     click.echo(f"frozen-search: cutoff {service.cutoff_iso}, mode {service.settings.mode}{searched}, store "
                f"{service.settings.store_path}, log {service.settings.querylog_path}, "
                f"http://{host}:{port}/v1/search and /mcp", err=True)
-    run_http(service, host, port)
+    if token is not None and not token:
+        raise ConfigError("FROZEN_SEARCH_TOKEN / --token is empty")
+    run_http(service, host, port, allowed_hosts=allowed_hosts, token=token)
 
 
 @main.command()
@@ -314,31 +367,46 @@ def mcp(cutoff: str | None, mode: str | None, search_from: str | None, data_dir:
 
 
 @main.command("replay")
-@click.argument("log", type=click.Path(path_type=Path))
+@click.argument("log", type=click.Path(path_type=Path), required=False)
 @_data_dir_option
 @_fail_cleanly
-def replay_command(log: Path, data_dir: Path | None) -> None:
-    """Recompute every logged response from the store; print identical/different per line; exit 1 on any diff."""
-    report = replay_log(Settings.from_env(data_dir=data_dir), log, on_line=lambda line: click.echo(describe(line)))
+def replay_command(log: Path | None, data_dir: Path | None) -> None:
+    """Recompute every logged response of LOG (default: the data dir's query log, FROZEN_SEARCH_LOG or
+    DATA_DIR/querylog.jsonl) from the store; print identical/different per line; exit 1 on any difference."""
+    from frozen_search.ops.replay import describe, replay_log
+
+    settings = Settings.from_env(data_dir=data_dir)
+    report = replay_log(settings, log or settings.querylog_path, on_line=lambda line: click.echo(describe(line)))
     click.echo(report.summary())
     sys.exit(1 if report.different else 0)
 
 
 @main.command("audit")
-@click.argument("log", type=click.Path(path_type=Path))
+@click.argument("log", type=click.Path(path_type=Path), required=False)
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.option("--markdown", "as_markdown", is_flag=True,
+              help="Print a Markdown report for auditors: calls per day, hits per source, rejections, refusals, "
+                   "attempts to set the date, hit dates against the cutoff.")
 @click.option("--key-file", type=click.Path(path_type=Path), default=None, envvar="FROZEN_SEARCH_LOG_KEY_FILE",
               help="The signing key (file bytes, one trailing newline dropped): every line's sig must verify. "
                    "Without it, FROZEN_SEARCH_LOG_KEY is used when set.")
 @click.option("--expect-head", default=None, metavar="HASH",
               help="A head published earlier: fail unless the chain ends at it (a dropped tail, a rewrite).")
+@_data_dir_option
 @_fail_cleanly
-def audit_command(log: Path, as_json: bool, key_file: Path | None, expect_head: str | None) -> None:
-    """Summarize a query log; exit 1 if a hit is dated at/after its cutoff, the hash chain is broken, a signature
-    fails (with a key) or the chain does not end at --expect-head."""
-    key = Settings.from_env(log_key_file=key_file).log_signing_key()
-    report = audit_log(log, key=key, expect_head=expect_head)
-    if as_json:
+def audit_command(log: Path | None, as_json: bool, as_markdown: bool, key_file: Path | None,
+                  expect_head: str | None, data_dir: Path | None) -> None:
+    """Summarize LOG (default: the data dir's query log, FROZEN_SEARCH_LOG or DATA_DIR/querylog.jsonl); exit 1 if
+    a hit is dated at/after its cutoff, the hash chain is broken, a signature fails (with a key) or the chain does
+    not end at --expect-head."""
+    from frozen_search.ops.audit import audit_log, markdown_report
+
+    settings = Settings.from_env(data_dir=data_dir, log_key_file=key_file)
+    path = log or settings.querylog_path
+    report = audit_log(path, key=settings.log_signing_key(), expect_head=expect_head)
+    if as_markdown:
+        click.echo(markdown_report(path, report), nl=False)
+    elif as_json:
         from dataclasses import asdict
 
         click.echo(json.dumps(asdict(report), indent=2, default=str))
@@ -370,8 +438,12 @@ def _phase_bar(bar: Progress) -> Callable[[str, int, int | None], None]:
 @_fail_cleanly
 def export_command(bundle: Path, no_index: bool, data_dir: Path | None) -> None:
     """Write store, HTTP cache, index and query log to one BUNDLE file (.tar.gz) with a checksummed manifest."""
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from frozen_search.ops import bundles
+
     settings = Settings.from_env(data_dir=data_dir)
-    with Progress(TextColumn("export {task.description}"), BarColumn(), TimeElapsedColumn(), console=_stderr,
+    with Progress(TextColumn("export {task.description}"), BarColumn(), TimeElapsedColumn(), console=_stderr(),
                   transient=True) as bar:
         manifest = bundles.export_bundle(settings, bundle, include_index=not no_index, progress=_phase_bar(bar))
     index = "index included" if manifest.index_included else "no index (rebuilt on import)"
@@ -386,8 +458,12 @@ def export_command(bundle: Path, no_index: bool, data_dir: Path | None) -> None:
 @_fail_cleanly
 def import_command(bundle: Path, expect_sha256: str | None, data_dir: Path | None) -> None:
     """Import a BUNDLE into a fresh data dir: refused whole, nothing written, unless every checksum matches."""
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from frozen_search.ops import bundles
+
     settings = Settings.from_env(data_dir=data_dir)
-    with Progress(TextColumn("import {task.description}"), BarColumn(), TimeElapsedColumn(), console=_stderr,
+    with Progress(TextColumn("import {task.description}"), BarColumn(), TimeElapsedColumn(), console=_stderr(),
                   transient=True) as bar:
         manifest = bundles.import_bundle(bundle, settings, progress=_phase_bar(bar), expect_sha256=expect_sha256)
     index = "index from the bundle" if bundles.index_reused(manifest) else "index rebuilt from the store"
@@ -400,22 +476,27 @@ def import_command(bundle: Path, expect_sha256: str | None, data_dir: Path | Non
 @click.option("--fetch", "fetch_top", type=int, default=0, show_default=True,
               help="Also fetch the top N hits of each query.")
 @click.option("--limit", type=int, default=10, show_default=True, help="Results per search.")
+@click.option("--mode", type=click.Choice(["live", "offline"]), default="live", show_default=True,
+              help="live: ask upstream, fill store and HTTP cache (resumable); offline: check that the cache and "
+                   "the store answer every query, asking nothing (no state kept).")
 @_data_dir_option
 @_fail_cleanly
-def warm_command(queries: Path, cutoff: str | None, fetch_top: int, limit: int,
+def warm_command(queries: Path, cutoff: str | None, fetch_top: int, limit: int, mode: str,
                  data_dir: Path | None) -> None:
     """Run each query of QUERIES (one a line; blanks and # comments skipped) in live mode to fill store and HTTP
     cache; resumable (finished queries are skipped on a rerun). Exit 1 when some queries must be retried."""
-    from rich.progress import MofNCompleteColumn
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    settings = Settings.from_env(data_dir=data_dir, cutoff=cutoff, mode="live")
+    from frozen_search.ops.warm import warm
+
+    settings = Settings.from_env(data_dir=data_dir, cutoff=cutoff, mode=mode)
     with Progress(TextColumn("warm"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  TextColumn("{task.fields[query]}"), console=_stderr) as bar:
+                  TextColumn("{task.fields[query]}"), console=_stderr()) as bar:
         task = bar.add_task("warm", total=None, query="")
 
         def progress(done: int, total: int, query: str) -> None:
             bar.update(task, completed=done, total=total, query=query if len(query) <= 40 else query[:39] + "…")
 
-        report = warm(settings, queries, fetch=fetch_top, limit=limit, progress=progress)
+        report = warm(settings, queries, fetch=fetch_top, limit=limit, progress=progress, mode=mode)
     click.echo(report.render())
     sys.exit(1 if report.unfinished else 0)

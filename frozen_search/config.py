@@ -78,6 +78,9 @@ SETTINGS: tuple[Setting, ...] = (
 )
 MODES = ("local", "live", "offline")
 SEARCH_FROM = ("auto", "store", "live")
+UPSTREAM_URLS = ("wikipedia_api", "arxiv_api", "arxiv_oai", "stackexchange_api", "openalex_api")
+"""The settings naming upstream endpoints: a live log line records those not at their default (``upstream``), so
+``replay`` asks the same URLs (their recorded exchanges are keyed by URL) without the operator setting them again."""
 
 _INT_SETTINGS = {"max_chars", "max_chars_limit", "snippet_chars", "max_query_chars", "max_limit"}
 
@@ -141,6 +144,16 @@ class Settings:
         """The query log: ``log_path`` or ``DATA_DIR/querylog.jsonl``."""
         return self.log_path or (self.data_dir / "querylog.jsonl")
 
+    def with_values(self, values: Mapping[str, str]) -> Settings:
+        """A copy with the string settings ``values`` (by setting name) replaced, e.g. logged upstream URLs."""
+        return replace(self, **values)  # type: ignore[arg-type]
+
+    def upstream_urls(self) -> dict[str, str] | None:
+        """The upstream endpoint settings (:data:`UPSTREAM_URLS`) not at their default, by setting name, or
+        ``None`` when all are (then a log line records nothing)."""
+        changed = {name: str(getattr(self, name)) for name in UPSTREAM_URLS
+                   if getattr(self, name) != default_setting(name)}
+        return changed or None
     def log_signing_key(self) -> bytes | None:
         """The query log's signing key: the bytes of ``log_key_file`` (one trailing newline dropped), else
         ``log_key`` encoded UTF-8, else ``None`` (lines unsigned).

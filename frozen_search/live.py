@@ -9,7 +9,7 @@ never another cutoff's snapshot. Only the sources named in ``settings.live_sourc
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from frozen_search.adapters.http import (
     DEFAULT_HOST_POLICIES,
@@ -33,6 +33,21 @@ class LiveSet:
 
     upstream: Upstream
     lives: dict[str, LiveSource]
+    hosts: dict[str, frozenset[str]] = field(default_factory=dict)
+
+    def status(self) -> dict[str, dict[str, object]]:
+        """Per asked source, its upstream state: ``offline`` (the HTTP cache only), ``unknown`` (not asked yet),
+        ``reachable``, or ``unreachable`` with ``retry_in_s`` (seconds until its circuit lets a trial through) when
+        one of its API hosts could not be connected to."""
+        if self.upstream.mode == "offline":
+            return {name: {"state": "offline"} for name in self.lives}
+        hosts = self.upstream.host_states()
+        status: dict[str, dict[str, object]] = {}
+        for name in self.lives:
+            mine = [hosts[host] for host in sorted(self.hosts.get(name, ())) if host in hosts]
+            down = [state for state in mine if state["state"] == "unreachable"]
+            status[name] = down[0] if down else mine[0] if mine else {"state": "unknown"}
+        return status
 
     def close(self) -> None:
         """Close the upstream layer and its HTTP cache."""
@@ -88,4 +103,4 @@ def open_live(settings: Settings, store: Store, registry: Registry, *, prefer_ca
     except BaseException:
         upstream.close()
         raise
-    return LiveSet(upstream, lives)
+    return LiveSet(upstream, lives, {source.name: frozenset(source.api_hosts(settings)) for source in asked})

@@ -138,8 +138,10 @@ class QueryEvent:
     ``replay`` reruns live and offline lines from the HTTP cache); ``live_sources`` the sources a live or offline
     service asked upstream (``None`` in local mode, and then not written), so ``replay`` asks the same; ``sites``
     the Stack Exchange sites served when not the default (``None``, not written, otherwise), so ``replay`` serves
-    the same; ``withheld`` the values learned from after the cutoff while answering
-    (:class:`frozen_search.disclosure.Later`; not written when none), which ``audit`` proves absent from the answer.
+    the same; ``upstream`` the upstream endpoint settings not at their default (``{"wikipedia_api": URL}``; not
+    written when none), so ``replay`` asks the same URLs; ``withheld`` the values learned from after the cutoff while
+    answering (:class:`frozen_search.disclosure.Later`; not written when none), which ``audit`` proves absent from
+    the answer.
     ``truncated`` names the arguments logged cut because they were refused (:func:`truncated_value`; ``None``,
     not written, when none was); ``attempted_cutoff`` the request headers that tried to set the date, answered at
     the fixed cutoff anyway (header name -> value, cut like an argument; ``None``, not written, when none);
@@ -168,6 +170,7 @@ class QueryEvent:
     truncated: list[str] | None = None
     attempted_cutoff: dict[str, Any] | None = None
     search_from: str | None = None
+    upstream: dict[str, str] | None = None
 
     def __post_init__(self) -> None:
         _check_call(self.tool, self.arguments)
@@ -176,7 +179,8 @@ class QueryEvent:
     def to_record(self) -> dict[str, Any]:
         """The line before chaining: ``event``, ``schema_version`` and the fields above."""
         values = {f.name: getattr(self, f.name) for f in fields(self)}
-        for optional in ("live_sources", "sites", "withheld", TRUNCATED, "attempted_cutoff", "search_from"):
+        for optional in ("live_sources", "sites", "withheld", TRUNCATED, "attempted_cutoff", "search_from",
+                         "upstream"):
             if not values[optional]:
                 del values[optional]
         return {"event": self.NAME, "schema_version": self.VERSION, **values}
@@ -302,6 +306,7 @@ class QueryLog:
         self, session: str, tool: Tool, arguments: dict[str, Any], cutoff: datetime | str, mode: str = "local",
         live_sources: list[str] | None = None, sites: str | None = None, truncated: list[str] | None = None,
         attempted_cutoff: dict[str, Any] | None = None, search_from: str | None = None,
+        upstream: dict[str, str] | None = None,
     ) -> Iterator[CallRecorder]:
         """Log one call in a ``finally``: the body fills the recorder; an exception is logged, then re-raised.
 
@@ -322,7 +327,7 @@ class QueryLog:
             event = QueryEvent(ts, session, tool, dict(arguments), cutoff_iso, recorder.response, recorder.error,
                                recorder.hits, recorder.rejections, latency_ms, mode, live_sources, sites,
                                sorted(set(recorder.withheld)), truncated or None,
-                               attempted_cutoff or None, search_from)  # fmt: skip
+                               attempted_cutoff or None, search_from, upstream)  # fmt: skip
             recorder.record = self.append(event)
 
     def close(self) -> None:
@@ -416,6 +421,18 @@ class Disclosure:
     what: str
 
 
+@dataclass(frozen=True)
+class AttemptedCutoff:
+    """A call that tried to set the date: its line, tool, the value it sent (as logged, JSON, at most 100
+    characters) and whether it was ``refused`` (an argument or ``X-Cutoff``) or answered at the fixed cutoff (an
+    ``Accept-Datetime`` header, logged in the line's own ``attempted_cutoff``)."""
+
+    line: int
+    tool: str
+    value: str
+    refused: bool = True
+
+
 @dataclass
 class AuditReport:
     """Counts over a log; ``ok`` is false on any late hit, disclosure or chain break (a missing or wrong ``sig``
@@ -432,6 +449,8 @@ class AuditReport:
     errors_per_code: dict[str, int] = field(default_factory=dict)
     hits: int = 0
     rejections_per_reason: dict[str, int] = field(default_factory=dict)
+    source_errors: dict[str, int] = field(default_factory=dict)
+    attempted_cutoffs: list[AttemptedCutoff] = field(default_factory=list)
     late_hits: list[LateHit] = field(default_factory=list)
     disclosures: list[Disclosure] = field(default_factory=list)
     chain_breaks: list[ChainBreak] = field(default_factory=list)
@@ -446,7 +465,12 @@ class AuditReport:
         """A human summary, one fact a line, ending with ``result: OK`` or ``result: FAILED``."""
         out = [f"query log: {self.lines} lines, head {self.head}", f"calls: {_counts(self.calls_per_tool)}",
                f"errors: {_counts(self.errors_per_code)}", f"hits shown: {self.hits}",
-               f"rejections: {_counts(self.rejections_per_reason)}", f"late hits: {len(self.late_hits)}",
+               f"rejections: {_counts(self.rejections_per_reason)}",
+               f"sources not asked (a search's errors): {_counts(self.source_errors)}",
+               f"attempted cutoffs: {len(self.attempted_cutoffs)}",
+               *(f"  line {a.line}: {a.tool} with cutoff {a.value} "
+                 f"({'refused' if a.refused else 'answered at the fixed cutoff'})" for a in self.attempted_cutoffs),
+               f"late hits: {len(self.late_hits)}",
                *(f"  line {h.line}: {h.id} valid_from {h.valid_from} is not before cutoff {h.cutoff}"
                  for h in self.late_hits),
                f"post-cutoff facts in answers: {len(self.disclosures)}",
@@ -493,6 +517,16 @@ def _tally(report: AuditReport, line: int, record: Mapping[str, Any]) -> None:
     _bump(report.calls_per_tool, record.get("tool"))
     if isinstance(error := record.get("error"), dict):
         _bump(report.errors_per_code, error.get("code"))
+    arguments, response = record.get("arguments"), record.get("response")
+    if isinstance(arguments, dict) and "attempted_cutoff" in arguments:
+        report.attempted_cutoffs.append(AttemptedCutoff(line, str(record.get("tool")),
+                                                        json.dumps(arguments["attempted_cutoff"])[:100]))
+    if record.get("attempted_cutoff"):  # a date header answered at the fixed cutoff
+        report.attempted_cutoffs.append(AttemptedCutoff(line, str(record.get("tool")),
+                                                        json.dumps(record["attempted_cutoff"])[:100], refused=False))
+    for failed in (response.get("errors") or []) if isinstance(response, dict) else []:
+        if isinstance(failed, dict):
+            _bump(report.source_errors, f"{failed.get('source')} {failed.get('code')}")
     hits, rejections = record.get("hits"), record.get("rejections")
     for hit in hits if isinstance(hits, list) else [{"id": "<hits is not a list>"}]:
         hit = hit if isinstance(hit, dict) else {"id": "<hit is not an object>"}

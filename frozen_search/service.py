@@ -180,7 +180,7 @@ class FrozenSearchService:
         logged, cut = self._bounded(tool, given)
         with self.log.call(self.session, tool, logged, self.cutoff,  # type: ignore[arg-type]
                            self.settings.mode, self._live_sources(), self._sites(), cut,
-                           logged_headers, search_from="store" if self.strict else None
+                           logged_headers, search_from="store" if self.strict else None, upstream=self._upstream()
                            ) as recorder, collecting() as withheld:
             recorder.withheld = withheld  # values learned from after T while answering: logged, audited, never shown
             outcome = self.execute(tool, given)  # refuses an attempt to set the cutoff
@@ -213,6 +213,10 @@ class FrozenSearchService:
             return None
         return [name for name in self.settings.live_source_names() if name in self.lives]
 
+    def _upstream(self) -> dict[str, str] | None:
+        """The upstream URLs not at their default, logged with each live/offline call (``replay`` asks them)."""
+        return None if self.settings.mode == "local" else self.settings.upstream_urls()
+
     def _sites(self) -> str | None:
         """The Stack Exchange sites served, logged with each call when not the default (``replay`` serves them)."""
         sites = self.settings.stackexchange_sites
@@ -240,14 +244,16 @@ class FrozenSearchService:
     # -- search -------------------------------------------------------------------------------------------------
 
     def _search(self, query: Any, source: Any = None, limit: Any = 10) -> Outcome:
-        terms, phrases, limit = search_arguments(query, source, limit, self.settings, self.served)
+        terms, phrases, limit, source = search_arguments(query, source, limit, self.settings, self.served)
         found = Candidates()
-        if self.strict or not (self.lives and self.store.generation == 0):  # live mode, no dump ever: no index
+        # strict mode searches the store even with no dump (then index_not_ready, never an empty result)
+        store_searched = self.strict or not (self.lives and self.store.generation == 0)
+        if store_searched:  # else: live over a store no dump filled
             local_candidates(self.snapshot.get(), self.store, self.registry, self.settings, terms=terms,
                              phrases=phrases, bound=self.bound, source=source, limit=limit * 3, found=found)
         if not self.strict:
             live_candidates(self.lives, self.registry, self.settings, query=query, source=source, limit=limit * 2,
-                            found=found)
+                            found=found, store_searched=store_searched)
         response = SearchResponse(results=[], errors=found.errors)
         outcome = Outcome(response=response, rejections=found.rejections)
         outcome.rejections = found.rejections  # the same list: local hits met later add their rejections to it
@@ -330,6 +336,11 @@ class FrozenSearchService:
             IndexNotReady: no index, another index format, or an index older than the store.
         """
         self.snapshot.get()
+
+    def upstream_status(self) -> dict[str, dict[str, object]] | None:
+        """Per source asked upstream, its state (:meth:`~frozen_search.live.LiveSet.status`: ``offline``,
+        ``unknown``, ``reachable``, ``unreachable`` with ``retry_in_s`` seconds); ``None`` in local mode."""
+        return None if self.live_set is None else self.live_set.status()
 
     def close(self) -> None:
         """Close the store, the query log and the upstream layer."""

@@ -639,6 +639,10 @@ class Store:
                                  (key,)).fetchone()
         return None if found is None else (int(found[0]), int(found[1]), int(found[2]))
 
+    def has_ingest_progress(self) -> bool:
+        """Whether any interrupted ingest left a checkpoint (:meth:`ingest_progress`) to resume from."""
+        return self._db.execute("SELECT 1 FROM ingest_progress LIMIT 1").fetchone() is not None
+
     def set_ingest_progress(self, key: str, last_document: int, documents: int, revisions: int) -> None:
         """Record a checkpoint of ingest ``key`` (inside the transaction that commits its rows), or clear it
         (``last_document < 0``: the ingest finished)."""

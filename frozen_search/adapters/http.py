@@ -22,6 +22,11 @@ Retried, with full-jitter exponential backoff or the server's ``Retry-After`` (s
 ``UpstreamUnavailable``. On hosts whose policy honours Stack Exchange's ``backoff`` field, the API's HTTP 400
 ``throttle_violation`` is a temporary refusal: ``UpstreamRateLimited`` (its wait deferring the host), never recorded.
 A body that fails the caller's ``validate`` is never recorded and is not retried.
+
+Failing fast (issue 14): connecting is bounded by a short ``connect_timeout_s`` (3 s), and a host that could not be
+connected to (DNS, refused, unreachable, connect timeout) is not retried: its circuit opens for
+``breaker_cooldown_s`` (30 s), during which every request to it fails at once (:class:`HostBreaker`), so live mode
+without network answers from the store in well under a second and lists each unreachable source in ``errors``.
 """
 
 from __future__ import annotations
@@ -45,6 +50,7 @@ import requests.adapters
 from frozen_search.cache.http_cache import CachedResponse, HttpCache, Validator, guarded, require_json
 from frozen_search.cache.keys import host_of, namespace_for_cutoff, origin_of, redact_url, request_key
 from frozen_search.cache.transport import (
+    HostBreaker,
     HostLimiter,
     HostPolicy,
     NetworkLeg,
@@ -52,6 +58,7 @@ from frozen_search.cache.transport import (
     backoff_delay,
     backoff_field,
     first_header,
+    is_connect_failure,
     is_transient,
     map_requests_exceptions,
     parse_retry_after,
@@ -133,7 +140,8 @@ class UpstreamConfig:
     """
 
     user_agent: str = field(default_factory=user_agent)
-    connect_timeout_s: float = 10.0
+    connect_timeout_s: float = 3.0
+    breaker_cooldown_s: float = 30.0  # a host that could not be connected to is not asked for this long
     read_timeout_s: float = 60.0
     max_retries: int = 3
     backoff_base_s: float = 1.0
@@ -145,8 +153,9 @@ class UpstreamConfig:
     default_policy: HostPolicy = HostPolicy()
 
     def __post_init__(self) -> None:
-        if min(self.connect_timeout_s, self.read_timeout_s) <= 0 or self.max_retries < 0 or self.max_redirects < 0:
-            raise ConfigError("upstream timeouts must be positive, retries and redirects not negative")
+        if min(self.connect_timeout_s, self.read_timeout_s) <= 0 or self.max_retries < 0 or self.max_redirects < 0 \
+                or self.breaker_cooldown_s < 0:
+            raise ConfigError("upstream timeouts must be positive, retries, redirects and cool-down not negative")
         if not self.allowed_hosts:
             raise ConfigError("no allowed upstream host")
         object.__setattr__(self, "allowed_hosts", frozenset(allowed_origin(h) for h in self.allowed_hosts))
@@ -188,6 +197,7 @@ class Upstream:
         self.prefer_cache = prefer_cache
         self._clock, self._monotonic, self._rng = clock, monotonic, rng or random.Random()
         self._limiter = HostLimiter(config.policy_for, monotonic, sleep)
+        self._breaker = HostBreaker(config.breaker_cooldown_s, monotonic)
         pool = max([p.max_connections for p in config.host_policies.values()] + [config.default_policy.max_connections])
         timeout = (config.connect_timeout_s, config.read_timeout_s)
         # offline: no network leg at all, so no code path can open a socket
@@ -347,17 +357,23 @@ class Upstream:
         if self._network is None:  # offline: never reached, exchange() answers from the cache or raises first
             raise OfflineCacheMiss(f"offline mode: {where} cannot go upstream")
         host = host_of(request.url or "")
+        origin = origin_of(request.url or "") or host  # the circuit is per server: scheme, host and port
         attempts = self.config.max_retries + 1
         for attempt in range(attempts):
             last = attempt == attempts - 1
+            self._breaker.check(origin, where)
             self._count("network_requests")
             try:
                 status, headers, body = self._network.send(request, host, where, f"{attempt + 1}/{attempts}")
             except UpstreamUnavailable as err:
+                if is_connect_failure(err.__cause__):  # the host was never reached: fail fast, open its circuit
+                    self._breaker.failed(origin)
+                    raise
                 if last or not is_transient(err.__cause__):
                     raise
                 self._retry_later(host, None, attempt)
                 continue
+            self._breaker.succeeded(origin)
             if status not in RETRY_STATUSES:
                 if self.config.policy_for(host).honour_backoff_field:
                     self._honour_backoff(host, backoff_field(headers, body))
@@ -391,6 +407,12 @@ class Upstream:
         if backoff is not None:
             logger.info("%s asked for a backoff of %s s", host, backoff)
             self._limiter.defer(host, backoff)
+
+    def host_states(self) -> dict[str, dict[str, object]]:
+        """Each upstream origin (``scheme://host:port``) asked so far: ``reachable``, or ``unreachable`` with
+        ``retry_in_s`` (seconds until the circuit lets a trial request through); empty in offline mode (nothing is
+        asked)."""
+        return self._breaker.states()
 
     def stats(self) -> UpstreamStats:
         """A snapshot of the network/retry/cache counters (the cache keeps its own in ``cache.stats()``)."""

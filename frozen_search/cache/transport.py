@@ -10,6 +10,9 @@
   :func:`is_transient` says which of them are worth a retry.
 - :class:`HostLimiter` spaces request starts per host across threads and caps concurrent exchanges per host;
   :func:`parse_retry_after` and :func:`backoff_delay` are the retry timing (full jitter, AWS architecture blog).
+- :class:`HostBreaker` is a per-host circuit breaker (Nygard, *Release It!*; the pattern of pybreaker): a host that
+  could not be connected to (:func:`is_connect_failure`) is not asked again for a cool-down, so live mode without
+  network fails each source at once instead of after every retry's backoff.
 """
 
 from __future__ import annotations
@@ -116,6 +119,84 @@ def is_transient(exc: BaseException | None) -> bool:
     transient = (rex.Timeout, rex.ConnectionError, rex.ChunkedEncodingError,
                  urllib3.exceptions.TimeoutError, urllib3.exceptions.ProtocolError)
     return isinstance(exc, transient)
+
+
+_CONNECT_FAILURES = (rex.ConnectTimeout, urllib3.exceptions.ConnectTimeoutError,
+                     urllib3.exceptions.NewConnectionError, urllib3.exceptions.NameResolutionError)
+
+
+def is_connect_failure(exc: BaseException | None) -> bool:
+    """Whether the failure behind a mapped error never reached the host: the name did not resolve, the connection
+    was refused or unreachable, or connecting timed out (urllib3's ``NewConnectionError``/``NameResolutionError``/
+    ``ConnectTimeoutError``, seen through requests' ``ConnectionError`` and urllib3's ``MaxRetryError``). A
+    connection that broke after connecting, or a read timeout, is not one."""
+    seen: set[int] = set()
+    pending = [exc]
+    while pending:
+        current = pending.pop()
+        if current is None or id(current) in seen:
+            continue
+        seen.add(id(current))
+        if isinstance(current, _CONNECT_FAILURES):
+            return True
+        pending.extend([current.__cause__, current.__context__, getattr(current, "reason", None),
+                        *(arg for arg in current.args if isinstance(arg, BaseException))])
+    return False
+
+
+class HostBreaker:
+    """Per-host circuit breaker shared by the threads of one upstream layer; times in seconds (``monotonic``).
+
+    :meth:`failed` opens a host's circuit for ``cooldown_s``; while open, :meth:`check` refuses at once with
+    ``UpstreamUnavailable`` (nothing sent). After the cool-down requests pass again (half-open): a success closes
+    the circuit, another connection failure opens it for a new cool-down. Each opening and closing is logged
+    (WARNING/INFO). :meth:`states` reports every host asked so far.
+    """
+
+    def __init__(self, cooldown_s: float, monotonic: Callable[[], float]) -> None:
+        self.cooldown_s = cooldown_s
+        self._monotonic = monotonic
+        self._lock = threading.Lock()
+        self._open_until: dict[str, float] = {}
+        self._reached: set[str] = set()
+
+    def check(self, host: str, where: str) -> None:
+        """Return when ``host`` may be asked.
+
+        Raises:
+            UpstreamUnavailable: the host's circuit is open (it could not be connected to within the cool-down).
+        """
+        with self._lock:
+            until = self._open_until.get(host)
+            remaining = None if until is None else until - self._monotonic()
+        if remaining is not None and remaining > 0:
+            raise UpstreamUnavailable(f"{where} not sent: {host} could not be connected to; it is asked again "
+                                      f"in {remaining:.0f} s")
+
+    def failed(self, host: str) -> None:
+        """A connection to ``host`` failed: open its circuit for the cool-down (logged)."""
+        with self._lock:
+            self._open_until[host] = self._monotonic() + self.cooldown_s
+            self._reached.discard(host)
+        logger.warning("upstream %s could not be connected to: not asked for %.0f s", host, self.cooldown_s)
+
+    def succeeded(self, host: str) -> None:
+        """``host`` answered: close its circuit (logged when it was open)."""
+        with self._lock:
+            was_open = self._open_until.pop(host, None) is not None
+            self._reached.add(host)
+        if was_open:
+            logger.info("upstream %s answers again", host)
+
+    def states(self) -> dict[str, dict[str, object]]:
+        """Per host asked so far: ``{"state": "reachable"}``, or ``{"state": "unreachable", "retry_in_s": S}``
+        (``S`` ≥ 0 whole seconds; 0: the next request is a trial)."""
+        with self._lock:
+            now = self._monotonic()
+            states: dict[str, dict[str, object]] = {host: {"state": "reachable"} for host in self._reached}
+            for host, until in self._open_until.items():
+                states[host] = {"state": "unreachable", "retry_in_s": max(0, round(until - now))}
+        return states
 
 
 def parse_retry_after(value: str | None, now: datetime) -> float | None:

@@ -7,6 +7,7 @@ is the line the CLI prints.
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -61,13 +62,17 @@ def ingest(settings: Settings, source_name: str, paths: Sequence[Path], *, progr
     Raises:
         ConfigError: no ingester named ``source_name`` (checked before anything is opened or created); an unusable
             store; a Stack Exchange site not served.
-        IngestError: a file is missing, unreadable, truncated or not of the expected format; nothing is stored.
+        IngestError: a file is missing, unreadable, truncated or not of the expected format; nothing is stored,
+            and a store and index this call created are removed again (unless it committed checkpoints to resume
+            from: a Stack Exchange ingest, which keeps them).
         StoreBusy: another ingest, reindex or import is writing this data dir; nothing is done.
     """
     source = (registry or default_registry()).named(source_name)
     if source is None:
         raise ConfigError(f"this frozen-search has no {source_name} ingester")
     with exclusive_writer(settings.data_dir, f"ingest {source_name}"):
+        first = not settings.store_path.exists()
+        index_first = not settings.index_path.exists()
         store = Store(settings.store_path)
         try:
             index = RevisionIndex.create(settings.index_path)
@@ -75,8 +80,15 @@ def ingest(settings: Settings, source_name: str, paths: Sequence[Path], *, progr
             report = source.ingest(list(paths), store, index, settings=settings, progress=progress,
                                    on_file=files.start, **options)
             files.record()
-        finally:
+        except BaseException:
+            resumable = store.has_ingest_progress()  # checkpoints committed (Stack Exchange): kept to resume from
             store.close()
+            if first and not resumable:  # a failed first ingest leaves no empty store behind (search then says
+                _remove_store(settings.store_path)  # "ingest a dump first")
+            if index_first and not resumable:
+                shutil.rmtree(settings.index_path, ignore_errors=True)
+            raise
+        store.close()
     return IngestResult(source_name, report)
 
 
@@ -114,3 +126,9 @@ class FileBoundaries:
             with self.store.transaction():
                 self.store.record_coverage(rows, datetime.now(UTC).isoformat())
         return len(rows)
+
+
+def _remove_store(path: Path) -> None:
+    """Delete the SQLite store at ``path`` and its journal files (``-wal``, ``-shm``, ``-journal``)."""
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from frozen_search.config import Settings, default_setting
+from frozen_search.config import UPSTREAM_URLS, Settings, default_setting
 from frozen_search.cutoff import parse_cutoff
 from frozen_search.errors import FrozenSearchError
 from frozen_search.ops.data_dir import existing_log, existing_store
@@ -52,6 +52,7 @@ class _LineContext:
     asked: str | None = None  # its live sources, comma-separated (None: the settings' own)
     search_from: str = "live"  # "store": it searched the store alone (strict mode)
     sites: str = field(default_factory=lambda: str(default_setting("stackexchange_sites")))
+    upstream: tuple[tuple[str, str], ...] = ()  # the upstream URLs it asked, when not the default
 
 
 def replay_log(settings: Settings, log_path: Path, *,
@@ -69,7 +70,7 @@ def replay_log(settings: Settings, log_path: Path, *,
     live_lines = any(record.get("mode", "local") != "local" for _, record in read_log(log, []))
     settings = replace(settings, mode="offline" if live_lines else "local")
     store = existing_store(settings)
-    services: dict[tuple[str, bool, str | None, str, str], FrozenSearchService] = {}
+    services: dict[tuple[str, bool, str | None, str, str, tuple[tuple[str, str], ...]], FrozenSearchService] = {}
     now = _LineContext()
 
     def before(record: Mapping[str, Any]) -> None:
@@ -79,12 +80,17 @@ def replay_log(settings: Settings, log_path: Path, *,
         now.search_from = "store" if record.get("search_from") == "store" else "live"
         logged = record.get("sites")
         now.sites = logged if isinstance(logged, str) else str(default_setting("stackexchange_sites"))
+        urls = record.get("upstream")
+        urls = urls if isinstance(urls, dict) else {}
+        now.upstream = tuple(sorted((name, url) for name, url in urls.items()
+                                    if name in UPSTREAM_URLS and isinstance(url, str)))
 
     def execute(cutoff: str, tool: str, arguments: dict[str, Any]) -> tuple[Any, Any]:
-        key = (cutoff, now.local, now.asked, now.sites, now.search_from)
+        key = (cutoff, now.local, now.asked, now.sites, now.search_from, now.upstream)
         if key not in services:
             at = replace(settings.with_cutoff(parse_cutoff(cutoff)), stackexchange_sites=now.sites,
                          search_from=now.search_from)
+            at = at.with_values(dict(now.upstream)) if now.upstream else at
             if now.local:
                 at = replace(at, mode="local")
             elif now.asked is not None:

@@ -77,7 +77,9 @@ class WarmReport:
             f"rejections: {counts(self.rejections)}",
             f"errors: {counts(self.errors)}",
             f"upstream: {self.network_requests} network requests, {self.cache_hits} cache hits",
-            f"state: {self.state_path}",
+            f"state: {self.state_path}" if self.state_path is not None and self.state_path.exists() else
+            "state: none kept (no query finished)" if self.state_path is not None else
+            "state: none kept (offline check)",
         ])
 
 
@@ -147,6 +149,10 @@ class _LogTail:
                 report.rejections[rejection["reason"]] = report.rejections.get(rejection["reason"], 0) + 1
             if isinstance(error := record.get("error"), dict):
                 report.errors[error["code"]] = report.errors.get(error["code"], 0) + 1
+            response = record.get("response")
+            for failed in (response.get("errors") or []) if isinstance(response, dict) else []:
+                code = f"{failed['code']} ({failed['source']})"  # a source a search could not ask
+                report.errors[code] = report.errors.get(code, 0) + 1
 
     def close(self) -> None:
         self._handle.close()
@@ -158,7 +164,7 @@ def _run_one(service: FrozenSearchService, query: str, limit: int, fetch: int, r
         response = service.search(query, limit=limit)
     except FrozenSearchError as exc:
         return isinstance(exc, FINAL_ERRORS)
-    finished = True
+    finished = not response.errors  # a source that could not be asked (listed in errors): retry the query
     for result in response.results[:fetch]:
         try:
             service.fetch(result.id)
@@ -169,8 +175,12 @@ def _run_one(service: FrozenSearchService, query: str, limit: int, fetch: int, r
 
 
 def warm(settings: Settings, queries_path: Path, *, fetch: int = 0, limit: int = 10,
-         progress: WarmProgress | None = None) -> WarmReport:
-    """Run every query of ``queries_path`` at ``settings.cutoff`` in live mode (whatever ``settings.mode`` says).
+         progress: WarmProgress | None = None, mode: str = "live") -> WarmReport:
+    """Run every query of ``queries_path`` at ``settings.cutoff`` in ``mode`` (whatever ``settings.mode`` says).
+
+    ``mode="live"`` fills the store and the HTTP cache (resumable, below); ``mode="offline"`` checks a warmed data
+    dir: every query runs from the cache and the store only, nothing is asked upstream, no state is kept, and a
+    query the cache cannot answer counts as one to retry.
 
     ``limit``: results per search (1 to ``settings.max_limit``); ``fetch``: how many of each query's top hits to
     fetch (first page, ``settings.max_chars`` characters). Queries finished by an earlier run of the same file,
@@ -178,7 +188,8 @@ def warm(settings: Settings, queries_path: Path, *, fetch: int = 0, limit: int =
 
     Raises:
         InvalidRequest: the file cannot be read or is not UTF-8; ``fetch`` < 0 or ``limit`` out of range.
-        ConfigError: no cutoff, an unusable store, log or API URL, or an unreadable warm state file.
+        ConfigError: ``mode`` is neither ``live`` nor ``offline``; no cutoff, an unusable store, log or API URL, or
+            an unreadable warm state file.
         IndexNotReady: the store holds ingested dumps and the index is missing or stale.
         UpstreamUnavailable (and subclasses): the wiki cannot be reached when the service starts.
     """
@@ -188,9 +199,11 @@ def warm(settings: Settings, queries_path: Path, *, fetch: int = 0, limit: int =
         raise InvalidRequest(f"cannot read the queries file {queries_path}: {exc}") from exc
     if fetch < 0 or not 1 <= limit <= settings.max_limit:
         raise InvalidRequest(f"fetch must be >= 0 and limit from 1 to {settings.max_limit}")
+    if mode not in ("live", "offline"):
+        raise ConfigError(f"warm runs in live or offline mode, not {mode!r}")
     queries = read_queries(data, str(queries_path))
-    path = state_path(settings, data, limit, fetch)
-    done = _load_done(path)
+    path = state_path(settings, data, limit, fetch) if mode == "live" else None
+    done = _load_done(path) if path is not None else set()
     about = {"queries_file": str(queries_path), "cutoff": iso_utc(settings.require_cutoff()),
              "limit": limit, "fetch": fetch}
     report = WarmReport(queries=len(queries), state_path=path)
@@ -200,7 +213,7 @@ def warm(settings: Settings, queries_path: Path, *, fetch: int = 0, limit: int =
         progress(report.skipped, len(queries), "")
     if not todo:
         return report
-    live = replace(settings, mode="live")
+    live = replace(settings, mode=mode)
     log_path = live.querylog_path
     offset = log_path.stat().st_size if log_path.exists() else 0
     service = FrozenSearchService.open(live, prefer_cache=True)
@@ -217,7 +230,8 @@ def warm(settings: Settings, queries_path: Path, *, fetch: int = 0, limit: int =
             tail.tally(report)
             if finished:
                 done.add(number)
-                _save_done(path, done, about)
+                if path is not None:
+                    _save_done(path, done, about)
             else:
                 report.unfinished += 1
         if progress is not None:

@@ -41,6 +41,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from frozen_search.errors import FrozenSearchError, InvalidRequest
 from frozen_search.models import FetchResponse, SearchResponse
+from frozen_search.server.auth import BearerAuth
 from frozen_search.server.mcp import create_mcp, package_version
 from frozen_search.service import (
     REFUSED_DATE_HEADERS,
@@ -83,7 +84,7 @@ class SearchRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
     query: str = Field(json_schema_extra=_NON_EMPTY)
     source: str | None = None
-    limit: int = 10
+    limit: int = Field(10, strict=True)  # `true` is not 1: a refused body goes to the service as sent
 
 
 class FetchRequest(BaseModel):
@@ -91,8 +92,8 @@ class FetchRequest(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     id: str = Field(json_schema_extra=_NON_EMPTY)
-    offset: int = 0
-    max_chars: int | None = None
+    offset: int = Field(0, strict=True)
+    max_chars: int | None = Field(None, strict=True)
 
 
 _PROBLEM_CONTENT = {"application/problem+json": {"schema": Problem.model_json_schema()}}
@@ -105,12 +106,15 @@ _PROBLEMS: dict[int | str, dict[str, Any]] = {  # "4XX" also keeps FastAPI from 
 
 
 def create_app(service: FrozenSearchService, *, host: str = "127.0.0.1", port: int | None = None,
-               allowed_hosts: Sequence[str] = (), max_body_bytes: int = MAX_BODY_BYTES) -> FastAPI:
+               allowed_hosts: Sequence[str] = (), max_body_bytes: int = MAX_BODY_BYTES,
+               token: str | None = None) -> FastAPI:
     """The FastAPI app answering as of ``service.cutoff`` (fixed): REST under ``/v1``, MCP at ``/mcp``.
 
     ``host``/``port`` are where the server listens; ``/mcp`` accepts those in the ``Host`` header besides
     localhost on any port, plus ``allowed_hosts`` (``name`` or ``name:port``; needed when binding 0.0.0.0).
     A request body over ``max_body_bytes`` is answered 413 ``invalid_request`` unread (see :class:`BodyLimit`).
+    ``token``: every request but ``/healthz`` must carry ``Authorization: Bearer <token>`` (see
+    :mod:`frozen_search.server.auth`); ``None``: no authentication.
     """
     mcp = create_mcp(service)
     # Called for its side effect: it builds mcp.session_manager. Its Starlette app is not used; /mcp is routed below.
@@ -129,18 +133,54 @@ def create_app(service: FrozenSearchService, *, host: str = "127.0.0.1", port: i
         app.add_exception_handler(exc_class, problem_response)
     app.add_exception_handler(RequestValidationError, _malformed_call(service))
     app.include_router(_routes(service))
+    _state_bounds(app, service)
     app.router.routes.append(Route("/mcp", endpoint=StreamableHTTPASGIApp(mcp.session_manager),
                                    include_in_schema=False))
     app.add_middleware(BodyLimit, max_bytes=max_body_bytes)
     app.add_middleware(RequestIdMiddleware)
+    if token is not None:
+        app.add_middleware(BearerAuth, token=token)  # outermost: nothing runs before the token is checked
     return app
 
 
-def run_http(service: FrozenSearchService, host: str, port: int) -> None:
-    """Serve :func:`create_app` with uvicorn on ``host``:``port`` until interrupted (``frozen-search serve``)."""
+def _state_bounds(app: FastAPI, service: FrozenSearchService) -> None:
+    """Make ``/openapi.json`` state every bound the service enforces, from its settings (issue 14, item 3):
+    ``limit`` 1..``max_limit``, ``source`` one of the served names (matched case-insensitively), ``offset`` ≥ 0,
+    ``max_chars`` 1..``max_chars_limit``, in the GET parameters and the POST bodies alike."""
+    settings = service.settings
+    bounds: dict[str, dict[str, Any]] = {
+        "limit": {"minimum": 1, "maximum": settings.max_limit},
+        "source": {"enum": [*service.served, None], "description": "One source (case-insensitive); default all."},
+        "offset": {"minimum": 0},
+        "max_chars": {"minimum": 1, "maximum": settings.max_chars_limit},
+    }
+
+    generate = app.openapi  # FastAPI's own generator (it caches into app.openapi_schema)
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            schema = generate()
+            for path in schema.get("paths", {}).values():
+                for parameter in path.get("get", {}).get("parameters", []):
+                    parameter.get("schema", {}).update(bounds.get(parameter.get("name"), {}))
+            for name in ("SearchRequest", "FetchRequest"):
+                properties = schema.get("components", {}).get("schemas", {}).get(name, {}).get("properties", {})
+                for field_name, field_schema in properties.items():
+                    field_schema.update(bounds.get(field_name, {}))
+            app.openapi_schema = schema
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
+
+
+def run_http(service: FrozenSearchService, host: str, port: int, *, allowed_hosts: Sequence[str] = (),
+             token: str | None = None) -> None:
+    """Serve :func:`create_app` with uvicorn on ``host``:``port`` until interrupted (``frozen-search serve``);
+    ``allowed_hosts`` and ``token`` as in :func:`create_app`."""
     import uvicorn
 
-    uvicorn.run(create_app(service, host=host, port=port), host=host, port=port,
+    uvicorn.run(create_app(service, host=host, port=port, allowed_hosts=allowed_hosts, token=token),
+                host=host, port=port,
                 h11_max_incomplete_event_size=MAX_HEAD_BYTES)
 
 
@@ -175,10 +215,16 @@ def _routes(service: FrozenSearchService) -> APIRouter:
         return {"status": "ok", "cutoff": service.cutoff_iso}
 
     @router.get("/readyz", responses=_PROBLEMS)
-    def readyz() -> dict[str, str]:
-        """Readiness: the index opens and matches the store (503 ``index_not_ready`` otherwise)."""
+    def readyz() -> dict[str, Any]:
+        """Readiness: the index opens and matches the store (503 ``index_not_ready`` otherwise). In live/offline
+        mode ``upstream`` gives each asked source's state; ``status`` is ``degraded`` while one is unreachable
+        (the store and the other sources still answer)."""
         service.ready()
-        return {"status": "ready", "cutoff": service.cutoff_iso}
+        upstream = service.upstream_status()
+        if upstream is None:
+            return {"status": "ready", "cutoff": service.cutoff_iso}
+        down = any(state["state"] == "unreachable" for state in upstream.values())
+        return {"status": "degraded" if down else "ready", "cutoff": service.cutoff_iso, "upstream": upstream}
 
     return router
 

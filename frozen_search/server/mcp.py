@@ -90,7 +90,7 @@ def fetch_description(service: FrozenSearchService) -> str:
         f"Reads one document as it stood before {service.cutoff_iso} (the last version saved before then); "
         f"nothing later is shown. `id` is an id from search (e.g. {_id_examples(service)}) or a canonical URL "
         f"(https://{host}/wiki/Pear, or …/w/index.php?oldid=N for an older revision). Returns {{id, title, "
-        "text, url, metadata}}; long documents are paged by characters: when metadata.next_offset is not null, "
+        "text, url, metadata}; long documents are paged by characters: when metadata.next_offset is not null, "
         f"call again with offset=next_offset. `max_chars` is the page size (default {service.settings.max_chars}, "
         f"at most {service.settings.max_chars_limit}). Errors start with a code in brackets, e.g. "
         "[not_found_before_cutoff] (missing, or only exists after the cutoff) or [refused_source] (another site)."
@@ -116,24 +116,39 @@ def create_mcp(service: FrozenSearchService) -> MCPServer:
         instructions=f"Frozen retrieval: every source is shown as it stood before {service.cutoff_iso}. "
                      "Use search to find documents and fetch to read one; nothing later exists here.")
 
-    @server.tool(description=search_description(service), annotations=_READ_ONLY)
-    def search(query: Annotated[str, Field(description="Words to look for; \"quoted phrases\" match exactly.",
-                                                    json_schema_extra={"minLength": 1})],
-               source: Annotated[str | None, Field(description="Restrict to one source.")] = None,
-               limit: Annotated[int, Field(description="Number of results wanted.")] = 10,
-               ctx: Context | None = None) -> SearchResponse:
+    def search(query: str, source: str | None = None, limit: int = 10, ctx: Context | None = None) -> SearchResponse:
         with _tool_errors():
             return service.search(query, source=source, limit=limit, headers=_date_headers(ctx))
 
-    @server.tool(description=fetch_description(service), annotations=_READ_ONLY)
-    def fetch(id: Annotated[str, Field(description="An id from search, or a canonical URL.",
-                                                json_schema_extra={"minLength": 1})],
-              offset: Annotated[int, Field(description="First character to return.")] = 0,
-              max_chars: Annotated[int | None, Field(description="Page size in characters.")] = None,
-              ctx: Context | None = None) -> FetchResponse:
+    def fetch(id: str, offset: int = 0, max_chars: int | None = None, ctx: Context | None = None) -> FetchResponse:
         with _tool_errors():
             return service.fetch(id, offset=offset, max_chars=max_chars, headers=_date_headers(ctx))
 
+    # The bounds depend on the settings, so the annotations are objects built here (the SDK reads them for the
+    # inputSchema; a string annotation could not name this server's settings). Each bound the service enforces
+    # is stated; the SDK checks only types (``strict``: ``limit: true`` is not 1) and passes a call it refuses to
+    # the service as sent, so every refusal is the service's own coded message (see _RefusalMiddleware).
+    search.__annotations__ = {
+        "query": Annotated[str, Field(description="Words to look for; \"quoted phrases\" match exactly.",
+                                      json_schema_extra={"minLength": 1})],
+        "source": Annotated[str | None, Field(description="Restrict to one source (names are case-insensitive).",
+                                              json_schema_extra={"enum": [*service.served, None]})],
+        "limit": Annotated[int, Field(description="Number of results wanted.", strict=True,
+                                      json_schema_extra={"minimum": 1, "maximum": service.settings.max_limit})],
+        "ctx": Context | None,  # injected by the SDK (the HTTP request's date headers); not in the inputSchema
+        "return": SearchResponse}
+    fetch.__annotations__ = {
+        "id": Annotated[str, Field(description="An id from search, or a canonical URL.",
+                                   json_schema_extra={"minLength": 1})],
+        "offset": Annotated[int, Field(description="First character to return.", strict=True,
+                                       json_schema_extra={"minimum": 0})],
+        "max_chars": Annotated[int | None, Field(
+            description="Page size in characters.", strict=True,
+            json_schema_extra={"minimum": 1, "maximum": service.settings.max_chars_limit})],
+        "ctx": Context | None,
+        "return": FetchResponse}
+    server.tool(description=search_description(service), annotations=_READ_ONLY)(search)
+    server.tool(description=fetch_description(service), annotations=_READ_ONLY)(fetch)
     return server
 
 

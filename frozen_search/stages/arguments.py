@@ -16,9 +16,10 @@ MAX_REFERENCE_CHARS = 2_000
 
 
 def search_arguments(query: Any, source: Any, limit: Any, settings: Settings,
-                     served: Sequence[str]) -> tuple[list[str], list[list[str]], int]:
-    """``(terms, phrases, limit)`` of a search: the query's tokens, its quoted phrases of two or more tokens, and the
-    checked limit.
+                     served: Sequence[str]) -> tuple[list[str], list[list[str]], int, str | None]:
+    """``(terms, phrases, limit, source)`` of a search: the query's tokens, its quoted phrases of two or more tokens,
+    the checked limit and the source filter as served (names are matched case-insensitively: ``Wikipedia`` is
+    ``wikipedia``; ``None``: every source).
 
     Raises:
         InvalidRequest: an empty, over-long or word-less query; a limit outside 1..``settings.max_limit``.
@@ -30,24 +31,26 @@ def search_arguments(query: Any, source: Any, limit: Any, settings: Settings,
         raise InvalidRequest("the query is empty")
     if len(query) > settings.max_query_chars:
         raise InvalidRequest(f"the query has {len(query)} characters; the limit is {settings.max_query_chars}")
-    check_source(source, served)
+    source = check_source(source, served)
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= settings.max_limit:
         raise InvalidRequest(f"limit must be an integer from 1 to {settings.max_limit}")
     terms = tokenize(query)
     if not terms:
         raise InvalidRequest("the query has no searchable words")
     phrases = [tokenize(p) for p in re.findall(r'"([^"]+)"', query)]
-    return terms, [p for p in phrases if len(p) > 1], limit
+    return terms, [p for p in phrases if len(p) > 1], limit, source
 
 
-def check_source(source: Any, served: Sequence[str]) -> None:
-    """Refuse a ``source`` filter this server does not serve (``None``: every source).
+def check_source(source: Any, served: Sequence[str]) -> str | None:
+    """The served source named by the ``source`` filter, matched case-insensitively (``None``: every source).
 
     Raises:
         RefusedSource: naming what is served, and whether the value is a known source at all.
     """
-    if source is None or source in served:
-        return
+    if source is None:
+        return None
+    if isinstance(source, str) and source.lower() in served:
+        return source.lower()
     known = "a known source not served by this server" if source in KNOWN_SOURCES else "not a source"
     if source == "stackexchange":
         known = "not a source: Stack Exchange sources are named by site (mathoverflow, math.stackexchange)"

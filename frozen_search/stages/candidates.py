@@ -45,38 +45,51 @@ class LocalHits:
     """Index hits ``(score, rev_pk, doc_id)`` in BM25 order, read from the store and resolved by their source
     (:meth:`~frozen_search.source.Source.local_hit`) ``step`` at a time, as the service consumes them: a search
     that fills its page from the first hits never reads, decodes or resolves the rest. A hit that cannot be shown
-    is appended to ``rejections`` when it is met; iterating again resolves again."""
+    is appended to ``rejections`` when it is first met; a step once resolved is kept (iterating again, or asking
+    whether any hit can be shown, resolves nothing twice)."""
 
     def __init__(self, hits: list[tuple[float, int, str]], store: Store, registry: Registry, settings: Settings,
                  bound: int, rejections: list[Rejection], step: int) -> None:
         self.hits, self.store, self.registry, self.settings = hits, store, registry, settings
         self.bound, self.rejections, self.step = bound, rejections, step
+        self._resolved: list[list[Shown]] = []  # the shown hits of each step resolved so far, in order
 
     def __iter__(self) -> Iterator[Shown]:
-        for start in range(0, len(self.hits), self.step):
-            chunk = self.hits[start:start + self.step]
-            rows = self.store.revisions([rev_pk for _, rev_pk, _ in chunk])
-            for _, rev_pk, doc in chunk:
-                row = rows.get(rev_pk)
-                if row is None:
-                    self.rejections.append(Rejection(id=doc, reason="not_in_store",
-                                                     evidence="the index names a revision the store does not hold"))
-                    continue
-                owner = self.registry.for_row_source(row.source, self.settings)
-                shown = Shown(row) if owner is None else owner.local_hit(row, self.store, self.bound)
-                if isinstance(shown, Rejection):
-                    self.rejections.append(shown)
-                else:
-                    yield shown
+        for number, start in enumerate(range(0, len(self.hits), self.step)):
+            if number == len(self._resolved):
+                self._resolved.append(self._resolve(self.hits[start:start + self.step]))
+            yield from self._resolved[number]
+
+    def __bool__(self) -> bool:
+        """Whether any hit can be shown (resolving steps only until the first one that can)."""
+        return next(iter(self), None) is not None
+
+    def _resolve(self, chunk: list[tuple[float, int, str]]) -> list[Shown]:
+        rows = self.store.revisions([rev_pk for _, rev_pk, _ in chunk])
+        out: list[Shown] = []
+        for _, rev_pk, doc in chunk:
+            row = rows.get(rev_pk)
+            if row is None:
+                self.rejections.append(Rejection(id=doc, reason="not_in_store",
+                                                 evidence="the index names a revision the store does not hold"))
+                continue
+            owner = self.registry.for_row_source(row.source, self.settings)
+            shown = Shown(row) if owner is None else owner.local_hit(row, self.store, self.bound)
+            if isinstance(shown, Rejection):
+                self.rejections.append(shown)
+            else:
+                out.append(shown)
+        return out
 
 
 def live_candidates(lives: Mapping[str, LiveSource], registry: Registry, settings: Settings, *, query: str,
-                    source: str | None, limit: int, found: Candidates) -> None:
+                    source: str | None, limit: int, found: Candidates, store_searched: bool = False) -> None:
     """Add to ``found`` each live source's candidates (sources the ``source`` filter excludes are not asked); a
-    source whose upstream fails is listed in ``found.errors`` and the others still answer.
+    source whose upstream fails is listed in ``found.errors`` and the others — and the store's hits already in
+    ``found.local``, when ``store_searched`` (its index was asked too) — still answer.
 
     Raises:
-        FrozenSearchError: every source asked failed (the first failure).
+        FrozenSearchError: every source asked failed and the store found nothing (the first failure).
     """
     failed: list[tuple[str, FrozenSearchError]] = []
     asked = 0
@@ -99,8 +112,8 @@ def live_candidates(lives: Mapping[str, LiveSource], registry: Registry, setting
         found.fresh.extend(shown)
         found.rejections.extend(rejections)
     disclosed = [(name, upstream_failure(error, name)) for name, error in failed]  # requests: to the log only
-    if disclosed and len(disclosed) == asked:
-        raise disclosed[0][1]  # every source asked upstream failed: the search itself fails
+    if disclosed and len(disclosed) == asked and not (store_searched and found.local):
+        raise disclosed[0][1]  # no source answered and the store found nothing: an error, never an empty result
     for name, error in disclosed:
         found.errors.append(SourceError(source=name, code=error.code, message=error.message))
         found.rejections.extend(error.rejections)

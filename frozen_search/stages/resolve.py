@@ -1,16 +1,27 @@
 """Stage 2 for ``fetch``: a reference (an id or canonical URL) to the state shown at ``T``, through the source
-that claims it — upstream when that source is asked live, else from the store alone."""
+that claims it — upstream when that source is asked live (or offline, from the HTTP cache), else from the store.
+
+When the upstream cannot be asked (offline mode and the exchange was never recorded, or live mode and the source is
+unreachable), the store answers whatever it can: a dump-ingested history is as good an answer in live or offline mode
+as in local mode (design.md: the store's ``dump`` rows are eligible snapshots at any cutoff). If the store cannot
+answer either, the upstream failure stands — never ``not_found_before_cutoff`` for a document nobody could look up,
+and never the store's own refusal: that would tell a stored later document (``not_found_before_cutoff``) from an
+unknown one (``offline_cache_miss``), disclosing the existence of something after ``T``.
+"""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from typing import Any
 
 from frozen_search.config import Settings
-from frozen_search.errors import NotFoundBeforeCutoff
+from frozen_search.errors import FrozenSearchError, NotFoundBeforeCutoff, OfflineCacheMiss, UpstreamUnavailable
 from frozen_search.source import LiveSource, Shown, Source
 from frozen_search.stages.coverage import Coverage
 from frozen_search.store import Store
+
+logger = logging.getLogger(__name__)
 
 
 def resolve_reference(source: Source, reference: Any, lives: Mapping[str, LiveSource], store: Store, bound: int,
@@ -18,15 +29,29 @@ def resolve_reference(source: Source, reference: Any, lives: Mapping[str, LiveSo
     """What ``fetch`` shows at ``T`` (``bound``: ``instant_bound(T)``, UTC milliseconds) for ``reference``, as
     ``source`` parsed it (:meth:`~frozen_search.registry.Registry.parse_reference`).
 
+    Live/offline: the source's live resolution first (so a replayed live log is answered from its recorded
+    exchanges); when that cannot ask upstream (``OfflineCacheMiss``, ``UpstreamUnavailable`` and its timeouts and
+    rate limits), the store's answer, if it has one.
+
     Raises:
         NotFoundBeforeCutoff, NotEligible, ContentUnproven: nothing may be shown at ``T`` (their messages may hold
             post-``T`` evidence: the service passes them through :func:`frozen_search.disclosure.disclosed`).
-        UpstreamUnavailable, UpstreamRejected, OfflineCacheMiss: live/offline, from the upstream layer.
+        UpstreamUnavailable, UpstreamRejected, OfflineCacheMiss: live/offline, from the upstream layer, when the
+            store cannot answer either.
     """
     live = lives.get(source.name)
-    if live is not None:
+    if live is None:
+        return source.resolve_local(reference, store, bound, settings)
+    try:
         return live.resolve(reference)
-    return source.resolve_local(reference, store, bound, settings)
+    except (OfflineCacheMiss, UpstreamUnavailable) as upstream_error:
+        try:
+            shown = source.resolve_local(reference, store, bound, settings)
+        except FrozenSearchError:
+            raise upstream_error from None  # the store cannot answer: the upstream failure is the answer
+        logger.info("%s could not be asked upstream (%s); answered from the store", source.name,
+                    upstream_error.code)
+        return shown
 
 
 def resolve_from_store(source: Source, reference: Any, lives: Mapping[str, LiveSource], store: Store, bound: int,

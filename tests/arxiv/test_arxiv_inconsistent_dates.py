@@ -80,6 +80,11 @@ def test_a_v1_date_after_the_cutoff_refuses_that_candidate_and_keeps_the_others(
                                           arxiv_api=arxiv_stub.url("/api/query"), arxiv_oai=arxiv_stub.url("/oai2")),
                         tmp_path / "querylog.jsonl")
     assert report.lines and report.different == 0, [line.detail for line in report.lines]
+    # Issue 14, item 7: each line records the upstream URLs it asked, so the auditor's replay needs no settings
+    assert json.loads(logged.splitlines()[0])["upstream"] == {"arxiv_api": arxiv_stub.url("/api/query"),
+                                                              "arxiv_oai": arxiv_stub.url("/oai2")}
+    again = replay_log(Settings.from_env({}, data_dir=tmp_path), tmp_path / "querylog.jsonl")
+    assert again.lines and again.different == 0, [line.detail for line in again.lines]
 
 
 def test_fetch_of_that_paper_answers_like_an_id_that_never_existed(arxiv_stub: ArxivStub, tmp_path: Path) -> None:

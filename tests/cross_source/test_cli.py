@@ -150,3 +150,107 @@ def test_index_older_than_the_store_is_refused(cli_data: Path) -> None:
     assert stale.exit_code == 1 and "[index_not_ready]" in stale.output and "reindex" in stale.output
     assert run("reindex", "--data-dir", str(cli_data)).exit_code == 0
     assert run("search", "pear", "--cutoff", "2016-01-01", "--data-dir", str(cli_data)).exit_code == 0
+
+
+# -- issue 14, item 6: the CLI for the people who run it -----------------------------------------------------------
+
+
+def test_h_is_an_alias_of_help_and_every_option_says_what_it_does() -> None:
+    for command in ([], ["serve"], ["search"], ["warm"], ["audit"], ["replay"]):
+        short, long = run(*command, "-h"), run(*command, "--help")
+        assert short.exit_code == 0 and short.output == long.output
+    serve, search = run("serve", "-h").output, run("search", "-h").output
+    assert "Address to listen on" in serve and "TCP port" in serve and "Number of results" in search
+    assert "--allowed-host" in serve and "--token" in serve and "FROZEN_SEARCH_TOKEN" in serve
+
+
+def test_replay_and_audit_read_the_data_dirs_query_log_by_default(cli_data: Path) -> None:
+    _session(cli_data, cli_data / "querylog.jsonl")
+    replayed = run("replay", "--data-dir", str(cli_data))
+    assert replayed.exit_code == 0 and replayed.output.count(": identical") == 10, replayed.output
+    audited = run("audit", "--data-dir", str(cli_data))
+    assert audited.exit_code == 0 and "10" in audited.output, audited.output
+
+
+def test_a_failed_first_ingest_leaves_no_store_behind(tmp_path: Path) -> None:
+    bad = tmp_path / "cut.xml"
+    bad.write_text("<mediawiki>")
+    data = tmp_path / "data"
+    result = CliRunner().invoke(main, ["ingest", "wikipedia", str(bad), "--data-dir", str(data)])
+    assert result.exit_code == 1 and "[ingest_failed]" in result.output
+    assert not (data / "store.sqlite3").exists() and not (data / "index").exists()
+    searched = CliRunner().invoke(main, ["search", "pear", "--cutoff", "2020-01-01", "--data-dir", str(data)])
+    assert searched.exit_code == 2 and "no store at" in searched.output and "ingest a dump first" in searched.output
+
+
+def test_a_failed_later_ingest_keeps_the_store(cli_data: Path, tmp_path: Path) -> None:
+    bad = tmp_path / "cut.xml"
+    bad.write_text("<mediawiki>")
+    assert CliRunner().invoke(main, ["ingest", "wikipedia", str(bad), "--data-dir", str(cli_data)]).exit_code == 1
+    assert run("search", "pear", "--cutoff", "2016-01-01", "--data-dir", str(cli_data)).exit_code == 0
+
+
+def test_a_port_in_use_is_a_configuration_error(cli_data: Path) -> None:
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = CliRunner().invoke(main, ["serve", "--cutoff", "2016-01-01", "--port", str(port),
+                                           "--data-dir", str(cli_data)])
+    assert result.exit_code == 2 and f"[config_error] cannot listen on 127.0.0.1:{port}" in result.output
+
+
+def test_warm_offline_checks_the_cache_and_keeps_no_state(cli_data: Path, tmp_path: Path) -> None:
+    queries = tmp_path / "queries.txt"
+    queries.write_text("pear\n")
+    result = CliRunner().invoke(main, ["warm", str(queries), "--mode", "offline", "--cutoff", "2016-01-01",
+                                       "--data-dir", str(cli_data)], env={"FROZEN_SEARCH_LIVE_SOURCES": "wikipedia"})
+    # the store answers, but wikipedia could not be asked (nothing recorded): the query is to be retried
+    assert result.exit_code == 1, result.output
+    assert "1 to retry" in result.output and "offline_cache_miss" in result.output
+    assert "state: none kept (offline check)" in result.output and not (cli_data / "warm").exists()
+
+
+def test_audit_lists_refused_cutoff_attempts(cli_data: Path) -> None:
+    # Issue 14, item 7: an attempt to set the cutoff is refused and logged; the auditor sees each one
+    log = cli_data / "querylog.jsonl"
+    service = make_service(cli_data, "2016-01-01", log=log)
+    service.search("pear", limit=2)
+    with pytest.raises(FrozenSearchError, match="invalid_request"):
+        service.call("search", {"query": "pear", "cutoff": "2030-01-01"})
+    with pytest.raises(FrozenSearchError, match="invalid_request"):
+        service.call("fetch", {"id": "wikipedia:Pear", "CUTOFF": "2031-01-01"})
+    service.search("pear", limit=1, headers={"Accept-Datetime": "Thu, 01 Jan 2032 00:00:00 GMT"})
+    service.close()
+    audited = run("audit", "--data-dir", str(cli_data))
+    assert audited.exit_code == 0, audited.output
+    assert "attempted cutoffs: 3" in audited.output
+    assert 'line 2: search with cutoff "2030-01-01" (refused)' in audited.output
+    assert 'line 3: fetch with cutoff "2031-01-01" (refused)' in audited.output
+    assert "line 4: search with cutoff" in audited.output and "(answered at the fixed cutoff)" in audited.output
+    as_json = json.loads(run("audit", "--json", "--data-dir", str(cli_data)).output)
+    assert [(a["value"], a["refused"]) for a in as_json["attempted_cutoffs"]][:2] == [
+        ('"2030-01-01"', True), ('"2031-01-01"', True)]
+
+
+def test_audit_markdown_report_for_auditors(cli_data: Path) -> None:
+    # Issue 14, item 7: a readable report: calls per day, hits per source, rejections, refusals, attempted cutoffs,
+    # and every shown hit's date against the cutoff
+    _session(cli_data, cli_data / "querylog.jsonl")
+    service = make_service(cli_data, "2016-01-01", log=cli_data / "querylog.jsonl")
+    with pytest.raises(FrozenSearchError):
+        service.call("search", {"query": "pear", "cutoff": "2030-01-01"})
+    service.close()
+    result = run("audit", "--markdown", "--data-dir", str(cli_data))
+    assert result.exit_code == 0, result.output
+    text = result.output
+    assert text.startswith("# Query log audit: querylog.jsonl") and "**Result: OK**" in text
+    for heading in ("## Calls per day (UTC)", "## Hits shown per source", "## Rejections by reason",
+                    "## Refusals by code", "## Attempts to set the date", "## Hit dates against the cutoff"):
+        assert heading in text
+    assert "| wikipedia |" in text and "| not_found_before_cutoff | 2 |" in text
+    assert '| search | `"2030-01-01"` | refused |' in text
+    assert "Cutoff `2008-01-01T00:00:00Z`" in text and "Cutoff `2016-01-01T00:00:00Z`" in text
+    assert "█" in text and "day(s) before the cutoff" in text

@@ -13,6 +13,7 @@ from frozen_search.errors import ERROR_CLASSES
 from frozen_search.verify import REASON_CODES
 
 ROOT = Path(__file__).resolve().parents[2]
+PACKAGE = Path(frozen_search.__file__).resolve().parent  # the tree's, or an installed wheel's (issue 14, item 8)
 README = (ROOT / "README.md").read_text()
 
 
@@ -51,19 +52,19 @@ def _imports(path: Path) -> set[str]:
 
 def test_pure_modules_do_no_io() -> None:
     forbidden = re.compile(r"^(sqlite3|tantivy|httpx|requests|socket|os|frozen_search\.(store|index|service))\b")
-    for path in [ROOT / "frozen_search" / "verify.py", *(ROOT / "frozen_search" / "cutoff_rules").glob("*.py")]:
+    for path in [PACKAGE / "verify.py", *(PACKAGE / "cutoff_rules").glob("*.py")]:
         bad = [name for name in _imports(path) if forbidden.match(name)]
         assert not bad, (path.name, bad)
         assert "datetime.now" not in path.read_text() and "time.time" not in path.read_text()
 
 
 def test_faces_do_not_import_storage_or_tantivy() -> None:
-    for path in (ROOT / "frozen_search" / "server").glob("*.py"):
+    for path in (PACKAGE / "server").glob("*.py"):
         bad = [n for n in _imports(path) if re.match(r"^(tantivy|frozen_search\.(store|index|adapters))", n)]
         assert not bad, (path.name, bad)
 
 
 def test_only_index_imports_tantivy() -> None:
-    for path in (ROOT / "frozen_search").rglob("*.py"):
+    for path in (PACKAGE).rglob("*.py"):
         if path.name != "index.py":
             assert "tantivy" not in _imports(path), path

@@ -28,9 +28,11 @@ from requests import exceptions as rex
 
 from frozen_search.adapters.http import HostPolicy, Upstream, UpstreamConfig, require_json, user_agent
 from frozen_search.cache.http_cache import HttpCache
+from frozen_search.cache.keys import origin_of
 from frozen_search.cache.transport import (
     HostLimiter,
     backoff_delay,
+    is_connect_failure,
     is_transient,
     map_requests_exceptions,
     parse_retry_after,
@@ -381,15 +383,47 @@ def test_read_timeout_is_retried_then_upstream_timeout(stub: Stub, cache: HttpCa
     assert stub.count("/slow") == 2 and len(fake.sleeps) == 1 and len(cache) == 0
 
 
-def test_connection_refused_is_retried_then_unavailable(cache: HttpCache, fake: FakeTime) -> None:
+def test_a_refused_connection_fails_at_once_and_opens_the_hosts_circuit(cache: HttpCache, fake: FakeTime) -> None:
+    # Issue 14, item 2: a host that cannot be connected to is not retried, and is not asked again for the cool-down
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]  # bound, never listening: connections are refused
         config = dataclasses.replace(CONFIG, allowed_hosts=frozenset({f"http://127.0.0.1:{port}"}))
-        with make(cache, fake, config) as layer, pytest.raises(UpstreamUnavailable) as caught:
-            layer.get(f"http://127.0.0.1:{port}/x")
-    assert type(caught.value) is UpstreamUnavailable and "could not connect" in str(caught.value)
-    assert layer.stats().network_requests == 4 and len(fake.sleeps) == 3 and len(cache) == 0
+        with make(cache, fake, config) as layer:
+            with pytest.raises(UpstreamUnavailable) as caught:
+                layer.get(f"http://127.0.0.1:{port}/x")
+            assert type(caught.value) is UpstreamUnavailable and "could not connect" in str(caught.value)
+            assert is_connect_failure(caught.value.__cause__)
+            assert layer.stats().network_requests == 1 and fake.sleeps == [] and len(cache) == 0
+            with pytest.raises(UpstreamUnavailable, match=rf"not sent: http://127\.0\.0\.1:{port} could not be "
+                                                          r"connected to; it is asked again in 30 s"):
+                layer.get(f"http://127.0.0.1:{port}/y")
+            assert layer.stats().network_requests == 1  # nothing sent while the circuit is open
+            assert layer.host_states() == {f"http://127.0.0.1:{port}": {"state": "unreachable", "retry_in_s": 30}}
+            fake.t += 31  # after the cool-down one request is tried again (still refused: open again)
+            with pytest.raises(UpstreamUnavailable, match="could not connect"):
+                layer.get(f"http://127.0.0.1:{port}/z")
+            assert layer.stats().network_requests == 2
+            assert layer.host_states()[f"http://127.0.0.1:{port}"]["state"] == "unreachable"
+
+
+def test_a_host_that_answers_again_closes_its_circuit(stub: Stub, cache: HttpCache, fake: FakeTime) -> None:
+    with make(cache, fake, dataclasses.replace(CONFIG, breaker_cooldown_s=5.0)) as layer:
+        host = origin_of(stub.url("/ok"))
+        assert host is not None
+        layer._breaker.failed(host)  # as after a refused connection
+        with pytest.raises(UpstreamUnavailable, match="not sent"):
+            layer.get(stub.url("/ok"))
+        fake.t += 6
+        assert layer.get(stub.url("/ok")).status == 200
+        assert layer.host_states() == {host: {"state": "reachable"}}
+
+
+def test_a_read_timeout_or_a_broken_connection_is_not_a_connect_failure() -> None:
+    assert not is_connect_failure(rex.ReadTimeout("slow"))
+    assert not is_connect_failure(rex.ChunkedEncodingError("cut"))
+    assert is_connect_failure(rex.ConnectTimeout("no SYN-ACK"))
+    assert not is_connect_failure(None)
 
 
 def test_truncated_body_is_retried_and_never_recorded(stub: Stub, cache: HttpCache, upstream: Upstream) -> None:

@@ -297,3 +297,56 @@ async def test_a_body_over_the_limit_is_refused_unread(service: FrozenSearchServ
         problem = assert_problem(answer, 413, "invalid_request")
         assert "larger than 1048576 bytes" in problem["detail"]
     assert fine.status_code == 200
+
+
+async def test_a_bearer_token_guards_everything_but_healthz(service: FrozenSearchService) -> None:
+    # Issue 14, item 5: an optional bearer token (constant-time compare); /healthz stays open for probes
+    app = create_app(service, token="s3cret-token")
+    async with client_for(app) as client:
+        assert (await client.get("/healthz")).status_code == 200
+        for headers in ({}, {"Authorization": "Bearer wrong"}, {"Authorization": "s3cret-token"},
+                        {"Authorization": "Bearer s3cret-token2"}):
+            for method, path in (("GET", "/v1/search?query=pear"), ("GET", "/readyz"), ("POST", "/mcp"),
+                                 ("GET", "/openapi.json")):
+                refused = await client.request(method, path, headers=headers)
+                assert refused.status_code == 401, (method, path, headers)
+                assert refused.headers["www-authenticate"] == "Bearer"
+                assert refused.json()["code"] == "unauthorized" and "s3cret" not in refused.text
+        ok = await client.get("/v1/search", params={"query": "pear"},
+                              headers={"Authorization": "Bearer s3cret-token"})
+        assert ok.status_code == 200 and ok.json()["results"]
+
+
+async def test_allowed_hosts_reach_mcp(service: FrozenSearchService) -> None:
+    # `serve --allowed-host` passes these on: /mcp accepts a proxy's Host header besides loopback
+    app = create_app(service, host="0.0.0.0", port=8000, allowed_hosts=["search.example.org"])
+    body = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}
+    headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+    async with app.router.lifespan_context(app), client_for(app) as client:
+        allowed = await client.post("/mcp", json=body, headers={**headers, "Host": "search.example.org"})
+        foreign = await client.post("/mcp", json=body, headers={**headers, "Host": "evil.example.net"})
+    assert allowed.status_code == 200, allowed.text
+    assert foreign.status_code == 421
+
+
+async def test_openapi_states_every_bound_and_a_json_true_limit_is_refused(service: FrozenSearchService) -> None:
+    # Issue 14, item 3: the same bounds as the MCP inputSchema, from the settings; `limit: true` is not 1
+    app = create_app(service)
+    async with client_for(app) as client:
+        schema = (await client.get("/openapi.json")).json()
+        refused = await client.post("/v1/search", json={"query": "pear", "limit": True})
+        upper = await client.get("/v1/search", params={"query": "pear", "source": "Wikipedia"})
+    get = {p["name"]: p["schema"] for p in schema["paths"]["/v1/search"]["get"]["parameters"]}
+    fetch = {p["name"]: p["schema"] for p in schema["paths"]["/v1/fetch"]["get"]["parameters"]}
+    body = schema["components"]["schemas"]
+    limits = (1, service.settings.max_limit)
+    assert (get["limit"]["minimum"], get["limit"]["maximum"]) == limits
+    assert (body["SearchRequest"]["properties"]["limit"]["minimum"],
+            body["SearchRequest"]["properties"]["limit"]["maximum"]) == limits
+    assert get["source"]["enum"] == body["SearchRequest"]["properties"]["source"]["enum"] == [*service.served, None]
+    assert fetch["offset"]["minimum"] == body["FetchRequest"]["properties"]["offset"]["minimum"] == 0
+    assert fetch["max_chars"]["maximum"] == service.settings.max_chars_limit
+    assert get["query"]["minLength"] == fetch["id"]["minLength"] == 1
+    assert_problem(refused, 400, "invalid_request")
+    assert upper.status_code == 200 and upper.json()["results"]

@@ -94,6 +94,12 @@ TOOL_ERRORS = [
     pytest.param("search", {"query": "pear " * 20_000}, "[invalid_request] the query has 100000", id="100kB"),
     pytest.param("search", {"query": "pear", "limit": 0}, "[invalid_request] ", id="limit-zero"),
     pytest.param("search", {"query": "pear", "limit": "many"}, "[invalid_request] ", id="limit-not-int"),
+    pytest.param("search", {"query": "pear", "limit": True}, "[invalid_request] limit must be an integer from 1 to 50",
+                 id="limit-true"),  # issue 14, item 3: not read as 1
+    pytest.param("search", {"query": "pear", "limit": 51}, "[invalid_request] limit must be an integer from 1 to 50",
+                 id="limit-over"),
+    pytest.param("fetch", {"id": "wikipedia:Pear", "offset": -1}, "[invalid_request] ", id="offset-negative"),
+    pytest.param("fetch", {"id": "wikipedia:Pear", "max_chars": 0}, "[invalid_request] ", id="max-chars-zero"),
     pytest.param("search", {}, "[invalid_request] ", id="query-missing"),
     pytest.param("search", {"query": "pear", "cutoff": "2030-01-01"},
                  f"[invalid_request] the cutoff is fixed at server start: this server answers as of {CUTOFF_ISO}",
@@ -255,3 +261,25 @@ async def test_stdio_answers_a_request_carrying_a_lone_surrogate(wiki_data_dir: 
     assert isinstance(answers[None], JSONRPCError) and answers[None].error.code == -32700  # "{not json"
     pear = answers[4]
     assert isinstance(pear, JSONRPCResponse) and pear.result["structuredContent"]["id"] == "wikipedia:Pear"
+
+
+async def test_the_schemas_state_every_bound_the_server_enforces(server: MCPServer,
+                                                                 service: FrozenSearchService) -> None:
+    # Issue 14, item 3: limit 1..max_limit, source one of the served names, offset >= 0, max_chars 1..limit, and
+    # query/id non-empty, in the inputSchema; no stray brace in the fetch description
+    async with Client(server) as client:
+        tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+    search, fetch = tools["search"].input_schema["properties"], tools["fetch"].input_schema["properties"]
+    assert (search["limit"]["minimum"], search["limit"]["maximum"]) == (1, service.settings.max_limit)
+    assert search["source"]["enum"] == [*service.served, None]
+    assert search["query"]["minLength"] == 1 and fetch["id"]["minLength"] == 1
+    assert fetch["offset"]["minimum"] == 0
+    assert (fetch["max_chars"]["minimum"], fetch["max_chars"]["maximum"]) == (1, service.settings.max_chars_limit)
+    assert "}}" not in (tools["fetch"].description or "")
+
+
+async def test_source_names_are_case_insensitive(server: MCPServer) -> None:
+    async with Client(server) as client:
+        upper = await client.call_tool("search", {"query": "pear", "source": "Wikipedia"})
+        lower = await client.call_tool("search", {"query": "pear", "source": "wikipedia"})
+    assert not upper.is_error and upper.structured_content == lower.structured_content

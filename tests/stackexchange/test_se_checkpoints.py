@@ -106,3 +106,27 @@ def test_a_checkpointed_ingest_takes_the_data_dirs_writer_lock(tmp_path: Path) -
     assert not (data / "ingest-state").exists() and not (data / "store.sqlite3").exists()
     assert ingest(settings, "stackexchange", [se_path("dump_conlang_meta")], site=CONLANG).report.revisions > 0
     assert not list((data / "ingest-state").glob("*.spill.sqlite3"))
+
+
+def test_an_interrupted_first_ingest_keeps_its_checkpoints(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A failed first ingest removes the store it created, unless it committed checkpoints: those are kept, so the
+    same ingest run again resumes instead of starting over."""
+    monkeypatch.setattr(dump, "CHECKPOINT_THREADS", 3)
+    original = dump.thread_states
+    calls = {"n": 0}
+
+    def dying(thread: Any) -> Any:
+        calls["n"] += 1
+        if calls["n"] == 8:
+            raise Killed
+        return original(thread)
+
+    monkeypatch.setattr(dump, "thread_states", dying)
+    data = tmp_path / "data"
+    settings = settings_for(data, "2026-01-06")
+    with pytest.raises(Killed):
+        ingest(settings, "stackexchange", [se_path("dump_conlang_meta")], site=CONLANG)
+    assert (data / "store.sqlite3").exists() and (data / "index").exists()
+    monkeypatch.setattr(dump, "thread_states", original)
+    resumed = ingest(settings, "stackexchange", [se_path("dump_conlang_meta")], site=CONLANG).report
+    assert resumed.documents > 6 and not list((data / "ingest-state").glob("*.spill.sqlite3"))
