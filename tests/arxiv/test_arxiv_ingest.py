@@ -297,6 +297,9 @@ def test_an_openalex_work_given_to_ingest_arxiv_is_refused(tmp_path: Path) -> No
     ("A. Smith (MIT, Cambridge) and B. Anderson", ["A. Smith (MIT, Cambridge)", "B. Anderson"]),
     ("Alexandra Sandberg", ["Alexandra Sandberg"]),
     ("A. Brandt;\n  C. Dandre", ["A. Brandt", "C. Dandre"]),
+    ("A. S. Mishchenko (1 and 2) and N. Nagaosa (1 and 3) ((1) CREST, Japan, (2) Kurchatov Institute, (3) Tokyo)",
+     ["A. S. Mishchenko (1 and 2)", "N. Nagaosa (1 and 3)"]),  # arXiv's numbered affiliations
+    ("B. Jones (Oxford (UK))", ["B. Jones (Oxford (UK))"]),
     ("", []),
 ])
 def test_author_list_splits_arxivs_authors_string(authors: str, names: list[str]) -> None:

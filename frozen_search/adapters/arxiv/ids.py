@@ -192,12 +192,14 @@ def author_list(authors: str) -> list[str]:
     arXiv asks submitters to separate authors with commas and put "and" before the last
     (https://info.arxiv.org/help/prep.html#authors); affiliations go in parentheses after a name. The string is
     split at commas, semicolons and the word "and" outside parentheses; an affiliation stays with its name
-    (``"A. Smith (MIT, Cambridge) and B. Jones"`` -> ``["A. Smith (MIT, Cambridge)", "B. Jones"]``). An empty
-    string gives ``[]``. The text shown in ``fetch`` keeps the string as arXiv wrote it.
+    (``"A. Smith (MIT, Cambridge) and B. Jones"`` -> ``["A. Smith (MIT, Cambridge)", "B. Jones"]``). arXiv's
+    numbered form, ``"A (1), B (2) ((1) MIT, (2) ETH)"``, keeps each name's marker and leaves out the closing list of
+    affiliations (``["A (1)", "B (2)"]``). An empty string gives ``[]``. The text shown in ``fetch`` keeps the
+    string as arXiv wrote it, affiliations included.
     """
     names: list[str] = []
     depth, start = 0, 0
-    text = clean(authors)
+    text = _without_affiliation_list(clean(authors))
     position = 0
     while position < len(text):
         char = text[position]
@@ -214,6 +216,19 @@ def author_list(authors: str) -> list[str]:
         position += 1
     names.append(text[start:])
     return [name.strip() for name in names if name.strip()]
+
+
+def _without_affiliation_list(text: str) -> str:
+    """``text`` without a closing ``((1) ..., (2) ...)`` group (arXiv's numbered affiliations), else unchanged."""
+    if not text.endswith(")"):
+        return text
+    depth = 0
+    for position in range(len(text) - 1, -1, -1):
+        depth += {")": 1, "(": -1}.get(text[position], 0)
+        if depth == 0:
+            group = text[position + 1:-1].lstrip()
+            return text[:position].rstrip() if group.startswith("(") and position > 0 else text
+    return text
 
 
 @dataclass
