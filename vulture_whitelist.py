@@ -50,3 +50,9 @@ help  # config.py: Setting.help
 verify_chain  # querylog.py
 _.spec  # disclosure.py: Later.__format__(spec), the format protocol
 _.__annotations__  # server/mcp.py: the tools' annotations, read by the MCP SDK (inspect.signature) for inputSchema
+# models.py: FetchMetadata's fields are the published schema of fetch's metadata (MCP outputSchema, OpenAPI), read by
+# clients; FetchResponse._paging_fields is a pydantic validator, called by pydantic.
+next_offset
+total_chars
+redirected_from
+_paging_fields

@@ -6,16 +6,27 @@ integer UTC seconds. Text lengths and offsets are counted in characters (Python 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    WithJsonSchema,
+    field_validator,
+    model_serializer,
+)
+
+# Class docstrings become the "description" of the JSON schemas that MCP (outputSchema) and OpenAPI publish, so the
+# docstrings of the models shown to clients are plain text (no reStructuredText markup).
 
 
 class SearchResult(BaseModel):
-    """One search hit as shown to an agent (the deep-research connector shape plus ``source`` and ``as_of``).
+    """One search hit as shown to an agent (the deep-research connector shape plus source and as_of).
 
-    ``text`` is a snippet cut from the historical text of the displayed revision; ``as_of`` is that revision's
-    timestamp (strictly before the cutoff).
+    text is a snippet cut from the historical text of the displayed revision; as_of is that revision's
+    timestamp, an ISO 8601 UTC instant strictly before the cutoff.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -39,10 +50,10 @@ class SourceError(BaseModel):
 
 
 class SearchResponse(BaseModel):
-    """``{"results": [...]}``: the hits that passed re-verification, best first (BM25 on historical text).
+    """The hits that passed re-verification, best first (BM25 on historical text).
 
     When a search over several sources could not ask one of them upstream (live/offline mode), the others' results
-    are still returned and ``errors`` lists each failed source beside them (omitted when empty): one source down
+    are still returned and errors lists each failed source beside them (omitted when empty): one source down
     never sinks a search, and its absence is never silent.
     """
 
@@ -57,19 +68,54 @@ class SearchResponse(BaseModel):
         return data
 
 
-class FetchResponse(BaseModel):
-    """One document as it stood at the cutoff, paged by characters.
+class FetchMetadata(BaseModel):
+    """What is known of the document shown: the paging fields every source gives, then each source's own proven
+    fields, such as (arXiv) arxiv_id, submitted, submission_history, withdrawn, title, authors, comments,
+    primary_category, content and, when proven before the cutoff, journal_ref, doi, report_no; (Wikipedia) history,
+    history_note, revision_url, redirected_from, templates, expansion; (Stack Exchange) site, question_id, created,
+    tags, closed, locked; (OpenAlex) openalex_id, doi, authors, venue, venue_type, publication_date, type, abstract.
+    Instants are ISO 8601 UTC strings; offsets and lengths count characters (Unicode code points).
+    """
 
-    ``metadata`` holds ``source``, ``as_of``, ``revision`` (upstream revision id), ``cutoff``, ``offset``,
-    ``next_offset`` (``None`` on the last page), ``total_chars`` and, when a redirect was followed,
-    ``redirected_from``.
+    model_config = ConfigDict(extra="allow")
+
+    source: str = Field(description="The source the document comes from (wikipedia, arxiv, openalex or a Stack "
+                                    "Exchange site's source name).")
+    as_of: str = Field(description="When the shown revision or state was made: an ISO 8601 UTC instant strictly "
+                                   "before the cutoff.")
+    revision: str = Field(description="The upstream revision or version id of what is shown (a Wikipedia revision "
+                                      "id, an arXiv version such as v2, or a state id).")
+    cutoff: str = Field(description="The server's fixed cutoff, an ISO 8601 UTC instant.")
+    offset: int = Field(ge=0, description="The first character of this page in the whole text.")
+    next_offset: int | None = Field(ge=0, description="The offset to ask for the next page; null on the last page.")
+    total_chars: int = Field(ge=0, description="The length of the whole text in characters.")
+    authors: list[str] = Field(default_factory=list, description="The authors' names in order, where the source "
+                                                                 "gives authors (arXiv, OpenAlex).")
+    redirected_from: str | None = Field(default=None, description="Wikipedia: the title whose redirect was "
+                                                                  "followed, or null.")
+    covered_until: str | None = Field(default=None, description="Strict mode (search from the store): when the "
+                                      "store's dump proves the shown state current only up to an instant before the "
+                                      "cutoff, that instant (ISO 8601 UTC); absent otherwise.")
+
+
+class FetchResponse(BaseModel):
+    """One document as it stood at the cutoff, paged by characters: when metadata.next_offset is not null, fetch
+    again with offset set to it.
     """
 
     id: str
     title: str
     text: str
     url: str
-    metadata: dict[str, Any]
+    # The schema is FetchMetadata's; the value stays the source's dict, so its key order (and so the answer's bytes)
+    # is the source's own. The validator checks it against FetchMetadata without changing it.
+    metadata: Annotated[dict[str, Any], WithJsonSchema(FetchMetadata.model_json_schema())]
+
+    @field_validator("metadata")
+    @classmethod
+    def _paging_fields(cls, value: dict[str, Any]) -> dict[str, Any]:
+        FetchMetadata.model_validate(value)
+        return value
 
 
 class Rejection(BaseModel):

@@ -68,7 +68,7 @@ it is parsed or logged (issue 13.4). A query of the settings' maximum length fit
 
 
 class Problem(BaseModel):
-    """An RFC 9457 problem: ``type``, ``title``, ``status``, ``detail``, plus the stable ``code`` and ``request_id``."""
+    """An RFC 9457 problem: type, title, status, detail, plus the stable code and request_id."""
 
     type: str
     title: str
@@ -79,7 +79,7 @@ class Problem(BaseModel):
 
 
 class SearchRequest(BaseModel):
-    """``POST /v1/search`` body; the same fields as the GET query parameters (no cutoff: it is fixed)."""
+    """The POST /v1/search body; the same fields as the GET query parameters (no cutoff: it is fixed)."""
 
     model_config = ConfigDict(extra="forbid")
     query: str = Field(json_schema_extra=_NON_EMPTY)
@@ -88,7 +88,7 @@ class SearchRequest(BaseModel):
 
 
 class FetchRequest(BaseModel):
-    """``POST /v1/fetch`` body; the same fields as the GET query parameters (no cutoff: it is fixed)."""
+    """The POST /v1/fetch body; the same fields as the GET query parameters (no cutoff: it is fixed)."""
 
     model_config = ConfigDict(extra="forbid")
     id: str = Field(json_schema_extra=_NON_EMPTY)
@@ -195,18 +195,18 @@ def _routes(service: FrozenSearchService) -> APIRouter:
 
     @router.post("/v1/search", responses=_PROBLEMS)
     def search_post(request: Request, body: SearchRequest) -> SearchResponse:
-        """Search as of the cutoff; the same as ``GET /v1/search`` with a JSON body."""
+        """Search as of the cutoff; the same as GET /v1/search with a JSON body."""
         return service.search(body.query, source=body.source, limit=body.limit, headers=request.headers)
 
     @router.get("/v1/fetch", responses=_PROBLEMS)
     def fetch_get(request: Request, id: Annotated[str, Query(json_schema_extra=_NON_EMPTY)], offset: int = 0,
                   max_chars: int | None = None) -> FetchResponse:
-        """One document (an id or canonical URL) as it stood at the cutoff, ``max_chars`` from ``offset``."""
+        """One document (an id or canonical URL) as it stood at the cutoff, max_chars characters from offset."""
         return service.fetch(id, offset=offset, max_chars=max_chars, headers=request.headers)
 
     @router.post("/v1/fetch", responses=_PROBLEMS)
     def fetch_post(request: Request, body: FetchRequest) -> FetchResponse:
-        """One document as it stood at the cutoff; the same as ``GET /v1/fetch`` with a JSON body."""
+        """One document as it stood at the cutoff; the same as GET /v1/fetch with a JSON body."""
         return service.fetch(body.id, offset=body.offset, max_chars=body.max_chars, headers=request.headers)
 
     @router.get("/healthz")
@@ -216,8 +216,8 @@ def _routes(service: FrozenSearchService) -> APIRouter:
 
     @router.get("/readyz", responses=_PROBLEMS)
     def readyz() -> dict[str, Any]:
-        """Readiness: the index opens and matches the store (503 ``index_not_ready`` otherwise). In live/offline
-        mode ``upstream`` gives each asked source's state; ``status`` is ``degraded`` while one is unreachable
+        """Readiness: the index opens and matches the store (503 index_not_ready otherwise). In live/offline
+        mode, upstream gives each asked source's state; status is "degraded" while one is unreachable
         (the store and the other sources still answer)."""
         service.ready()
         upstream = service.upstream_status()

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from frozen_search.adapters.arxiv.ids import author_list
 from frozen_search.adapters.arxiv.ingest import detect_format, ingest_arxiv
 from frozen_search.errors import ContentUnproven, IngestError, NotFoundBeforeCutoff, VerificationFailed
 from frozen_search.index import RevisionIndex
@@ -29,7 +30,9 @@ def test_2101_10016_shows_the_version_current_at_each_cutoff(tmp_path: Path) -> 
     service = local_service(data, "2022-01-01")
     fetched = service.fetch("2101.10016")
     assert fetched.metadata["revision"] == "v6" and fetched.metadata["as_of"] == "2021-07-27T17:21:48Z"
-    assert fetched.metadata["authors"] == "Sebastiano Carpi, Sergio Ciamprone, Marco Valerio Giannone, Claudia Pinzari"
+    assert fetched.metadata["authors"] == ["Sebastiano Carpi", "Sergio Ciamprone", "Marco Valerio Giannone",
+                                           "Claudia Pinzari"]  # one shape with OpenAlex (issue 14, item 3)
+    assert "Authors: Sebastiano Carpi, Sergio Ciamprone, Marco Valerio Giannone, Claudia Pinzari" in fetched.text
     assert "v6: Some changes in the Introduction" in fetched.text and "v7:" not in fetched.text
     assert fetched.metadata["withdrawn"] is False and fetched.url == "https://arxiv.org/abs/2101.10016v6"
     assert [r.id for r in service.search("Kazhdan Lusztig").results] == ["arxiv:2101.10016"]
@@ -42,7 +45,7 @@ def test_2101_10016_shows_the_version_current_at_each_cutoff(tmp_path: Path) -> 
     withdrawn = service.fetch("arxiv.org/abs/2101.10016")
     assert withdrawn.metadata["revision"] == "v8" and withdrawn.metadata["withdrawn"] is True
     assert "withdrawn by arXiv administrators" in withdrawn.text and "Sebastiano Carpi" not in withdrawn.text
-    assert service.fetch("2101.10016v6").metadata["authors"].startswith("Sebastiano Carpi")  # explicit version
+    assert service.fetch("2101.10016v6").metadata["authors"][0] == "Sebastiano Carpi"  # explicit version
     service.close()
 
 
@@ -70,7 +73,8 @@ def test_1607_08199_v2_without_the_later_journal_ref(tmp_path: Path) -> None:
         assert "journal_ref" not in fetched.metadata  # never proven: v4's own file has none
         assert "pijournal" not in fetched.text and "epiga" not in fetched.text
         service.close()
-    assert "Macr\\`i" in local_service(data, "2017-01-01").fetch("1607.08199").metadata["authors"]  # latin-1 read
+    # latin-1 read
+    assert "Emanuele Macr\\`i" in local_service(data, "2017-01-01").fetch("1607.08199").metadata["authors"]
 
 
 def test_late_fields_shown_only_when_a_frozen_record_proves_them(tmp_path: Path) -> None:
@@ -285,3 +289,18 @@ def test_an_openalex_work_given_to_ingest_arxiv_is_refused(tmp_path: Path) -> No
     work = realdata("openalex", "work_W2741809807_2025-06.json")
     with pytest.raises(IngestError, match="not arXiv metadata"):
         ingested(tmp_path, [work])
+
+
+@pytest.mark.parametrize(("authors", "names"), [
+    ("A. Smith, B. Jones and C. Doe", ["A. Smith", "B. Jones", "C. Doe"]),
+    ("A. Smith, B. Jones, and C. Doe", ["A. Smith", "B. Jones", "C. Doe"]),
+    ("A. Smith (MIT, Cambridge) and B. Anderson", ["A. Smith (MIT, Cambridge)", "B. Anderson"]),
+    ("Alexandra Sandberg", ["Alexandra Sandberg"]),
+    ("A. Brandt;\n  C. Dandre", ["A. Brandt", "C. Dandre"]),
+    ("A. S. Mishchenko (1 and 2) and N. Nagaosa (1 and 3) ((1) CREST, Japan, (2) Kurchatov Institute, (3) Tokyo)",
+     ["A. S. Mishchenko (1 and 2)", "N. Nagaosa (1 and 3)"]),  # arXiv's numbered affiliations
+    ("B. Jones (Oxford (UK))", ["B. Jones (Oxford (UK))"]),
+    ("", []),
+])
+def test_author_list_splits_arxivs_authors_string(authors: str, names: list[str]) -> None:
+    assert author_list(authors) == names

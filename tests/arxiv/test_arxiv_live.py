@@ -29,6 +29,9 @@ V1_ENTRY = b"""<entry xmlns="http://www.w3.org/2005/Atom" xmlns:arxiv="http://ar
     <author>
       <name>Stub Author</name>
     </author>
+    <author>
+      <name>Second Author, Jr.</name>
+    </author>
   </entry>
 """
 
@@ -83,6 +86,9 @@ def test_a_v2_after_the_cutoff_is_fetched_as_v1(live_at: Callable[..., FrozenSea
     assert fetched.metadata["revision"] == "v1" and fetched.metadata["as_of"] == "2023-06-12T19:59:36Z"
     assert fetched.text.endswith("Stub abstract of version 1 about testing.")
     assert fetched.metadata["content"] == "abstract"  # no PDF reachable at the stub
+    # the API's authors one by one (a comma inside a name stays), the text's line as a string (issue 14, item 3)
+    assert fetched.metadata["authors"] == ["Stub Author", "Second Author, Jr."]
+    assert "Authors: Stub Author, Second Author, Jr." in fetched.text
     assert any("id_list=2306.07400v1" in seen for seen in arxiv_stub.seen)
     with pytest.raises(ContentUnproven) as unproven:
         service.fetch("arxiv:2405.11454")  # v1's own text was never recorded: refused, not v2's

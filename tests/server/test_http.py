@@ -350,3 +350,19 @@ async def test_openapi_states_every_bound_and_a_json_true_limit_is_refused(servi
     assert get["query"]["minLength"] == fetch["id"]["minLength"] == 1
     assert_problem(refused, 400, "invalid_request")
     assert upper.status_code == 200 and upper.json()["results"]
+
+
+PAGING_FIELDS = {"source", "as_of", "revision", "cutoff", "offset", "next_offset", "total_chars"}
+
+
+async def test_openapi_gives_fetch_metadata_a_schema_in_plain_text(service: FrozenSearchService) -> None:
+    # Issue 14, item 3: metadata's paging fields are in the schema, not only in prose; no reStructuredText backticks
+    async with client_for(create_app(service)) as client:
+        text = (await client.get("/openapi.json")).text
+        fetched = (await client.get("/v1/fetch", params={"id": "wikipedia:Pear", "max_chars": 50})).json()
+    metadata = json.loads(text)["components"]["schemas"]["FetchResponse"]["properties"]["metadata"]
+    assert set(metadata["required"]) == PAGING_FIELDS and metadata["additionalProperties"] is True
+    assert metadata["properties"]["authors"] == {"description": metadata["properties"]["authors"]["description"],
+                                                 "items": {"type": "string"}, "title": "Authors", "type": "array"}
+    assert "``" not in text and ":func:" not in text and ":class:" not in text
+    assert PAGING_FIELDS <= set(fetched["metadata"]) and fetched["metadata"]["next_offset"] == 50

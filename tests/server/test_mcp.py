@@ -283,3 +283,18 @@ async def test_source_names_are_case_insensitive(server: MCPServer) -> None:
         upper = await client.call_tool("search", {"query": "pear", "source": "Wikipedia"})
         lower = await client.call_tool("search", {"query": "pear", "source": "wikipedia"})
     assert not upper.is_error and upper.structured_content == lower.structured_content
+
+
+async def test_fetch_output_schema_states_the_paging_fields_in_plain_text(server: MCPServer) -> None:
+    # Issue 14, item 3: metadata has a schema (paging fields required, each source's extra fields allowed), authors
+    # is one shape, and no description carries reStructuredText backticks
+    async with Client(server) as client:
+        tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+    metadata = tools["fetch"].output_schema["properties"]["metadata"]
+    assert set(metadata["required"]) == {"source", "as_of", "revision", "cutoff", "offset", "next_offset",
+                                         "total_chars"}
+    assert metadata["additionalProperties"] is True and metadata["properties"]["authors"]["items"] == {"type": "string"}
+    assert metadata["properties"]["offset"]["minimum"] == 0
+    for tool in tools.values():
+        dumped = json.dumps([tool.output_schema, tool.input_schema, tool.description])
+        assert "``" not in dumped and ":func:" not in dumped and "metadata}}" not in dumped

@@ -14,7 +14,7 @@ from frozen_search.adapters.http import Upstream
 from frozen_search.cache.keys import host_of, origin_of
 from frozen_search.config import Settings
 from frozen_search.index import RevisionIndex
-from frozen_search.source import IngestReport, Progress
+from frozen_search.source import IngestReport, Progress, Shown
 from frozen_search.store import Store
 
 
@@ -43,6 +43,16 @@ class ArxivSource(DocumentStateSource):
     def parse_reference(self, ref: str, settings: Settings) -> DocReference | None:
         """See :func:`frozen_search.adapters.arxiv.ids.parse_reference`."""
         return ids.parse_reference(ref, settings)
+
+    def fetch_metadata(self, shown: Shown, common: dict[str, Any], settings: Settings,
+                       store: Store | None = None) -> dict[str, Any]:
+        """The stored proven fields, then ``common``; ``authors`` is always a list of names (a store built before
+        it became one holds arXiv's string: it is split with :func:`~frozen_search.adapters.arxiv.ids.author_list`
+        in place, the key order kept)."""
+        metadata = super().fetch_metadata(shown, common, settings, store)
+        if isinstance(metadata.get("authors"), str):
+            metadata["authors"] = ids.author_list(metadata["authors"])
+        return metadata
 
     def ingest(self, paths: Sequence[Path], store: Store, index: RevisionIndex, *, settings: Settings,
                progress: Progress | None = None, on_file: Callable[[Path], None] | None = None,

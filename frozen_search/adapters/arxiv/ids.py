@@ -157,6 +157,13 @@ class VersionText:
     comments: str | None = None
     categories: str = ""
     late: Mapping[str, str] = field(default_factory=dict)
+    names: tuple[str, ...] = ()  # the authors one by one when the input lists them so (the API's Atom <author>)
+
+    @property
+    def author_names(self) -> list[str]:
+        """The authors as a list of names: :attr:`names` when the input gave them one by one, else
+        :func:`author_list` of the ``authors`` string."""
+        return list(self.names) if self.names else author_list(self.authors)
 
     @property
     def primary_category(self) -> str:
@@ -174,6 +181,54 @@ def late_fields(journal_ref: str | None, doi: str | None, report_no: str | None,
 def clean(value: str | None) -> str:
     """Whitespace collapsed (inputs re-wrap lines and indent continuation lines)."""
     return " ".join((value or "").split())
+
+
+_AUTHOR_SEPARATOR = re.compile(r",\s*(?:and\s+)?|\s+and\s+|\s*;\s*")
+
+
+def author_list(authors: str) -> list[str]:
+    """arXiv's one ``authors`` string as a list of names, in order.
+
+    arXiv asks submitters to separate authors with commas and put "and" before the last
+    (https://info.arxiv.org/help/prep.html#authors); affiliations go in parentheses after a name. The string is
+    split at commas, semicolons and the word "and" outside parentheses; an affiliation stays with its name
+    (``"A. Smith (MIT, Cambridge) and B. Jones"`` -> ``["A. Smith (MIT, Cambridge)", "B. Jones"]``). arXiv's
+    numbered form, ``"A (1), B (2) ((1) MIT, (2) ETH)"``, keeps each name's marker and leaves out the closing list of
+    affiliations (``["A (1)", "B (2)"]``). An empty string gives ``[]``. The text shown in ``fetch`` keeps the
+    string as arXiv wrote it, affiliations included.
+    """
+    names: list[str] = []
+    depth, start = 0, 0
+    text = _without_affiliation_list(clean(authors))
+    position = 0
+    while position < len(text):
+        char = text[position]
+        if char == "(":
+            depth += 1
+        elif char == ")":
+            depth = max(0, depth - 1)
+        elif depth == 0:
+            found = _AUTHOR_SEPARATOR.match(text, position)
+            if found is not None and found.end() > position:
+                names.append(text[start:position])
+                start = position = found.end()
+                continue
+        position += 1
+    names.append(text[start:])
+    return [name.strip() for name in names if name.strip()]
+
+
+def _without_affiliation_list(text: str) -> str:
+    """``text`` without a closing ``((1) ..., (2) ...)`` group (arXiv's numbered affiliations), else unchanged."""
+    if not text.endswith(")"):
+        return text
+    depth = 0
+    for position in range(len(text) - 1, -1, -1):
+        depth += {")": 1, "(": -1}.get(text[position], 0)
+        if depth == 0:
+            group = text[position + 1:-1].lstrip()
+            return text[:position].rstrip() if group.startswith("(") and position > 0 else text
+    return text
 
 
 @dataclass
@@ -246,7 +301,7 @@ def _version_state(record: PaperRecord, entry: VersionEntry) -> DocState:
         return DocState(title=f"arXiv:{record.paper}v{k}", parts=None, refusal=("content_unproven", why),
                         dated=dated, display=display, **base)
     proven = rules.proven_late_fields(own.late, record.frozen[k].late if k in record.frozen else None)
-    display.update({"title": own.title, "authors": own.authors, "comments": own.comments,
+    display.update({"title": own.title, "authors": own.author_names, "comments": own.comments,
                     "primary_category": own.primary_category, **proven,
                     "content": "full_text" if k in record.full_texts else record.content})
     head = [own.title, f"Authors: {own.authors}"]

@@ -119,10 +119,11 @@ def _entry(element: etree._Element) -> Entry:
     categories = [c.get("term", "") for c in element.findall("a:category", NS)]
     if primary is not None and primary.get("term"):
         categories = [primary.get("term", "")] + [c for c in categories if c != primary.get("term")]
-    authors = ", ".join(clean(a.findtext("a:name", namespaces=NS)) for a in element.findall("a:author", NS))
-    text = VersionText(clean(element.findtext("a:title", namespaces=NS)), authors,
+    names = tuple(clean(a.findtext("a:name", namespaces=NS)) for a in element.findall("a:author", NS))
+    text = VersionText(clean(element.findtext("a:title", namespaces=NS)), ", ".join(names),
                        clean(element.findtext("a:summary", namespaces=NS)),
-                       clean(element.findtext("arxiv:comment", namespaces=NS)) or None, " ".join(categories))
+                       clean(element.findtext("arxiv:comment", namespaces=NS)) or None, " ".join(categories),
+                       names=tuple(name for name in names if name))
     return Entry(found.paper, found.version, published, updated, text)
 
 
