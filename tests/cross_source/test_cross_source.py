@@ -75,6 +75,7 @@ def test_replay_of_a_log_shared_by_a_local_server_and_an_offline_call(all_source
     assert result.exit_code == 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cutoff", ["2013-01-01", "2026-01-06"])
 def test_offline_mode_over_a_data_dir_built_from_dumps_answers_what_the_store_holds(all_sources: Path,
                                                                                      cutoff: str) -> None:

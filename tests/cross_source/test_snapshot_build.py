@@ -86,6 +86,7 @@ def test_a_large_missing_snapshot_is_index_not_ready_then_built_on_purpose(
         service.close()
 
 
+@pytest.mark.slow
 def test_a_killed_build_resumes_where_its_last_checkpoint_stopped(
         wiki_data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     expected = rankings(copy_of(wiki_data_dir, tmp_path, "inline"))

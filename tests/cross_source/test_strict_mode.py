@@ -94,6 +94,7 @@ def test_strict_search_asks_no_upstream_search_and_fetch_says_covered_until(
     assert [line.get("search_from") for line in lines] == ["store", "store", "store"]
 
 
+@pytest.mark.serial
 def test_live_search_asks_upstream_where_strict_does_not(data_dir: Path, upstream: RecordingUpstream,
                                                           tmp_path: Path) -> None:
     service = live_service(data_dir, upstream, "2020-01-01", "live", tmp_path / "log.jsonl")

@@ -144,6 +144,7 @@ def _age_to_renderer_1(store: Store) -> None:
             {**row.metadata, "renderer": "wikitext-chunks/1"}, row.provenance))
 
 
+@pytest.mark.slow
 def test_an_older_rendering_is_rendered_again_never_mixed(tmp_path: Path) -> None:
     store = Store(tmp_path / "store.sqlite3")
     index = RevisionIndex.create(tmp_path / "index")
@@ -170,6 +171,7 @@ def test_an_older_rendering_is_rendered_again_never_mixed(tmp_path: Path) -> Non
     store.close()
 
 
+@pytest.mark.slow
 def test_reindex_renders_older_rows_again(tmp_path: Path) -> None:
     from frozen_search.config import Settings
     from frozen_search.ops.reindex import reindex

@@ -171,6 +171,7 @@ def ingest_snapshot(tmp_path: Path) -> tuple[object, ...]:
     return (report.pages, report.revisions, report.duplicates), stored_rows(store), searches
 
 
+@pytest.mark.slow
 def test_render_process_stores_and_indexes_exactly_what_inline_rendering_does(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(wikipedia_dump, "PARALLEL_RENDER_AFTER", 10**9)
@@ -185,6 +186,7 @@ def test_render_process_stores_and_indexes_exactly_what_inline_rendering_does(
     assert inline[0] == (35, 80, 0)  # (pages, revisions, duplicates): 4 histories and 31 pages of one revision
 
 
+@pytest.mark.slow
 def test_render_process_is_stopped_when_a_file_is_bad(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     store, index = fresh(tmp_path)
     ingest_wikipedia([wiki_file(PEAR_2002)], store, index)
@@ -199,6 +201,7 @@ def test_render_process_is_stopped_when_a_file_is_bad(tmp_path: Path, monkeypatc
     assert snapshot_of_store(store) == before and index.generation == generation
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("failure", ["cannot_start", "dies"])
 def test_render_process_failure_falls_back_to_rendering_inline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                                failure: str) -> None:
