@@ -336,3 +336,14 @@ class Faces:
                                   code.group(1) if result.is_error and code else None,
                                   text.startswith("[internal]")))
         return out
+
+
+def offline_rerun(root: Path, cutoff: str, settings: Mapping[str, str], cases: Sequence[Case],
+                  seen: list[str]) -> Answers:
+    """The calls ``cases`` again on the data dir and logs under ``root``, in the offline mode of ``settings``, after
+    a live run there; ``asked`` on the result lists what the stub (whose requests are ``seen``) received meanwhile
+    (nothing, if offline mode never goes upstream)."""
+    before = len(seen)
+    got = Faces(root / "data", cutoff, root / "logs", settings, name="offline-").run(cases)
+    got.asked = seen[before:]  # type: ignore[attr-defined]
+    return got

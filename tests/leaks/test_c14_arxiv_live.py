@@ -21,7 +21,7 @@ from lxml import etree
 from frozen_search.cutoff import iso_utc, parse_cutoff
 from tests.arxiv.conftest import ATOM, ArxivStub, Recorded, load_recordings, serve
 from tests.arxiv.test_arxiv_inconsistent_dates import _stub_oai
-from tests.leaks.harness import FACES, Answers, Case, Faces, suite
+from tests.leaks.harness import FACES, Answers, Case, Faces, offline_rerun, suite
 
 CUTOFF = "2024-08-01"
 BOUND = iso_utc(parse_cutoff(CUTOFF))
@@ -99,11 +99,7 @@ def answers(stub: ArxivStub, root: Path) -> Answers:
 
 @pytest.fixture(scope="module")
 def offline(answers: Answers, stub: ArxivStub, root: Path) -> Answers:
-    asked = len(stub.seen)
-    got = Faces(root / "data", CUTOFF, root / "logs", _settings(stub, "offline"), name="offline-").run(
-        CASES + MISSES)
-    got.asked = stub.seen[asked:]  # type: ignore[attr-defined]
-    return got
+    return offline_rerun(root, CUTOFF, _settings(stub, "offline"), CASES + MISSES, stub.seen)
 
 
 test_no_leak, test_shown, test_audit = suite(CASES, FORBIDDEN)

@@ -17,7 +17,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from tests.leaks.harness import FACES, Answers, Case, Faces, suite
+from tests.leaks.harness import FACES, Answers, Case, Faces, offline_rerun, suite
 from tests.openalex.realworks import real_work
 from tests.openalex.test_openalex_live import OpenAlexStub
 
@@ -80,11 +80,7 @@ def answers(stub: PlantedStub, root: Path) -> Answers:
 
 @pytest.fixture(scope="module")
 def offline(answers: Answers, stub: PlantedStub, root: Path) -> Answers:
-    asked = len(stub.seen)
-    got = Faces(root / "data", CUTOFF, root / "logs", _settings(stub, "offline"), name="offline-").run(
-        CASES + MISSES)
-    got.asked = stub.seen[asked:]  # type: ignore[attr-defined]
-    return got
+    return offline_rerun(root, CUTOFF, _settings(stub, "offline"), CASES + MISSES, stub.seen)
 
 
 test_no_leak, test_shown, test_audit = suite(CASES, FORBIDDEN)

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.cross_source.test_http_layer import FakeTime, Reply, Stub
-from tests.leaks.harness import FACES, Answers, Case, Faces, suite
+from tests.leaks.harness import FACES, Answers, Case, Faces, offline_rerun, suite
 from tests.stackexchange.test_se_live import EMPTY, JSON, SITE, question_item
 from tests.stackexchange.test_se_live_moves import ANSWER, ANSWERS, LATER, _comment, _revisions
 
@@ -127,11 +127,7 @@ def answers(stub: Stub, root: Path) -> Answers:
 
 @pytest.fixture(scope="module")
 def offline(answers: Answers, stub: Stub, root: Path) -> Answers:
-    asked = len(stub.seen)
-    got = Faces(root / "data", CUTOFF, root / "logs", _settings(stub, "offline"), name="offline-").run(
-        CASES + MISSES)
-    got.asked = stub.seen[asked:]  # type: ignore[attr-defined]
-    return got
+    return offline_rerun(root, CUTOFF, _settings(stub, "offline"), CASES + MISSES, stub.seen)
 
 
 @pytest.fixture(scope="module")
