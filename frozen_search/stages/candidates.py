@@ -92,25 +92,39 @@ def live_candidates(lives: Mapping[str, LiveSource], registry: Registry, setting
         FrozenSearchError: every source asked failed and the store found nothing (the first failure).
     """
     failed: list[tuple[str, FrozenSearchError]] = []
-    asked = 0
-    for owner in registry.sources:  # in registry order
-        live = lives.get(owner.name)
-        if live is None or (source is not None and source not in owner.row_sources(settings)):
+    asked = [owner.name for owner in registry.sources  # in registry order
+             if owner.name in lives and (source is None or source in owner.row_sources(settings))]
+    for name in asked:
+        answer = _ask(name, lives[name], query, source, limit)
+        if isinstance(answer, FrozenSearchError):
+            failed.append((name, answer))
             continue
-        name = owner.name
-        asked += 1
-        try:
-            shown, rejections = live.candidates(query, source, limit)
-        except FrozenSearchError as exc:
-            failed.append((name, exc))
-            continue
-        except Exception as exc:  # noqa: BLE001 - an upstream answer no adapter foresaw: that source's error only
-            logger.exception("live search of %s failed unexpectedly", name)
-            failed.append((name, UpstreamUnavailable(f"{name} answered something frozen-search could not read "
-                                                     f"({type(exc).__name__})")))
-            continue
-        found.fresh.extend(shown)
-        found.rejections.extend(rejections)
+        found.fresh.extend(answer[0])
+        found.rejections.extend(answer[1])
+    _report_failures(failed, len(asked), found, store_searched)
+
+
+def _ask(name: str, live: LiveSource, query: str, source: str | None,
+         limit: int) -> tuple[list[Shown], list[Rejection]] | FrozenSearchError:
+    """One live source's candidates, or its failure as a coded error (an upstream answer no adapter foresaw becomes
+    that source's ``upstream_unavailable``, logged with its traceback)."""
+    try:
+        return live.candidates(query, source, limit)
+    except FrozenSearchError as exc:
+        return exc
+    except Exception as exc:  # noqa: BLE001 - an upstream answer no adapter foresaw: that source's error only
+        logger.exception("live search of %s failed unexpectedly", name)
+        return UpstreamUnavailable(f"{name} answered something frozen-search could not read ({type(exc).__name__})")
+
+
+def _report_failures(failed: list[tuple[str, FrozenSearchError]], asked: int, found: Candidates,
+                     store_searched: bool) -> None:
+    """List each failed source in ``found.errors`` (a fixed sentence; the request and answer go to the log as
+    rejections), or raise when every one of the ``asked`` sources failed and the store found nothing.
+
+    Raises:
+        FrozenSearchError: the first failure, disclosed (:func:`~frozen_search.disclosure.upstream_failure`).
+    """
     disclosed = [(name, upstream_failure(error, name)) for name, error in failed]  # requests: to the log only
     if disclosed and len(disclosed) == asked and not (store_searched and found.local):
         raise disclosed[0][1]  # no source answered and the store found nothing: an error, never an empty result
