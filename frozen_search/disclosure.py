@@ -34,6 +34,7 @@ from frozen_search.errors import (
     NotEligible,
     NotFoundBeforeCutoff,
     OfflineCacheMiss,
+    RefusedSource,
     UpstreamRejected,
     UpstreamUnavailable,
     VerificationFailed,
@@ -124,7 +125,9 @@ def disclosed(error: FrozenSearchError, reference: str, cutoff: str, source: str
     return replacement
 
 
-UPSTREAM_ERRORS = (UpstreamUnavailable, UpstreamRejected, OfflineCacheMiss)
+UPSTREAM_ERRORS = (UpstreamUnavailable, UpstreamRejected, OfflineCacheMiss, RefusedSource)
+"""Failures of an upstream exchange; ``RefusedSource`` here is a redirect to an origin not allowed (its target may
+be a fact from after ``T``, e.g. an OpenAlex merge): a reference's own refusal is raised before the gate."""
 
 
 def upstream_failure(error: FrozenSearchError, source: str) -> FrozenSearchError:
@@ -135,6 +138,8 @@ def upstream_failure(error: FrozenSearchError, source: str) -> FrozenSearchError
         "offline_cache_miss": "this offline server holds no recorded answer for what this call needs; warm the "
                               "cache in live mode (the request is in the query log)",
         "upstream_rejected": "the upstream refused the request this call needed (the request is in the query log)",
+        "refused_source": "the upstream redirected outside the hosts this server may ask (the request is in the "
+                          "query log)",
     }
     sentence = sentences.get(error.code, "the upstream could not be reached or answered unusably (the request "
                                          "and the answer are in the query log)")

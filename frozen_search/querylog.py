@@ -236,7 +236,7 @@ def _last_hash(path: Path) -> str:
             if data[-1:] != b"\n":
                 raise ValueError("the file does not end with a newline (interrupted write?)")
             record = _decode(data[data.rfind(b"\n", 0, len(data) - 1) + 1 : -1])
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, RecursionError) as exc:
         raise ConfigError(f"query log {path}: cannot read the last line: {exc}") from exc
     if not isinstance(record, dict) or record.get("hash") != _record_hash(record):
         raise ConfigError(f"query log {path}: the last line is not a valid chained record; start a new log")
@@ -353,7 +353,7 @@ def read_log(path: str | os.PathLike[str], torn: list[int] | None = None) -> Ite
             for number, raw in enumerate(handle, start=1):
                 try:
                     record = _decode(raw)
-                except ValueError as exc:
+                except (ValueError, RecursionError) as exc:  # RecursionError: a line nested past the limit
                     if torn is not None and not raw.endswith(b"\n"):
                         torn.append(number)
                         return

@@ -111,7 +111,7 @@ class Registry:
                 found = source.parse_reference(ref, settings)
             except FrozenSearchError:
                 raise
-            except (ValueError, TypeError, UnicodeError, OverflowError) as exc:
+            except Exception as exc:  # noqa: BLE001 - any parser failure on any string is a coded refusal
                 logger.exception("the %s id parser failed on %r", source.name, ref[:200])
                 raise InvalidRequest(f"{ref[:100]!r} is not a well-formed {source.name} id or URL "
                                      f"({type(exc).__name__})") from exc

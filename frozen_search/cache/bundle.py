@@ -114,7 +114,7 @@ class Manifest:
             if wrong:
                 raise ValueError(f"{wrong[0]} is not a {_FIELD_TYPES[wrong[0]].__name__}")
             manifest = cls(**data)
-        except (ValueError, TypeError) as exc:
+        except (ValueError, TypeError, RecursionError) as exc:  # RecursionError: a manifest nested past the limit
             raise BundleInvalid(f"{MANIFEST} is invalid: {type(exc).__name__}: {exc}") from exc
         if manifest.to_json() != raw:
             raise BundleInvalid(f"{MANIFEST} fails its own sha256 or is not in canonical form: it was changed")

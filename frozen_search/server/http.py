@@ -260,7 +260,7 @@ def _cutoff_guard(service: FrozenSearchService) -> Any:
         if request.method in ("POST", "PUT", "PATCH"):
             try:
                 body = await request.json()
-            except ValueError:  # malformed JSON: refused as a call without arguments
+            except (ValueError, RecursionError):  # malformed (or absurdly nested) JSON: a call without arguments
                 body = None
             arguments.update(body if isinstance(body, dict) else {})
         setattr(request.state, _RAW, arguments)

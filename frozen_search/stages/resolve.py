@@ -43,7 +43,7 @@ def resolve_reference(source: Source, reference: Any, lives: Mapping[str, LiveSo
     if live is None:
         return source.resolve_local(reference, store, bound, settings)
     try:
-        return live.resolve(reference)
+        return resolve_live(source.name, live, reference)
     except (OfflineCacheMiss, UpstreamUnavailable) as upstream_error:
         try:
             shown = source.resolve_local(reference, store, bound, settings)
@@ -73,5 +73,23 @@ def resolve_from_store(source: Source, reference: Any, lives: Mapping[str, LiveS
         live = lives.get(source.name)
         if live is None:
             raise
-        return live.resolve(reference), None
+        return resolve_live(source.name, live, reference), None
     return shown, coverage.gap(shown.row, bound)
+
+
+def resolve_live(name: str, live: LiveSource, reference: Any) -> Shown:
+    """``live.resolve(reference)``, with an upstream answer no adapter foresaw (a missing key, a string where a
+    number was due: any uncoded exception) turned into source ``name``'s ``upstream_unavailable``, logged with its
+    traceback — as the search stage does for candidates — never an ``internal`` error.
+
+    Raises:
+        FrozenSearchError: the adapter's own coded refusal or upstream failure, or that ``upstream_unavailable``.
+    """
+    try:
+        return live.resolve(reference)
+    except FrozenSearchError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - an upstream answer no adapter foresaw: that source's error only
+        logger.exception("live fetch from %s failed unexpectedly", name)
+        raise UpstreamUnavailable(f"{name} answered something frozen-search could not read "
+                                  f"({type(exc).__name__})") from exc

@@ -366,3 +366,11 @@ async def test_openapi_gives_fetch_metadata_a_schema_in_plain_text(service: Froz
                                                  "items": {"type": "string"}, "title": "Authors", "type": "array"}
     assert "``" not in text and ":func:" not in text and ":class:" not in text
     assert PAGING_FIELDS <= set(fetched["metadata"]) and fetched["metadata"]["next_offset"] == 50
+
+
+async def test_an_absurdly_nested_json_body_is_a_coded_refusal_not_a_500(app: FastAPI) -> None:
+    async with client_for(app) as client:
+        for route in ("/v1/search", "/v1/fetch"):
+            response = await client.post(route, content=b"[" * 100_000,
+                                         headers={"content-type": "application/json"})
+            assert_problem(response, 400, "invalid_request")

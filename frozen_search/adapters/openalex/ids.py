@@ -205,7 +205,7 @@ def work_state(work: Any, provenance: Mapping[str, Any]) -> DocState:
     key = work_key(work.get("id"))
     try:
         published = rules.publication_date(work.get("publication_date"))
-    except ValueError as exc:
+    except (ValueError, OverflowError) as exc:  # 9999-12-31: its end of day is past datetime's range
         raise RecordError(f"{key}: {exc}: nothing dates it before a cutoff") from exc
     doi = normalize_doi(work.get("doi"))
     aliases = (f"doi:{doi}",) if doi else ()

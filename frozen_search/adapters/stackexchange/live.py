@@ -43,7 +43,7 @@ from frozen_search.adapters.stackexchange.thread import (
     thread_states,
 )
 from frozen_search.config import Settings
-from frozen_search.cutoff import cutoff_bound
+from frozen_search.cutoff import cutoff_bound, iso_utc
 from frozen_search.errors import InvalidRequest, NotFoundBeforeCutoff, RefusedSource, UpstreamUnavailable
 from frozen_search.models import Rejection
 
@@ -74,7 +74,7 @@ class StackExchangeLive:
         self.sites = served_sites(settings)
         self.key = settings.stackexchange_key
         cutoff = settings.require_cutoff()
-        self.cutoff_iso = cutoff.isoformat().replace("+00:00", "Z")
+        self.cutoff_iso = iso_utc(cutoff)
         # The API's dates are whole seconds: an item "at s" counts as before T only if s < cutoff_bound(T).
         self.bound = cutoff_bound(cutoff)
 

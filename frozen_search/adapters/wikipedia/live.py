@@ -418,6 +418,9 @@ def _stamp(record: Mapping[str, Any]) -> int:
         UpstreamUnavailable: missing or malformed.
     """
     try:
-        return int(datetime.fromisoformat(str(record["timestamp"]).replace("Z", "+00:00")).timestamp())
+        stamp = datetime.fromisoformat(str(record["timestamp"]).replace("Z", "+00:00"))
     except (KeyError, ValueError) as exc:
         raise UpstreamUnavailable(f"MediaWiki answered a malformed timestamp: {type(exc).__name__}") from exc
+    if stamp.tzinfo is None:  # read in the machine's zone it could move an event earlier: refused, never guessed
+        raise UpstreamUnavailable("MediaWiki answered a timestamp without a zone")
+    return int(stamp.timestamp())
