@@ -22,6 +22,7 @@ from frozen_search.adapters.wikipedia.live import WikipediaLive, connect
 from frozen_search.cache.keys import origin_of
 from frozen_search.config import Settings
 from frozen_search.cutoff import instant_bound
+from frozen_search.disclosure import Later
 from frozen_search.errors import ConfigError
 from frozen_search.index import RevisionIndex
 from frozen_search.models import Rejection
@@ -33,10 +34,12 @@ DEFAULT_NAMESPACES = frozenset({0, *TEMPLATE_NAMESPACES})
 """Namespaces a dump is ingested with by default: main (articles), Template and Module."""
 
 HISTORY_NOTES = {
-    "complete": "no revision between this one and the cutoff is missing from the store",
-    "unverified": "the dump gives no parent ids: that no revision before the cutoff is missing cannot be checked",
-    "gap": "the store's history after this revision is incomplete: a later revision before the cutoff may exist",
+    "complete": "the dump gives parent ids, and no revision before the cutoff is known to be missing from the store",
+    "unverified": ("the revision names no parent (an old export schema gives none, nor does a page's first "
+                   "revision): that no revision before the cutoff is missing cannot be checked"),
 }
+"""The values of ``metadata.history`` and their notes. There is no ``gap``: a gap after a revision can only be seen
+from a later stored revision's parent id, and a later stored revision is a fact from after the cutoff."""
 
 
 class WikipediaSource(Source):
@@ -213,16 +216,19 @@ class WikipediaSource(Source):
 
 
 def history_of(row: RevisionRow) -> str:
-    """What ``fetch`` says of the store's history around a shown Wikipedia revision, without revealing what lies
-    after the cutoff: ``complete`` whether or not a later revision is stored (saying "proven" or "open" would tell
-    an agent that the page was edited after ``T``), ``unverified`` for revisions without a parent id (old export
-    schemas), ``gap`` when a later stored revision names another parent (the one disclosure that implies a later
-    stored revision: a revision before the cutoff may be missing, so it is said rather than hidden)."""
+    """What ``fetch`` says of the store's history around a shown Wikipedia revision, from the shown revision alone:
+    ``unverified`` when it carries no parent id (export schemas 0.3/0.4 give none; nor does a page's first
+    revision), else ``complete``.
+
+    ``row.continuity`` is read from the *next* stored revision, which is always at or after the cutoff, so what it
+    says (``proven``, ``gap``, ``unverified``, ``open``) is a fact from after ``T`` ("the page was edited later", in
+    one bit): it never reaches the answer. A ``gap`` continuity becomes a
+    :class:`~frozen_search.disclosure.Later`, so the query log's ``withheld`` records that the store knew of a
+    possible missing revision that the answer did not say.
+    """
     if row.continuity == "gap":
-        return "gap"
-    if row.continuity == "unverified" or row.parent_version is None and row.continuity == "open":
-        return "unverified"
-    return "complete"
+        Later(f"{row.doc_id} revision {row.version}: the next stored revision's parent is another (a gap)")
+    return "unverified" if row.parent_version is None else "complete"
 
 
 WIKIPEDIA = WikipediaSource()
