@@ -15,7 +15,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import Field, ValidationError, field_validator
+from pydantic import Field, ValidationError, ValidationInfo, field_validator
 from pydantic_settings import BaseSettings, EnvSettingsSource, PydanticBaseSettingsSource, SettingsConfigDict
 from pydantic_settings.sources.utils import parse_env_vars
 
@@ -118,19 +118,13 @@ class Settings(BaseSettings):
     def _expand(cls, path: Path | None) -> Path | None:
         return None if path is None else path.expanduser()
 
-    @field_validator("mode")
+    @field_validator("mode", "search_from")
     @classmethod
-    def _mode(cls, mode: str) -> str:
-        if mode not in MODES:
-            raise ValueError(f"must be one of {', '.join(MODES)}")
-        return mode
-
-    @field_validator("search_from")
-    @classmethod
-    def _search_from(cls, search_from: str) -> str:
-        if search_from not in SEARCH_FROM:
-            raise ValueError(f"must be one of {', '.join(SEARCH_FROM)}")
-        return search_from
+    def _one_of(cls, value: str, info: ValidationInfo) -> str:
+        choices = MODES if info.field_name == "mode" else SEARCH_FROM
+        if value not in choices:
+            raise ValueError(f"must be one of {', '.join(choices)}")
+        return value
 
     @classmethod
     def settings_customise_sources(cls, settings_cls: type[BaseSettings], init_settings: PydanticBaseSettingsSource,
