@@ -17,7 +17,6 @@ from typing import Annotated, Any
 
 from pydantic import Field, ValidationError, ValidationInfo, field_validator
 from pydantic_settings import BaseSettings, EnvSettingsSource, PydanticBaseSettingsSource, SettingsConfigDict
-from pydantic_settings.sources.utils import parse_env_vars
 
 from frozen_search.cutoff import parse_cutoff
 from frozen_search.errors import ConfigError, FrozenSearchError
@@ -41,13 +40,13 @@ def default_data_dir(environ: Mapping[str, str]) -> Path:
 
 class _EnvironSource(EnvSettingsSource):
     """pydantic-settings' environment source reading the mapping :meth:`Settings.from_env` was given, only its
-    upper-case names (``FROZEN_SEARCH_MODE``, not ``frozen_search_mode``), matched to the fields lower-cased."""
+    upper-case names (``FROZEN_SEARCH_MODE``, not ``frozen_search_mode``); an empty value is unset."""
 
     def _load_env_vars(self) -> Mapping[str, str | None]:
         environ = _ENVIRON.get()
         environ = os.environ if environ is None else environ
-        upper = {name: value for name, value in environ.items() if name.startswith(ENV_PREFIX) and name.isupper()}
-        return parse_env_vars(upper, False, self.env_ignore_empty, self.env_parse_none_str)
+        return {name.lower(): value for name, value in environ.items()  # lower-cased as the source matches them
+                if name.startswith(ENV_PREFIX) and name.isupper() and value != ""}
 
 
 class Settings(BaseSettings):
