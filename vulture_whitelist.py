@@ -56,3 +56,10 @@ next_offset
 total_chars
 redirected_from
 _paging_fields
+
+# pydantic-settings calls these on config.Settings (by keyword: the parameter names are its API).
+_._load_env_vars  # config.py: _EnvironSource, EnvSettingsSource's hook
+settings_customise_sources  # config.py: Settings
+env_settings  # config.py: settings_customise_sources(..., env_settings, dotenv_settings, file_secret_settings)
+dotenv_settings
+file_secret_settings

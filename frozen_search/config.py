@@ -1,93 +1,35 @@
-"""Settings: one registry of every knob, resolved once into a frozen :class:`Settings`.
+"""Settings: one ``pydantic-settings`` model of every knob, resolved once into a frozen :class:`Settings`.
 
 Precedence: defaults < environment (``FROZEN_SEARCH_*``, read only through :meth:`Settings.from_env`, never at
 import time) < explicit keyword arguments (the CLI's flags). The cutoff is part of the settings and fixed for the
-life of a service.
+life of a service. Each field's ``description`` is its documented help; its environment variable is
+``FROZEN_SEARCH_`` + the upper-case name, except ``log_path`` (``FROZEN_SEARCH_LOG``): :func:`env_name`.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from contextvars import ContextVar
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import Field, ValidationError, ValidationInfo, field_validator
+from pydantic_settings import BaseSettings, EnvSettingsSource, PydanticBaseSettingsSource, SettingsConfigDict
 
 from frozen_search.cutoff import parse_cutoff
 from frozen_search.errors import ConfigError, FrozenSearchError
 
-
-@dataclass(frozen=True)
-class Setting:
-    """One documented setting: its name, environment variable, default and help text."""
-
-    name: str
-    env: str
-    default: Any
-    help: str
-
-
-SETTINGS: tuple[Setting, ...] = (
-    Setting("data_dir", "FROZEN_SEARCH_DATA_DIR", None,
-            "Folder holding the store (store.sqlite3), the index (index/) and the query log (querylog.jsonl). "
-            "Default: $XDG_DATA_HOME/frozen-search or ~/.local/share/frozen-search."),
-    Setting("cutoff", "FROZEN_SEARCH_CUTOFF", None,
-            "The cutoff T (ISO 8601 date, or date-time with a zone); fixed for the life of a server."),
-    Setting("log_path", "FROZEN_SEARCH_LOG", None, "Query log file (JSONL). Default: DATA_DIR/querylog.jsonl."),
-    Setting("log_key", "FROZEN_SEARCH_LOG_KEY", None,
-            "Signing key of the query log (its UTF-8 bytes): each line gets sig, the HMAC-SHA256 of its hash. "
-            "Prefer log_key_file (an environment variable can be read by other processes of the user)."),
-    Setting("log_key_file", "FROZEN_SEARCH_LOG_KEY_FILE", None,
-            "File holding the query log's signing key (its bytes, less one trailing newline); wins over log_key."),
-    Setting("max_chars", "FROZEN_SEARCH_MAX_CHARS", 20_000, "Default page size of fetch, in characters."),
-    Setting("max_chars_limit", "FROZEN_SEARCH_MAX_CHARS_LIMIT", 100_000, "Largest page fetch will return."),
-    Setting("snippet_chars", "FROZEN_SEARCH_SNIPPET_CHARS", 300, "Length of search snippets, in characters."),
-    Setting("max_query_chars", "FROZEN_SEARCH_MAX_QUERY_CHARS", 1_000, "Longest accepted search query."),
-    Setting("max_limit", "FROZEN_SEARCH_MAX_LIMIT", 50, "Largest number of search results per call."),
-    Setting("wikipedia_host", "FROZEN_SEARCH_WIKIPEDIA_HOST", "en.wikipedia.org",
-            "The wiki whose URLs fetch accepts and search results carry."),
-    Setting("mode", "FROZEN_SEARCH_MODE", "local",
-            "local: the store only (dumps and what was learned before); live: also ask the upstream wiki and record "
-            "every exchange in the HTTP cache; offline: the same as live but from the HTTP cache only."),
-    Setting("search_from", "FROZEN_SEARCH_SEARCH_FROM", "auto",
-            "Where live/offline search takes its candidates: store (strict: the historical index only; upstream only "
-            "resolves a fetch of a document the store does not hold), live (the index and each live source's "
-            "upstream search), auto (store when the store covers every source asked upstream at the cutoff, else "
-            "live). No effect in local mode."),
-    Setting("wikipedia_api", "FROZEN_SEARCH_WIKIPEDIA_API", "https://en.wikipedia.org/w/api.php",
-            "The MediaWiki Action API endpoint live mode asks (a local MediaWiki in tests)."),
-    Setting("contact", "FROZEN_SEARCH_CONTACT", None,
-            "Contact (an e-mail or URL) sent in the User-Agent of every upstream request, as Wikimedia asks."),
-    Setting("live_sources", "FROZEN_SEARCH_LIVE_SOURCES", "wikipedia,arxiv,stackexchange,openalex",
-            "Comma-separated sources that live/offline mode asks upstream; the others answer from the store only."),
-    Setting("arxiv_api", "FROZEN_SEARCH_ARXIV_API", "https://export.arxiv.org/api/query",
-            "The arXiv API query endpoint live mode asks (one request every 3 s, one connection)."),
-    Setting("arxiv_oai", "FROZEN_SEARCH_ARXIV_OAI", "https://export.arxiv.org/oai2",
-            "The arXiv OAI-PMH endpoint live mode reads version dates from (arXivRaw)."),
-    Setting("stackexchange_api", "FROZEN_SEARCH_STACKEXCHANGE_API", "https://api.stackexchange.com/2.3",
-            "The Stack Exchange API endpoint live mode asks."),
-    Setting("stackexchange_sites", "FROZEN_SEARCH_STACKEXCHANGE_SITES", "mathoverflow.net,math.stackexchange.com",
-            "Comma-separated Stack Exchange site hosts served; every other site is refused."),
-    Setting("stackexchange_key", "FROZEN_SEARCH_STACKEXCHANGE_KEY", None,
-            "Stack Exchange API key (raises the daily quota); sent as the API documents (key= parameter)."),
-    Setting("openalex_api", "FROZEN_SEARCH_OPENALEX_API", "https://api.openalex.org",
-            "The OpenAlex API endpoint live mode asks."),
-    Setting("openalex_key", "FROZEN_SEARCH_OPENALEX_KEY", None,
-            "OpenAlex API key, sent as the api_key= URL parameter the API documents."),
-)
+ENV_PREFIX = "FROZEN_SEARCH_"
 MODES = ("local", "live", "offline")
 SEARCH_FROM = ("auto", "store", "live")
 UPSTREAM_URLS = ("wikipedia_api", "arxiv_api", "arxiv_oai", "stackexchange_api", "openalex_api")
 """The settings naming upstream endpoints: a live log line records those not at their default (``upstream``), so
 ``replay`` asks the same URLs (their recorded exchanges are keyed by URL) without the operator setting them again."""
 
-_INT_SETTINGS = {"max_chars", "max_chars_limit", "snippet_chars", "max_query_chars", "max_limit"}
-
-
-def default_setting(name: str) -> Any:
-    """The default value of setting ``name`` (``KeyError`` for an unknown one)."""
-    return next(setting.default for setting in SETTINGS if setting.name == name)
+Size = Annotated[int, Field(gt=0)]
+_ENVIRON: ContextVar[Mapping[str, str] | None] = ContextVar("frozen_search_environ", default=None)
 
 
 def default_data_dir(environ: Mapping[str, str]) -> Path:
@@ -96,33 +38,101 @@ def default_data_dir(environ: Mapping[str, str]) -> Path:
     return Path(base) / "frozen-search"
 
 
-@dataclass(frozen=True)
-class Settings:
-    """Resolved settings. ``cutoff`` is a UTC instant or ``None`` (commands that need one refuse to start)."""
+class _EnvironSource(EnvSettingsSource):
+    """pydantic-settings' environment source reading the mapping :meth:`Settings.from_env` was given, only its
+    upper-case names (``FROZEN_SEARCH_MODE``, not ``frozen_search_mode``); an empty value is unset."""
 
-    data_dir: Path
-    cutoff: datetime | None = None
-    log_path: Path | None = None
-    log_key: str | None = field(default=None, repr=False)
-    log_key_file: Path | None = None
-    max_chars: int = 20_000
-    max_chars_limit: int = 100_000
-    snippet_chars: int = 300
-    max_query_chars: int = 1_000
-    max_limit: int = 50
-    wikipedia_host: str = "en.wikipedia.org"
-    mode: str = "local"
-    search_from: str = "auto"
-    wikipedia_api: str = "https://en.wikipedia.org/w/api.php"
-    contact: str | None = None
-    live_sources: str = "wikipedia,arxiv,stackexchange,openalex"
-    arxiv_api: str = "https://export.arxiv.org/api/query"
-    arxiv_oai: str = "https://export.arxiv.org/oai2"
-    stackexchange_api: str = "https://api.stackexchange.com/2.3"
-    stackexchange_sites: str = "mathoverflow.net,math.stackexchange.com"
-    stackexchange_key: str | None = None
-    openalex_api: str = "https://api.openalex.org"
-    openalex_key: str | None = None
+    def _load_env_vars(self) -> Mapping[str, str | None]:
+        environ = _ENVIRON.get()
+        environ = os.environ if environ is None else environ
+        return {name.lower(): value for name, value in environ.items()  # lower-cased as the source matches them
+                if name.startswith(ENV_PREFIX) and name.isupper() and value != ""}
+
+
+class Settings(BaseSettings):
+    """Resolved settings (frozen). ``cutoff`` is a UTC instant or ``None`` (commands that need one refuse to start).
+
+    Build it with :meth:`from_env`; a copy with other values with :meth:`replace`.
+    """
+
+    model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, case_sensitive=False, env_ignore_empty=True,
+                                      frozen=True, extra="forbid", validate_by_name=True, validate_by_alias=True)
+
+    data_dir: Path = Field(description=(
+        "Folder holding the store (store.sqlite3), the index (index/) and the query log (querylog.jsonl). "
+        "Default: $XDG_DATA_HOME/frozen-search or ~/.local/share/frozen-search."))
+    cutoff: datetime | None = Field(None, description=(
+        "The cutoff T (ISO 8601 date, or date-time with a zone); fixed for the life of a server."))
+    log_path: Path | None = Field(None, validation_alias=f"{ENV_PREFIX}LOG",
+                                  description="Query log file (JSONL). Default: DATA_DIR/querylog.jsonl.")
+    log_key: str | None = Field(None, repr=False, description=(
+        "Signing key of the query log (its UTF-8 bytes): each line gets sig, the HMAC-SHA256 of its hash. "
+        "Prefer log_key_file (an environment variable can be read by other processes of the user)."))
+    log_key_file: Path | None = Field(None, description=(
+        "File holding the query log's signing key (its bytes, less one trailing newline); wins over log_key."))
+    max_chars: Size = Field(20_000, description="Default page size of fetch, in characters.")
+    max_chars_limit: Size = Field(100_000, description="Largest page fetch will return.")
+    snippet_chars: Size = Field(300, description="Length of search snippets, in characters.")
+    max_query_chars: Size = Field(1_000, description="Longest accepted search query.")
+    max_limit: Size = Field(50, description="Largest number of search results per call.")
+    wikipedia_host: str = Field("en.wikipedia.org",
+                                description="The wiki whose URLs fetch accepts and search results carry.")
+    mode: str = Field("local", description=(
+        "local: the store only (dumps and what was learned before); live: also ask the upstream wiki and record "
+        "every exchange in the HTTP cache; offline: the same as live but from the HTTP cache only."))
+    search_from: str = Field("auto", description=(
+        "Where live/offline search takes its candidates: store (strict: the historical index only; upstream only "
+        "resolves a fetch of a document the store does not hold), live (the index and each live source's "
+        "upstream search), auto (store when the store covers every source asked upstream at the cutoff, else "
+        "live). No effect in local mode."))
+    wikipedia_api: str = Field("https://en.wikipedia.org/w/api.php", description=(
+        "The MediaWiki Action API endpoint live mode asks (a local MediaWiki in tests)."))
+    contact: str | None = Field(None, description=(
+        "Contact (an e-mail or URL) sent in the User-Agent of every upstream request, as Wikimedia asks."))
+    live_sources: str = Field("wikipedia,arxiv,stackexchange,openalex", description=(
+        "Comma-separated sources that live/offline mode asks upstream; the others answer from the store only."))
+    arxiv_api: str = Field("https://export.arxiv.org/api/query", description=(
+        "The arXiv API query endpoint live mode asks (one request every 3 s, one connection)."))
+    arxiv_oai: str = Field("https://export.arxiv.org/oai2", description=(
+        "The arXiv OAI-PMH endpoint live mode reads version dates from (arXivRaw)."))
+    stackexchange_api: str = Field("https://api.stackexchange.com/2.3",
+                                   description="The Stack Exchange API endpoint live mode asks.")
+    stackexchange_sites: str = Field("mathoverflow.net,math.stackexchange.com", description=(
+        "Comma-separated Stack Exchange site hosts served; every other site is refused."))
+    stackexchange_key: str | None = Field(None, description=(
+        "Stack Exchange API key (raises the daily quota); sent as the API documents (key= parameter)."))
+    openalex_api: str = Field("https://api.openalex.org", description="The OpenAlex API endpoint live mode asks.")
+    openalex_key: str | None = Field(None, description=(
+        "OpenAlex API key, sent as the api_key= URL parameter the API documents."))
+
+    @field_validator("cutoff", mode="before")
+    @classmethod
+    def _cutoff(cls, raw: Any) -> Any:
+        """A string cutoff through :func:`parse_cutoff` (its ``FrozenSearchError`` is not a ``ValueError``, so it
+        passes pydantic untouched and :meth:`from_env` words it)."""
+        return parse_cutoff(raw) if isinstance(raw, str) else raw
+
+    @field_validator("data_dir", "log_path", "log_key_file")
+    @classmethod
+    def _expand(cls, path: Path | None) -> Path | None:
+        return None if path is None else path.expanduser()
+
+    @field_validator("mode", "search_from")
+    @classmethod
+    def _one_of(cls, value: str, info: ValidationInfo) -> str:
+        choices = MODES if info.field_name == "mode" else SEARCH_FROM
+        if value not in choices:
+            raise ValueError(f"must be one of {', '.join(choices)}")
+        return value
+
+    @classmethod
+    def settings_customise_sources(cls, settings_cls: type[BaseSettings], init_settings: PydanticBaseSettingsSource,
+                                   env_settings: PydanticBaseSettingsSource,
+                                   dotenv_settings: PydanticBaseSettingsSource,
+                                   file_secret_settings: PydanticBaseSettingsSource,
+                                   ) -> tuple[PydanticBaseSettingsSource, ...]:
+        """Keyword arguments, then the environment :meth:`from_env` was given; no ``.env`` or secrets files."""
+        return init_settings, _EnvironSource(settings_cls)
 
     @property
     def store_path(self) -> Path:
@@ -144,9 +154,13 @@ class Settings:
         """The query log: ``log_path`` or ``DATA_DIR/querylog.jsonl``."""
         return self.log_path or (self.data_dir / "querylog.jsonl")
 
+    def replace(self, **changes: Any) -> Settings:
+        """A copy with the settings ``changes`` (by name, already of the field's type) replaced."""
+        return self.model_copy(update=changes)
+
     def with_values(self, values: Mapping[str, str]) -> Settings:
         """A copy with the string settings ``values`` (by setting name) replaced, e.g. logged upstream URLs."""
-        return replace(self, **values)  # type: ignore[arg-type]
+        return self.replace(**values)
 
     def upstream_urls(self) -> dict[str, str] | None:
         """The upstream endpoint settings (:data:`UPSTREAM_URLS`) not at their default, by setting name, or
@@ -154,6 +168,7 @@ class Settings:
         changed = {name: str(getattr(self, name)) for name in UPSTREAM_URLS
                    if getattr(self, name) != default_setting(name)}
         return changed or None
+
     def log_signing_key(self) -> bytes | None:
         """The query log's signing key: the bytes of ``log_key_file`` (one trailing newline dropped), else
         ``log_key`` encoded UTF-8, else ``None`` (lines unsigned).
@@ -176,26 +191,53 @@ class Settings:
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> Settings:
-        """Resolve defaults < ``environ`` (default: ``os.environ``) < ``overrides`` (``None`` values ignored).
+        """Resolve defaults < ``environ`` (default: ``os.environ``; :func:`env_name` per setting) < ``overrides``
+        (by setting name; ``None`` and ``""`` values ignored).
 
         Raises:
-            ConfigError: a value cannot be parsed (bad cutoff, non-integer size, ...).
+            ConfigError: a value cannot be parsed (bad cutoff, non-integer or non-positive size, unknown mode,
+                unknown setting), worded ``setting NAME=VALUE: why``.
         """
         env = os.environ if environ is None else environ
-        values: dict[str, Any] = {}
-        for setting in SETTINGS:
-            raw = overrides.get(setting.name)
-            if raw is None:
-                raw = env.get(setting.env)
-            if raw is not None and raw != "":
-                values[setting.name] = _convert(setting.name, raw)
-        if "data_dir" not in values:
-            values["data_dir"] = default_data_dir(env)
-        return cls(**values)
+        given = {name: value for name, value in overrides.items() if value is not None and value != ""}
+        if not env.get(env_name("data_dir")) and "data_dir" not in given:
+            given["data_dir"] = default_data_dir(env)
+        token = _ENVIRON.set(env)
+        try:
+            return cls(**given)
+        except FrozenSearchError as exc:  # parse_cutoff's refusal
+            raise ConfigError(f"setting cutoff: {exc.message}") from exc
+        except ValidationError as exc:
+            raise ConfigError(_worded(exc)) from None
+        finally:
+            _ENVIRON.reset(token)
 
     def with_cutoff(self, cutoff: datetime) -> Settings:
         """A copy with another cutoff (used by ``replay``, which recomputes each logged call at its own cutoff)."""
-        return replace(self, cutoff=cutoff)
+        return self.replace(cutoff=cutoff)
+
+
+def env_name(name: str) -> str:
+    """The environment variable of setting ``name``: ``FROZEN_SEARCH_LOG`` for ``log_path``, else
+    ``FROZEN_SEARCH_`` + ``NAME``."""
+    return f"{ENV_PREFIX}LOG" if name == "log_path" else ENV_PREFIX + name.upper()
+
+
+def default_setting(name: str) -> Any:
+    """The default value of setting ``name`` (``KeyError`` for an unknown one)."""
+    return Settings.model_fields[name].default
+
+
+def _worded(exc: ValidationError) -> str:
+    """The first error of ``exc`` as ``setting NAME=VALUE: why`` (no pydantic links or type names)."""
+    error = exc.errors(include_url=False)[0]
+    name = str(error["loc"][0]) if error["loc"] else "?"
+    name = "log_path" if name == env_name("log_path") else name
+    cause = (error.get("ctx") or {}).get("error")
+    why = str(cause) if isinstance(cause, ValueError) else str(error["msg"])
+    if error["type"] == "extra_forbidden":
+        return f"unknown setting {name}"
+    return f"setting {name}={error['input']!r}: {why}"
 
 
 def read_key(path: Path) -> bytes:
@@ -219,26 +261,3 @@ def _nonempty(key: bytes, where: str) -> bytes:
     if not key:
         raise ConfigError(f"the signing key in {where} is empty")
     return key
-
-
-def _convert(name: str, raw: Any) -> Any:
-    try:
-        if name == "cutoff":
-            return raw if isinstance(raw, datetime) else parse_cutoff(str(raw))
-        if name in ("data_dir", "log_path", "log_key_file"):
-            return Path(raw).expanduser()
-        if name == "mode" and raw not in MODES:
-            raise ValueError(f"must be one of {', '.join(MODES)}")
-        if name == "search_from" and raw not in SEARCH_FROM:
-            raise ValueError(f"must be one of {', '.join(SEARCH_FROM)}")
-        if name in _INT_SETTINGS:
-            value = int(raw)
-            if value <= 0:
-                raise ValueError("must be positive")
-            return value
-        return str(raw)
-    except FrozenSearchError as exc:
-        raise ConfigError(f"setting {name}: {exc.message}") from exc
-    except ValueError as exc:
-        raise ConfigError(f"setting {name}={raw!r}: {exc}") from exc
-

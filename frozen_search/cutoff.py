@@ -69,6 +69,25 @@ def _parse_iso(value: str) -> datetime:
         raise InvalidRequest(f"cutoff {value!r} is not a valid date: {exc}") from exc
 
 
+def zoned_seconds(text: str) -> int:
+    """The UTC second (epoch seconds, floored: the second the stamp falls in) of an ISO 8601 date-time that carries
+    its zone (``2026-01-05T10:00:00Z``, ``…+01:00``), as the MediaWiki API and the arXiv Atom feed write their
+    stamps (whole seconds: a fraction stays inside its second, exact integer arithmetic, before 1970 too).
+    Parsed by ``dateutil.parser.isoparse``.
+
+    Raises:
+        ValueError: not an ISO date-time, or no zone (read in the machine's zone it could move an event earlier:
+            refused, never guessed).
+    """
+    try:
+        parsed: datetime = dateutil_parser.isoparse(text.strip())
+    except (ValueError, OverflowError) as exc:
+        raise ValueError(f"not an ISO 8601 date-time: {text.strip()[:40]!r}") from exc
+    if parsed.tzinfo is None or parsed.utcoffset() is None:
+        raise ValueError(f"a date-time without a zone: {text.strip()[:40]!r}")
+    return (parsed - _EPOCH) // timedelta(seconds=1)
+
+
 def to_epoch(instant: datetime) -> float:
     """Seconds since the Unix epoch of a timezone-aware instant (raises ``ValueError`` if naive)."""
     if instant.tzinfo is None:

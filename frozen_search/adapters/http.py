@@ -16,9 +16,9 @@ Modes (decided here, issue 3):
 
 Both modes serve the *recorded* response (same status, header pairs and body bytes), so a live session and its
 offline rerun see identical bytes. Recorded: 2xx, 3xx, 400, 404, 410 (answers that do not change on retry).
-Retried, with full-jitter exponential backoff or the server's ``Retry-After`` (seconds or HTTP date): 429, 500,
-502, 503, 504, timeouts, refused/broken connections and truncated bodies; never recorded. Other 4xx raise
-``UpstreamRejected`` at once (a 400 is recorded first, so offline reruns reject it the same way); other 5xx
+Retried (``tenacity``), with full-jitter exponential backoff or the server's ``Retry-After`` (seconds or HTTP
+date): 429, 500, 502, 503, 504, timeouts, refused/broken connections and truncated bodies; never recorded. Other
+4xx raise ``UpstreamRejected`` at once (a 400 is recorded first, so offline reruns reject it the same way); other 5xx
 ``UpstreamUnavailable``. On hosts whose policy honours Stack Exchange's ``backoff`` field, the API's HTTP 400
 ``throttle_violation`` is a temporary refusal: ``UpstreamRateLimited`` (its wait deferring the host), never recorded.
 A body that fails the caller's ``validate`` is never recorded and is not retried.
@@ -31,6 +31,7 @@ without network answers from the store in well under a second and lists each unr
 
 from __future__ import annotations
 
+import functools
 import logging
 import random
 import threading
@@ -46,6 +47,7 @@ from urllib.parse import urljoin
 
 import requests
 import requests.adapters
+import tenacity
 
 from frozen_search.cache.http_cache import CachedResponse, HttpCache, Validator, guarded, require_json
 from frozen_search.cache.keys import host_of, namespace_for_cutoff, origin_of, redact_url, request_key
@@ -353,55 +355,72 @@ class Upstream:
         return record
 
     def _live(self, request: requests.PreparedRequest, where: str) -> tuple[int, list[tuple[str, str]], bytes]:
-        """One exchange with retries: returns status, cleaned header pairs and the complete decoded body."""
+        """One exchange with retries (``tenacity``): returns status, cleaned header pairs and the complete decoded
+        body. A retry waits the server's ``Retry-After`` or a full-jitter backoff (:meth:`_backoff`); the wait is
+        not slept here but pushes the host's next start (:meth:`HostLimiter.defer`), so every thread asking that
+        host waits it, and the next attempt's slot sleeps it."""
         if self._network is None:  # offline: never reached, exchange() answers from the cache or raises first
             raise OfflineCacheMiss(f"offline mode: {where} cannot go upstream")
         host = host_of(request.url or "")
-        origin = origin_of(request.url or "") or host  # the circuit is per server: scheme, host and port
         attempts = self.config.max_retries + 1
-        for attempt in range(attempts):
-            last = attempt == attempts - 1
-            self._breaker.check(origin, where)
-            self._count("network_requests")
-            try:
-                status, headers, body = self._network.send(request, host, where, f"{attempt + 1}/{attempts}")
-            except UpstreamUnavailable as err:
-                if is_connect_failure(err.__cause__):  # the host was never reached: fail fast, open its circuit
-                    self._breaker.failed(origin)
-                    raise
-                if last or not is_transient(err.__cause__):
-                    raise
-                self._retry_later(host, None, attempt)
-                continue
-            self._breaker.succeeded(origin)
-            if status not in RETRY_STATUSES:
-                if self.config.policy_for(host).honour_backoff_field:
-                    self._honour_backoff(host, backoff_field(headers, body))
-                    throttled = throttle_violation(status, headers, body)
-                    if throttled is not None:  # Stack Exchange's HTTP 400 throttle_violation: never recorded
-                        self._limiter.defer(host, throttled)
-                        raise UpstreamRateLimited(f"{where} was throttled (Stack Exchange throttle_violation); "
-                                                  f"more requests available in {throttled:.0f} s",
-                                                  retry_after=throttled)
-                return status, headers, body
-            retry_after = parse_retry_after(first_header(headers, "retry-after"), self._clock())
-            too_long = retry_after is not None and retry_after > self.config.max_retry_after_s
-            if last or too_long:
-                if retry_after is not None:
-                    self._limiter.defer(host, retry_after)
-                if status == 429:
-                    raise UpstreamRateLimited(f"{where} was still rate-limited (HTTP 429) after {attempt + 1} "
-                                              f"attempt(s); retry after {retry_after} s", retry_after=retry_after)
-                raise UpstreamUnavailable(f"{where} failed with HTTP {status} after {attempt + 1} attempt(s)")
-            self._retry_later(host, retry_after, attempt)
-        raise AssertionError("unreachable")  # pragma: no cover
+        retrying = tenacity.Retrying(stop=tenacity.stop_after_attempt(attempts),
+                                     retry=tenacity.retry_if_exception_type(_RetryLater), wait=self._backoff,
+                                     sleep=functools.partial(self._limiter.defer, host),
+                                     before_sleep=lambda _state: self._count("retries"))
+        for attempt in retrying:
+            with attempt:
+                return self._attempt(request, where, attempt.retry_state.attempt_number, attempts)
+        raise AssertionError("unreachable")  # pragma: no cover - the last attempt raises its own error
 
-    def _retry_later(self, host: str, retry_after: float | None, attempt: int) -> None:
-        """Push the host's next start by ``Retry-After`` or a jittered backoff; the next slot() sleeps it."""
-        self._count("retries")
-        delay = retry_after if retry_after is not None else backoff_delay(
-            attempt, self.config.backoff_base_s, self.config.backoff_max_s, self._rng)
-        self._limiter.defer(host, delay)
+    def _attempt(self, request: requests.PreparedRequest, where: str, number: int,
+                 attempts: int) -> tuple[int, list[tuple[str, str]], bytes]:
+        """Attempt ``number`` of ``attempts``: the answer, :class:`_RetryLater` when another attempt may pass, or
+        the final error (the last attempt, a connection failure, anything not transient)."""
+        assert self._network is not None
+        host = host_of(request.url or "")
+        origin = origin_of(request.url or "") or host  # the circuit is per server: scheme, host and port
+        last = number == attempts
+        self._breaker.check(origin, where)
+        self._count("network_requests")
+        try:
+            status, headers, body = self._network.send(request, host, where, f"{number}/{attempts}")
+        except UpstreamUnavailable as err:
+            if is_connect_failure(err.__cause__):  # the host was never reached: fail fast, open its circuit
+                self._breaker.failed(origin)
+                raise
+            if last or not is_transient(err.__cause__):
+                raise
+            raise _RetryLater(None) from err
+        self._breaker.succeeded(origin)
+        if status not in RETRY_STATUSES:
+            if self.config.policy_for(host).honour_backoff_field:
+                self._honour_backoff(host, backoff_field(headers, body))
+                throttled = throttle_violation(status, headers, body)
+                if throttled is not None:  # Stack Exchange's HTTP 400 throttle_violation: never recorded
+                    self._limiter.defer(host, throttled)
+                    raise UpstreamRateLimited(f"{where} was throttled (Stack Exchange throttle_violation); "
+                                              f"more requests available in {throttled:.0f} s",
+                                              retry_after=throttled)
+            return status, headers, body
+        retry_after = parse_retry_after(first_header(headers, "retry-after"), self._clock())
+        too_long = retry_after is not None and retry_after > self.config.max_retry_after_s
+        if last or too_long:
+            if retry_after is not None:
+                self._limiter.defer(host, retry_after)
+            if status == 429:
+                raise UpstreamRateLimited(f"{where} was still rate-limited (HTTP 429) after {number} "
+                                          f"attempt(s); retry after {retry_after} s", retry_after=retry_after)
+            raise UpstreamUnavailable(f"{where} failed with HTTP {status} after {number} attempt(s)")
+        raise _RetryLater(retry_after)
+
+    def _backoff(self, state: tenacity.RetryCallState) -> float:
+        """Seconds before the next attempt: the failed attempt's ``Retry-After``, else full-jitter exponential
+        backoff, uniform in ``[0, min(backoff_max_s, backoff_base_s * 2**(attempt - 1))]`` (``self._rng``)."""
+        failure = state.outcome.exception() if state.outcome is not None else None
+        if isinstance(failure, _RetryLater) and failure.retry_after is not None:
+            return failure.retry_after
+        return backoff_delay(state.attempt_number - 1, self.config.backoff_base_s, self.config.backoff_max_s,
+                             self._rng)
 
     def _honour_backoff(self, host: str, backoff: float | None) -> None:
         if backoff is not None:
@@ -431,6 +450,15 @@ class Upstream:
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
         self.close()
+
+
+class _RetryLater(Exception):
+    """An attempt that may pass when tried again: after ``retry_after`` seconds (the server's ``Retry-After``) or,
+    when ``None``, after a backoff. Never leaves :meth:`Upstream._live`."""
+
+    def __init__(self, retry_after: float | None) -> None:
+        super().__init__(retry_after)
+        self.retry_after = retry_after
 
 
 def _status_error(status: int, where: str) -> FrozenSearchError | None:

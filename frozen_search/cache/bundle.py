@@ -17,7 +17,6 @@ temporary folder beside the data dir, verifies there, and only then moves the pi
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import gzip
 import hashlib
 import io
@@ -35,6 +34,8 @@ from datetime import UTC, datetime
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
+
+from filelock import FileLock, Timeout
 
 from frozen_search.cache.http_cache import FILE_NAME as CACHE_FILE
 from frozen_search.cache.http_cache import HttpCache
@@ -208,22 +209,18 @@ def clean_stale_staging(parent: Path, prefix: str) -> list[Path]:
     except OSError:
         return removed
     for folder in candidates:
-        try:
-            fd = os.open(folder / _STAGING_LOCK, os.O_RDWR)
-        except FileNotFoundError:
+        lock_path = folder / _STAGING_LOCK
+        if not lock_path.exists():
             with contextlib.suppress(OSError):
                 if time.time() - folder.stat().st_mtime > _STALE_UNLOCKED_S:
                     shutil.rmtree(folder, ignore_errors=True)
                     removed.append(folder)
             continue
-        except OSError:
-            continue
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            continue  # a running export or import
-        finally:
-            os.close(fd)  # closing drops a lock just taken
+            with FileLock(lock_path, timeout=0):
+                pass  # taken and released at once: no running export or import holds it
+        except (Timeout, OSError):
+            continue  # a running export or import (or a lock file that cannot be opened)
         shutil.rmtree(folder, ignore_errors=True)
         removed.append(folder)
     return removed
@@ -231,17 +228,15 @@ def clean_stale_staging(parent: Path, prefix: str) -> list[Path]:
 
 @contextlib.contextmanager
 def _staging(parent: Path, prefix: str) -> Iterator[Path]:
-    """A fresh staging folder ``parent/prefix*`` held (flock on its ``.staging.lock``) for the block and removed
-    after it; stale ones of killed runs are removed first (:func:`clean_stale_staging`)."""
+    """A fresh staging folder ``parent/prefix*`` held (a ``filelock`` lock on its ``.staging.lock``) for the block
+    and removed after it; stale ones of killed runs are removed first (:func:`clean_stale_staging`)."""
     clean_stale_staging(parent, prefix)
     folder = Path(tempfile.mkdtemp(prefix=prefix, dir=parent))
-    fd = os.open(folder / _STAGING_LOCK, os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield folder
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
-        os.close(fd)
+    with FileLock(folder / _STAGING_LOCK, mode=0o600):
+        try:
+            yield folder
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)  # removed while still held: no cleaner takes it half-gone
 
 
 # -- export -------------------------------------------------------------------------------------------------------

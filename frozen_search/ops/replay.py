@@ -8,7 +8,7 @@ upstream sources and serving the same Stack Exchange sites as when it was logged
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -68,7 +68,7 @@ def replay_log(settings: Settings, log_path: Path, *,
     """
     log = existing_log(log_path)
     live_lines = any(record.get("mode", "local") != "local" for _, record in read_log(log, []))
-    settings = replace(settings, mode="offline" if live_lines else "local")
+    settings = settings.replace(mode="offline" if live_lines else "local")
     store = existing_store(settings)
     services: dict[tuple[str, bool, str | None, str, str, tuple[tuple[str, str], ...]], FrozenSearchService] = {}
     now = _LineContext()
@@ -88,13 +88,13 @@ def replay_log(settings: Settings, log_path: Path, *,
     def execute(cutoff: str, tool: str, arguments: dict[str, Any]) -> tuple[Any, Any]:
         key = (cutoff, now.local, now.asked, now.sites, now.search_from, now.upstream)
         if key not in services:
-            at = replace(settings.with_cutoff(parse_cutoff(cutoff)), stackexchange_sites=now.sites,
-                         search_from=now.search_from)
+            at = settings.with_cutoff(parse_cutoff(cutoff)).replace(stackexchange_sites=now.sites,
+                                                                    search_from=now.search_from)
             at = at.with_values(dict(now.upstream)) if now.upstream else at
             if now.local:
-                at = replace(at, mode="local")
+                at = at.replace(mode="local")
             elif now.asked is not None:
-                at = replace(at, live_sources=now.asked)
+                at = at.replace(live_sources=now.asked)
             services[key] = FrozenSearchService.open(at, store=store, logging=False)
         try:
             outcome = services[key].execute(tool, arguments)

@@ -19,7 +19,7 @@ import hashlib
 import json
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -213,7 +213,7 @@ def warm(settings: Settings, queries_path: Path, *, fetch: int = 0, limit: int =
         progress(report.skipped, len(queries), "")
     if not todo:
         return report
-    live = replace(settings, mode=mode)
+    live = settings.replace(mode=mode)
     log_path = live.querylog_path
     offset = log_path.stat().st_size if log_path.exists() else 0
     service = FrozenSearchService.open(live, prefer_cache=True)

@@ -27,6 +27,7 @@ from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from typing import Annotated, Any
 
+from asgi_correlation_id import CorrelationIdMiddleware, correlation_id
 from fastapi import APIRouter, Depends, FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
@@ -34,14 +35,14 @@ from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
 from mcp.server.transport_security import TransportSecuritySettings
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
-from starlette.datastructures import MutableHeaders
 from starlette.exceptions import HTTPException
 from starlette.routing import Match, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from frozen_search.errors import FrozenSearchError, InvalidRequest
 from frozen_search.models import FetchResponse, SearchResponse
-from frozen_search.server.auth import BearerAuth
+from frozen_search.server.auth import BearerAuth, Unauthorized
+from frozen_search.server.logs import LOG_CONFIG, configure_logging
 from frozen_search.server.mcp import create_mcp, package_version
 from frozen_search.service import (
     REFUSED_DATE_HEADERS,
@@ -137,9 +138,11 @@ def create_app(service: FrozenSearchService, *, host: str = "127.0.0.1", port: i
     app.router.routes.append(Route("/mcp", endpoint=StreamableHTTPASGIApp(mcp.session_manager),
                                    include_in_schema=False))
     app.add_middleware(BodyLimit, max_bytes=max_body_bytes)
-    app.add_middleware(RequestIdMiddleware)
     if token is not None:
-        app.add_middleware(BearerAuth, token=token)  # outermost: nothing runs before the token is checked
+        app.add_middleware(BearerAuth, token=token, refuse=problem_response)  # nothing else runs before it
+    # Outermost: every response, the 401 and 413 included, carries the one X-Request-ID (asgi-correlation-id).
+    app.add_middleware(CorrelationIdMiddleware, header_name="X-Request-ID", validator=_is_sane_request_id,
+                       generator=lambda: uuid.uuid4().hex)
     return app
 
 
@@ -176,11 +179,12 @@ def _state_bounds(app: FastAPI, service: FrozenSearchService) -> None:
 def run_http(service: FrozenSearchService, host: str, port: int, *, allowed_hosts: Sequence[str] = (),
              token: str | None = None) -> None:
     """Serve :func:`create_app` with uvicorn on ``host``:``port`` until interrupted (``frozen-search serve``);
-    ``allowed_hosts`` and ``token`` as in :func:`create_app`."""
+    ``allowed_hosts`` and ``token`` as in :func:`create_app`. Logs in one format (:mod:`frozen_search.server.logs`)."""
     import uvicorn
 
+    configure_logging()  # before the SDK's server is built (its basicConfig then adds no rich handler)
     uvicorn.run(create_app(service, host=host, port=port, allowed_hosts=allowed_hosts, token=token),
-                host=host, port=port,
+                host=host, port=port, log_config=LOG_CONFIG,
                 h11_max_incomplete_event_size=MAX_HEAD_BYTES)
 
 
@@ -308,8 +312,10 @@ def transport_security(host: str, port: int | None, extra_hosts: Sequence[str] =
 
 async def problem_response(request: Request, exc: Exception) -> Response:
     """The one exception handler: any exception -> an RFC 9457 problem+json response with ``code``."""
-    request_id = getattr(request.state, "request_id", None) or _request_id(request.headers.get("x-request-id"))
-    headers: dict[str, str] = {"X-Request-ID": request_id}
+    request_id = correlation_id.get() or uuid.uuid4().hex
+    headers: dict[str, str] = {}  # X-Request-ID: added by CorrelationIdMiddleware on the way out
+    if isinstance(exc, Unauthorized):
+        headers["WWW-Authenticate"] = "Bearer"  # RFC 6750 §3
     if isinstance(exc, FrozenSearchError):
         status, code, detail = exc.http_status, exc.code, exc.message
         retry_after = getattr(exc, "retry_after", None)
@@ -328,6 +334,8 @@ async def problem_response(request: Request, exc: Exception) -> Response:
                 return Response(status_code=204, headers=headers)
     else:  # a bug: log the traceback, never echo str(exc) to the client
         logger.error("unexpected error (request_id=%s)", request_id, exc_info=exc)
+        # Starlette answers it in ServerErrorMiddleware, outside every user middleware: the id is set here.
+        headers["X-Request-ID"] = request_id
         status, code, detail = 500, FrozenSearchError.code, f"unexpected server error; logged as {request_id}"
     problem = Problem(type=PROBLEM_TYPE + code, title=code.replace("_", " ").capitalize(), status=status,
                       detail=detail, code=code, request_id=request_id)
@@ -355,9 +363,9 @@ def _validation_detail(exc: RequestValidationError) -> str:
     return "; ".join(parts) or "invalid request"
 
 
-def _request_id(incoming: str | None) -> str:
-    """The client's ``X-Request-ID`` when it is short and plain (it is echoed in a header), else a new one."""
-    return incoming if incoming and _SANE_REQUEST_ID.match(incoming) else uuid.uuid4().hex
+def _is_sane_request_id(incoming: str) -> bool:
+    """Whether the client's ``X-Request-ID`` is short and plain enough to echo in a header (else a new one)."""
+    return bool(_SANE_REQUEST_ID.match(incoming))
 
 
 class BodyLimit:
@@ -425,27 +433,3 @@ class UrlTooLong(InvalidRequest):
 
     def __init__(self) -> None:
         super().__init__(f"the request URL is longer than {MAX_URL_BYTES} bytes; it was not read")
-
-
-class RequestIdMiddleware:
-    """Pure ASGI (streams pass through untouched): puts the request id on ``request.state`` and the response."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        incoming = next((v.decode("latin-1") for k, v in scope["headers"] if k == b"x-request-id"), None)
-        request_id = _request_id(incoming)
-        scope.setdefault("state", {})["request_id"] = request_id
-
-        async def send_with_id(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                headers = MutableHeaders(scope=message)
-                if "x-request-id" not in headers:
-                    headers.append("X-Request-ID", request_id)
-            await send(message)
-
-        await self.app(scope, receive, send_with_id)

@@ -51,6 +51,7 @@ from pydantic import Field
 
 from frozen_search.errors import FrozenSearchError
 from frozen_search.models import FetchResponse, SearchResponse
+from frozen_search.server.logs import configure_logging
 from frozen_search.service import LOGGED_DATE_HEADERS, REFUSED_DATE_HEADERS, TOOL_ARGUMENTS, FrozenSearchService
 
 SOURCE_NAMES = {"arxiv": "arXiv", "math.stackexchange": "Math.SE", "mathoverflow": "MathOverflow",
@@ -157,8 +158,10 @@ def run_stdio(service: FrozenSearchService) -> None:
 
     Like the SDK's own stdio transport, except that a line the SDK cannot parse is answered here: the SDK drops
     it silently (issue 13.3: a request whose JSON carries a lone surrogate, ``"wikipedia:\\ud800"``, was never
-    answered and the client hung). See :func:`parse_error_reply`. Stray writes to fd 1 go to stderr while serving.
+    answered and the client hung). See :func:`parse_error_reply`. Stray writes to fd 1 go to stderr while serving;
+    logs go to stderr in the server's one format.
     """
+    configure_logging()  # stderr, one format; before the SDK's server is built (see frozen_search.server.logs)
     server = create_mcp(service)
     anyio.run(_serve_stdio, server)
 

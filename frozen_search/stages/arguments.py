@@ -3,16 +3,28 @@ Settings`), with the same refusals on every face."""
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from frozen_search.config import Settings
 from frozen_search.errors import InvalidRequest, RefusedSource
 from frozen_search.index import tokenize
 
-KNOWN_SOURCES = ("arxiv", "math.stackexchange", "mathoverflow", "openalex", "wikipedia")
 MAX_REFERENCE_CHARS = 2_000
+
+
+@functools.cache
+def known_sources() -> frozenset[str]:
+    """Every source name this build knows: the row sources of :func:`~frozen_search.registry.default_registry` at
+    the default settings (``wikipedia``, ``arxiv``, ``mathoverflow``, ``math.stackexchange``, ``openalex``), served
+    here or not; only used to word a refusal."""
+    from frozen_search.registry import default_registry
+
+    defaults = Settings.from_env({}, data_dir=Path("/nonexistent"))
+    return frozenset(default_registry().served_sources(defaults))
 
 
 def search_arguments(query: Any, source: Any, limit: Any, settings: Settings,
@@ -51,7 +63,8 @@ def check_source(source: Any, served: Sequence[str]) -> str | None:
         return None
     if isinstance(source, str) and source.lower() in served:
         return source.lower()
-    known = "a known source not served by this server" if source in KNOWN_SOURCES else "not a source"
+    known = "a known source not served by this server" if isinstance(source, str) and source in known_sources() \
+        else "not a source"
     if source == "stackexchange":
         known = "not a source: Stack Exchange sources are named by site (mathoverflow, math.stackexchange)"
     raise RefusedSource(f"source {str(source)[:50]!r} is {known}; served: {', '.join(served)}")

@@ -16,16 +16,16 @@ progress of the build under way (read from that file, so the build may run in an
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import shutil
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
+
+from filelock import FileLock
 
 from frozen_search.config import Settings
 from frozen_search.cutoff import iso_utc
@@ -91,7 +91,7 @@ def read_progress(settings: Settings, bound: int, generation: int) -> SnapshotPr
 def build_snapshot(settings: Settings, registry: Registry, store: Store, bound: int, *,
                    progress: SnapshotProgressHook | None = None, threads: int | None = None) -> RevisionIndex:
     """Build (or finish building, or just open) the snapshot at ``bound`` (``instant_bound(T)``, UTC milliseconds)
-    for the store's current generation; returns it opened. One build at a time per data dir (a lock on its
+    for the store's current generation; returns it opened. One build at a time per data dir (a lock file in its
     ``snapshots`` folder: a second builder waits, then opens the finished index). ``threads``: tantivy indexing
     threads (default: the cores, at most 4).
 
@@ -224,12 +224,7 @@ def _batches(rows: Iterator[RevisionRow]) -> Iterator[list[RevisionRow]]:
         yield batch
 
 
-@contextmanager
-def _exclusive(folder: Path) -> Iterator[None]:
-    """One snapshot build at a time in ``folder`` (an advisory lock on the folder itself: no lock file left)."""
-    handle = os.open(folder, os.O_RDONLY)
-    try:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(handle)  # releases the lock
+def _exclusive(folder: Path) -> FileLock:
+    """One snapshot build at a time in ``folder``: a ``filelock`` lock on ``folder/.build.lock`` (held for a
+    ``with`` block; a second builder waits; the kernel drops it when its process dies)."""
+    return FileLock(folder / ".build.lock")

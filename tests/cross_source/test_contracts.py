@@ -8,7 +8,7 @@ from pathlib import Path
 
 import frozen_search
 from frozen_search.cli import main
-from frozen_search.config import SETTINGS
+from frozen_search.config import Settings, env_name
 from frozen_search.errors import ERROR_CLASSES
 from frozen_search.verify import REASON_CODES
 
@@ -24,8 +24,8 @@ def test_exports_sorted_and_complete() -> None:
 
 
 def test_every_setting_error_reason_and_command_is_documented() -> None:
-    for setting in SETTINGS:
-        assert setting.env in README, setting.name
+    for name in Settings.model_fields:
+        assert f"`{env_name(name)}`" in README, name
     for error in ERROR_CLASSES:
         assert f"`{error.code}`" in README, error.code
     for reason in REASON_CODES:

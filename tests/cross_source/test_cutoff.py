@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
-from frozen_search.cutoff import cutoff_bound, iso_utc, parse_cutoff
+from frozen_search.cutoff import cutoff_bound, iso_utc, parse_cutoff, zoned_seconds
 from frozen_search.errors import InvalidRequest
 
 CUTOFF = datetime(2026, 1, 6, tzinfo=UTC)
@@ -35,3 +35,19 @@ def test_parse_cutoff_and_bound() -> None:
     assert cutoff_bound(parse_cutoff("2026-01-06T00:00:29.5Z")) == int(CUTOFF.timestamp()) + 29
     with pytest.raises(InvalidRequest):
         parse_cutoff("2026-01-06T00:00:00")
+
+
+@pytest.mark.parametrize(("text", "seconds"), [
+    ("2026-01-05T10:00:00Z", 1767607200),
+    ("2026-01-05T11:00:00+01:00", 1767607200),
+    ("2026-01-05T10:00:00.999Z", 1767607200),  # a fraction stays inside its second
+    ("1969-12-31T23:59:59.5Z", -1),  # floored exactly before 1970 too (int(timestamp()) would give 0)
+])
+def test_zoned_seconds_reads_upstream_stamps_exactly(text: str, seconds: int) -> None:
+    assert zoned_seconds(text) == seconds
+
+
+@pytest.mark.parametrize("text", ["2026-01-05T10:00:00", "2026-01-05 10:00", "5 Jan 2026", "", "2026-13-01T00:00Z"])
+def test_zoned_seconds_refuses_a_stamp_without_a_zone_or_unreadable(text: str) -> None:
+    with pytest.raises(ValueError):
+        zoned_seconds(text)

@@ -179,6 +179,7 @@ async def test_an_unexpected_error_is_internal_and_not_echoed(wiki_data_dir: Pat
         broken.close()
     body = assert_problem(response, 500, "internal")
     assert "secret" not in response.text and "boom-1" in body["detail"]
+    assert response.headers.get_list("x-request-id") == ["boom-1"]
     assert any("boom-1" in record.getMessage() and record.exc_info for record in caplog.records)
 
 
@@ -308,10 +309,12 @@ async def test_a_bearer_token_guards_everything_but_healthz(service: FrozenSearc
                         {"Authorization": "Bearer s3cret-token2"}):
             for method, path in (("GET", "/v1/search?query=pear"), ("GET", "/readyz"), ("POST", "/mcp"),
                                  ("GET", "/openapi.json")):
-                refused = await client.request(method, path, headers=headers)
-                assert refused.status_code == 401, (method, path, headers)
+                refused = await client.request(method, path, headers={**headers, "X-Request-ID": "agent-7"})
+                # the same RFC 9457 body and X-Request-ID as every other error (one builder, one middleware)
+                problem = assert_problem(refused, 401, "unauthorized")
+                assert problem["request_id"] == "agent-7" and refused.headers.get_list("x-request-id") == ["agent-7"]
                 assert refused.headers["www-authenticate"] == "Bearer"
-                assert refused.json()["code"] == "unauthorized" and "s3cret" not in refused.text
+                assert "s3cret" not in refused.text
         ok = await client.get("/v1/search", params={"query": "pear"},
                               headers={"Authorization": "Bearer s3cret-token"})
         assert ok.status_code == 200 and ok.json()["results"]

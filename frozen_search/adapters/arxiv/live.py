@@ -26,7 +26,6 @@ import logging
 from dataclasses import dataclass, replace
 from urllib.parse import urlsplit
 
-from dateutil import parser as dateutil_parser
 from lxml import etree
 
 from frozen_search.adapters.arxiv.ids import (
@@ -43,7 +42,7 @@ from frozen_search.adapters.documents import DocReference, DocState
 from frozen_search.adapters.http import Upstream
 from frozen_search.cache.http_cache import CachedResponse
 from frozen_search.config import Settings
-from frozen_search.cutoff import cutoff_bound, iso_utc
+from frozen_search.cutoff import cutoff_bound, iso_utc, zoned_seconds
 from frozen_search.cutoff_rules import arxiv as rules
 from frozen_search.errors import (
     ContentUnproven,
@@ -109,8 +108,8 @@ def _entry(element: etree._Element) -> Entry:
         raise UpstreamUnavailable(f"the arXiv API answered an error entry: {summary}")
     try:
         found = parse_id(ident.split("/abs/", 1)[1])
-        published = _instant(element.findtext("a:published", namespaces=NS))
-        updated = _instant(element.findtext("a:updated", namespaces=NS))
+        published = zoned_seconds(clean(element.findtext("a:published", namespaces=NS)))
+        updated = zoned_seconds(clean(element.findtext("a:updated", namespaces=NS)))
     except (IndexError, ValueError, InvalidRequest) as exc:
         raise UpstreamUnavailable(f"an arXiv API entry {ident[:80]!r} has no usable id or dates") from exc
     if found.version is None:
@@ -127,11 +126,6 @@ def _entry(element: etree._Element) -> Entry:
     return Entry(found.paper, found.version, published, updated, text)
 
 
-def _instant(value: str | None) -> int:
-    parsed = dateutil_parser.isoparse(clean(value))
-    if parsed.tzinfo is None:
-        raise ValueError("no zone")
-    return int(parsed.timestamp())
 
 
 class ArxivLive:

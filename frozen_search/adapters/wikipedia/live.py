@@ -41,7 +41,7 @@ import requests
 
 from frozen_search.adapters.wikipedia.ids import MOVE_COMMENT, normalize_title
 from frozen_search.adapters.wikipedia.wikitext import redirect_target
-from frozen_search.cutoff import cutoff_bound, iso_utc
+from frozen_search.cutoff import cutoff_bound, iso_utc, zoned_seconds
 from frozen_search.disclosure import Later
 from frozen_search.errors import (
     FrozenSearchError,
@@ -418,9 +418,8 @@ def _stamp(record: Mapping[str, Any]) -> int:
         UpstreamUnavailable: missing or malformed.
     """
     try:
-        stamp = datetime.fromisoformat(str(record["timestamp"]).replace("Z", "+00:00"))
-    except (KeyError, ValueError) as exc:
-        raise UpstreamUnavailable(f"MediaWiki answered a malformed timestamp: {type(exc).__name__}") from exc
-    if stamp.tzinfo is None:  # read in the machine's zone it could move an event earlier: refused, never guessed
-        raise UpstreamUnavailable("MediaWiki answered a timestamp without a zone")
-    return int(stamp.timestamp())
+        return zoned_seconds(str(record["timestamp"]))  # a stamp without a zone is refused, never guessed
+    except KeyError as exc:
+        raise UpstreamUnavailable("MediaWiki answered a record without a timestamp") from exc
+    except ValueError as exc:
+        raise UpstreamUnavailable(f"MediaWiki answered a malformed timestamp: {exc}") from exc
