@@ -35,6 +35,10 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("cutoff", "FROZEN_SEARCH_CUTOFF", None,
             "The cutoff T (ISO 8601 date, or date-time with a zone); fixed for the life of a server."),
     Setting("log_path", "FROZEN_SEARCH_LOG", None, "Query log file (JSONL). Default: DATA_DIR/querylog.jsonl."),
+    Setting("read_only", "FROZEN_SEARCH_READ_ONLY", False,
+            "Serve a frozen data dir without writing into it (1/true; `serve --read-only`): the store opened "
+            "immutable, local mode only, the snapshot at the cutoff built beforehand, the query log outside the data "
+            "dir (one per replica); README \"Scale-out\"."),
     Setting("log_key", "FROZEN_SEARCH_LOG_KEY", None,
             "Signing key of the query log (its UTF-8 bytes): each line gets sig, the HMAC-SHA256 of its hash. "
             "Prefer log_key_file (an environment variable can be read by other processes of the user)."),
@@ -103,6 +107,7 @@ class Settings:
     data_dir: Path
     cutoff: datetime | None = None
     log_path: Path | None = None
+    read_only: bool = False
     log_key: str | None = field(default=None, repr=False)
     log_key_file: Path | None = None
     max_chars: int = 20_000
@@ -221,6 +226,19 @@ def _nonempty(key: bytes, where: str) -> bytes:
     return key
 
 
+def _flag(raw: Any) -> bool:
+    """A yes/no setting: a ``bool`` as is, else ``1``/``true``/``yes``/``on`` or ``0``/``false``/``no``/``off``
+    (any case); ``ValueError`` otherwise."""
+    if isinstance(raw, bool):
+        return raw
+    text = str(raw).strip().lower()
+    if text in ("1", "true", "yes", "on"):
+        return True
+    if text in ("0", "false", "no", "off"):
+        return False
+    raise ValueError("must be 1/true/yes/on or 0/false/no/off")
+
+
 def _convert(name: str, raw: Any) -> Any:
     try:
         if name == "cutoff":
@@ -231,6 +249,8 @@ def _convert(name: str, raw: Any) -> Any:
             raise ValueError(f"must be one of {', '.join(MODES)}")
         if name == "search_from" and raw not in SEARCH_FROM:
             raise ValueError(f"must be one of {', '.join(SEARCH_FROM)}")
+        if name == "read_only":
+            return _flag(raw)
         if name in _INT_SETTINGS:
             value = int(raw)
             if value <= 0:
