@@ -239,10 +239,15 @@ def _immutable(path: Path) -> sqlite3.Connection:
     """A connection to the existing SQLite file ``path`` opened ``mode=ro&immutable=1`` (https://sqlite.org/uri.html).
 
     Raises:
-        ConfigError: there is no file at ``path``.
+        ConfigError: there is no file at ``path``, or a non-empty ``-wal`` file beside it (writes the immutable
+            connection would not see).
     """
     if not path.is_file():
         raise ConfigError(f"no store at {path}")
+    wal = path.with_name(path.name + "-wal")
+    if wal.is_file() and wal.stat().st_size > 0:  # immutable=1 would not read it: a silently older store
+        raise ConfigError(f"{wal} holds writes not yet in {path.name}: open the store once writable (any "
+                          "frozen-search command, with no other process using it) before serving it read-only")
     from urllib.parse import quote
 
     uri = f"file:{quote(str(path.resolve()))}?mode=ro&immutable=1"

@@ -58,6 +58,23 @@ def test_store_read_only_writes_nothing_and_refuses_writes(frozen: Path) -> None
     assert _files(frozen) == before
 
 
+def test_store_read_only_refuses_a_store_with_pending_wal_writes(frozen: Path, tmp_path: Path) -> None:
+    copy = tmp_path / "data"
+    shutil.copytree(frozen, copy)
+    writer = sqlite3.connect(copy / "store.sqlite3")  # a writer still holding its WAL: the last write is there only
+    writer.execute("PRAGMA journal_mode=WAL")
+    writer.execute("PRAGMA wal_autocheckpoint=0")
+    writer.execute("INSERT INTO aliases VALUES ('wikipedia:Pending', 'wikipedia:Pear')")
+    writer.commit()
+    try:
+        assert (copy / "store.sqlite3-wal").stat().st_size > 0
+        with pytest.raises(ConfigError, match="writes not yet in store.sqlite3"):
+            Store(copy / "store.sqlite3", read_only=True)
+    finally:
+        writer.close()
+    Store(copy / "store.sqlite3", read_only=True).close()  # the last connection closed: checkpointed, servable
+
+
 def test_store_read_only_needs_an_existing_store(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="no store"):
         Store(tmp_path / "store.sqlite3", read_only=True)
