@@ -148,7 +148,8 @@ def markdown_report(log_path: Path | Sequence[Path], report: AuditReport) -> str
         return lines if len(lines) > 2 else ["(none)"]
 
     out = [f"# Query log audit: {', '.join(path.name for path in paths)}", "",
-           f"**Result: {'OK' if report.ok else 'FAILED'}** — {report.lines} lines, head `{report.head}`, "
+           f"**Result: {'OK' if report.ok else 'FAILED'}** — {report.lines} lines, "
+           f"{f'head `{report.head}`' if len(paths) == 1 else f'{len(paths)} logs, each chain verified on its own'}, "
            f"{len(report.late_hits)} late hit(s), {len(report.disclosures)} post-cutoff fact(s) in answers, "
            f"{len(report.chain_breaks)} chain break(s).", "", "## Calls per day (UTC)", ""]
     out += table(("day", "search", "fetch", "refused"),

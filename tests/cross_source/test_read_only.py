@@ -152,6 +152,7 @@ def test_audit_of_several_logs_checks_each_chain_and_combines_the_counts(frozen:
     assert merged.combined.hits == sum(report.hits for _, report in merged.logs) > 0
     assert "result: OK" in merged.render() and "2 query logs" in merged.render()
     assert "replica-1.jsonl, replica-2.jsonl" in markdown_report(logs, merged.combined)
+    assert "5 lines, 2 logs, each chain verified on its own" in markdown_report(logs, merged.combined)
 
     # One replica's log edited: that log fails on its own line, the other still passes, the whole audit fails.
     lines = logs[1].read_text().splitlines()
