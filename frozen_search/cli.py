@@ -76,8 +76,9 @@ def _mode_option(func: F) -> F:
 
 
 def _service(data_dir: Path | None, cutoff: str | None, mode: str | None = None,
-             search_from: str | None = None) -> FrozenSearchService:
-    return open_service(Settings.from_env(data_dir=data_dir, cutoff=cutoff, mode=mode, search_from=search_from))
+             search_from: str | None = None, read_only: bool | None = None) -> FrozenSearchService:
+    return open_service(Settings.from_env(data_dir=data_dir, cutoff=cutoff, mode=mode, search_from=search_from,
+                                          read_only=read_only))
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -334,16 +335,20 @@ def _require_free_port(host: str, port: int) -> None:
 @click.option("--token", default=None, envvar="FROZEN_SEARCH_TOKEN", metavar="SECRET",
               help="Require Authorization: Bearer SECRET on every request but /healthz (prefer the "
                    "FROZEN_SEARCH_TOKEN variable: a flag shows in the process list).")
+@click.option("--read-only", is_flag=True, default=None,
+              help="Serve a frozen data dir without writing into it (one of N replicas over one imported bundle): "
+                   "local mode, the snapshot at the cutoff built beforehand, FROZEN_SEARCH_LOG outside the data dir. "
+                   "Also FROZEN_SEARCH_READ_ONLY=1.")
 @_mode_option
 @_data_dir_option
 @_fail_cleanly
 def serve(cutoff: str | None, host: str, port: int, allowed_hosts: tuple[str, ...], token: str | None,
-          mode: str | None, search_from: str | None, data_dir: Path | None) -> None:
+          read_only: bool | None, mode: str | None, search_from: str | None, data_dir: Path | None) -> None:
     """Serve HTTP (/v1/search, /v1/fetch, /healthz, /readyz) and MCP streamable HTTP (/mcp) at a fixed cutoff."""
     from frozen_search.server.http import run_http
 
     _require_free_port(host, port)
-    service = _service(data_dir, cutoff, mode, search_from)
+    service = _service(data_dir, cutoff, mode, search_from, read_only or None)
     searched = "" if service.settings.mode == "local" else \
         f" (search from {'the store only' if service.strict else 'the store and upstream'})"
     click.echo(f"frozen-search: cutoff {service.cutoff_iso}, mode {service.settings.mode}{searched}, store "
@@ -382,7 +387,7 @@ def replay_command(log: Path | None, data_dir: Path | None) -> None:
 
 
 @main.command("audit")
-@click.argument("log", type=click.Path(path_type=Path), required=False)
+@click.argument("logs", type=click.Path(path_type=Path), nargs=-1)
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.option("--markdown", "as_markdown", is_flag=True,
               help="Print a Markdown report for auditors: calls per day, hits per source, rejections, refusals, "
@@ -390,25 +395,41 @@ def replay_command(log: Path | None, data_dir: Path | None) -> None:
 @click.option("--key-file", type=click.Path(path_type=Path), default=None, envvar="FROZEN_SEARCH_LOG_KEY_FILE",
               help="The signing key (file bytes, one trailing newline dropped): every line's sig must verify. "
                    "Without it, FROZEN_SEARCH_LOG_KEY is used when set.")
-@click.option("--expect-head", default=None, metavar="HASH",
-              help="A head published earlier: fail unless the chain ends at it (a dropped tail, a rewrite).")
+@click.option("--expect-head", "expect_heads", multiple=True, metavar="HASH",
+              help="A head published earlier: fail unless the chain ends at it (a dropped tail, a rewrite). With "
+                   "several LOGS, one per log in the same order.")
 @_data_dir_option
 @_fail_cleanly
-def audit_command(log: Path | None, as_json: bool, as_markdown: bool, key_file: Path | None,
-                  expect_head: str | None, data_dir: Path | None) -> None:
-    """Summarize LOG (default: the data dir's query log, FROZEN_SEARCH_LOG or DATA_DIR/querylog.jsonl); exit 1 if
-    a hit is dated at/after its cutoff, the hash chain is broken, a signature fails (with a key) or the chain does
-    not end at --expect-head."""
-    from frozen_search.ops.audit import audit_log, markdown_report
+def audit_command(logs: tuple[Path, ...], as_json: bool, as_markdown: bool, key_file: Path | None,
+                  expect_heads: tuple[str, ...], data_dir: Path | None) -> None:
+    """Summarize LOGS (default: the data dir's query log, FROZEN_SEARCH_LOG or DATA_DIR/querylog.jsonl); exit 1 if
+    a hit is dated at/after its cutoff, a hash chain is broken, a signature fails (with a key) or a chain does
+    not end at --expect-head. Several LOGS (one per replica) are audited together: each chain on its own, the
+    summary combined."""
+    from dataclasses import asdict
+
+    from frozen_search.ops.audit import audit_log, audit_logs, markdown_report
 
     settings = Settings.from_env(data_dir=data_dir, log_key_file=key_file)
-    path = log or settings.querylog_path
-    report = audit_log(path, key=settings.log_signing_key(), expect_head=expect_head)
+    key = settings.log_signing_key()
+    if len(logs) > 1:
+        merged = audit_logs(list(logs), key=key, expect_heads=expect_heads)
+        if as_markdown:
+            click.echo(markdown_report(list(logs), merged.combined), nl=False)
+        elif as_json:
+            click.echo(json.dumps({"ok": merged.ok, "logs": [{"path": str(path), **asdict(report)}
+                                                             for path, report in merged.logs],
+                                   "combined": asdict(merged.combined)}, indent=2, default=str))
+        else:
+            click.echo(merged.render())
+        sys.exit(0 if merged.ok else 1)
+    if len(expect_heads) > 1:
+        raise ConfigError("--expect-head is given once per log: one log, one head")
+    path = logs[0] if logs else settings.querylog_path
+    report = audit_log(path, key=key, expect_head=expect_heads[0] if expect_heads else None)
     if as_markdown:
         click.echo(markdown_report(path, report), nl=False)
     elif as_json:
-        from dataclasses import asdict
-
         click.echo(json.dumps(asdict(report), indent=2, default=str))
     else:
         click.echo(report.render())

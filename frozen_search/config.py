@@ -65,6 +65,10 @@ class Settings(BaseSettings):
         "The cutoff T (ISO 8601 date, or date-time with a zone); fixed for the life of a server."))
     log_path: Path | None = Field(None, validation_alias=f"{ENV_PREFIX}LOG",
                                   description="Query log file (JSONL). Default: DATA_DIR/querylog.jsonl.")
+    read_only: bool = Field(False, description=(
+        "Serve a frozen data dir without writing into it (1/true; `serve --read-only`): the store opened "
+        "immutable, local mode only, the snapshot at the cutoff built beforehand, the query log outside the data "
+        "dir (one per replica); README \"Scale-out\"."))
     log_key: str | None = Field(None, repr=False, description=(
         "Signing key of the query log (its UTF-8 bytes): each line gets sig, the HMAC-SHA256 of its hash. "
         "Prefer log_key_file (an environment variable can be read by other processes of the user)."))

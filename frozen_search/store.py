@@ -235,6 +235,25 @@ WRITER_LOCK = ".writer.lock"
 """The lock file in a data dir that :func:`exclusive_writer` holds (never part of a bundle)."""
 
 
+def _immutable(path: Path) -> sqlite3.Connection:
+    """A connection to the existing SQLite file ``path`` opened ``mode=ro&immutable=1`` (https://sqlite.org/uri.html).
+
+    Raises:
+        ConfigError: there is no file at ``path``, or a non-empty ``-wal`` file beside it (writes the immutable
+            connection would not see).
+    """
+    if not path.is_file():
+        raise ConfigError(f"no store at {path}")
+    wal = path.with_name(path.name + "-wal")
+    if wal.is_file() and wal.stat().st_size > 0:  # immutable=1 would not read it: a silently older store
+        raise ConfigError(f"{wal} holds writes not yet in {path.name}: open the store once writable (any "
+                          "frozen-search command, with no other process using it) before serving it read-only")
+    from urllib.parse import quote
+
+    uri = f"file:{quote(str(path.resolve()))}?mode=ro&immutable=1"
+    return sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+
+
 @contextmanager
 def exclusive_writer(data_dir: Path, what: str) -> Iterator[None]:
     """Hold the data dir's writer lock (``flock(2)`` on ``data_dir/.writer.lock``, created with the folder when
@@ -269,13 +288,27 @@ class Store:
     """The SQLite record of truth at ``path`` (created on first open; WAL journal). Thread-safe: statements and
     transactions of several threads are serialised on the one connection.
 
+    ``read_only``: open an existing store that nothing writes any more (a frozen data dir that several replicas
+    serve, README "Scale-out") with SQLite's ``immutable=1`` URI parameter (https://sqlite.org/uri.html): no
+    ``-wal``/``-shm`` file, no lock, no schema change — nothing is written next to it, so it can sit on a read-only
+    file system; any write statement fails. The file must exist.
+
     Raises:
-        ConfigError: the file is not a frozen-search store or has another schema version.
+        ConfigError: the file is not a frozen-search store or has another schema version (or, ``read_only``, is
+            missing or lacks a table this version adds in place).
     """
 
-    def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
+    def __init__(self, path: Path, *, read_only: bool = False) -> None:
         self.path = path
+        if read_only:
+            self._db = _SerialConnection(_immutable(path))
+            try:
+                self._check_frozen_schema()
+            except sqlite3.DatabaseError as exc:
+                self._db.close()
+                raise ConfigError(f"{path} is not a usable frozen-search store: {exc}") from exc
+            return
+        path.parent.mkdir(parents=True, exist_ok=True)
         self._db = _SerialConnection(sqlite3.connect(path, isolation_level=None, check_same_thread=False))
         try:
             self._db.execute("PRAGMA journal_mode=WAL")
@@ -306,6 +339,18 @@ class Store:
                     is None:  # a store of this schema made before the table was added: added, empty
                 self._db.execute(table)
         self._db.execute("CREATE INDEX IF NOT EXISTS moves_doc ON moves (doc_id, moved_at)")  # added in place
+
+    def _check_frozen_schema(self) -> None:
+        """The checks of :meth:`_init_schema` that write nothing: schema version, and the tables added in place."""
+        version = self.meta("schema_version")
+        if version != str(SCHEMA_VERSION):
+            raise ConfigError(f"{self.path} has store schema version {version}; this frozen-search reads "
+                              f"{SCHEMA_VERSION}: re-ingest the dumps into a new data directory")
+        tables = {row[0] for row in self._db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        missing = {"coverage", "ingest_progress", "arrivals"} - tables
+        if missing:
+            raise ConfigError(f"{self.path} lacks the table(s) {', '.join(sorted(missing))} this version adds on "
+                              "open: open it once writable (any frozen-search command) before freezing it")
 
     def close(self) -> None:
         """Close the connection."""

@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 
 from frozen_search.adapters.http import Upstream, require_json
 from frozen_search.adapters.wikipedia import bridge, ids
-from frozen_search.adapters.wikipedia.attime import TEMPLATE_NAMESPACES, page_at
+from frozen_search.adapters.wikipedia.attime import TEMPLATE_NAMESPACES, page_at, text_at, texts_at
 from frozen_search.adapters.wikipedia.dump import ingest_wikipedia, rerender_stale
 from frozen_search.adapters.wikipedia.live import WikipediaLive, connect
 from frozen_search.cache.keys import origin_of
@@ -113,7 +113,7 @@ class WikipediaSource(Source):
         Raises:
             StoreIntegrityError: a chunk a row lists is missing from the store.
         """
-        return page_at(store, bound, row).text
+        return text_at(store, bound, row)
 
     def shown_texts(self, rows: Sequence[RevisionRow], store: Store, bound: int) -> list[str]:
         """:meth:`shown_text` of each row (each expanded at ``T``: the snapshot is built from expanded text).
@@ -121,7 +121,7 @@ class WikipediaSource(Source):
         Raises:
             StoreIntegrityError: a chunk a row lists is missing from the store.
         """
-        return [page_at(store, bound, row).text for row in rows]
+        return texts_at(store, bound, rows)
 
     def indexable(self, row: RevisionRow) -> bool:
         """Template and Module pages are never search hits: they are not articles (their text is markup and code,
