@@ -66,6 +66,12 @@ def _record_hash(record: Mapping[str, Any]) -> str:
                                                   if k not in ("hash", "sig")}))).hexdigest()
 
 
+def _spliced(encoded: Mapping[str, str]) -> str:
+    """A JSON object from its keys (top-level line fields: plain ASCII names) and their values' canonical JSON, in
+    sorted key order: equal to :func:`canonical_json` of the decoded object."""
+    return "{" + ",".join(f"{canonical_json(key)}:{encoded[key]}" for key in sorted(encoded)) + "}"
+
+
 def line_signature(key: bytes, line_hash: str) -> str:
     """``sig`` of a line: HMAC-SHA256 (RFC 2104, :mod:`hmac`) of its ``hash`` (64 hex characters, ASCII) under
     ``key``, as 64 hex characters."""
@@ -282,16 +288,22 @@ class QueryLog:
         """Write one line for ``event``; return the record as written (with ``prev`` and ``hash``)."""
         # The JSON round trip makes the hashed record exactly what read_log() parses (int keys, tuples, ...).
         record: dict[str, Any] = json.loads(canonical_json(event.to_record()))
+        # Each top-level value is encoded once; the hashed text and the line are spliced from those encodings in
+        # sorted key order, which is byte for byte canonical_json() of the record with prev (and hash, sig) added.
+        encoded = {key: canonical_json(value) for key, value in record.items()}
         with self._lock:
             fcntl.flock(self._handle.fileno(), fcntl.LOCK_EX)  # against other processes appending to the same file
             try:
                 if os.fstat(self._handle.fileno()).st_size != self._size:  # another writer appended: chain to it
                     self._prev = _last_hash(self.path)
                 record["prev"] = self._prev
-                record["hash"] = _record_hash(record)
+                encoded["prev"] = canonical_json(self._prev)
+                record["hash"] = hashlib.sha256(_encode(_spliced(encoded))).hexdigest()
+                encoded["hash"] = canonical_json(record["hash"])
                 if self._key is not None:
                     record["sig"] = line_signature(self._key, record["hash"])
-                self._handle.write(_encode(canonical_json(record)) + b"\n")
+                    encoded["sig"] = canonical_json(record["sig"])
+                self._handle.write(_encode(_spliced(encoded)) + b"\n")
                 self._handle.flush()
                 if self._fsync:
                     os.fsync(self._handle.fileno())
