@@ -25,7 +25,7 @@ import mmap
 import os
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
@@ -202,12 +202,14 @@ class CallRecorder:
     rejections: list[dict[str, Any]] = field(default_factory=list)
     withheld: list[str] = field(default_factory=list)
     record: dict[str, Any] | None = None
+    native: bool = False  # response, hits and rejections are Pydantic JSON dumps (see QueryLog.append)
 
     def set_outcome(self, outcome: Outcome) -> None:
         """Take response (``model_dump(mode="json")``), hits and rejections from a service outcome."""
         self.response = None if outcome.response is None else outcome.response.model_dump(mode="json")
         self.hits = [hit.model_dump(mode="json") for hit in outcome.hits]
         self.rejections = [rejection.model_dump(mode="json") for rejection in outcome.rejections]
+        self.native = True
 
     def set_error(self, exc: BaseException) -> None:
         """Record an error (see :func:`error_dict`); a failed call shows no response."""
@@ -284,13 +286,21 @@ class QueryLog:
             self._handle.close()
             raise
 
-    def append(self, event: QueryEvent) -> dict[str, Any]:
-        """Write one line for ``event``; return the record as written (with ``prev`` and ``hash``)."""
-        # The JSON round trip makes the hashed record exactly what read_log() parses (int keys, tuples, ...).
-        record: dict[str, Any] = json.loads(canonical_json(event.to_record()))
+    def append(self, event: QueryEvent, *, json_native: Collection[str] = ()) -> dict[str, Any]:
+        """Write one line for ``event``; return the record as written (with ``prev`` and ``hash``).
+
+        ``json_native``: names of fields whose values are known to be plain JSON values that decode to themselves
+        (string keys only: what Pydantic's ``model_dump(mode="json")`` returns); they skip the JSON round trip
+        every other field takes (see below)."""
         # Each top-level value is encoded once; the hashed text and the line are spliced from those encodings in
         # sorted key order, which is byte for byte canonical_json() of the record with prev (and hash, sig) added.
-        encoded = {key: canonical_json(value) for key, value in record.items()}
+        record: dict[str, Any] = {}
+        encoded: dict[str, str] = {}
+        for key, value in event.to_record().items():
+            text = canonical_json(value)
+            # The JSON round trip makes the hashed record exactly what read_log() parses (int keys, tuples, ...).
+            record[key] = value if key in json_native else json.loads(text)
+            encoded[key] = text if key in json_native else canonical_json(record[key])
         with self._lock:
             fcntl.flock(self._handle.fileno(), fcntl.LOCK_EX)  # against other processes appending to the same file
             try:
@@ -340,7 +350,8 @@ class QueryLog:
                                recorder.hits, recorder.rejections, latency_ms, mode, live_sources, sites,
                                sorted(set(recorder.withheld)), truncated or None,
                                attempted_cutoff or None, search_from, upstream)  # fmt: skip
-            recorder.record = self.append(event)
+            native = ("response", "hits", "rejections") if recorder.native and recorder.error is None else ()
+            recorder.record = self.append(event, json_native=native)
 
     def close(self) -> None:
         """Close the file; a later append raises ``ValueError``."""
