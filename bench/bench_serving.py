@@ -122,12 +122,14 @@ def ab(url: str, clients: int, *, seconds: int = 0, requests: int = 0) -> tuple[
 
 
 @contextmanager
-def serving(data_dir: Path, cutoff: str) -> Iterator[tuple[int, int]]:
+def serving(data_dir: Path, cutoff: str, extra_path: str | None = None) -> Iterator[tuple[int, int]]:
     """``frozen-search serve`` on ``data_dir`` at a free port of 127.0.0.1 (query log in a temporary file), ready:
     yields ``(port, pid)``; terminated on exit."""
     port = free_port()
     with tempfile.TemporaryDirectory() as scratch:
         env = {**os.environ, "FROZEN_SEARCH_LOG": str(Path(scratch) / "log.jsonl")}
+        if extra_path:  # e.g. a folder holding httptools and uvloop, which uvicorn then picks ("auto")
+            env["PYTHONPATH"] = os.pathsep.join(filter(None, [env.get("PYTHONPATH"), extra_path]))
         server = subprocess.Popen([str(Path(sys.executable).parent / "frozen-search"), "serve", "--data-dir",
                                    str(data_dir), "--cutoff", cutoff, "--port", str(port)], env=env,
                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -148,9 +150,10 @@ def serving(data_dir: Path, cutoff: str) -> Iterator[tuple[int, int]]:
             server.wait(timeout=30)
 
 
-def http_load(data_dir: Path, cutoff: str, seconds: float, clients: int, bare_qps: float) -> dict[str, object]:
+def http_load(data_dir: Path, cutoff: str, seconds: float, clients: int, bare_qps: float,
+              extra_path: str | None = None) -> dict[str, object]:
     """Serve ``data_dir`` and load it with ``ab`` (see the module docstring, 5)."""
-    with serving(data_dir, cutoff) as (port, pid):
+    with serving(data_dir, cutoff, extra_path) as (port, pid):
         base = f"http://127.0.0.1:{port}"
         out: dict[str, object] = {"clients": clients, "seconds": seconds}
         urls = [f"{base}/v1/search?" + urllib.parse.urlencode({"query": q}) for q in QUERIES]
@@ -249,6 +252,8 @@ def main() -> None:
     parser.add_argument("--json", type=Path)
     parser.add_argument("--http-seconds", type=float, default=20.0)
     parser.add_argument("--clients", type=int, default=4)
+    parser.add_argument("--server-extra-path", default=None,
+                        help="also load a server with this folder on its PYTHONPATH (e.g. httptools + uvloop)")
     parser.add_argument("--fetch-id", default=None)
     parser.add_argument("--fetch-data-dir", type=Path, default=None,
                         help="serve this data dir for the fetch figure (default: DATA_DIR)")
@@ -333,6 +338,9 @@ def main() -> None:
     if args.http_seconds > 0:
         bare_qps = 1000.0 / results["bare_tantivy"]["p50_ms"]  # type: ignore[index]
         results["http"] = http_load(args.data_dir, args.cutoff, args.http_seconds, args.clients, bare_qps)
+        if args.server_extra_path:
+            results["http_with_extra_path"] = http_load(args.data_dir, args.cutoff, args.http_seconds, args.clients,
+                                                        bare_qps, args.server_extra_path)
     if args.fetch_reps > 0:
         fetch_dir = args.fetch_data_dir or args.data_dir
         fetch_id = args.fetch_id or longest_current(fetch_dir, cutoff)
