@@ -1,9 +1,12 @@
 """The query log: one hash-chained JSON line per ``search``/``fetch`` call, plus ``audit`` and ``replay``.
 
-Each line is the canonical JSON (sorted keys, no spaces, UTF-8) of a :class:`QueryEvent` plus ``prev`` (the
-previous line's ``hash``; 64 zeros on line 1) and ``hash`` (sha256 hex of the canonical JSON of the line without
-``hash`` and ``sig``). Editing, removing or reordering a line breaks the chain there; cutting lines off the end
-does not, and anyone can rewrite a line and re-hash the rest: the chain alone proves internal consistency only.
+Each line is the canonical JSON of a :class:`QueryEvent` plus ``prev`` (the previous line's ``hash``; 64 zeros on
+line 1) and ``hash`` (sha256 hex of the canonical JSON of the line without ``hash`` and ``sig``). The canonical form
+is named by the line's ``schema_version`` (:data:`LOG_FORMAT`): version 2, written now, is RFC 8785 (JCS, UTF-8),
+which any language can recompute; version 1, every line written before, sorted keys, no spaces, UTF-8 as Python's
+``json`` writes them. Both are verified, in one log too. Editing, removing or reordering a line breaks the chain
+there; cutting lines off the end does not, and anyone can rewrite a line and re-hash the rest: the chain alone
+proves internal consistency only.
 With a signing key (:class:`QueryLog` ``key``) every line also carries ``sig``, the HMAC-SHA256 (RFC 2104) of its
 ``hash`` under the key, so only a key holder can write a line that verifies (``audit(key=...)``); a published head
 (:attr:`AuditReport.head`, checked by ``audit(expect_head=...)``) detects a dropped tail or a chain rewritten after
@@ -32,6 +35,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
+import rfc8785
+
 from frozen_search.cutoff import iso_before, iso_utc, parse_cutoff
 from frozen_search.errors import ConfigError, FrozenSearchError, InvalidRequest
 from frozen_search.models import Outcome
@@ -45,9 +50,12 @@ Execute = Callable[[str, str, dict[str, Any]], tuple[dict[str, Any] | None, dict
 """``execute(cutoff_iso, tool, arguments) -> (response, None) | (None, {"code", "message"})``, for :func:`replay`."""
 
 
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)  # built once, stateless
+
+
 def canonical_json(obj: Any) -> str:
     """The one serialization of lines, hashes and replay comparisons; raises ``TypeError`` if not JSON-able."""
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return _CANONICAL.encode(obj)
 
 
 def _encode(text: str) -> bytes:
@@ -59,11 +67,86 @@ def _decode(raw: bytes) -> Any:
     return json.loads(raw.decode("utf-8", "surrogatepass"))
 
 
+LOG_FORMAT = 2
+"""``schema_version`` of the lines written now: 2, hashed over their RFC 8785 (JCS) form (:func:`jcs`), so a
+verifier in any language with a JCS library can re-hash them. A line whose values JCS cannot represent (a float
+NaN or infinity, an integer beyond ±2**53, a lone surrogate: only ever in a refused caller's arguments or a broken
+upstream answer) is written as a version-1 line. Version 1 (every line written before) is hashed over
+:func:`canonical_json`: Python's ``json.dumps`` with sorted keys, no spaces and UTF-8, which equals JCS except for
+numbers written with a fraction or exponent and keys outside the Basic Multilingual Plane."""
+_SAFE_INTEGER = 10**15  # integers below this in magnitude are exact doubles, written alike by JCS and json.dumps
+
+
+def _plain(value: Any) -> bool:
+    """Whether :func:`canonical_json` of ``value`` is already its RFC 8785 form: only strings, booleans, null,
+    integers under 10**15 in magnitude, lists and objects whose keys are strings of the Basic Multilingual Plane
+    (there, sorting by code point is sorting by UTF-16 code unit). Lone surrogates pass here; the writer refuses
+    them when it encodes the line as strict UTF-8."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind is str or kind is bool or item is None:
+            continue
+        if kind is int:
+            if -_SAFE_INTEGER < item < _SAFE_INTEGER:
+                continue
+            return False
+        if kind is list or kind is tuple:
+            stack.extend(item)
+        elif kind is dict:
+            for key in item:
+                if type(key) is not str or not (key.isascii() or all(ord(c) <= 0xFFFF for c in key)):
+                    return False
+            stack.extend(item.values())
+        else:
+            return False
+    return True
+
+
+def jcs(value: Any) -> str:
+    """The RFC 8785 JSON Canonicalization Scheme form of ``value`` (https://www.rfc-editor.org/rfc/rfc8785): the
+    fast ``json.dumps`` text wherever it is provably the same (:func:`_plain`), the ``rfc8785`` package's for the
+    rest (numbers with a fraction or exponent, large integers, keys outside the BMP).
+
+    Raises:
+        ValueError: a value JCS cannot represent (``rfc8785.CanonicalizationError``: NaN, infinity, an integer
+            beyond ±2**53, a non-string key, a lone surrogate).
+    """
+    if _plain(value):
+        return canonical_json(value)
+    kind = type(value)
+    if kind is dict and all(type(key) is str and key.isascii() for key in value):
+        return "{" + ",".join(f"{canonical_json(key)}:{jcs(value[key])}" for key in sorted(value)) + "}"
+    if kind is list or kind is tuple:
+        return "[" + ",".join(jcs(item) for item in value) + "]"
+    return rfc8785.dumps(value).decode("utf-8")
+
+
 def _record_hash(record: Mapping[str, Any]) -> str:
-    """sha256 hex of the canonical JSON of ``record`` without its ``hash`` and ``sig`` keys (a line written
-    without a key has no ``sig``, so its hash is what it always was)."""
-    return hashlib.sha256(_encode(canonical_json({k: v for k, v in record.items()
-                                                  if k not in ("hash", "sig")}))).hexdigest()
+    """sha256 hex of the canonical form of ``record`` without its ``hash`` and ``sig`` keys (a line written
+    without a key has no ``sig``, so its hash is what it always was): :func:`jcs` for a line of
+    ``schema_version`` :data:`LOG_FORMAT`, :func:`canonical_json` for any other (version 1)."""
+    body = {k: v for k, v in record.items() if k not in ("hash", "sig")}
+    if record.get("schema_version") == LOG_FORMAT:
+        try:
+            return hashlib.sha256(jcs(body).encode("utf-8")).hexdigest()
+        except ValueError as exc:  # only a forged or corrupt version-2 line: it matches no hash
+            return f"not canonicalizable ({str(exc)[:80]})"
+    return hashlib.sha256(_encode(canonical_json(body))).hexdigest()
+
+
+def _as_jcs(record: dict[str, Any], encoded: dict[str, str]) -> dict[str, str]:
+    """The values of a line about to be written (``record``, version :data:`LOG_FORMAT`; ``encoded``: their
+    version-1 text) as JCS text; when one cannot be, ``record`` becomes a version-1 line and ``encoded`` is
+    returned as it is."""
+    try:
+        out = {key: text if _plain(record[key]) else jcs(record[key]) for key, text in encoded.items()}
+        _spliced(out).encode("utf-8")  # strict: a lone surrogate is no JCS
+    except ValueError:
+        record["schema_version"] = 1
+        return {**encoded, "schema_version": "1"}
+    return out
 
 
 def _spliced(encoded: Mapping[str, str]) -> str:
@@ -136,7 +219,7 @@ def _check_call(tool: str, arguments: Mapping[str, Any]) -> None:
 
 @dataclass(frozen=True)
 class QueryEvent:
-    """One call as logged: event ``frozen_search.call``, schema version 1.
+    """One call as logged: event ``frozen_search.call``, schema version :data:`LOG_FORMAT` (2; see there).
 
     ``ts``/``cutoff`` are ISO UTC strings; ``arguments`` exclude the cutoff; ``response`` is JSON-able or ``None``;
     ``error`` is ``{"code", "message"}`` or ``None``; ``hits``/``rejections`` are ``HitRecord``/``Rejection`` dicts;
@@ -157,7 +240,7 @@ class QueryEvent:
     """
 
     NAME = "frozen_search.call"
-    VERSION = 1
+    VERSION = LOG_FORMAT
 
     ts: str
     session: str
@@ -295,12 +378,13 @@ class QueryLog:
         # Each top-level value is encoded once; the hashed text and the line are spliced from those encodings in
         # sorted key order, which is byte for byte canonical_json() of the record with prev (and hash, sig) added.
         record: dict[str, Any] = {}
-        encoded: dict[str, str] = {}
+        encoded: dict[str, str] = {}  # version 1 (canonical_json) text of each value
         for key, value in event.to_record().items():
             text = canonical_json(value)
             # The JSON round trip makes the hashed record exactly what read_log() parses (int keys, tuples, ...).
             record[key] = value if key in json_native else json.loads(text)
             encoded[key] = text if key in json_native else canonical_json(record[key])
+        encoded = _as_jcs(record, encoded)
         with self._lock:
             fcntl.flock(self._handle.fileno(), fcntl.LOCK_EX)  # against other processes appending to the same file
             try:
