@@ -342,6 +342,14 @@ class QueryLog:
     on one data dir, a CLI call beside a server): each append takes an exclusive ``flock`` on the file and, when
     another writer appended since, re-reads the last line's hash, so the chain stays whole. With ``key`` (bytes,
     not empty) every line is signed: ``sig`` is :func:`line_signature` of its hash.
+
+    Durability: a call's line is written (``write(2)``, under the ``flock``) before the call returns, so no caller
+    ever sees an answer whose line is not in the file: a killed or crashed server loses no acknowledged line (a
+    write torn by a ``kill -9`` belongs to a call never answered, and the next writer cuts it). Without ``fsync``
+    the line is in the kernel's page cache, lost only if the machine itself fails before writeback; ``fsync=True``
+    also syncs each line before the answer. A buffered writer that answers first and writes later was rejected:
+    it would acknowledge calls whose line a crash then loses, and the append is not the cost (issue 15, item 3:
+    the JSON encoding is).
     """
 
     def __init__(
