@@ -431,6 +431,6 @@ _JSON = st.recursive(
 
 
 @settings(max_examples=400, deadline=None)
-@given(_JSON)
+@given(_JSON | st.dictionaries(st.text("abcdeé_\x00\"\\", max_size=3), _JSON, max_size=5))
 def test_the_fast_canonical_form_is_rfc8785_for_any_json_value(value: Any) -> None:
     assert jcs(value).encode("utf-8") == rfc8785.dumps(value)
