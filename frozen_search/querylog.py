@@ -127,6 +127,10 @@ def jcs(value: Any) -> str:
         for key, mark in marks.items():
             text = text.replace(canonical_json(mark), jcs(value[key]), 1)
         return text
+    if kind is float and (1e-4 <= abs(value) < 1e16 or value == 0):
+        # ECMAScript's Number::toString and Python's repr both write the shortest digits that round-trip; in this
+        # range both write them without an exponent, and an integral value without ".0" in JCS.
+        return str(int(value)) if value.is_integer() else repr(value)
     if _plain(value):
         return canonical_json(value)
     if kind is list or kind is tuple:

@@ -434,3 +434,17 @@ _JSON = st.recursive(
 @given(_JSON | st.dictionaries(st.text("abcdeé_\x00\"\\", max_size=3), _JSON, max_size=5))
 def test_the_fast_canonical_form_is_rfc8785_for_any_json_value(value: Any) -> None:
     assert jcs(value).encode("utf-8") == rfc8785.dumps(value)
+
+
+def test_floats_are_written_as_rfc8785_writes_them_across_every_magnitude() -> None:
+    import random
+    import struct
+
+    rng = random.Random(15)
+    values = [0.0, -0.0, 1e-4, 9.999999999999999e15, 1e16, 0.1, 2.0, -3.0, 5e-324, 1e21, 1.7976931348623157e308]
+    while len(values) < 20_000:
+        value = struct.unpack("d", struct.pack("Q", rng.getrandbits(64)))[0]
+        if value == value and abs(value) != float("inf"):
+            values += [value, rng.random() * 10 ** rng.randint(-6, 22), float(rng.randint(-(10**17), 10**17))]
+    for value in values:
+        assert jcs(value).encode() == rfc8785.dumps(value), value
