@@ -179,8 +179,10 @@ def run_http(service: FrozenSearchService, host: str, port: int, *, allowed_host
     ``allowed_hosts`` and ``token`` as in :func:`create_app`."""
     import uvicorn
 
+    # http="h11" pinned: uvicorn would pick httptools when installed (uvicorn[standard]), which resets a request
+    # head over its own limit instead of answering 414 (issue 13.9); measured ~15 % more searches/s (issue 15.3)
     uvicorn.run(create_app(service, host=host, port=port, allowed_hosts=allowed_hosts, token=token),
-                host=host, port=port,
+                host=host, port=port, http="h11",
                 h11_max_incomplete_event_size=MAX_HEAD_BYTES)
 
 
