@@ -9,10 +9,23 @@ Over a data dir (e.g. the synthetic 100,000-revision export of ``bench/synth_wik
 2. **service, no log**: ``FrozenSearchService.search`` with ``logging=False``;
 3. **service, logged**: the same, writing the query log to a temporary file;
 
-one warm-up pass each, then ``--reps`` passes (``--build``: first rebuild the snapshot, timed, beside a bare tantivy
-build of the same documents); p50/p95 per search in ms (linear-interpolated), CPU ms per search
-(``time.process_time``) and the ratio service/bare. ``--profile`` prints the top functions of the logged service
-search under cProfile.
+one warm-up pass each (its p50 reported as ``cold_p50_ms``: the first time each hit is resolved and displayed),
+then ``--reps`` passes (``--build``: first rebuild the snapshot, timed, beside a bare tantivy build of the same
+documents); p50/p95 per search in ms (linear-interpolated), CPU ms per search (``time.process_time``) and the ratio
+service/bare. ``--profile`` prints the top functions of the logged service search under cProfile.
+
+Then, in the same run:
+
+4. **replay**: the logged pass's query log replayed with ``replay_log`` (calls/s) beside a bare chain check of the
+   same log (``verify_chain(read_log(...))``: lines/s);
+5. **HTTP** (``--http-seconds S``, default 20; 0 skips it): ``frozen-search serve`` started on 127.0.0.1 (a free
+   port, the query log in a temporary file), loaded with ApacheBench (``ab``, Debian's ``apache2-utils``:
+   ``--clients`` concurrent connections, each query in turn for ``S / 20`` seconds), beside ``/healthz`` under the
+   same load and the bare tantivy figure as queries/s of one thread; the server's CPU ms per request (from
+   ``/proc/PID/stat``);
+6. **fetch over HTTP**: ``--fetch-reps`` sequential ``GET /v1/fetch`` of the document ``--fetch-id`` (default: the
+   longest document current at ``T``; the characters are reported) through the same server, p50/p95 ms, beside
+   ``/healthz`` p50 over the same client (``http.client``, one kept-alive connection).
 
     python bench/bench_serving.py DATA_DIR --cutoff 2015-01-01 [--reps 5] [--profile] [--json out.json]
 """
@@ -21,14 +34,21 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import http.client
 import io
 import json
 import os
 import pstats
+import re
 import shutil
+import socket
+import subprocess
+import sys
 import tempfile
 import time
-from collections.abc import Callable
+import urllib.parse
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 
@@ -37,6 +57,8 @@ import tantivy
 from frozen_search.config import Settings
 from frozen_search.cutoff import instant_bound, parse_cutoff
 from frozen_search.index import OPEN_END, _schema, tokenize
+from frozen_search.ops.replay import replay_log
+from frozen_search.querylog import read_log, verify_chain
 from frozen_search.registry import default_registry
 from frozen_search.service import FrozenSearchService
 from frozen_search.stages.snapshot import build_snapshot
@@ -58,8 +80,11 @@ def percentile(values: list[float], share: float) -> float:
 
 
 def timed(run: Callable[[str], object], reps: int) -> dict[str, float]:
+    cold: list[float] = []
     for query in QUERIES:
+        started = time.perf_counter()
         run(query)  # warm-up
+        cold.append((time.perf_counter() - started) * 1000.0)
     walls: list[float] = []
     cpu_started = time.process_time()
     for _ in range(reps):
@@ -69,7 +94,121 @@ def timed(run: Callable[[str], object], reps: int) -> dict[str, float]:
             walls.append((time.perf_counter() - started) * 1000.0)
     cpu = (time.process_time() - cpu_started) * 1000.0 / len(walls)
     return {"p50_ms": percentile(walls, 0.5), "p95_ms": percentile(walls, 0.95), "cpu_ms": cpu,
-            "searches": len(walls)}
+            "searches": len(walls), "cold_p50_ms": percentile(cold, 0.5)}
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def process_cpu_s(pid: int) -> float:
+    """utime + stime of ``pid`` in seconds (``/proc/PID/stat`` fields 14 and 15)."""
+    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def ab(url: str, clients: int, *, seconds: int = 0, requests: int = 0) -> tuple[int, int]:
+    """ApacheBench against ``url`` with ``clients`` connections, for ``seconds`` (whole, at least 1) or for
+    ``requests`` requests: (complete, failed) requests."""
+    bound = ["-n", str(requests)] if requests else ["-t", str(max(1, seconds)), "-n", "10000000"]
+    out = subprocess.run(["ab", "-q", "-c", str(clients), *bound, url], capture_output=True, text=True,
+                         check=True, timeout=max(60, 3 * seconds)).stdout
+    complete = int(re.search(r"Complete requests:\s+(\d+)", out).group(1))  # type: ignore[union-attr]
+    failed = int(re.search(r"Failed requests:\s+(\d+)", out).group(1))  # type: ignore[union-attr]
+    non_2xx = re.search(r"Non-2xx responses:\s+(\d+)", out)
+    return complete, failed + (int(non_2xx.group(1)) if non_2xx else 0)
+
+
+@contextmanager
+def serving(data_dir: Path, cutoff: str, extra_path: str | None = None) -> Iterator[tuple[int, int]]:
+    """``frozen-search serve`` on ``data_dir`` at a free port of 127.0.0.1 (query log in a temporary file), ready:
+    yields ``(port, pid)``; terminated on exit."""
+    port = free_port()
+    with tempfile.TemporaryDirectory() as scratch:
+        env = {**os.environ, "FROZEN_SEARCH_LOG": str(Path(scratch) / "log.jsonl")}
+        if extra_path:  # e.g. a folder holding httptools and uvloop, which uvicorn then picks ("auto")
+            env["PYTHONPATH"] = os.pathsep.join(filter(None, [env.get("PYTHONPATH"), extra_path]))
+        server = subprocess.Popen([str(Path(sys.executable).parent / "frozen-search"), "serve", "--data-dir",
+                                   str(data_dir), "--cutoff", cutoff, "--port", str(port)], env=env,
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            for _ in range(600):
+                try:
+                    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+                    connection.request("GET", "/readyz")
+                    if connection.getresponse().status == 200:
+                        break
+                except OSError:
+                    time.sleep(0.1)
+            else:
+                raise SystemExit("the server did not become ready")
+            yield port, server.pid
+        finally:
+            server.terminate()
+            server.wait(timeout=30)
+
+
+def http_load(data_dir: Path, cutoff: str, seconds: float, clients: int, bare_qps: float,
+              extra_path: str | None = None) -> dict[str, object]:
+    """Serve ``data_dir`` and load it with ``ab`` (see the module docstring, 5)."""
+    with serving(data_dir, cutoff, extra_path) as (port, pid):
+        base = f"http://127.0.0.1:{port}"
+        out: dict[str, object] = {"clients": clients, "seconds": seconds}
+        urls = [f"{base}/v1/search?" + urllib.parse.urlencode({"query": q}) for q in QUERIES]
+        for url in urls:
+            ab(url, clients, requests=2 * clients)  # warm-up: every query's hits resolved once
+        cpu = process_cpu_s(pid)
+        started = time.perf_counter()
+        done = failed = 0
+        for url in urls:
+            complete, bad = ab(url, clients, seconds=round(seconds / len(urls)))
+            done, failed = done + complete, failed + bad
+        wall = time.perf_counter() - started
+        out["search"] = {"requests": done, "failed": failed, "requests_per_s": done / wall,
+                         "server_cpu_ms_per_request": (process_cpu_s(pid) - cpu) * 1000.0 / max(done, 1)}
+        cpu, started = process_cpu_s(pid), time.perf_counter()
+        complete, bad = ab(f"{base}/healthz", clients, seconds=round(min(seconds, 5.0)))
+        wall = time.perf_counter() - started
+        out["healthz"] = {"requests": complete, "failed": bad, "requests_per_s": complete / wall,
+                          "server_cpu_ms_per_request": (process_cpu_s(pid) - cpu) * 1000.0 / max(complete, 1)}
+        out["bare_tantivy_queries_per_s_one_thread"] = bare_qps
+        return out
+
+
+def fetch_over_http(data_dir: Path, cutoff: str, fetch_id: str, reps: int) -> dict[str, object]:
+    """``reps`` sequential fetches of ``fetch_id`` and of ``/healthz`` over one kept-alive connection (6)."""
+    with serving(data_dir, cutoff) as (port, _):
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+
+        def get(path: str) -> tuple[float, bytes]:
+            begun = time.perf_counter()
+            connection.request("GET", path)
+            response = connection.getresponse()
+            body = response.read()
+            if response.status != 200:
+                raise SystemExit(f"{path}: HTTP {response.status}: {body[:300]!r}")
+            return (time.perf_counter() - begun) * 1000.0, body
+
+        path = "/v1/fetch?" + urllib.parse.urlencode({"id": fetch_id, "max_chars": 100_000})
+        _, body = get(path)
+        fetched = json.loads(body)
+        fetch_ms = [get(path)[0] for _ in range(reps)]
+        health_ms = [get("/healthz")[0] for _ in range(reps)]
+        return {"data_dir": str(data_dir), "id": fetch_id, "chars": len(fetched["text"]),
+                "response_bytes": len(body), "p50_ms": percentile(fetch_ms, 0.5),
+                "p95_ms": percentile(fetch_ms, 0.95), "healthz_p50_ms": percentile(health_ms, 0.5)}
+
+
+def longest_current(data_dir: Path, cutoff: datetime) -> str:
+    """The id of the longest document (stored characters) current at ``cutoff``."""
+    store = Store(data_dir / "store.sqlite3")
+    try:
+        best = max(store.current_at(instant_bound(cutoff)), key=lambda row: row.chars)
+        return best.doc_id
+    finally:
+        store.close()
 
 
 def build_side_by_side(data_dir: Path, cutoff: datetime, snapshot: Path) -> dict[str, object]:
@@ -111,6 +250,14 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=5)
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--http-seconds", type=float, default=20.0)
+    parser.add_argument("--clients", type=int, default=4)
+    parser.add_argument("--server-extra-path", default=None,
+                        help="also load a server with this folder on its PYTHONPATH (e.g. httptools + uvloop)")
+    parser.add_argument("--fetch-id", default=None)
+    parser.add_argument("--fetch-data-dir", type=Path, default=None,
+                        help="serve this data dir for the fetch figure (default: DATA_DIR)")
+    parser.add_argument("--fetch-reps", type=int, default=200)
     parser.add_argument("--build", action="store_true",
                         help="first rebuild the snapshot (timed) and a bare tantivy index of the same documents")
     args = parser.parse_args()
@@ -175,9 +322,29 @@ def main() -> None:
             pstats.Stats(profiler, stream=out).sort_stats("tottime").print_stats(18)
             print(out.getvalue())
         logged.close()
+        log = Path(scratch) / "log.jsonl"
+        lines = sum(1 for _ in read_log(log))
+        started = time.perf_counter()
+        report = replay_log(settings, log)
+        replay_s = time.perf_counter() - started
+        started = time.perf_counter()
+        breaks = verify_chain(read_log(log))
+        chain_s = time.perf_counter() - started
+        results["replay"] = {"lines": lines, "different": report.different, "calls_per_s": lines / replay_s,
+                             "bare_chain_check_lines_per_s": lines / chain_s, "chain_breaks": len(breaks)}
     bare_p50 = results["bare_tantivy"]["p50_ms"]  # type: ignore[index]
     for name in ("service_no_log", "service_logged"):
         results[name]["ratio_p50"] = results[name]["p50_ms"] / bare_p50  # type: ignore[index]
+    if args.http_seconds > 0:
+        bare_qps = 1000.0 / results["bare_tantivy"]["p50_ms"]  # type: ignore[index]
+        results["http"] = http_load(args.data_dir, args.cutoff, args.http_seconds, args.clients, bare_qps)
+        if args.server_extra_path:
+            results["http_with_extra_path"] = http_load(args.data_dir, args.cutoff, args.http_seconds, args.clients,
+                                                        bare_qps, args.server_extra_path)
+    if args.fetch_reps > 0:
+        fetch_dir = args.fetch_data_dir or args.data_dir
+        fetch_id = args.fetch_id or longest_current(fetch_dir, cutoff)
+        results["fetch_http"] = fetch_over_http(fetch_dir, args.cutoff, fetch_id, args.fetch_reps)
     print(json.dumps(results, indent=2))
     if args.json is not None:
         args.json.write_text(json.dumps(results, indent=2))

@@ -119,6 +119,7 @@ class RevisionIndex:
         self._schema = index.schema
         self._generation: int | None = None
         self._searcher: tantivy.Searcher | None = None
+        self._filter_cache: dict[tuple[int, str | None], list[tuple[tantivy.Occur, tantivy.Query]]] = {}
         if frozen:  # read once: a frozen index never changes after it is opened
             self._generation = self._read_generation()
             index.reload()
@@ -215,6 +216,13 @@ class RevisionIndex:
         return out
 
     def _filters(self, bound: int, source: str | None) -> list[tuple[tantivy.Occur, tantivy.Query]]:
+        key = (bound, source)  # the same few filters on every search: built once (tantivy queries are immutable)
+        found = self._filter_cache.get(key)
+        if found is None:
+            found = self._filter_cache[key] = self._build_filters(bound, source)
+        return found
+
+    def _build_filters(self, bound: int, source: str | None) -> list[tuple[tantivy.Occur, tantivy.Query]]:
         integer = tantivy.FieldType.Integer
         filters = [
             (tantivy.Occur.Must, tantivy.Query.range_query(self._schema, "valid_from", integer, None, bound,

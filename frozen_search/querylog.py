@@ -1,9 +1,12 @@
 """The query log: one hash-chained JSON line per ``search``/``fetch`` call, plus ``audit`` and ``replay``.
 
-Each line is the canonical JSON (sorted keys, no spaces, UTF-8) of a :class:`QueryEvent` plus ``prev`` (the
-previous line's ``hash``; 64 zeros on line 1) and ``hash`` (sha256 hex of the canonical JSON of the line without
-``hash`` and ``sig``). Editing, removing or reordering a line breaks the chain there; cutting lines off the end
-does not, and anyone can rewrite a line and re-hash the rest: the chain alone proves internal consistency only.
+Each line is the canonical JSON of a :class:`QueryEvent` plus ``prev`` (the previous line's ``hash``; 64 zeros on
+line 1) and ``hash`` (sha256 hex of the canonical JSON of the line without ``hash`` and ``sig``). The canonical form
+is named by the line's ``schema_version`` (:data:`LOG_FORMAT`): version 2, written now, is RFC 8785 (JCS, UTF-8),
+which any language can recompute; version 1, every line written before, sorted keys, no spaces, UTF-8 as Python's
+``json`` writes them. Both are verified, in one log too. Editing, removing or reordering a line breaks the chain
+there; cutting lines off the end does not, and anyone can rewrite a line and re-hash the rest: the chain alone
+proves internal consistency only.
 With a signing key (:class:`QueryLog` ``key``) every line also carries ``sig``, the HMAC-SHA256 (RFC 2104) of its
 ``hash`` under the key, so only a key holder can write a line that verifies (``audit(key=...)``); a published head
 (:attr:`AuditReport.head`, checked by ``audit(expect_head=...)``) detects a dropped tail or a chain rewritten after
@@ -23,14 +26,17 @@ import json
 import logging
 import mmap
 import os
+import secrets
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
+
+import rfc8785
 
 from frozen_search.cutoff import iso_before, iso_utc, parse_cutoff
 from frozen_search.errors import ConfigError, FrozenSearchError, InvalidRequest
@@ -45,9 +51,12 @@ Execute = Callable[[str, str, dict[str, Any]], tuple[dict[str, Any] | None, dict
 """``execute(cutoff_iso, tool, arguments) -> (response, None) | (None, {"code", "message"})``, for :func:`replay`."""
 
 
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)  # built once, stateless
+
+
 def canonical_json(obj: Any) -> str:
     """The one serialization of lines, hashes and replay comparisons; raises ``TypeError`` if not JSON-able."""
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return _CANONICAL.encode(obj)
 
 
 def _encode(text: str) -> bytes:
@@ -59,11 +68,106 @@ def _decode(raw: bytes) -> Any:
     return json.loads(raw.decode("utf-8", "surrogatepass"))
 
 
+LOG_FORMAT = 2
+"""``schema_version`` of the lines written now: 2, hashed over their RFC 8785 (JCS) form (:func:`jcs`), so a
+verifier in any language with a JCS library can re-hash them. A line whose values JCS cannot represent (a float
+NaN or infinity, an integer beyond ±2**53, a lone surrogate: only ever in a refused caller's arguments or a broken
+upstream answer) is written as a version-1 line. Version 1 (every line written before) is hashed over
+:func:`canonical_json`: Python's ``json.dumps`` with sorted keys, no spaces and UTF-8, which equals JCS except for
+numbers written with a fraction or exponent and keys outside the Basic Multilingual Plane."""
+_NONCE = secrets.token_hex(16)
+_SAFE_INTEGER = 10**15  # integers below this in magnitude are exact doubles, written alike by JCS and json.dumps
+
+
+def _plain(value: Any) -> bool:
+    """Whether :func:`canonical_json` of ``value`` is already its RFC 8785 form: only strings, booleans, null,
+    integers under 10**15 in magnitude, lists and objects whose keys are strings of the Basic Multilingual Plane
+    (there, sorting by code point is sorting by UTF-16 code unit). Lone surrogates pass here; the writer refuses
+    them when it encodes the line as strict UTF-8."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind is str or kind is bool or item is None:
+            continue
+        if kind is int:
+            if -_SAFE_INTEGER < item < _SAFE_INTEGER:
+                continue
+            return False
+        if kind is list or kind is tuple:
+            stack.extend(item)
+        elif kind is dict:
+            for key in item:
+                if type(key) is not str or not (key.isascii() or all(ord(c) <= 0xFFFF for c in key)):
+                    return False
+            stack.extend(item.values())
+        else:
+            return False
+    return True
+
+
+def jcs(value: Any) -> str:
+    """The RFC 8785 JSON Canonicalization Scheme form of ``value`` (https://www.rfc-editor.org/rfc/rfc8785): the
+    fast ``json.dumps`` text wherever it is provably the same (:func:`_plain`), the ``rfc8785`` package's for the
+    rest (numbers with a fraction or exponent, large integers, keys outside the BMP).
+
+    Raises:
+        ValueError: a value JCS cannot represent (``rfc8785.CanonicalizationError``: NaN, infinity, an integer
+            beyond ±2**53, a non-string key, a lone surrogate).
+    """
+    kind = type(value)
+    if kind is dict and all(type(key) is str and key.isascii() for key in value):
+        odd = [key for key, item in value.items() if not _plain(item)]  # e.g. a line's latency_ms (a float)
+        if not odd:
+            return canonical_json(value)
+        # Encoded once with a mark in place of each odd value (a string no caller can know: a per-process random
+        # nonce), each mark then replaced by that value's JCS text: keys sort the same whatever their values.
+        marks = {key: f"\x00jcs-{_NONCE}-{number}" for number, key in enumerate(odd)}
+        text = canonical_json({**value, **marks})
+        for key, mark in marks.items():
+            text = text.replace(canonical_json(mark), jcs(value[key]), 1)
+        return text
+    if kind is float and (1e-4 <= abs(value) < 1e16 or value == 0):
+        # ECMAScript's Number::toString and Python's repr both write the shortest digits that round-trip; in this
+        # range both write them without an exponent, and an integral value without ".0" in JCS.
+        return str(int(value)) if value.is_integer() else repr(value)
+    if _plain(value):
+        return canonical_json(value)
+    if kind is list or kind is tuple:
+        return "[" + ",".join(jcs(item) for item in value) + "]"
+    return rfc8785.dumps(value).decode("utf-8")
+
+
 def _record_hash(record: Mapping[str, Any]) -> str:
-    """sha256 hex of the canonical JSON of ``record`` without its ``hash`` and ``sig`` keys (a line written
-    without a key has no ``sig``, so its hash is what it always was)."""
-    return hashlib.sha256(_encode(canonical_json({k: v for k, v in record.items()
-                                                  if k not in ("hash", "sig")}))).hexdigest()
+    """sha256 hex of the canonical form of ``record`` without its ``hash`` and ``sig`` keys (a line written
+    without a key has no ``sig``, so its hash is what it always was): :func:`jcs` for a line of
+    ``schema_version`` :data:`LOG_FORMAT`, :func:`canonical_json` for any other (version 1)."""
+    body = {k: v for k, v in record.items() if k not in ("hash", "sig")}
+    if record.get("schema_version") == LOG_FORMAT:
+        try:
+            return hashlib.sha256(jcs(body).encode("utf-8")).hexdigest()
+        except ValueError as exc:  # only a forged or corrupt version-2 line: it matches no hash
+            return f"not canonicalizable ({str(exc)[:80]})"
+    return hashlib.sha256(_encode(canonical_json(body))).hexdigest()
+
+
+def _as_jcs(record: dict[str, Any], encoded: dict[str, str]) -> dict[str, str]:
+    """The values of a line about to be written (``record``, version :data:`LOG_FORMAT`; ``encoded``: their
+    version-1 text) as JCS text; when one cannot be, ``record`` becomes a version-1 line and ``encoded`` is
+    returned as it is."""
+    try:
+        out = {key: text if _plain(record[key]) else jcs(record[key]) for key, text in encoded.items()}
+        _spliced(out).encode("utf-8")  # strict: a lone surrogate is no JCS
+    except ValueError:
+        record["schema_version"] = 1
+        return {**encoded, "schema_version": "1"}
+    return out
+
+
+def _spliced(encoded: Mapping[str, str]) -> str:
+    """A JSON object from its keys (top-level line fields: plain ASCII names) and their values' canonical JSON, in
+    sorted key order: equal to :func:`canonical_json` of the decoded object."""
+    return "{" + ",".join(f"{canonical_json(key)}:{encoded[key]}" for key in sorted(encoded)) + "}"
 
 
 def line_signature(key: bytes, line_hash: str) -> str:
@@ -130,7 +234,7 @@ def _check_call(tool: str, arguments: Mapping[str, Any]) -> None:
 
 @dataclass(frozen=True)
 class QueryEvent:
-    """One call as logged: event ``frozen_search.call``, schema version 1.
+    """One call as logged: event ``frozen_search.call``, schema version :data:`LOG_FORMAT` (2; see there).
 
     ``ts``/``cutoff`` are ISO UTC strings; ``arguments`` exclude the cutoff; ``response`` is JSON-able or ``None``;
     ``error`` is ``{"code", "message"}`` or ``None``; ``hits``/``rejections`` are ``HitRecord``/``Rejection`` dicts;
@@ -151,7 +255,7 @@ class QueryEvent:
     """
 
     NAME = "frozen_search.call"
-    VERSION = 1
+    VERSION = LOG_FORMAT
 
     ts: str
     session: str
@@ -196,12 +300,14 @@ class CallRecorder:
     rejections: list[dict[str, Any]] = field(default_factory=list)
     withheld: list[str] = field(default_factory=list)
     record: dict[str, Any] | None = None
+    native: bool = False  # response, hits and rejections are Pydantic JSON dumps (see QueryLog.append)
 
     def set_outcome(self, outcome: Outcome) -> None:
         """Take response (``model_dump(mode="json")``), hits and rejections from a service outcome."""
         self.response = None if outcome.response is None else outcome.response.model_dump(mode="json")
         self.hits = [hit.model_dump(mode="json") for hit in outcome.hits]
         self.rejections = [rejection.model_dump(mode="json") for rejection in outcome.rejections]
+        self.native = True
 
     def set_error(self, exc: BaseException) -> None:
         """Record an error (see :func:`error_dict`); a failed call shows no response."""
@@ -251,6 +357,14 @@ class QueryLog:
     on one data dir, a CLI call beside a server): each append takes an exclusive ``flock`` on the file and, when
     another writer appended since, re-reads the last line's hash, so the chain stays whole. With ``key`` (bytes,
     not empty) every line is signed: ``sig`` is :func:`line_signature` of its hash.
+
+    Durability: a call's line is written (``write(2)``, under the ``flock``) before the call returns, so no caller
+    ever sees an answer whose line is not in the file: a killed or crashed server loses no acknowledged line (a
+    write torn by a ``kill -9`` belongs to a call never answered, and the next writer cuts it). Without ``fsync``
+    the line is in the kernel's page cache, lost only if the machine itself fails before writeback; ``fsync=True``
+    also syncs each line before the answer. A buffered writer that answers first and writes later was rejected:
+    it would acknowledge calls whose line a crash then loses, and the append is not the cost (issue 15, item 3:
+    the JSON encoding is).
     """
 
     def __init__(
@@ -278,20 +392,35 @@ class QueryLog:
             self._handle.close()
             raise
 
-    def append(self, event: QueryEvent) -> dict[str, Any]:
-        """Write one line for ``event``; return the record as written (with ``prev`` and ``hash``)."""
-        # The JSON round trip makes the hashed record exactly what read_log() parses (int keys, tuples, ...).
-        record: dict[str, Any] = json.loads(canonical_json(event.to_record()))
+    def append(self, event: QueryEvent, *, json_native: Collection[str] = ()) -> dict[str, Any]:
+        """Write one line for ``event``; return the record as written (with ``prev`` and ``hash``).
+
+        ``json_native``: names of fields whose values are known to be plain JSON values that decode to themselves
+        (string keys only: what Pydantic's ``model_dump(mode="json")`` returns); they skip the JSON round trip
+        every other field takes (see below)."""
+        # Each top-level value is encoded once; the hashed text and the line are spliced from those encodings in
+        # sorted key order, which is byte for byte canonical_json() of the record with prev (and hash, sig) added.
+        record: dict[str, Any] = {}
+        encoded: dict[str, str] = {}  # version 1 (canonical_json) text of each value
+        for key, value in event.to_record().items():
+            text = canonical_json(value)
+            # The JSON round trip makes the hashed record exactly what read_log() parses (int keys, tuples, ...).
+            record[key] = value if key in json_native else json.loads(text)
+            encoded[key] = text if key in json_native else canonical_json(record[key])
+        encoded = _as_jcs(record, encoded)
         with self._lock:
             fcntl.flock(self._handle.fileno(), fcntl.LOCK_EX)  # against other processes appending to the same file
             try:
                 if os.fstat(self._handle.fileno()).st_size != self._size:  # another writer appended: chain to it
                     self._prev = _last_hash(self.path)
                 record["prev"] = self._prev
-                record["hash"] = _record_hash(record)
+                encoded["prev"] = canonical_json(self._prev)
+                record["hash"] = hashlib.sha256(_encode(_spliced(encoded))).hexdigest()
+                encoded["hash"] = canonical_json(record["hash"])
                 if self._key is not None:
                     record["sig"] = line_signature(self._key, record["hash"])
-                self._handle.write(_encode(canonical_json(record)) + b"\n")
+                    encoded["sig"] = canonical_json(record["sig"])
+                self._handle.write(_encode(_spliced(encoded)) + b"\n")
                 self._handle.flush()
                 if self._fsync:
                     os.fsync(self._handle.fileno())
@@ -328,7 +457,8 @@ class QueryLog:
                                recorder.hits, recorder.rejections, latency_ms, mode, live_sources, sites,
                                sorted(set(recorder.withheld)), truncated or None,
                                attempted_cutoff or None, search_from, upstream)  # fmt: skip
-            recorder.record = self.append(event)
+            native = ("response", "hits", "rejections") if recorder.native and recorder.error is None else ()
+            recorder.record = self.append(event, json_native=native)
 
     def close(self) -> None:
         """Close the file; a later append raises ``ValueError``."""

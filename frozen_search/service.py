@@ -24,13 +24,14 @@ from frozen_search.cutoff import instant_bound, iso_utc, stored_iso
 from frozen_search.disclosure import collecting, disclosed
 from frozen_search.errors import FrozenSearchError, InvalidRequest, VerificationFailed
 from frozen_search.live import LiveSet, open_live
-from frozen_search.models import FetchResponse, HitRecord, Outcome, SearchResponse, SearchResult
+from frozen_search.models import FetchResponse, HitRecord, Outcome, Rejection, SearchResponse, SearchResult
 from frozen_search.querylog import PREFIX_CHARS, QueryLog, canonical_json, logged_text_length, truncated_value
 from frozen_search.registry import Registry, default_registry
 from frozen_search.source import LiveSource, Shown
 from frozen_search.stages.arguments import MAX_REFERENCE_CHARS, fetch_arguments, search_arguments
 from frozen_search.stages.candidates import Candidates, live_candidates, local_candidates
 from frozen_search.stages.coverage import Coverage, strict_search
+from frozen_search.stages.memo import GenerationMemo
 from frozen_search.stages.rank import merge_ranked, snippet
 from frozen_search.stages.resolve import resolve_from_store, resolve_reference
 from frozen_search.stages.reverify import Reverifier
@@ -91,6 +92,7 @@ class FrozenSearchService:
         self.live_set: LiveSet | None = None
         self.reverifier = Reverifier(settings, self.registry, self.store, self.cutoff)
         self.snapshot = SnapshotIndex(settings, self.registry, self.store, self.bound)
+        self._hits: GenerationMemo[Shown | Rejection] = GenerationMemo()  # local hits resolved, per generation
         self.coverage = Coverage.of(self.store)
         self.strict = strict_search(settings, self.registry, self.coverage, self.lives, self.bound)
         """Strict mode (``search_from``, :mod:`frozen_search.stages.coverage`): no upstream search candidates."""
@@ -248,9 +250,12 @@ class FrozenSearchService:
         found = Candidates()
         # strict mode searches the store even with no dump (then index_not_ready, never an empty result)
         store_searched = self.strict or not (self.lives and self.store.generation == 0)
+        generation: int | None = None  # the store generation the snapshot reflects (local hits are memoized by it)
         if store_searched:  # else: live over a store no dump filled
-            local_candidates(self.snapshot.get(), self.store, self.registry, self.settings, terms=terms,
-                             phrases=phrases, bound=self.bound, source=source, limit=limit * 3, found=found)
+            index = self.snapshot.get()
+            generation = index.generation
+            local_candidates(index, self.store, self.registry, self.settings, terms=terms, phrases=phrases,
+                             bound=self.bound, source=source, limit=limit * 3, found=found, memo=self._hits)
         if not self.strict:
             live_candidates(self.lives, self.registry, self.settings, query=query, source=source, limit=limit * 2,
                             found=found, store_searched=store_searched)
@@ -261,27 +266,28 @@ class FrozenSearchService:
         if self.lives and not self.strict:
             pool = merge_ranked(found.local, found.fresh, terms, phrases, self.reverifier.text, outcome.rejections)
         seen: set[str] = set()
+        fresh = {id(shown) for shown in found.fresh}  # learned live: never memoized
         for shown in pool:  # the limit checked after each hit: no candidate past the page is read or resolved
-            self._consider(shown, terms, seen, response, outcome)
+            self._consider(shown, terms, seen, response, outcome, None if id(shown) in fresh else generation)
             if len(outcome.hits) >= limit:
                 break
         return outcome
 
     def _consider(self, shown: Shown, terms: list[str], seen: set[str], response: SearchResponse,
-                  outcome: Outcome) -> None:
+                  outcome: Outcome, generation: int | None) -> None:
         row = shown.row
         if row.doc_id in seen:
             return
         text = self.reverifier.text(row)
-        displayed = self.reverifier.displayed(shown, text)
-        rejection = self.reverifier.check(displayed, terms)
+        displayed = self.reverifier.displayed(shown, text, generation)
+        rejection = self.reverifier.check(displayed, terms)  # every hit, every time: the memo only builds it
         if rejection is not None:
             outcome.rejections.append(rejection)
             return
         seen.add(row.doc_id)
         response.results.append(SearchResult(
             id=row.doc_id, title=row.title, url=displayed.url, source=row.source,
-            as_of=row.as_of, text=snippet(text, terms, self.settings.snippet_chars)))
+            as_of=row.as_of, text=snippet(text, terms, self.settings.snippet_chars, self.reverifier.lowered(text))))
         outcome.hits.append(_hit(row))
 
     # -- fetch --------------------------------------------------------------------------------------------------

@@ -183,35 +183,45 @@ def run_http(service: FrozenSearchService, host: str, port: int, *, allowed_host
     import uvicorn
 
     configure_logging()  # before the SDK's server is built (its basicConfig then adds no rich handler)
+    # http="h11" pinned: uvicorn would pick httptools when installed (uvicorn[standard]), which resets a request
+    # head over its own limit instead of answering 414 (issue 13.9); measured ~15 % more searches/s (issue 15.3)
     uvicorn.run(create_app(service, host=host, port=port, allowed_hosts=allowed_hosts, token=token),
-                host=host, port=port, log_config=LOG_CONFIG,
+                host=host, port=port, log_config=LOG_CONFIG, http="h11",
                 h11_max_incomplete_event_size=MAX_HEAD_BYTES)
+
+
+def _json(model: BaseModel) -> Response:
+    """``model`` as an ``application/json`` response, serialized once by its own Pydantic serializer."""
+    return Response(content=model.model_dump_json(), media_type="application/json")
 
 
 def _routes(service: FrozenSearchService) -> APIRouter:
     router = APIRouter()
 
-    @router.get("/v1/search", responses=_PROBLEMS)
+    # The routes return the service's model already serialized (``model_dump_json``: the model's own serializer,
+    # the same JSON FastAPI would write): FastAPI neither validates the model again nor re-encodes it; the
+    # ``response_model`` still documents it in /openapi.json.
+    @router.get("/v1/search", responses=_PROBLEMS, response_model=SearchResponse)
     def search_get(request: Request, query: Annotated[str, Query(json_schema_extra=_NON_EMPTY)],
-                   source: str | None = None, limit: int = 10) -> SearchResponse:
+                   source: str | None = None, limit: int = 10) -> Response:
         """Search as of the cutoff (BM25 on the historical text; every hit re-verified)."""
-        return service.search(query, source=source, limit=limit, headers=request.headers)
+        return _json(service.search(query, source=source, limit=limit, headers=request.headers))
 
-    @router.post("/v1/search", responses=_PROBLEMS)
-    def search_post(request: Request, body: SearchRequest) -> SearchResponse:
+    @router.post("/v1/search", responses=_PROBLEMS, response_model=SearchResponse)
+    def search_post(request: Request, body: SearchRequest) -> Response:
         """Search as of the cutoff; the same as GET /v1/search with a JSON body."""
-        return service.search(body.query, source=body.source, limit=body.limit, headers=request.headers)
+        return _json(service.search(body.query, source=body.source, limit=body.limit, headers=request.headers))
 
-    @router.get("/v1/fetch", responses=_PROBLEMS)
+    @router.get("/v1/fetch", responses=_PROBLEMS, response_model=FetchResponse)
     def fetch_get(request: Request, id: Annotated[str, Query(json_schema_extra=_NON_EMPTY)], offset: int = 0,
-                  max_chars: int | None = None) -> FetchResponse:
+                  max_chars: int | None = None) -> Response:
         """One document (an id or canonical URL) as it stood at the cutoff, max_chars characters from offset."""
-        return service.fetch(id, offset=offset, max_chars=max_chars, headers=request.headers)
+        return _json(service.fetch(id, offset=offset, max_chars=max_chars, headers=request.headers))
 
-    @router.post("/v1/fetch", responses=_PROBLEMS)
-    def fetch_post(request: Request, body: FetchRequest) -> FetchResponse:
+    @router.post("/v1/fetch", responses=_PROBLEMS, response_model=FetchResponse)
+    def fetch_post(request: Request, body: FetchRequest) -> Response:
         """One document as it stood at the cutoff; the same as GET /v1/fetch with a JSON body."""
-        return service.fetch(body.id, offset=body.offset, max_chars=body.max_chars, headers=request.headers)
+        return _json(service.fetch(body.id, offset=body.offset, max_chars=body.max_chars, headers=request.headers))
 
     @router.get("/healthz")
     def healthz() -> dict[str, str]:

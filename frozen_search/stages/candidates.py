@@ -13,6 +13,7 @@ from frozen_search.index import RevisionIndex
 from frozen_search.models import Rejection, SourceError
 from frozen_search.registry import Registry
 from frozen_search.source import LiveSource, Shown
+from frozen_search.stages.memo import GenerationMemo
 from frozen_search.store import Store
 
 logger = logging.getLogger(__name__)
@@ -32,13 +33,16 @@ class Candidates:
 
 def local_candidates(index: RevisionIndex, store: Store, registry: Registry, settings: Settings, *,
                      terms: list[str], phrases: list[list[str]], bound: int, source: str | None, limit: int,
-                     found: Candidates, step: int | None = None) -> None:
+                     found: Candidates, step: int | None = None,
+                     memo: GenerationMemo[Shown | Rejection] | None = None) -> None:
     """Set ``found.local`` to up to ``limit`` index hits current at ``T`` (``bound``: ``instant_bound(T)``, UTC
     milliseconds), each as its source shows it (a Wikipedia redirect as its target), read and resolved ``step`` at a
     time as they are consumed (:class:`LocalHits`); hits that cannot be shown become rejections in
-    ``found.rejections`` as they are met."""
+    ``found.rejections`` as they are met. ``memo``: each hit's resolution kept for the store generation the index
+    reflects (:mod:`frozen_search.stages.memo`), so a hit met again is neither read nor resolved again."""
     hits = index.search(terms, phrases, bound, source, limit)
-    found.local = LocalHits(hits, store, registry, settings, bound, found.rejections, step or max(1, limit // 3))
+    found.local = LocalHits(hits, store, registry, settings, bound, found.rejections, step or max(1, limit // 3),
+                            memo=memo, generation=index.generation)
 
 
 class LocalHits:
@@ -49,9 +53,11 @@ class LocalHits:
     whether any hit can be shown, resolves nothing twice)."""
 
     def __init__(self, hits: list[tuple[float, int, str]], store: Store, registry: Registry, settings: Settings,
-                 bound: int, rejections: list[Rejection], step: int) -> None:
+                 bound: int, rejections: list[Rejection], step: int, *,
+                 memo: GenerationMemo[Shown | Rejection] | None = None, generation: int = -1) -> None:
         self.hits, self.store, self.registry, self.settings = hits, store, registry, settings
         self.bound, self.rejections, self.step = bound, rejections, step
+        self.memo, self.generation = memo, generation
         self._resolved: list[list[Shown]] = []  # the shown hits of each step resolved so far, in order
 
     def __iter__(self) -> Iterator[Shown]:
@@ -65,16 +71,23 @@ class LocalHits:
         return next(iter(self), None) is not None
 
     def _resolve(self, chunk: list[tuple[float, int, str]]) -> list[Shown]:
-        rows = self.store.revisions([rev_pk for _, rev_pk, _ in chunk])
+        memo, generation = self.memo, self.generation
+        known = {} if memo is None else {rev_pk: memo.get(generation, rev_pk) for _, rev_pk, _ in chunk}
+        missing = [rev_pk for _, rev_pk, _ in chunk if known.get(rev_pk) is None]
+        rows = self.store.revisions(missing) if missing else {}
         out: list[Shown] = []
         for _, rev_pk, doc in chunk:
-            row = rows.get(rev_pk)
-            if row is None:
-                self.rejections.append(Rejection(id=doc, reason="not_in_store",
-                                                 evidence="the index names a revision the store does not hold"))
-                continue
-            owner = self.registry.for_row_source(row.source, self.settings)
-            shown = Shown(row) if owner is None else owner.local_hit(row, self.store, self.bound)
+            shown = known.get(rev_pk)
+            if shown is None:
+                row = rows.get(rev_pk)
+                if row is None:
+                    self.rejections.append(Rejection(id=doc, reason="not_in_store",
+                                                     evidence="the index names a revision the store does not hold"))
+                    continue
+                owner = self.registry.for_row_source(row.source, self.settings)
+                shown = Shown(row) if owner is None else owner.local_hit(row, self.store, self.bound)
+                if memo is not None:  # an index hit is a dump row: its resolution holds for this generation
+                    memo.put(generation, rev_pk, shown)
             if isinstance(shown, Rejection):
                 self.rejections.append(shown)
             else:

@@ -31,10 +31,11 @@ def merge_ranked(local: Iterable[Shown], fresh: list[Shown], terms: list[str], p
     return [by_doc[doc] for _, _, doc in ranked]
 
 
-def snippet(text: str, terms: list[str], width: int) -> str:
-    """About ``width`` characters of ``text`` around the first whole-word occurrence of a query term."""
+def snippet(text: str, terms: list[str], width: int, lowered: str | None = None) -> str:
+    """About ``width`` characters of ``text`` around the first whole-word occurrence of a query term (found in
+    ``lowered``: ``text.lower()``, computed here when not given)."""
     start = 0
-    lowered = text.lower()
+    lowered = text.lower() if lowered is None else lowered
     for term in terms:
         found = word_pattern(term, ignore_case=False).search(lowered)
         if found is not None:

@@ -7,6 +7,7 @@ cutoff. Thread-safe: several calls may re-verify at once.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import threading
 from collections import OrderedDict
@@ -17,6 +18,7 @@ from frozen_search.cutoff import instant_bound
 from frozen_search.models import Rejection
 from frozen_search.registry import Registry
 from frozen_search.source import Shown
+from frozen_search.stages.memo import GenerationMemo
 from frozen_search.store import RevisionRow, Store
 from frozen_search.verify import Displayed, verify
 
@@ -37,7 +39,8 @@ class Reverifier:
         self.hosts = registry.served_hosts(settings)
         self._lock = threading.Lock()
         self._texts: OrderedDict[int, str] = OrderedDict()
-        self._digests: dict[int, tuple[str, str]] = {}  # id(cached text) -> (that text, its sha256)
+        self._digests: dict[int, tuple[str, str, str]] = {}  # id(cached text) -> (that text, sha256, lower())
+        self._shown: GenerationMemo[Displayed] = GenerationMemo()
         self._text_chars = 0
         self._scans: dict[str, str | None] = {}  # future-reference scan by text sha256, at this cutoff
 
@@ -55,11 +58,12 @@ class Reverifier:
         else:
             text = "\n\n".join(self.store.text_parts(row))
         digest = hashlib.sha256(text.encode("utf-8")).hexdigest()  # once per load, not once per display
+        lowered = text.lower()  # for snippets (rank.snippet), once per load
         with self._lock:
             if row.rev_pk in self._texts:
                 return self._texts[row.rev_pk]
             self._texts[row.rev_pk] = text
-            self._digests[id(text)] = (text, digest)
+            self._digests[id(text)] = (text, digest, lowered)
             self._text_chars += len(text)
             while self._text_chars > TEXT_CACHE_CHARS and self._texts:
                 _, old = self._texts.popitem(last=False)
@@ -67,9 +71,31 @@ class Reverifier:
                 self._text_chars -= len(old)
         return text
 
-    def displayed(self, shown: Shown, text: str) -> Displayed:
+    def lowered(self, text: str) -> str | None:
+        """``text.lower()`` when ``text`` is a string this cache loaded (the very object), else ``None``."""
+        with self._lock:
+            known = self._digests.get(id(text))
+        return known[2] if known is not None and known[0] is text else None
+
+    def displayed(self, shown: Shown, text: str, generation: int | None = None) -> Displayed:
         """What is about to be shown of ``shown``, with its displayed parts dated by its source; a row of a source
-        this registry does not serve is shown with an empty URL, which check 5 refuses."""
+        this registry does not serve is shown with an empty URL, which check 5 refuses.
+
+        ``generation``: the store generation ``shown`` was resolved at, for a local hit (a dump row): its displayed
+        parts are then kept for that generation (:mod:`frozen_search.stages.memo`) and only the text is put in
+        again; ``None`` (a row learned live, or a fetch) computes them afresh. Either way :meth:`check` runs on
+        the result before it is shown."""
+        if generation is None:
+            return self._displayed(shown, text)
+        row = shown.row
+        key = (row.rev_pk, row.doc_id, row.title, row.valid_from, row.sha256, shown.redirect)
+        found = self._shown.get(generation, key)
+        if found is None:
+            found = self._displayed(shown, text)
+            self._shown.put(generation, key, found)
+        return found if found.text is text else dataclasses.replace(found, text=text)
+
+    def _displayed(self, shown: Shown, text: str) -> Displayed:
         owner = self.registry.for_row_source(shown.row.source, self.settings)
         if owner is None:
             row = shown.row
@@ -84,6 +110,7 @@ class Reverifier:
         with self._lock:
             if len(self._scans) > SCAN_CACHE_ENTRIES:
                 self._scans.clear()
-            known = self._digests.get(id(displayed.text))
+            found = self._digests.get(id(displayed.text))
+        known = None if found is None else (found[0], found[1])
         return verify(displayed, self.cutoff, allowed_sources=self.served, allowed_hosts=self.hosts,
                       query_terms=terms, scan_cache=self._scans, text_sha256=known)

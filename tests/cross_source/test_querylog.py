@@ -10,16 +10,21 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import rfc8785
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from frozen_search.errors import ConfigError, InvalidRequest, NotFoundBeforeCutoff
 from frozen_search.models import HitRecord, Outcome, Rejection, SearchResponse, SearchResult
 from frozen_search.querylog import (
     GENESIS,
+    LOG_FORMAT,
     QueryEvent,
     QueryLog,
     audit,
     canonical_json,
     compare,
+    jcs,
     read_log,
     replay,
     verify_chain,
@@ -86,11 +91,11 @@ def test_line_format_is_canonical_and_hash_is_independently_checkable(tmp_path: 
     write_calls(path, ["Alpha"])
     raw = path.read_bytes()
     record = json.loads(raw)
-    assert raw == (canonical_json(record) + "\n").encode()
+    assert raw == rfc8785.dumps(record) + b"\n"  # the line is its own RFC 8785 form
     body = {k: v for k, v in record.items() if k != "hash"}
-    expected = hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode())
+    expected = hashlib.sha256(rfc8785.dumps(body))  # an independent JCS implementation re-hashes it
     assert record["hash"] == expected.hexdigest()
-    assert record["event"] == "frozen_search.call" and record["schema_version"] == 1
+    assert record["event"] == "frozen_search.call" and record["schema_version"] == LOG_FORMAT == 2
     assert record["ts"] == "2026-03-01T12:00:00.25Z" and record["cutoff"] == CUTOFF_ISO
     assert record["arguments"] == {"query": "Alpha", "limit": 5}
     assert record["hits"] == [{"id": "wikipedia:Alpha", "version": "123", "valid_from": "2015-06-13T03:40:15Z",
@@ -349,3 +354,97 @@ def test_a_write_cut_by_a_kill_is_reported_and_cut_by_the_next_writer(tmp_path: 
     assert path.read_bytes().startswith(whole)
     report = audit(path)
     assert report.ok and report.lines == 3 and report.torn_tail is None and report.chain_breaks == []
+
+
+def event(arguments: dict[str, Any], latency_ms: float = 1.5) -> QueryEvent:
+    found = outcome("Alpha")
+    assert found.response is not None
+    return QueryEvent("2026-03-01T12:00:00.25Z", "s1", "search", arguments, CUTOFF_ISO,
+                      found.response.model_dump(mode="json"), None,
+                      [hit.model_dump(mode="json") for hit in found.hits], [], latency_ms)
+
+
+def test_a_line_is_hashed_over_its_rfc8785_form_where_python_json_writes_it_otherwise(tmp_path: Path) -> None:
+    path = tmp_path / "log.jsonl"
+    with QueryLog(path) as log:  # a float with no fraction, a huge float, keys of the astral plane and beyond it
+        record = log.append(event({"query": "x", "limit": 1.0, "offset": 1e21, "\U0001F600": 1, "\uE000": 2},
+                                  latency_ms=2.0))
+    raw = path.read_bytes()
+    assert json.dumps(2.0) == "2.0" and b'"latency_ms":2,' in raw and b'"limit":1,' in raw  # JCS numbers
+    assert raw.index("\U0001F600".encode()) < raw.index("\uE000".encode())  # UTF-16 order, not code points
+    body = {k: v for k, v in json.loads(raw).items() if k != "hash"}
+    assert record["hash"] == hashlib.sha256(rfc8785.dumps(body)).hexdigest() and record["schema_version"] == 2
+    assert audit(path).ok
+
+
+def test_a_value_jcs_cannot_represent_is_logged_as_a_version_1_line_in_the_same_chain(tmp_path: Path) -> None:
+    path = tmp_path / "log.jsonl"
+    with QueryLog(path) as log:
+        first = log.append(event({"query": "x", "limit": float("nan")}))
+        second = log.append(event({"query": "x", "limit": 2**60}))
+        third = log.append(event({"query": "\ud83d lone surrogate"}))
+        fourth = log.append(event({"query": "y"}))
+    assert [r["schema_version"] for r in (first, second, third, fourth)] == [1, 1, 1, 2]
+    assert verify_chain(read_log(path)) == [] and audit(path).ok
+    lines = path.read_bytes().split(b"\n")
+    lines[3] = lines[3].replace(b'"query":"y"', b'"query":"z"')
+    path.write_bytes(b"\n".join(lines))
+    assert [(b.line, b.kind) for b in verify_chain(read_log(path))] == [(4, "hash_mismatch")]
+
+
+def old_format_line(record: dict[str, Any], prev: str) -> tuple[bytes, str]:
+    """A line exactly as the version-1 writer (main before issue 14/15) wrote it: schema_version 1, hashed and
+    written as Python's canonical JSON."""
+    record = json.loads(canonical_json({**record, "schema_version": 1}))
+    record["prev"] = prev
+    record["hash"] = hashlib.sha256(canonical_json(record).encode()).hexdigest()
+    return canonical_json(record).encode() + b"\n", record["hash"]
+
+
+def test_an_old_format_log_still_verifies_audits_replays_and_is_continued(tmp_path: Path) -> None:
+    path = tmp_path / "log.jsonl"
+    prev, raw = GENESIS, b""
+    for arguments in ({"query": "Alpha", "limit": 5}, {"query": "Beta", "limit": 1.0}, {"query": "Γάμμα"}):
+        line, prev = old_format_line(event(arguments, latency_ms=3.0).to_record(), prev)
+        raw += line
+    path.write_bytes(raw)
+    assert b'"latency_ms":3.0' in raw and b'"schema_version":1' in raw  # where version 1 and JCS differ
+    assert verify_chain(read_log(path)) == [] and audit(path).ok
+    assert all(line.identical and not line.chain_breaks for line in replay(path, logged_execute(path)))
+    with QueryLog(path) as log:  # a new writer continues the old chain with version-2 lines
+        record = log.append(event({"query": "Delta"}))
+    assert record["prev"] == prev and record["schema_version"] == 2
+    report = audit(path)
+    assert report.ok and report.lines == 4 and verify_chain(read_log(path)) == []
+    lines = path.read_bytes().split(b"\n")
+    lines[1] = lines[1].replace(b'"limit":1.0', b'"limit":1')  # the same value in JCS: still an edit of a v1 line
+    path.write_bytes(b"\n".join(lines))
+    assert [(b.line, b.kind) for b in verify_chain(read_log(path))] == [(2, "hash_mismatch")]
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(min_value=-(2**53) + 1, max_value=2**53 - 1)
+    | st.floats(allow_nan=False, allow_infinity=False) | st.text(st.characters(exclude_categories=("Cs",))),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(
+        st.text(st.characters(exclude_categories=("Cs",)), max_size=4), inner, max_size=4),
+    max_leaves=20)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_JSON | st.dictionaries(st.text("abcdeé_\x00\"\\", max_size=3), _JSON, max_size=5))
+def test_the_fast_canonical_form_is_rfc8785_for_any_json_value(value: Any) -> None:
+    assert jcs(value).encode("utf-8") == rfc8785.dumps(value)
+
+
+def test_floats_are_written_as_rfc8785_writes_them_across_every_magnitude() -> None:
+    import random
+    import struct
+
+    rng = random.Random(15)
+    values = [0.0, -0.0, 1e-4, 9.999999999999999e15, 1e16, 0.1, 2.0, -3.0, 5e-324, 1e21, 1.7976931348623157e308]
+    while len(values) < 20_000:
+        value = struct.unpack("d", struct.pack("Q", rng.getrandbits(64)))[0]
+        if value == value and abs(value) != float("inf"):
+            values += [value, rng.random() * 10 ** rng.randint(-6, 22), float(rng.randint(-(10**17), 10**17))]
+    for value in values:
+        assert jcs(value).encode() == rfc8785.dumps(value), value

@@ -12,9 +12,10 @@ from typing import Any
 import pytest
 
 from frozen_search.index import RevisionIndex
+from frozen_search.stages.memo import GenerationMemo
 from frozen_search.store import Store
 from frozen_search.verify import Displayed, verify
-from tests.conftest import make_service
+from tests.conftest import make_service, realdata
 
 CUTOFF = datetime(2016, 1, 1, tzinfo=UTC)
 
@@ -32,15 +33,36 @@ def test_a_search_reads_only_the_candidates_its_page_needs(wiki_data_dir: Path,
     try:
         everything = service.search("the", limit=10)
         assert len(everything.results) == 10
+    finally:
+        service.close()
+    service = make_service(wiki_data_dir, "2016-01-01")  # a fresh service: nothing resolved yet
+    try:
         monkeypatch.setattr(Store, "revisions", counting)
         first = service.search("the", limit=1)
         assert [hit.id for hit in first.results] == [everything.results[0].id]
         assert sum(read) == 1  # of the 3 candidates asked of the index, only the one shown was read
         read.clear()
         assert [hit.id for hit in service.search("the", limit=10).results] == [h.id for h in everything.results]
-        assert 10 <= sum(read) <= 30
+        assert 9 <= sum(read) <= 29  # the one resolved by the first search is not read again
+        read.clear()
+        again = service.search("the", limit=10)
+        assert again == everything and sum(read) == 0  # every hit met again: resolved once per store generation
     finally:
         service.close()
+
+
+def test_the_memo_of_resolved_hits_holds_for_one_store_generation_only() -> None:
+    memo: GenerationMemo[str] = GenerationMemo(entries=2)
+    memo.put(3, "a", "shown at 3")
+    assert memo.get(3, "a") == "shown at 3"
+    assert memo.get(4, "a") is None  # an ingest since: nothing computed before it is used
+    memo.put(4, "b", "shown at 4")
+    assert memo.get(3, "a") is None and memo.get(4, "a") is None  # the newer generation forgot the older one
+    memo.put(3, "a", "late")  # computed by a search that began before the ingest: dropped
+    assert memo.get(3, "a") is None and memo.get(4, "b") == "shown at 4"
+    memo.put(4, "c", "c")
+    memo.put(4, "d", "d")
+    assert memo.get(4, "b") is None and memo.get(4, "d") == "d"  # bounded: least recently used dropped
 
 
 def displayed(text: str) -> Displayed:
@@ -85,3 +107,21 @@ def test_the_snapshot_is_opened_once_and_not_reloaded_per_search(wiki_data_dir: 
         assert opened == []
     finally:
         service.close()
+
+
+@pytest.mark.parametrize("ignore_case", [True, False])
+def test_the_faster_whole_word_pattern_finds_exactly_the_spans_of_the_plain_one(ignore_case: bool) -> None:
+    import re
+
+    from frozen_search.verify import word_pattern
+
+    text = realdata("wikipedia", "enwiki-math-sample-31-pages-2012.pages-only.xml").read_text(encoding="utf-8")
+    samples = [text[start:start + 3000] for start in range(0, min(len(text), 300_000), 3000)]
+    samples += ["Kelvin \u212a x", "ſtraße STRASSE", "aé b é", "_the the_ the", "x1the the1 the", "", "the",
+                "İstanbul istanbul", "ǅemal ǆ Ǆ", "a-b a_b ab"]
+    words = ["the", "group", "theorem", "zzzq", "é", "k", "s", "istanbul", "ǆ", "a", "b", "1", "x1the"]
+    for word in words:
+        plain = re.compile(rf"(?<![^\W_]){re.escape(word)}(?![^\W_])", re.IGNORECASE if ignore_case else 0)
+        fast = word_pattern(word, ignore_case=ignore_case)
+        for sample in samples:
+            assert [m.span() for m in fast.finditer(sample)] == [m.span() for m in plain.finditer(sample)], word

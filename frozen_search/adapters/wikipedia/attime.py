@@ -26,6 +26,7 @@ computed from the text received).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import threading
 import weakref
@@ -74,16 +75,26 @@ class Input:
                 "wikitext_sha256": self.wikitext_sha256}
 
 
-@dataclass(frozen=True)
+@dataclass
 class PageExpansion:
     """A row's displayed text at ``T``: ``text``, what became of its templates, and (``expanded``) whether it was
     computed by expansion, from ``inputs`` (the page first, then every template revision used, by title), rather
-    than being the stored rendering (whose stored sha256 then proves it)."""
+    than being the stored rendering (whose stored sha256 then proves it).
+
+    ``counted``: the template counts, or a function computing them from the row's wikitext, called on the first
+    read of :attr:`counts` (only ``fetch`` shows them: a search hit never parses its wikitext again)."""
 
     text: str
-    counts: TemplateCounts
+    counted: TemplateCounts | Callable[[], TemplateCounts]
     expanded: bool
     inputs: tuple[Input, ...] = ()
+
+    @property
+    def counts(self) -> TemplateCounts:
+        """What became of the row's templates (:class:`~frozen_search.adapters.wikipedia.wikitext.TemplateCounts`)."""
+        if not isinstance(self.counted, TemplateCounts):
+            self.counted = self.counted()  # computed at most a few times (two threads may race: same value)
+        return self.counted
 
     @property
     def sha256(self) -> str:
@@ -170,12 +181,9 @@ class ExpansionsAt:
     def _page(self, row: RevisionRow) -> PageExpansion:
         texts = self.store.text_parts(row)
         stored_text = join_rendered(texts)
-        sources = self.store.text_parts(row, column="source")
         if row.metadata.get("namespace", 0) != 0 or not self.has_templates():
-            counts = TemplateCounts()
-            for source in sources:
-                counts.add(render_chunk_counted(source)[1])
-            return PageExpansion(stored_text, counts, False)
+            return PageExpansion(stored_text, functools.partial(_stored_counts, self.store, row), False)
+        sources = self.store.text_parts(row, column="source")
         counts, used, parts = TemplateCounts(), dict[str, None](), []
         for source, text in zip(sources, texts, strict=True):
             if "{{" not in source:
@@ -216,6 +224,18 @@ class ExpansionsAt:
             _, (old_text, _, _) = self._chunks.popitem(last=False)
             self._chunk_chars -= len(old_text)
         return found
+
+
+def _stored_counts(store: Store, row: RevisionRow) -> TemplateCounts:
+    """What the stored rendering of ``row`` did with its templates (its wikitext rendered again, counted).
+
+    Raises:
+        StoreIntegrityError: a chunk the row lists is missing from the store.
+    """
+    counts = TemplateCounts()
+    for source in store.text_parts(row, column="source"):
+        counts.add(render_chunk_counted(source)[1])
+    return counts
 
 
 _BY_STORE: weakref.WeakKeyDictionary[Store, dict[tuple[int, int], ExpansionsAt]] = weakref.WeakKeyDictionary()

@@ -1,0 +1,54 @@
+"""A bounded memo of values computed from the store's ingested (dump) data, valid for one store generation.
+
+What a local hit shows and how it is displayed (its title at ``T``, the redirect followed, the moves and template
+revisions that date its displayed parts) are functions of the store's dump rows and the fixed cutoff. Every write of
+dump data (an ingest) commits a new store generation in the same transaction, so a value computed at generation
+``g`` is exactly what recomputing it at ``g`` would give: the memo is keyed by the generation and forgets everything
+when it changes. Values computed from rows learned live (which are written without a new generation) are never put
+here by the service. Thread-safe.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Hashable
+from typing import Generic, TypeVar
+
+Value = TypeVar("Value")
+
+MEMO_ENTRIES = 100_000
+"""Entries kept per memo (least recently used dropped first)."""
+
+
+class GenerationMemo(Generic[Value]):
+    """``key -> value`` for one store generation (an ``int``), at most ``entries`` of them (LRU)."""
+
+    def __init__(self, entries: int = MEMO_ENTRIES) -> None:
+        self._entries = entries
+        self._lock = threading.Lock()
+        self._generation: int | None = None
+        self._values: OrderedDict[Hashable, Value] = OrderedDict()
+
+    def get(self, generation: int, key: Hashable) -> Value | None:
+        """The value put for ``key`` at ``generation``, or ``None`` (none, or put at another generation)."""
+        with self._lock:
+            if generation != self._generation:
+                return None
+            found = self._values.get(key)
+            if found is not None:
+                self._values.move_to_end(key)
+            return found
+
+    def put(self, generation: int, key: Hashable, value: Value) -> None:
+        """Remember ``value`` for ``key`` at ``generation`` (a newer generation forgets every older value; a value
+        computed at an older generation than the memo's is dropped)."""
+        with self._lock:
+            if self._generation is None or generation > self._generation:
+                self._generation = generation
+                self._values.clear()
+            elif generation < self._generation:
+                return
+            self._values[key] = value
+            while len(self._values) > self._entries:
+                self._values.popitem(last=False)
