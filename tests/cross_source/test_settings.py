@@ -15,7 +15,7 @@ from frozen_search.errors import ConfigError
 README = Path(__file__).resolve().parents[2] / "README.md"
 ROW = re.compile(r"^\| (\w+) \| `(FROZEN_SEARCH_\w+)` \|", re.MULTILINE)
 SAMPLE = {"cutoff": "2020-01-01", "mode": "live", "search_from": "store", "data_dir": "/srv/fs",
-          "log_path": "/srv/fs/q.jsonl", "log_key_file": "/srv/key"}
+          "log_path": "/srv/fs/q.jsonl", "log_key_file": "/srv/key", "read_only": "true"}
 
 
 def documented() -> list[tuple[str, str]]:
@@ -32,6 +32,8 @@ def test_every_documented_variable_sets_its_setting(name: str, variable: str) ->
     expected: object = {"cutoff": datetime(2020, 1, 1, tzinfo=UTC)}.get(name, raw)
     if isinstance(got, Path):
         expected = Path(raw)
+    elif isinstance(got, bool):
+        expected = raw == "true"
     elif isinstance(got, int):
         expected = int(raw)
     assert got == expected
