@@ -72,6 +72,8 @@ CREATE TABLE problems (message TEXT);
 """
 CHECKPOINT_THREADS = 2_000
 """Question threads stored between two checkpoints of a Stack Exchange ingest (what a kill loses at most)."""
+WRITE_BATCH = 1_000
+"""States (of whole threads) written to the store in one batch."""
 _INDEXES = """
 CREATE INDEX posts_id ON posts(id);
 CREATE INDEX posts_question ON posts(question);
@@ -163,13 +165,18 @@ def ingest_checkpointed(site_dir: Path, site: Site, store: Store, index: Revisio
             while not done:
                 with store.transaction():
                     count = 0
+                    pending: list[DocState] = []
                     for question, states in threads:
-                        state_writer.write(states)
+                        pending.extend(states)
+                        if len(pending) >= WRITE_BATCH:
+                            state_writer.write_bulk(pending)
+                            pending = []
                         last, count = question, count + 1
                         if count >= (every or CHECKPOINT_THREADS):
                             break
                     else:
                         done = True
+                    state_writer.write_bulk(pending)  # whole threads only, before the checkpoint commits
                     report.documents = documents + reader.documents
                     report.revisions = revisions + state_writer.revisions
                     report.duplicates = state_writer.duplicates
