@@ -211,12 +211,12 @@ class StateWriter:
         aliases: list[tuple[str, str]] = []
         slow: list[DocState] = []
         for state in states:
-            interval = fresh.get(f"{state.doc_id}\0{state.version}")
-            if interval is None:
+            settled = fresh.get(f"{state.doc_id}\0{state.version}")
+            if settled is None:
                 slow.append(state)
                 continue
             row, own = new_revision(state, self.origin)
-            rows.append((row, *interval))
+            rows.append((row, *settled))
             chunks.extend(own)
             texts.append(None if state.refusal is not None else display_text(state.parts or ()))
             aliases.extend((alias, state.doc_id) for alias in state.aliases)
