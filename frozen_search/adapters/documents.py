@@ -107,10 +107,20 @@ def refusal_of(row: RevisionRow) -> tuple[str, str] | None:
     return None if not found else (str(found["code"]), str(found["message"]))
 
 
-def new_revision(state: DocState, origin: str = "dump") -> tuple[NewRevision, list[tuple[bytes, str, str]]]:
-    """The store row and the chunks ``(key, source, text)`` of ``state``."""
+def new_revision(state: DocState, origin: str = "dump", keys: dict[str, bytes] | None = None
+                 ) -> tuple[NewRevision, list[tuple[bytes, str, str]]]:
+    """The store row and the chunks ``(key, source, text)`` of ``state``; ``keys`` (optional) remembers
+    :func:`chunk_key` of texts already seen (the states of one document repeat most of their parts)."""
     parts = list(state.parts or ())
-    chunks = [(chunk_key(p), "", p) for p in parts]
+    if keys is None:
+        chunks = [(chunk_key(p), "", p) for p in parts]
+    else:
+        chunks = []
+        for part in parts:
+            key = keys.get(part)
+            if key is None:
+                key = keys[part] = chunk_key(part)
+            chunks.append((key, "", part))
     displayed = display_text(parts)
     metadata: dict[str, Any] = {"url": state.url, "dated": [list(d) for d in state.dated], "display": state.display}
     if state.refusal is not None:
@@ -206,7 +216,8 @@ class StateWriter:
                                 "proven" if following.parent_version == group[here].version else "gap")
                 fresh[f"{doc}\0{group[here].version}"] = interval
         rows: list[tuple[NewRevision, int | None, str]] = []
-        chunks: list[tuple[bytes, str, str]] = []
+        chunks: dict[bytes, tuple[bytes, str, str]] = {}  # each distinct chunk once
+        keys: dict[str, bytes] = {}
         texts: list[str | None] = []
         aliases: list[tuple[str, str]] = []
         slow: list[DocState] = []
@@ -215,13 +226,14 @@ class StateWriter:
             if settled is None:
                 slow.append(state)
                 continue
-            row, own = new_revision(state, self.origin)
+            row, own = new_revision(state, self.origin, keys)
             rows.append((row, *settled))
-            chunks.extend(own)
+            for chunk in own:
+                chunks.setdefault(chunk[0], chunk)
             texts.append(None if state.refusal is not None else display_text(state.parts or ()))
             aliases.extend((alias, state.doc_id) for alias in state.aliases)
         if rows:
-            self.store.put_chunks(chunks)
+            self.store.put_chunks(chunks.values())
             pks = self.store.insert_revisions(rows)
             self.store.add_aliases(aliases)
             self.revisions += len(rows)

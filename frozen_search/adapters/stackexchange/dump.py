@@ -28,10 +28,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import sqlite3
+import subprocess
+import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import IO, Any
@@ -72,6 +75,13 @@ CREATE TABLE problems (message TEXT);
 """
 CHECKPOINT_THREADS = 2_000
 """Question threads stored between two checkpoints of a Stack Exchange ingest (what a kill loses at most)."""
+PARALLEL_FROM_BYTES = 8_000_000
+"""``PostHistory.xml`` size from which pass 2 runs in a worker process by default (below, starting it costs more
+than it saves)."""
+WORKER_BATCH = 1_000
+"""States (of whole threads) the worker process sends in one message."""
+SPILL_SHARE = 0.15
+"""The share of the progress bar given to pass 1 (measured: spilling takes ~10-20 % of an ingest)."""
 WRITE_BATCH = 1_000
 """States (of whole threads) written to the store in one batch."""
 _INDEXES = """
@@ -107,7 +117,7 @@ def ingest_stackexchange(paths: Sequence[Path], store: Store, index: RevisionInd
         raise IngestError(f"{site_dir} is not a complete site dump: {', '.join(missing)} missing")
     chosen = dump_site(site_dir, site, settings)
     return ingest_checkpointed(site_dir, chosen, store, index, settings=settings, progress=progress,
-                               on_file=on_file)
+                               on_file=on_file, parallel=options.get("parallel"))
 
 
 def dump_key(site_dir: Path, site: Site) -> str:
@@ -121,7 +131,7 @@ def dump_key(site_dir: Path, site: Site) -> str:
 def ingest_checkpointed(site_dir: Path, site: Site, store: Store, index: RevisionIndex, *, settings: Settings,
                         progress: Callable[[int, int], None] | None = None,
                         on_file: Callable[[Path], None] | None = None,
-                        every: int | None = None) -> StateIngestReport:
+                        every: int | None = None, parallel: bool | None = None) -> StateIngestReport:
     """Ingest one site dump in checkpoints of ``every`` question threads (default :data:`CHECKPOINT_THREADS`).
 
     Pass 1 spills the four files into ``DATA_DIR/ingest-state/<key>.spill.sqlite3`` (kept until the ingest
@@ -130,6 +140,12 @@ def ingest_checkpointed(site_dir: Path, site: Site, store: Store, index: Revisio
     record of the last question committed (``ingest_progress``, in the same transaction), then the index. A killed
     ingest, run again on the same dump, resumes after the last question committed; the summary counts the whole
     ingest. A problem found in pass 1 fails before anything is stored, as before.
+
+    ``parallel`` (default: when ``PostHistory.xml`` has at least :data:`PARALLEL_FROM_BYTES` bytes and the machine
+    more than one core): pass 2's threads are rebuilt and rendered in a worker process reading the spill
+    (:meth:`DumpReader.threads_in_worker`) while this process stores and indexes them; the same states, in the same
+    order, as without. ``progress(done, states)``: ``done`` is a share of ``PostHistory.xml``'s size, pass 1 (bytes
+    read) the first :data:`SPILL_SHARE` of it, pass 2 (questions done of all) the rest.
 
     Raises:
         IngestError: a file is unusable (pass 1: nothing stored); the index is behind the store after a kill
@@ -157,10 +173,22 @@ def ingest_checkpointed(site_dir: Path, site: Site, store: Store, index: Revisio
     reader = DumpReader(site_dir, site)
     db = reader.spill(spill, report, tick, reuse=resumed is not None)
     last, documents, revisions = resumed if resumed is not None else (0, 0, 0)
+    if parallel is None:
+        parallel = size >= PARALLEL_FROM_BYTES and (os.cpu_count() or 1) > 1
+    total = db.execute("SELECT count(*) FROM posts WHERE kind=1").fetchone()[0] or 1
+    done_before = db.execute("SELECT count(*) FROM posts WHERE kind=1 AND id<=?", (last,)).fetchone()[0]
+    passed = [done_before]
+
+    def tick_threads(question: int) -> None:  # pass 2: questions done of all, after pass 1's share of the bar
+        passed[0] += 1
+        if progress is not None and passed[0] % 200 == 0:
+            progress(int(size * (SPILL_SHARE + (1 - SPILL_SHARE) * passed[0] / total)), report.revisions)
+
+    threads = (reader.threads_in_worker(spill, report, after=last) if parallel
+               else reader.threads(db, report, after=last))
     try:
         with index.writer() as writer:
             state_writer = StateWriter(store, writer)
-            threads = reader.threads(db, report, after=last)
             done = False
             while not done:
                 with store.transaction():
@@ -172,6 +200,7 @@ def ingest_checkpointed(site_dir: Path, site: Site, store: Store, index: Revisio
                             state_writer.write_bulk(pending)
                             pending = []
                         last, count = question, count + 1
+                        tick_threads(question)
                         if count >= (every or CHECKPOINT_THREADS):
                             break
                     else:
@@ -189,8 +218,9 @@ def ingest_checkpointed(site_dir: Path, site: Site, store: Store, index: Revisio
                     writer.commit(generation)
                 else:
                     writer.checkpoint(generation)
-                tick(size)
+            tick(size)
     finally:
+        threads.close()  # stops the worker process, if one runs
         db.close()
     spill.unlink(missing_ok=True)
     report.raw_bytes = sum((site_dir / name).stat().st_size for name in FILES)
@@ -287,11 +317,49 @@ class DumpReader:
         return db
 
     def threads(self, db: sqlite3.Connection, report: StateIngestReport, *, after: int = 0
-                ) -> Iterator[tuple[int, list[DocState]]]:
+                ) -> Generator[tuple[int, list[DocState]], None, None]:
         """``(question id, its states)`` of every question thread with states, by question id from ``after``."""
         for question_id, states in self._threads(db, report, after):
             self.documents += 1
             yield question_id, states
+
+    def threads_in_worker(self, spill: Path, report: StateIngestReport, *, after: int = 0
+                          ) -> Generator[tuple[int, list[DocState]], None, None]:
+        """:meth:`threads`, computed in a worker process (``python -m frozen_search.adapters.stackexchange.worker``,
+        this interpreter and this ``frozen_search``) that reads the complete spill at ``spill`` and writes the
+        states of whole threads, about :data:`WORKER_BATCH` at a time, as length-prefixed JSON on its standard
+        output (no pickle); the pipe's buffer bounds what is in flight. Closing the generator stops the worker.
+
+        Raises:
+            IngestError: the worker failed or stopped (its error message is given).
+        """
+        root = str(Path(__file__).resolve().parents[3])  # the folder holding this frozen_search package
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join([root, *filter(None, [os.environ.get("PYTHONPATH")])]))
+        arguments = json.dumps({"spill": str(spill), "site_dir": str(self.site_dir), "host": self.site.host,
+                                "after": after, "problem_count": self.problem_count, "batch": WORKER_BATCH})
+        worker = subprocess.Popen([sys.executable, "-m", "frozen_search.adapters.stackexchange.worker", arguments],
+                                  stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, env=env)
+        assert worker.stdout is not None
+        try:
+            while True:
+                message = _read_message(worker.stdout)
+                if message is None:
+                    raise IngestError(f"the Stack Exchange thread worker stopped (exit code {worker.wait()}); the "
+                                      "checkpoints committed are kept: run the same ingest again to resume")
+                if "error" in message:
+                    raise IngestError(f"the Stack Exchange thread worker failed: {message['error']}")
+                report.problems.extend(message["problems"])
+                self.problem_count = message["problem_count"]
+                for question, states in decode_threads(message):
+                    self.documents += 1
+                    yield question, states
+                if message["done"]:
+                    break
+        finally:
+            if worker.poll() is None:
+                worker.kill()
+            worker.wait()
+            worker.stdout.close()
 
     # -- pass 1: stream the files into the spill ----------------------------------------------------------------
 
@@ -482,3 +550,80 @@ def _rows(handle: IO[bytes], path: Path, root: str) -> Iterator[Any]:
     except etree.XMLSyntaxError as exc:
         raise IngestError(f"{path} is not well-formed XML (truncated?): {exc.msg} at line {exc.lineno}; "
                           "nothing was stored") from exc
+
+
+# -- pass 2 in a worker process ---------------------------------------------------------------------------------------
+
+
+def encode_threads(threads: Sequence[tuple[int, list[DocState]]]) -> dict[str, Any]:
+    """JSON-ready form of whole threads' states; each distinct part text is sent once (``texts``) and named by its
+    position (a thread's states repeat most of their parts)."""
+    texts: dict[str, int] = {}
+    encoded = []
+    for question, states in threads:
+        encoded.append([question, [[s.doc_id, s.source, s.version, s.valid_from, s.title, s.url,
+                                    None if s.parts is None else [texts.setdefault(p, len(texts)) for p in s.parts],
+                                    [list(d) for d in s.dated], s.display, s.provenance, s.parent_version,
+                                    list(s.aliases), None if s.refusal is None else list(s.refusal), s.sole,
+                                    s.precision_ms] for s in states]])
+    return {"texts": list(texts), "threads": encoded}
+
+
+def decode_threads(message: dict[str, Any]) -> list[tuple[int, list[DocState]]]:
+    """The threads of :func:`encode_threads`' form, as they were."""
+    texts = message["texts"]
+    out = []
+    for question, states in message["threads"]:
+        out.append((int(question), [DocState(
+            doc_id=d, source=src, version=v, valid_from=vf, title=t, url=u,
+            parts=None if parts is None else tuple(map(texts.__getitem__, parts)),
+            dated=tuple((str(what), int(at)) for what, at in dated), display=display, provenance=provenance,
+            parent_version=parent, aliases=tuple(aliases), sole=sole, precision_ms=precision,
+            refusal=None if refusal is None else (refusal[0], refusal[1]))
+            for d, src, v, vf, t, u, parts, dated, display, provenance, parent, aliases, refusal, sole, precision
+            in states]))
+    return out
+
+
+def _read_message(stream: IO[bytes]) -> dict[str, Any] | None:
+    """One length-prefixed JSON message of the worker, or ``None`` at the end of its output (it stopped)."""
+    head = stream.read(8)
+    if len(head) < 8:
+        return None
+    body = stream.read(int.from_bytes(head, "big"))
+    try:
+        found: dict[str, Any] = json.loads(body)
+    except ValueError as exc:
+        raise IngestError(f"the Stack Exchange thread worker wrote something unreadable ({exc})") from exc
+    return found
+
+
+def thread_worker(arguments: dict[str, Any], out: IO[bytes]) -> None:
+    """The worker of :meth:`DumpReader.threads_in_worker`: threads after ``arguments["after"]`` on, written to
+    ``out`` in messages of about ``batch`` states (``{"texts", "threads", "problems", "problem_count", "done"}``),
+    each an 8-byte big-endian length and that many bytes of UTF-8 JSON; a failure as one ``{"error"}`` message."""
+
+    def write(message: dict[str, Any]) -> None:
+        body = json.dumps(message, ensure_ascii=False).encode("utf-8")
+        out.write(len(body).to_bytes(8, "big") + body)
+        out.flush()
+
+    try:
+        db = sqlite3.connect(f"file:{arguments['spill']}?mode=ro", uri=True)
+        reader = DumpReader(Path(arguments["site_dir"]), Site(arguments["host"]))
+        reader.problem_count = int(arguments["problem_count"])
+        reader.unreadable = {int(post): str(why) for post, why in db.execute("SELECT * FROM unreadable")}
+        report = StateIngestReport(source=reader.site.short)
+        pending: list[tuple[int, list[DocState]]] = []
+        states = 0
+        for question, found in reader._threads(db, report, int(arguments["after"])):
+            pending.append((question, found))
+            states += len(found)
+            if states >= int(arguments["batch"]):
+                write({**encode_threads(pending), "problems": report.problems,
+                       "problem_count": reader.problem_count, "done": False})
+                pending, states, report.problems = [], 0, []
+        write({**encode_threads(pending), "problems": report.problems, "problem_count": reader.problem_count,
+               "done": True})
+    except Exception as exc:  # told to the parent, which raises a coded IngestError
+        write({"error": f"{type(exc).__name__}: {exc}"})
