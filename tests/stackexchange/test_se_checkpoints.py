@@ -166,7 +166,7 @@ def test_a_worker_killed_mid_ingest_leaves_whole_threads_and_the_ingest_resumes_
     expected = states_by_doc(whole)
     monkeypatch.setattr(dump, "CHECKPOINT_THREADS", 3)
     monkeypatch.setattr(dump, "WORKER_BATCH", 5)  # many small messages
-    original = dump.decode_threads
+    original = dump.decode_states
     seen: dict[str, Any] = {"messages": 0}
     real_popen = dump.subprocess.Popen
 

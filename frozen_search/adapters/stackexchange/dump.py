@@ -32,16 +32,24 @@ import os
 import re
 import sqlite3
 import subprocess
-import sys
 import time
 from collections.abc import Callable, Generator, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, cast
 
 from lxml import etree
 
-from frozen_search.adapters.documents import DocState, StateIngestReport, StateWriter
+from frozen_search.adapters.documents import (
+    DocState,
+    StateIngestReport,
+    StateWriter,
+    decode_states,
+    encode_states,
+    read_message,
+    worker_command,
+    write_message,
+)
 from frozen_search.adapters.stackexchange.thread import (
     Comment,
     Post,
@@ -333,16 +341,14 @@ class DumpReader:
         Raises:
             IngestError: the worker failed or stopped (its error message is given).
         """
-        root = str(Path(__file__).resolve().parents[3])  # the folder holding this frozen_search package
-        env = dict(os.environ, PYTHONPATH=os.pathsep.join([root, *filter(None, [os.environ.get("PYTHONPATH")])]))
-        arguments = json.dumps({"spill": str(spill), "site_dir": str(self.site_dir), "host": self.site.host,
-                                "after": after, "problem_count": self.problem_count, "batch": WORKER_BATCH})
-        worker = subprocess.Popen([sys.executable, "-m", "frozen_search.adapters.stackexchange.worker", arguments],
-                                  stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, env=env)
-        assert worker.stdout is not None
+        command, env = worker_command("frozen_search.adapters.stackexchange.worker", {
+            "spill": str(spill), "site_dir": str(self.site_dir), "host": self.site.host, "after": after,
+            "problem_count": self.problem_count, "batch": WORKER_BATCH})
+        worker = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, env=env)
+        stdout = cast(IO[bytes], worker.stdout)  # stdout=PIPE
         try:
             while True:
-                message = _read_message(worker.stdout)
+                message = read_message(stdout, "Stack Exchange thread worker")
                 if message is None:
                     raise IngestError(f"the Stack Exchange thread worker stopped (exit code {worker.wait()}); the "
                                       "checkpoints committed are kept: run the same ingest again to resume")
@@ -350,7 +356,7 @@ class DumpReader:
                     raise IngestError(f"the Stack Exchange thread worker failed: {message['error']}")
                 report.problems.extend(message["problems"])
                 self.problem_count = message["problem_count"]
-                for question, states in decode_threads(message):
+                for question, states in decode_states(message):
                     self.documents += 1
                     yield question, states
                 if message["done"]:
@@ -359,7 +365,7 @@ class DumpReader:
             if worker.poll() is None:
                 worker.kill()
             worker.wait()
-            worker.stdout.close()
+            stdout.close()
 
     # -- pass 1: stream the files into the spill ----------------------------------------------------------------
 
@@ -555,58 +561,13 @@ def _rows(handle: IO[bytes], path: Path, root: str) -> Iterator[Any]:
 # -- pass 2 in a worker process ---------------------------------------------------------------------------------------
 
 
-def encode_threads(threads: Sequence[tuple[int, list[DocState]]]) -> dict[str, Any]:
-    """JSON-ready form of whole threads' states; each distinct part text is sent once (``texts``) and named by its
-    position (a thread's states repeat most of their parts)."""
-    texts: dict[str, int] = {}
-    encoded = []
-    for question, states in threads:
-        encoded.append([question, [[s.doc_id, s.source, s.version, s.valid_from, s.title, s.url,
-                                    None if s.parts is None else [texts.setdefault(p, len(texts)) for p in s.parts],
-                                    [list(d) for d in s.dated], s.display, s.provenance, s.parent_version,
-                                    list(s.aliases), None if s.refusal is None else list(s.refusal), s.sole,
-                                    s.precision_ms] for s in states]])
-    return {"texts": list(texts), "threads": encoded}
-
-
-def decode_threads(message: dict[str, Any]) -> list[tuple[int, list[DocState]]]:
-    """The threads of :func:`encode_threads`' form, as they were."""
-    texts = message["texts"]
-    out = []
-    for question, states in message["threads"]:
-        out.append((int(question), [DocState(
-            doc_id=d, source=src, version=v, valid_from=vf, title=t, url=u,
-            parts=None if parts is None else tuple(map(texts.__getitem__, parts)),
-            dated=tuple((str(what), int(at)) for what, at in dated), display=display, provenance=provenance,
-            parent_version=parent, aliases=tuple(aliases), sole=sole, precision_ms=precision,
-            refusal=None if refusal is None else (refusal[0], refusal[1]))
-            for d, src, v, vf, t, u, parts, dated, display, provenance, parent, aliases, refusal, sole, precision
-            in states]))
-    return out
-
-
-def _read_message(stream: IO[bytes]) -> dict[str, Any] | None:
-    """One length-prefixed JSON message of the worker, or ``None`` at the end of its output (it stopped)."""
-    head = stream.read(8)
-    if len(head) < 8:
-        return None
-    body = stream.read(int.from_bytes(head, "big"))
-    try:
-        found: dict[str, Any] = json.loads(body)
-    except ValueError as exc:
-        raise IngestError(f"the Stack Exchange thread worker wrote something unreadable ({exc})") from exc
-    return found
-
-
 def thread_worker(arguments: dict[str, Any], out: IO[bytes]) -> None:
     """The worker of :meth:`DumpReader.threads_in_worker`: threads after ``arguments["after"]`` on, written to
     ``out`` in messages of about ``batch`` states (``{"texts", "threads", "problems", "problem_count", "done"}``),
     each an 8-byte big-endian length and that many bytes of UTF-8 JSON; a failure as one ``{"error"}`` message."""
 
     def write(message: dict[str, Any]) -> None:
-        body = json.dumps(message, ensure_ascii=False).encode("utf-8")
-        out.write(len(body).to_bytes(8, "big") + body)
-        out.flush()
+        write_message(out, message)
 
     try:
         db = sqlite3.connect(f"file:{arguments['spill']}?mode=ro", uri=True)
@@ -620,10 +581,10 @@ def thread_worker(arguments: dict[str, Any], out: IO[bytes]) -> None:
             pending.append((question, found))
             states += len(found)
             if states >= int(arguments["batch"]):
-                write({**encode_threads(pending), "problems": report.problems,
+                write({**encode_states(pending), "problems": report.problems,
                        "problem_count": reader.problem_count, "done": False})
                 pending, states, report.problems = [], 0, []
-        write({**encode_threads(pending), "problems": report.problems, "problem_count": reader.problem_count,
+        write({**encode_states(pending), "problems": report.problems, "problem_count": reader.problem_count,
                "done": True})
     except Exception as exc:  # told to the parent, which raises a coded IngestError
         write({"error": f"{type(exc).__name__}: {exc}"})
