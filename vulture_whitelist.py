@@ -56,3 +56,7 @@ next_offset
 total_chars
 redirected_from
 _paging_fields
+
+# A reader factory named by string ("module:name") for the ingest worker process (adapters/documents.py
+# states_in_worker imports it there).
+openalex_reader  # adapters/openalex/ingest.py
