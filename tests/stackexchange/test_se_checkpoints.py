@@ -183,14 +183,14 @@ def test_a_worker_killed_mid_ingest_leaves_whole_threads_and_the_ingest_resumes_
         return original(message)
 
     monkeypatch.setattr(dump.subprocess, "Popen", popen)
-    monkeypatch.setattr(dump, "decode_threads", decoding)
+    monkeypatch.setattr(dump, "decode_states", decoding)
     data = tmp_path / "killed"
     with pytest.raises(IngestError, match="thread worker stopped"):
         run(data, parallel=True)
     partial = states_by_doc(data)
     assert 0 < len(partial) < len(expected)
     assert all(partial[doc] == expected[doc] for doc in partial)  # whole threads only
-    monkeypatch.setattr(dump, "decode_threads", original)
+    monkeypatch.setattr(dump, "decode_states", original)
     resumed = run(data, parallel=True)
     assert states_by_doc(data) == expected
     assert resumed.documents == len(expected)
