@@ -696,3 +696,9 @@ class Store:
     def add_aliases(self, pairs: Iterable[tuple[str, str]]) -> None:
         """:meth:`add_alias` of many ``(alias, doc_id)`` pairs in one statement."""
         self._db.executemany("INSERT OR IGNORE INTO aliases VALUES (?,?)", pairs)
+
+    def set_cache_mb(self, megabytes: int) -> None:
+        """SQLite's page cache of this connection, in MB (1e6 bytes; the default is ~2 MB): a bulk ingest inserting
+        content-addressed chunks (random keys) touches pages all over the B-trees, and a larger cache keeps them
+        from being read again and again. Memory stays bounded by it."""
+        self._db.execute(f"PRAGMA cache_size=-{max(1, int(megabytes)) * 1000}")

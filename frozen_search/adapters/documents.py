@@ -330,6 +330,7 @@ def ingest_states(source: str, paths: Sequence[Path], store: Store, index: Revis
     for path in paths:
         if not path.is_file():
             raise IngestError(f"{path} is not a readable file")
+    store.set_cache_mb(BULK_CACHE_MB)
     with index.writer() as writer:
         with store.transaction():
             state_writer = StateWriter(store, writer)
@@ -380,6 +381,8 @@ PARALLEL_FROM_BYTES = 16_000_000
 costs more than it saves)."""
 WORKER_BATCH = 1_000
 """States a worker process sends in one message."""
+BULK_CACHE_MB = 128
+"""SQLite page cache (MB) of the store's connection during a bulk ingest (:meth:`Store.set_cache_mb`)."""
 _WORKER_MODULES = ("frozen_search.adapters.",)  # where a worker may find its reader factory
 
 

@@ -41,6 +41,7 @@ from typing import IO, Any, cast
 from lxml import etree
 
 from frozen_search.adapters.documents import (
+    BULK_CACHE_MB,
     DocState,
     StateIngestReport,
     StateWriter,
@@ -194,6 +195,7 @@ def ingest_checkpointed(site_dir: Path, site: Site, store: Store, index: Revisio
 
     threads = (reader.threads_in_worker(spill, report, after=last) if parallel
                else reader.threads(db, report, after=last))
+    store.set_cache_mb(BULK_CACHE_MB)
     try:
         with index.writer() as writer:
             state_writer = StateWriter(store, writer)
