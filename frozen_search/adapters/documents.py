@@ -293,10 +293,12 @@ class StateIngestReport:
     seconds: float = 0.0
 
     def summary(self) -> str:
-        """The line ``frozen-search ingest`` prints."""
-        rate = self.documents / self.seconds if self.seconds > 0 else 0.0
+        """The line ``frozen-search ingest`` prints: counts and rates (documents, states and MB of input --
+        1e6 bytes as stored on disk -- per second)."""
+        seconds = self.seconds if self.seconds > 0 else float("inf")
         return (f"ingested {self.revisions} states of {self.documents} documents from {len(self.files)} file(s) in "
-                f"{self.seconds:.1f} s ({rate:.0f} documents/s; {self.duplicates} already stored, "
+                f"{self.seconds:.1f} s ({self.documents / seconds:.0f} documents/s, {self.revisions / seconds:.0f} "
+                f"states/s, {self.raw_bytes / 1e6 / seconds:.1f} MB/s; {self.duplicates} already stored, "
                 f"{len(self.problems)} records skipped)")
 
 

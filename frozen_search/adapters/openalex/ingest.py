@@ -57,11 +57,10 @@ def _whole_file(path: Path, stream: IO[bytes]) -> Iterator[Record]:
 
 
 def _json_lines(first: bytes, stream: IO[bytes], tick: Callable[[int], None]) -> Iterator[Record]:
-    consumed = 0
+    on_disk = getattr(stream, "fileobj", stream)  # a gzip part: the compressed bytes read, as the file's size counts
     for number, line in enumerate(_chain(first, stream), start=1):
-        consumed += len(line)
         if number % 2000 == 0:
-            tick(consumed)
+            tick(on_disk.tell())
         if not line.strip():
             continue
         try:
