@@ -180,7 +180,7 @@ def ingest_checkpointed(site_dir: Path, site: Site, store: Store, index: Revisio
     state.mkdir(parents=True, exist_ok=True)
     spill = state / f"{key.rsplit(':', 1)[1]}.spill.sqlite3"
     reader = DumpReader(site_dir, site)
-    db = reader.spill(spill, report, tick, reuse=resumed is not None)
+    db = reader.spill(spill, report, lambda read: tick(int(read * SPILL_SHARE)), reuse=resumed is not None)
     last, documents, revisions = resumed if resumed is not None else (0, 0, 0)
     if parallel is None:
         parallel = size >= PARALLEL_FROM_BYTES and (os.cpu_count() or 1) > 1
@@ -188,10 +188,10 @@ def ingest_checkpointed(site_dir: Path, site: Site, store: Store, index: Revisio
     done_before = db.execute("SELECT count(*) FROM posts WHERE kind=1 AND id<=?", (last,)).fetchone()[0]
     passed = [done_before]
 
-    def tick_threads(question: int) -> None:  # pass 2: questions done of all, after pass 1's share of the bar
+    def tick_threads(stored: int) -> None:  # pass 2: questions done of all, after pass 1's share of the bar
         passed[0] += 1
         if progress is not None and passed[0] % 200 == 0:
-            progress(int(size * (SPILL_SHARE + (1 - SPILL_SHARE) * passed[0] / total)), report.revisions)
+            progress(int(size * (SPILL_SHARE + (1 - SPILL_SHARE) * min(1.0, passed[0] / total))), stored)
 
     threads = (reader.threads_in_worker(spill, report, after=last) if parallel
                else reader.threads(db, report, after=last))
@@ -210,7 +210,7 @@ def ingest_checkpointed(site_dir: Path, site: Site, store: Store, index: Revisio
                             state_writer.write_bulk(pending)
                             pending = []
                         last, count = question, count + 1
-                        tick_threads(question)
+                        tick_threads(revisions + state_writer.revisions)
                         if count >= (every or CHECKPOINT_THREADS):
                             break
                     else:
