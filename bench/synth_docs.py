@@ -10,7 +10,8 @@
   way (``<id>`` and ``<identifier>`` renumbered, ``<date>`` of every version ``k`` days later).
 - ``openalex``: OpenAlex snapshot part files (``.gz`` JSON lines, one work per line) from the 65 real works of
   ``openalex/works_list_orcid_0000-0001-8457-9889_2026-08-12.json``: copy ``k`` of a work gets the id
-  ``W<k * 10^9 + position>`` and its DOI (when it has one) a ``.s<k>`` suffix; everything else as it was.
+  ``W<9 * 10^9 + 100 k + position>`` (ten digits, as real work ids have) and its DOI (when it has one) a ``.s<k>``
+  suffix; everything else as it was.
 
     python bench/synth_docs.py arxiv-snapshot /tmp/arxiv-1m.jsonl --records 1000000
     python bench/synth_docs.py arxiv-oai /tmp/arxiv-100k.xml --records 100000
@@ -104,7 +105,7 @@ def openalex(target: Path, records: int) -> int:
     written = 0
     with gzip.open(target, "wt", encoding="utf-8", compresslevel=6) as out:
         for copy, position in _copies(records, len(works)):
-            work = dict(works[position], id=f"https://openalex.org/W{(copy + 1) * 10**9 + position}")
+            work = dict(works[position], id=f"https://openalex.org/W{9 * 10**9 + copy * 100 + position}")
             if work.get("doi"):
                 work["doi"] = f"{work['doi']}.s{copy}"
                 ids = dict(work.get("ids") or {})
