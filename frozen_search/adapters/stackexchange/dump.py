@@ -573,6 +573,8 @@ def thread_worker(arguments: dict[str, Any], out: IO[bytes]) -> None:
 
     try:
         db = sqlite3.connect(f"file:{arguments['spill']}?mode=ro", uri=True)
+        db.execute("PRAGMA cache_size=-64000")  # 64 MB: a thread's rows are spread over the spill's B-trees
+        db.execute("PRAGMA mmap_size=1000000000")
         reader = DumpReader(Path(arguments["site_dir"]), Site(arguments["host"]))
         reader.problem_count = int(arguments["problem_count"])
         reader.unreadable = {int(post): str(why) for post, why in db.execute("SELECT * FROM unreadable")}
