@@ -204,7 +204,7 @@ class StateWriter:
         for state in states:
             groups.setdefault(state.doc_id, []).append(state)
         stored = self.store.docs_stored(list(groups))
-        fresh: dict[str, tuple[int | None, str]] = {}  # (doc_id, version) key -> settled interval
+        fresh: dict[tuple[str, str], tuple[int | None, str]] = {}  # (doc_id, version) -> settled interval
         for doc, group in groups.items():
             if doc in stored or len({s.version for s in group}) != len(group) or (
                     len(group) > 1 and any(s.sole for s in group)):
@@ -219,7 +219,7 @@ class StateWriter:
                 else:
                     interval = (following.valid_from,
                                 "proven" if following.parent_version == group[here].version else "gap")
-                fresh[f"{doc}\0{group[here].version}"] = interval
+                fresh[(doc, group[here].version)] = interval
         rows: list[tuple[NewRevision, int | None, str]] = []
         chunks: dict[bytes, tuple[bytes, str, str]] = {}  # each distinct chunk once
         keys: dict[str, bytes] = {}
@@ -227,7 +227,7 @@ class StateWriter:
         aliases: list[tuple[str, str]] = []
         slow: list[DocState] = []
         for state in states:
-            settled = fresh.get(f"{state.doc_id}\0{state.version}")
+            settled = fresh.get((state.doc_id, state.version))
             if settled is None:
                 slow.append(state)
                 continue

@@ -84,3 +84,53 @@ def test_states_sent_between_processes_come_back_as_they_were() -> None:
                        parts=None, refusal=("content_unproven", "why"), parent_version="v1", sole=True,
                        precision_ms=1)]
     assert decode_states(encode_states([(7, states)])) == [(7, states)]
+
+
+def _state(doc: str, version: str, at: int, parent: str | None = None, **extra: Any) -> DocState:
+    return DocState(doc_id=doc, source="arxiv", version=version, valid_from=at, title=f"{doc} {version}", url="u",
+                    parts=extra.pop("parts", (f"{doc} {version} text", "shared part")), dated=((version, at),),
+                    parent_version=parent, **extra)
+
+
+def test_write_bulk_stores_what_write_stores_whatever_the_mix(tmp_path: Path) -> None:
+    """New documents (ties in valid_from, a gap, an unverified link, a refusal), a document already stored, a
+    version given twice, and two observations of a sole record in one batch: write_bulk's rows, intervals, chunks,
+    aliases and index are write's."""
+    first = [_state("arxiv:1", "v1", 1_000)]
+    batch = [
+        _state("arxiv:1", "v2", 2_000, "v1"),  # stored before: through write
+        _state("arxiv:2", "v1", 5_000), _state("arxiv:2", "v2", 5_000, "v1"), _state("arxiv:2", "v3", 9_000, "vX"),
+        _state("arxiv:3", "v1", 3_000), _state("arxiv:3", "v2", 4_000, None, parts=None,
+                                               refusal=("content_unproven", "only v3's text is known")),
+        _state("arxiv:3", "v3", 6_000), _state("arxiv:4", "v1", 1_000), _state("arxiv:4", "v1", 1_000),
+        _state("openalex:W1", "a", 1_000, sole=True, aliases=("doi:10.1/x",)),
+        _state("openalex:W1", "b", 2_000, sole=True, aliases=("doi:10.1/x",)),
+        _state("openalex:W2", "a", 1_000, sole=True, aliases=("doi:10.1/y",)),
+    ]
+    expected = _write_all(tmp_path / "write", first, batch, bulk=False)
+    found = _write_all(tmp_path / "bulk", first, batch, bulk=True)
+    assert len(expected[1]) > 12 and expected[2] > 5
+    assert found[0] == expected[0]  # states stored, duplicates
+    assert sorted(found[1], key=repr) == sorted(expected[1], key=repr)  # rev_pk order aside
+    assert found[2] == expected[2]  # documents indexed
+
+
+def _write_all(data: Path, first: list[DocState], batch: list[DocState], *, bulk: bool
+               ) -> tuple[tuple[int, int], list[tuple[Any, ...]], int]:
+    from frozen_search.adapters.documents import StateWriter
+
+    store, index = Store(data / "store.sqlite3"), RevisionIndex.create(data / "index")
+    try:
+        with index.writer() as writer:
+            with store.transaction():
+                state_writer = StateWriter(store, writer)
+                state_writer.write(first)
+                if bulk:
+                    state_writer.write_bulk(batch)
+                else:
+                    state_writer.write(batch)
+            writer.commit(store.bump_generation())
+    finally:
+        store.close()
+    return ((state_writer.revisions, state_writer.duplicates), stored(data),
+            RevisionIndex.open(data / "index").document_count())
