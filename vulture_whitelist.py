@@ -63,3 +63,7 @@ settings_customise_sources  # config.py: Settings
 env_settings  # config.py: settings_customise_sources(..., env_settings, dotenv_settings, file_secret_settings)
 dotenv_settings
 file_secret_settings
+
+# A reader factory named by string ("module:name") for the ingest worker process (adapters/documents.py
+# states_in_worker imports it there).
+openalex_reader  # adapters/openalex/ingest.py

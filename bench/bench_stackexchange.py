@@ -93,10 +93,12 @@ def _child(site_dir: str, data_dir: str, queue: Any, reader_only: bool) -> None:
     started = time.perf_counter()
     if reader_only:  # the dump reader alone: spill + thread replay + rendering, nothing stored
         report = StateIngestReport(SITE)
-        for states in DumpReader(Path(site_dir), Site(SITE)).read(Path(site_dir) / "PostHistory.xml", report,
-                                                                   lambda read: None):
+        reader = DumpReader(Path(site_dir), Site(SITE))
+        db = reader.spill(Path(data_dir) / "spill.sqlite3", report, lambda read: None, reuse=False)
+        for _, states in reader.threads(db, report):
             report.documents += 1
             report.revisions += len(states)
+        db.close()
     else:
         report = ingest_stackexchange([Path(site_dir)], store, RevisionIndex.create(Path(data_dir) / "index"),
                                       settings=settings, site=SITE)

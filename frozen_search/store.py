@@ -701,3 +701,49 @@ class Store:
         """Note a committed ingest in the ``ingests`` table (inside the caller's transaction)."""
         self._db.execute("INSERT INTO ingests (source, files, finished, pages, revisions) VALUES (?,?,?,?,?)",
                          (source, json.dumps(files), finished, pages, revisions))
+
+    # -- bulk ingestion (document states): one statement per batch, not per row ------------------------------------
+
+    def docs_stored(self, doc_ids: Sequence[str]) -> set[str]:
+        """Those of ``doc_ids`` with at least one stored revision (any origin), looked up 500 at a time."""
+        found: set[str] = set()
+        unique = list(dict.fromkeys(doc_ids))
+        for start in range(0, len(unique), 500):
+            part = unique[start:start + 500]
+            marks = ",".join("?" * len(part))
+            found.update(str(row[0]) for row in self._db.execute(
+                f"SELECT DISTINCT doc_id FROM revisions WHERE doc_id IN ({marks})", part))
+        return found
+
+    def insert_revisions(self, rows: Sequence[tuple[NewRevision, int | None, str]]) -> list[int]:
+        """Insert revisions of documents with no stored revision yet, their intervals already settled by the
+        caller: ``(revision, valid_to, continuity)`` each (``valid_to`` a stored instant, UTC milliseconds, or
+        ``None``; ``continuity`` as :meth:`relink` sets it). One ``executemany``; call inside a transaction (which
+        holds the write lock, so the ``rev_pk``s given are the next free ones, in order). Returns the ``rev_pk``s.
+
+        Raises:
+            sqlite3.IntegrityError: a ``(doc_id, version)`` is already stored (the caller checks
+                :meth:`docs_stored` first).
+        """
+        with self._db.lock:
+            first = self.max_rev_pk() + 1
+            pks = list(range(first, first + len(rows)))
+            self._db.executemany(
+                "INSERT INTO revisions (rev_pk, doc_id, source, version, parent_version, valid_from, valid_to, "
+                "continuity, title, redirect, chunk_keys, sha256, chars, metadata, provenance, origin, precision_ms) "
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                [(pk, rev.doc_id, rev.source, rev.version, rev.parent_version, rev.valid_from, valid_to, continuity,
+                  rev.title, rev.redirect, rev.chunk_keys, rev.sha256, rev.chars,
+                  json.dumps(rev.metadata, sort_keys=True), json.dumps(rev.provenance, sort_keys=True), rev.origin,
+                  rev.precision_ms) for pk, (rev, valid_to, continuity) in zip(pks, rows, strict=True)])
+        return pks
+
+    def add_aliases(self, pairs: Iterable[tuple[str, str]]) -> None:
+        """:meth:`add_alias` of many ``(alias, doc_id)`` pairs in one statement."""
+        self._db.executemany("INSERT OR IGNORE INTO aliases VALUES (?,?)", pairs)
+
+    def set_cache_mb(self, megabytes: int) -> None:
+        """SQLite's page cache of this connection, in MB (1e6 bytes; the default is ~2 MB): a bulk ingest inserting
+        content-addressed chunks (random keys) touches pages all over the B-trees, and a larger cache keeps them
+        from being read again and again. Memory stays bounded by it."""
+        self._db.execute(f"PRAGMA cache_size=-{max(1, int(megabytes)) * 1000}")

@@ -28,12 +28,17 @@ after ``T``, a DOI added later — never reaches an earlier state) and, for a re
 from __future__ import annotations
 
 import hashlib
+import importlib
+import json
+import os
+import subprocess
+import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Protocol
+from typing import IO, Any, Protocol, cast
 
 from frozen_search.config import Settings
 from frozen_search.cutoff import SECOND_MS, instant_bound, iso_utc, stored_iso
@@ -107,10 +112,20 @@ def refusal_of(row: RevisionRow) -> tuple[str, str] | None:
     return None if not found else (str(found["code"]), str(found["message"]))
 
 
-def new_revision(state: DocState, origin: str = "dump") -> tuple[NewRevision, list[tuple[bytes, str, str]]]:
-    """The store row and the chunks ``(key, source, text)`` of ``state``."""
+def new_revision(state: DocState, origin: str = "dump", keys: dict[str, bytes] | None = None
+                 ) -> tuple[NewRevision, list[tuple[bytes, str, str]]]:
+    """The store row and the chunks ``(key, source, text)`` of ``state``; ``keys`` (optional) remembers
+    :func:`chunk_key` of texts already seen (the states of one document repeat most of their parts)."""
     parts = list(state.parts or ())
-    chunks = [(chunk_key(p), "", p) for p in parts]
+    if keys is None:
+        chunks = [(chunk_key(p), "", p) for p in parts]
+    else:
+        chunks = []
+        for part in parts:
+            key = keys.get(part)
+            if key is None:
+                key = keys[part] = chunk_key(part)
+            chunks.append((key, "", part))
     displayed = display_text(parts)
     metadata: dict[str, Any] = {"url": state.url, "dated": [list(d) for d in state.dated], "display": state.display}
     if state.refusal is not None:
@@ -172,6 +187,68 @@ class StateWriter:
                 self._reindex(stored)
         return [self._stored(state) for state in states]
 
+    def write_bulk(self, states: Sequence[DocState]) -> None:
+        """Store and index the states of one or more documents like :meth:`write` (``origin='dump'``), in a few
+        statements per call instead of several per state, returning nothing.
+
+        A document none of whose states is stored yet, given here with distinct versions (and, for a ``sole``
+        state, alone), has its intervals settled in memory exactly as :meth:`Store.relink` settles them (order
+        ``(valid_from, position)``, which is ``(valid_from, rev_pk)`` since ``rev_pk``\\ s are given in that
+        order) and is indexed from the text in hand. Any other document (stored before, a version repeated, several
+        observations of a ``sole`` record) goes through :meth:`write`, unchanged.
+        """
+        if self.origin != "dump" or self.writer is None:
+            self.write(states)
+            return
+        groups: dict[str, list[DocState]] = {}
+        for state in states:
+            groups.setdefault(state.doc_id, []).append(state)
+        stored = self.store.docs_stored(list(groups))
+        fresh: dict[tuple[str, str], tuple[int | None, str]] = {}  # (doc_id, version) -> settled interval
+        for doc, group in groups.items():
+            if doc in stored or len({s.version for s in group}) != len(group) or (
+                    len(group) > 1 and any(s.sole for s in group)):
+                continue
+            order = sorted(range(len(group)), key=lambda i: group[i].valid_from)  # stable: position breaks ties
+            for here, there in zip(order, [*order[1:], None], strict=True):
+                following = None if there is None else group[there]
+                if following is None:
+                    interval: tuple[int | None, str] = (None, "open")
+                elif following.parent_version is None:
+                    interval = (following.valid_from, "unverified")
+                else:
+                    interval = (following.valid_from,
+                                "proven" if following.parent_version == group[here].version else "gap")
+                fresh[(doc, group[here].version)] = interval
+        rows: list[tuple[NewRevision, int | None, str]] = []
+        chunks: dict[bytes, tuple[bytes, str, str]] = {}  # each distinct chunk once
+        keys: dict[str, bytes] = {}
+        texts: list[str | None] = []
+        aliases: list[tuple[str, str]] = []
+        slow: list[DocState] = []
+        for state in states:
+            settled = fresh.get((state.doc_id, state.version))
+            if settled is None:
+                slow.append(state)
+                continue
+            row, own = new_revision(state, self.origin, keys)
+            rows.append((row, *settled))
+            for chunk in own:
+                chunks.setdefault(chunk[0], chunk)
+            texts.append(None if state.refusal is not None else display_text(state.parts or ()))
+            aliases.extend((alias, state.doc_id) for alias in state.aliases)
+        if rows:
+            self.store.put_chunks(chunks.values())
+            pks = self.store.insert_revisions(rows)
+            self.store.add_aliases(aliases)
+            self.revisions += len(rows)
+            for pk, (row, valid_to, _), text in zip(pks, rows, texts, strict=True):
+                if text is not None:
+                    self.writer.add(IndexedRevision(pk, row.doc_id, row.source, row.valid_from, valid_to, row.title,
+                                                    text))
+        if slow:
+            self.write(slow)
+
     def _retire_others(self, state: DocState, rev_pk: int | None) -> list[int]:
         """Make ``state`` the document's only shown state: the others become ``origin='superseded'`` (and leave the
         index); a state stored before and superseded since is restored. Returns the rows to re-index or delete."""
@@ -216,10 +293,12 @@ class StateIngestReport:
     seconds: float = 0.0
 
     def summary(self) -> str:
-        """The line ``frozen-search ingest`` prints."""
-        rate = self.documents / self.seconds if self.seconds > 0 else 0.0
+        """The line ``frozen-search ingest`` prints: counts and rates (documents, states and MB of input --
+        1e6 bytes as stored on disk -- per second)."""
+        seconds = self.seconds if self.seconds > 0 else float("inf")
         return (f"ingested {self.revisions} states of {self.documents} documents from {len(self.files)} file(s) in "
-                f"{self.seconds:.1f} s ({rate:.0f} documents/s; {self.duplicates} already stored, "
+                f"{self.seconds:.1f} s ({self.documents / seconds:.0f} documents/s, {self.revisions / seconds:.0f} "
+                f"states/s, {self.raw_bytes / 1e6 / seconds:.1f} MB/s; {self.duplicates} already stored, "
                 f"{len(self.problems)} records skipped)")
 
 
@@ -231,8 +310,14 @@ DocumentReader = Callable[[Path, StateIngestReport, Callable[[int], None]], Iter
 
 def ingest_states(source: str, paths: Sequence[Path], store: Store, index: RevisionIndex, read: DocumentReader, *,
                   progress: Progress | None = None, on_file: Callable[[Path], None] | None = None,
-                  batch: int = 200) -> StateIngestReport:
+                  batch: int = 1_000, factory: str | None = None, parallel: bool | None = None
+                  ) -> StateIngestReport:
     """Ingest ``paths`` with ``read`` into ``store`` and ``index``, all or nothing (one transaction).
+
+    With ``factory`` (``"module:name"``, a callable that makes ``read`` from ``paths``), a file is read in a worker
+    process (:func:`states_in_worker`) while this process stores and indexes: when ``parallel``, or by default when
+    the file has at least :data:`PARALLEL_FROM_BYTES` bytes and the machine more than one core. The same states are
+    stored, in the same order.
 
     A record ``read`` skips (reported in ``problems``) does not stop the ingest; an :class:`IngestError` from
     ``read`` (a missing, empty or foreign file), or a file of which every record was skipped (a wrong file that
@@ -247,6 +332,7 @@ def ingest_states(source: str, paths: Sequence[Path], store: Store, index: Revis
     for path in paths:
         if not path.is_file():
             raise IngestError(f"{path} is not a readable file")
+    store.set_cache_mb(BULK_CACHE_MB)
     with index.writer() as writer:
         with store.transaction():
             state_writer = StateWriter(store, writer)
@@ -259,14 +345,23 @@ def ingest_states(source: str, paths: Sequence[Path], store: Store, index: Revis
 
                 pending: list[DocState] = []
                 documents_before, problems_before = report.documents, len(report.problems)
-                for states in read(path, report, tick):
-                    report.documents += 1
-                    pending.extend(states)
-                    if len(pending) >= batch:
-                        state_writer.write(pending)
-                        pending = []
+                in_worker = factory is not None and (parallel if parallel is not None else (
+                    path.stat().st_size >= PARALLEL_FROM_BYTES and (os.cpu_count() or 1) > 1))
+                found = (states_in_worker(str(factory), paths, path, report, tick) if in_worker
+                         else read(path, report, tick))
+                try:
+                    for states in found:
+                        report.documents += 1
+                        pending.extend(states)
+                        if len(pending) >= batch:
+                            state_writer.write_bulk(pending)
+                            pending = []
+                finally:
+                    close = getattr(found, "close", None)
+                    if close is not None:
+                        close()  # a worker process stops now, not when the generator is collected
                 if pending:
-                    state_writer.write(pending)
+                    state_writer.write_bulk(pending)
                 if report.documents == documents_before and len(report.problems) > problems_before:
                     raise IngestError(f"no record of {path} could be read (first: "
                                       f"{report.problems[problems_before]}); is it the right file?")
@@ -279,6 +374,152 @@ def ingest_states(source: str, paths: Sequence[Path], store: Store, index: Revis
         writer.commit(generation)
     report.seconds = time.perf_counter() - started
     return report
+
+
+# -- a reader in a worker process: states as JSON over a pipe (no pickle) ---------------------------------------------
+
+PARALLEL_FROM_BYTES = 16_000_000
+"""Input file size from which :func:`ingest_states` reads it in a worker process by default (below, starting one
+costs more than it saves)."""
+WORKER_BATCH = 1_000
+"""States a worker process sends in one message."""
+BULK_CACHE_MB = 128
+"""SQLite page cache (MB) of the store's connection during a bulk ingest (:meth:`Store.set_cache_mb`)."""
+_WORKER_MODULES = ("frozen_search.adapters.",)  # where a worker may find its reader factory
+
+
+def encode_states(groups: Sequence[tuple[int, list[DocState]]]) -> dict[str, Any]:
+    """JSON-ready form of groups of states (``(key, states)``: a document's or a thread's); each distinct part
+    text is written once (``texts``) and named by its position (a document's states repeat most of their parts)."""
+    texts: dict[str, int] = {}
+    encoded = []
+    for key, states in groups:
+        encoded.append([key, [[s.doc_id, s.source, s.version, s.valid_from, s.title, s.url,
+                               None if s.parts is None else [texts.setdefault(p, len(texts)) for p in s.parts],
+                               [list(d) for d in s.dated], s.display, s.provenance, s.parent_version,
+                               list(s.aliases), None if s.refusal is None else list(s.refusal), s.sole,
+                               s.precision_ms] for s in states]])
+    return {"texts": list(texts), "threads": encoded}
+
+
+def decode_states(message: dict[str, Any]) -> list[tuple[int, list[DocState]]]:
+    """The groups of :func:`encode_states`' form, as they were (``display``/``provenance`` as JSON gives them back,
+    which is how they are stored anyway)."""
+    texts = message["texts"]
+    out = []
+    for key, states in message["threads"]:
+        out.append((int(key), [DocState(
+            doc_id=d, source=src, version=v, valid_from=vf, title=t, url=u,
+            parts=None if parts is None else tuple(map(texts.__getitem__, parts)),
+            dated=tuple((str(what), int(at)) for what, at in dated), display=display, provenance=provenance,
+            parent_version=parent, aliases=tuple(aliases), sole=sole, precision_ms=precision,
+            refusal=None if refusal is None else (refusal[0], refusal[1]))
+            for d, src, v, vf, t, u, parts, dated, display, provenance, parent, aliases, refusal, sole, precision
+            in states]))
+    return out
+
+
+def write_message(out: IO[bytes], message: dict[str, Any]) -> None:
+    """Write one message: an 8-byte big-endian length and that many bytes of UTF-8 JSON."""
+    body = json.dumps(message, ensure_ascii=False).encode("utf-8")
+    out.write(len(body).to_bytes(8, "big") + body)
+    out.flush()
+
+
+def read_message(stream: IO[bytes], who: str) -> dict[str, Any] | None:
+    """One message of :func:`write_message`, or ``None`` at the end of the stream (the writer stopped).
+
+    Raises:
+        IngestError: the bytes are not such a message.
+    """
+    head = stream.read(8)
+    if len(head) < 8:
+        return None
+    body = stream.read(int.from_bytes(head, "big"))
+    try:
+        found: dict[str, Any] = json.loads(body)
+    except ValueError as exc:
+        raise IngestError(f"the {who} wrote something unreadable ({exc})") from exc
+    return found
+
+
+def worker_command(module: str, arguments: dict[str, Any]) -> tuple[list[str], dict[str, str]]:
+    """The command and environment that run ``python -m module ARGUMENTS_JSON`` with this interpreter and this
+    ``frozen_search`` package."""
+    root = str(Path(__file__).resolve().parents[2])  # the folder holding this frozen_search package
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([root, *filter(None, [os.environ.get("PYTHONPATH")])]))
+    return [sys.executable, "-m", module, json.dumps(arguments)], env
+
+
+def states_in_worker(factory: str, paths: Sequence[Path], path: Path, report: StateIngestReport,
+                     tick: Callable[[int], None]) -> Generator[list[DocState], None, None]:
+    """What ``read(path, report, tick)`` yields, read in a worker process (``python -m
+    frozen_search.adapters.state_worker``) while this one stores: ``factory`` (``"module:name"`` in
+    ``frozen_search.adapters``) is called with ``paths`` there to make the reader. The states come as
+    :func:`write_message` messages of about :data:`WORKER_BATCH` states each; the pipe bounds what is in flight.
+    Closing the generator stops the worker.
+
+    Raises:
+        IngestError: the reader raised it in the worker (same message), or the worker failed or stopped.
+    """
+    command, env = worker_command("frozen_search.adapters.state_worker", {
+        "factory": factory, "paths": [str(p) for p in paths], "path": str(path), "batch": WORKER_BATCH})
+    worker = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, env=env)
+    stdout = cast(IO[bytes], worker.stdout)  # stdout=PIPE
+    try:
+        while True:
+            message = read_message(stdout, "ingest worker")
+            if message is None:
+                raise IngestError(f"the ingest worker reading {path} stopped (exit code {worker.wait()}); nothing of "
+                                  "this ingest was stored")
+            if "error" in message:
+                raise IngestError(str(message["error"]))
+            report.problems.extend(message["problems"])
+            tick(int(message["read"]))
+            for _, states in decode_states(message):
+                yield states
+            if message["done"]:
+                break
+    finally:
+        if worker.poll() is None:
+            worker.kill()
+        worker.wait()
+        stdout.close()
+
+
+def worker_main(arguments: dict[str, Any], out: IO[bytes]) -> None:
+    """The worker of :func:`states_in_worker`: reads ``arguments["path"]`` with the reader the factory makes and
+    writes its states to ``out`` (``{"texts", "threads", "problems", "read", "done"}`` messages); a coded failure
+    as ``{"error": message}``."""
+    try:
+        module, _, name = str(arguments["factory"]).partition(":")
+        if not module.startswith(_WORKER_MODULES):
+            raise IngestError(f"no reader factory {arguments['factory']!r}")
+        read: DocumentReader = getattr(importlib.import_module(module), name)([Path(p) for p in arguments["paths"]])
+        report = StateIngestReport(source="worker")
+        read_so_far = [0]
+        pending: list[tuple[int, list[DocState]]] = []
+        count = 0
+
+        def tick(done: int) -> None:
+            read_so_far[0] = done
+
+        def send(done: bool) -> None:
+            write_message(out, {**encode_states(pending), "problems": report.problems, "read": read_so_far[0],
+                                "done": done})
+            report.problems = []
+
+        for states in read(Path(arguments["path"]), report, tick):
+            pending.append((0, states))
+            count += len(states)
+            if count >= int(arguments["batch"]):
+                send(False)
+                pending, count = [], 0
+        send(True)
+    except IngestError as exc:
+        write_message(out, {"error": str(exc.args[0]) if exc.args else str(exc)})
+    except Exception as exc:  # told to the parent, which raises a coded IngestError
+        write_message(out, {"error": f"the ingest worker failed: {type(exc).__name__}: {exc}"})
 
 
 @dataclass(frozen=True)

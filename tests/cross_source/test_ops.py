@@ -79,7 +79,7 @@ def _touch(path: Path) -> Path:
 
 def test_summary_of_a_document_state_ingest() -> None:
     report = StateIngestReport("arxiv", files=["a.xml", "b.xml"], documents=10, revisions=12, duplicates=1,
-                               problems=["a.xml: record 3 (line 3): no id"], seconds=2.0)
+                               problems=["a.xml: record 3 (line 3): no id"], seconds=2.0, raw_bytes=5_000_000)
     result = IngestResult("arxiv", report)
-    assert result.summary() == ("ingested 12 states of 10 documents from 2 file(s) in 2.0 s (5 documents/s; "
-                                "1 already stored, 1 records skipped)")
+    assert result.summary() == ("ingested 12 states of 10 documents from 2 file(s) in 2.0 s (5 documents/s, "
+                                "6 states/s, 2.5 MB/s; 1 already stored, 1 records skipped)")

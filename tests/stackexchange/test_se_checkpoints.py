@@ -12,7 +12,7 @@ import pytest
 from frozen_search.adapters.stackexchange import dump
 from frozen_search.adapters.stackexchange.dump import dump_key, ingest_stackexchange
 from frozen_search.adapters.stackexchange.thread import Site
-from frozen_search.errors import StoreBusy
+from frozen_search.errors import IngestError, StoreBusy
 from frozen_search.index import RevisionIndex
 from frozen_search.ops.ingest import ingest
 from frozen_search.service import FrozenSearchService
@@ -130,3 +130,67 @@ def test_an_interrupted_first_ingest_keeps_its_checkpoints(tmp_path: Path, monke
     monkeypatch.setattr(dump, "thread_states", original)
     resumed = ingest(settings, "stackexchange", [se_path("dump_conlang_meta")], site=CONLANG).report
     assert resumed.documents > 6 and not list((data / "ingest-state").glob("*.spill.sqlite3"))
+
+
+def test_threads_built_in_a_worker_process_store_exactly_what_one_process_stores(tmp_path: Path) -> None:
+    """Pass 2 in a worker process (the default for a large dump) stores the very same states, intervals, chunks and
+    aliases as in one process, and the same summary counts."""
+    one, two = tmp_path / "one", tmp_path / "two"
+    serial, parallel = run(one, parallel=False), run(two, parallel=True)
+    assert (serial.documents, serial.revisions, serial.problems) == (parallel.documents, parallel.revisions,
+                                                                     parallel.problems)
+    assert states_by_doc(one) == states_by_doc(two)
+    stores = [Store(d / "store.sqlite3") for d in (one, two)]
+    try:
+        rows = [sorted((r.doc_id, r.version, r.valid_to, r.continuity, r.chunk_keys, r.metadata["dated"],
+                        r.metadata.get("aliases")) for r in s.iter_revisions()) for s in stores]
+        assert rows[0] == rows[1]
+        aliases = [sorted(s._db.execute("SELECT alias, doc_id FROM aliases").fetchall()) for s in stores]
+        assert aliases[0] == aliases[1] and aliases[0]
+    finally:
+        for s in stores:
+            s.close()
+    assert RevisionIndex.open(one / "index").document_count() == RevisionIndex.open(two / "index").document_count()
+
+
+def test_a_worker_killed_mid_ingest_leaves_whole_threads_and_the_ingest_resumes_to_the_same_store(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The worker process really killed (SIGKILL) after it sent some threads: the ingest stops with a coded error,
+    the checkpoints committed hold whole threads only, and the same ingest run again ends with what an uninterrupted
+    one stores."""
+    import os
+    import signal
+
+    whole = tmp_path / "whole"
+    run(whole, parallel=False)
+    expected = states_by_doc(whole)
+    monkeypatch.setattr(dump, "CHECKPOINT_THREADS", 3)
+    monkeypatch.setattr(dump, "WORKER_BATCH", 5)  # many small messages
+    original = dump.decode_states
+    seen: dict[str, Any] = {"messages": 0}
+    real_popen = dump.subprocess.Popen
+
+    def popen(*args: Any, **kwargs: Any) -> Any:
+        seen["worker"] = real_popen(*args, **kwargs)
+        return seen["worker"]
+
+    def decoding(message: Any) -> Any:
+        seen["messages"] += 1
+        if seen["messages"] == 4:
+            os.kill(seen["worker"].pid, signal.SIGKILL)
+            seen["worker"].wait()
+            return []  # this message is lost with the worker
+        return original(message)
+
+    monkeypatch.setattr(dump.subprocess, "Popen", popen)
+    monkeypatch.setattr(dump, "decode_states", decoding)
+    data = tmp_path / "killed"
+    with pytest.raises(IngestError, match="thread worker stopped"):
+        run(data, parallel=True)
+    partial = states_by_doc(data)
+    assert 0 < len(partial) < len(expected)
+    assert all(partial[doc] == expected[doc] for doc in partial)  # whole threads only
+    monkeypatch.setattr(dump, "decode_states", original)
+    resumed = run(data, parallel=True)
+    assert states_by_doc(data) == expected
+    assert resumed.documents == len(expected)

@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterator, Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -48,8 +48,11 @@ _MAX_FIRST_LINE = 64_000_000  # bytes of the first JSON line read to detect the 
 
 def ingest_arxiv(paths: Sequence[Path], store: Store, index: RevisionIndex, *,
                  progress: Callable[[int, int], None] | None = None,
-                 on_file: Callable[[Path], None] | None = None) -> StateIngestReport:
+                 on_file: Callable[[Path], None] | None = None, parallel: bool | None = None) -> StateIngestReport:
     """Ingest arXiv metadata files into ``store`` and ``index`` in one transaction (all or nothing).
+
+    ``parallel``: read each file in a worker process while this one stores (default: for a large file; see
+    :func:`~frozen_search.adapters.documents.ingest_states`).
 
     Raw abs files given together are grouped per paper (a per-version file proves late fields of the next version).
 
@@ -57,7 +60,8 @@ def ingest_arxiv(paths: Sequence[Path], store: Store, index: RevisionIndex, *,
         IngestError: a file is missing, empty or not arXiv metadata in a known format; nothing is stored.
     """
     paths = list(paths)
-    return ingest_states("arxiv", paths, store, index, ArxivReader(paths), progress=progress, on_file=on_file)
+    return ingest_states("arxiv", paths, store, index, ArxivReader(paths), progress=progress, on_file=on_file,
+                         factory="frozen_search.adapters.arxiv.ingest:ArxivReader", parallel=parallel)
 
 
 class ArxivReader:
@@ -432,10 +436,27 @@ _READERS: dict[str, Callable[[Path, StateIngestReport, Tick], Iterator[PaperReco
 # -- dates ---------------------------------------------------------------------------------------------------------
 
 
+_MONTHS = {name: number for number, name in enumerate(
+    ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"), start=1)}
+_RFC2822_GMT = re.compile(r"(?:(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), )?(\d{1,2}) (" + "|".join(_MONTHS) +
+                          r") (\d{4}) (\d{2}):(\d{2}):(\d{2}) GMT")
+
+
 def _gmt(value: str | None) -> int:
-    """``Mon, 25 Jan 2021 11:32:05 GMT`` (RFC 2822, as arXiv writes version dates) -> UTC seconds."""
+    """``Mon, 25 Jan 2021 11:32:05 GMT`` (RFC 2822, as arXiv writes version dates) -> UTC seconds.
+
+    That exact form (the only one arXiv writes) is read directly; any other goes through dateutil, as before.
+    """
     if not value or not value.strip():
         raise ValueError("a version without a date")
+    exact = _RFC2822_GMT.fullmatch(value.strip())
+    if exact is not None:
+        day, month, year, hour, minute, second = exact.groups()
+        try:
+            return int(datetime(int(year), _MONTHS[month], int(day), int(hour), int(minute), int(second),
+                                tzinfo=UTC).timestamp())
+        except ValueError:
+            pass  # an impossible date: dateutil says why
     try:
         parsed = dateutil_parser.parse(value.strip())
     except (ValueError, OverflowError) as exc:

@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from frozen_search.adapters.documents import DocState, Progress, StateIngestReport, ingest_states
+from frozen_search.adapters.documents import DocState, DocumentReader, Progress, StateIngestReport, ingest_states
 from frozen_search.adapters.openalex.ids import SOURCE, RecordError, work_key, work_state
 from frozen_search.errors import IngestError
 from frozen_search.index import RevisionIndex
@@ -57,11 +57,10 @@ def _whole_file(path: Path, stream: IO[bytes]) -> Iterator[Record]:
 
 
 def _json_lines(first: bytes, stream: IO[bytes], tick: Callable[[int], None]) -> Iterator[Record]:
-    consumed = 0
+    on_disk = getattr(stream, "fileobj", stream)  # a gzip part: the compressed bytes read, as the file's size counts
     for number, line in enumerate(_chain(first, stream), start=1):
-        consumed += len(line)
         if number % 2000 == 0:
-            tick(consumed)
+            tick(on_disk.tell())
         if not line.strip():
             continue
         try:
@@ -141,12 +140,22 @@ def ingest_openalex(paths: Sequence[Path], store: Store, index: RevisionIndex, *
                     **options: Any) -> StateIngestReport:
     """Ingest OpenAlex files into ``store`` and ``index``, all or nothing (see the module docstring).
 
-    ``settings`` is accepted for the registry's calling convention and unused; unknown ``options`` are refused.
+    ``settings`` is accepted for the registry's calling convention and unused; ``parallel`` (an option) reads each
+    file in a worker process while this one stores (default: for a large file; see
+    :func:`~frozen_search.adapters.documents.ingest_states`); other ``options`` are refused.
 
     Raises:
         IngestError: a file is missing, unreadable, not OpenAlex, or an unknown option was given; nothing stored.
     """
+    parallel = options.pop("parallel", None)
     if options:
         raise IngestError(f"ingest openalex takes no option {sorted(options)[0]!r}")
     return ingest_states(SOURCE, [Path(p) for p in paths], store, index, read_openalex, progress=progress,
-                         on_file=on_file)
+                         on_file=on_file, factory="frozen_search.adapters.openalex.ingest:openalex_reader",
+                         parallel=parallel)
+
+
+def openalex_reader(paths: Sequence[Path]) -> DocumentReader:
+    """The reader of OpenAlex files (:func:`read_openalex`, whatever ``paths``): the factory a worker process of
+    :func:`~frozen_search.adapters.documents.ingest_states` calls."""
+    return read_openalex

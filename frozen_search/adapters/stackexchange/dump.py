@@ -28,17 +28,29 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import sqlite3
+import subprocess
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, cast
 
 from lxml import etree
 
-from frozen_search.adapters.documents import DocState, StateIngestReport, StateWriter
+from frozen_search.adapters.documents import (
+    BULK_CACHE_MB,
+    DocState,
+    StateIngestReport,
+    StateWriter,
+    decode_states,
+    encode_states,
+    read_message,
+    worker_command,
+    write_message,
+)
 from frozen_search.adapters.stackexchange.thread import (
     Comment,
     Post,
@@ -72,6 +84,15 @@ CREATE TABLE problems (message TEXT);
 """
 CHECKPOINT_THREADS = 2_000
 """Question threads stored between two checkpoints of a Stack Exchange ingest (what a kill loses at most)."""
+PARALLEL_FROM_BYTES = 8_000_000
+"""``PostHistory.xml`` size from which pass 2 runs in a worker process by default (below, starting it costs more
+than it saves)."""
+WORKER_BATCH = 1_000
+"""States (of whole threads) the worker process sends in one message."""
+SPILL_SHARE = 0.15
+"""The share of the progress bar given to pass 1 (measured: spilling takes ~10-20 % of an ingest)."""
+WRITE_BATCH = 1_000
+"""States (of whole threads) written to the store in one batch."""
 _INDEXES = """
 CREATE INDEX posts_id ON posts(id);
 CREATE INDEX posts_question ON posts(question);
@@ -105,7 +126,7 @@ def ingest_stackexchange(paths: Sequence[Path], store: Store, index: RevisionInd
         raise IngestError(f"{site_dir} is not a complete site dump: {', '.join(missing)} missing")
     chosen = dump_site(site_dir, site, settings)
     return ingest_checkpointed(site_dir, chosen, store, index, settings=settings, progress=progress,
-                               on_file=on_file)
+                               on_file=on_file, parallel=options.get("parallel"))
 
 
 def dump_key(site_dir: Path, site: Site) -> str:
@@ -119,7 +140,7 @@ def dump_key(site_dir: Path, site: Site) -> str:
 def ingest_checkpointed(site_dir: Path, site: Site, store: Store, index: RevisionIndex, *, settings: Settings,
                         progress: Callable[[int, int], None] | None = None,
                         on_file: Callable[[Path], None] | None = None,
-                        every: int | None = None) -> StateIngestReport:
+                        every: int | None = None, parallel: bool | None = None) -> StateIngestReport:
     """Ingest one site dump in checkpoints of ``every`` question threads (default :data:`CHECKPOINT_THREADS`).
 
     Pass 1 spills the four files into ``DATA_DIR/ingest-state/<key>.spill.sqlite3`` (kept until the ingest
@@ -128,6 +149,12 @@ def ingest_checkpointed(site_dir: Path, site: Site, store: Store, index: Revisio
     record of the last question committed (``ingest_progress``, in the same transaction), then the index. A killed
     ingest, run again on the same dump, resumes after the last question committed; the summary counts the whole
     ingest. A problem found in pass 1 fails before anything is stored, as before.
+
+    ``parallel`` (default: when ``PostHistory.xml`` has at least :data:`PARALLEL_FROM_BYTES` bytes and the machine
+    more than one core): pass 2's threads are rebuilt and rendered in a worker process reading the spill
+    (:meth:`DumpReader.threads_in_worker`) while this process stores and indexes them; the same states, in the same
+    order, as without. ``progress(done, states)``: ``done`` is a share of ``PostHistory.xml``'s size, pass 1 (bytes
+    read) the first :data:`SPILL_SHARE` of it, pass 2 (questions done of all) the rest.
 
     Raises:
         IngestError: a file is unusable (pass 1: nothing stored); the index is behind the store after a kill
@@ -153,23 +180,42 @@ def ingest_checkpointed(site_dir: Path, site: Site, store: Store, index: Revisio
     state.mkdir(parents=True, exist_ok=True)
     spill = state / f"{key.rsplit(':', 1)[1]}.spill.sqlite3"
     reader = DumpReader(site_dir, site)
-    db = reader.spill(spill, report, tick, reuse=resumed is not None)
+    db = reader.spill(spill, report, lambda read: tick(int(read * SPILL_SHARE)), reuse=resumed is not None)
     last, documents, revisions = resumed if resumed is not None else (0, 0, 0)
+    if parallel is None:
+        parallel = size >= PARALLEL_FROM_BYTES and (os.cpu_count() or 1) > 1
+    total = db.execute("SELECT count(*) FROM posts WHERE kind=1").fetchone()[0] or 1
+    done_before = db.execute("SELECT count(*) FROM posts WHERE kind=1 AND id<=?", (last,)).fetchone()[0]
+    passed = [done_before]
+
+    def tick_threads(stored: int) -> None:  # pass 2: questions done of all, after pass 1's share of the bar
+        passed[0] += 1
+        if progress is not None and passed[0] % 200 == 0:
+            progress(int(size * (SPILL_SHARE + (1 - SPILL_SHARE) * min(1.0, passed[0] / total))), stored)
+
+    threads = (reader.threads_in_worker(spill, report, after=last) if parallel
+               else reader.threads(db, report, after=last))
+    store.set_cache_mb(BULK_CACHE_MB)
     try:
         with index.writer() as writer:
             state_writer = StateWriter(store, writer)
-            threads = reader.threads(db, report, after=last)
             done = False
             while not done:
                 with store.transaction():
                     count = 0
+                    pending: list[DocState] = []
                     for question, states in threads:
-                        state_writer.write(states)
+                        pending.extend(states)
+                        if len(pending) >= WRITE_BATCH:
+                            state_writer.write_bulk(pending)
+                            pending = []
                         last, count = question, count + 1
+                        tick_threads(revisions + state_writer.revisions)
                         if count >= (every or CHECKPOINT_THREADS):
                             break
                     else:
                         done = True
+                    state_writer.write_bulk(pending)  # whole threads only, before the checkpoint commits
                     report.documents = documents + reader.documents
                     report.revisions = revisions + state_writer.revisions
                     report.duplicates = state_writer.duplicates
@@ -182,8 +228,9 @@ def ingest_checkpointed(site_dir: Path, site: Site, store: Store, index: Revisio
                     writer.commit(generation)
                 else:
                     writer.checkpoint(generation)
-                tick(size)
+            tick(size)
     finally:
+        threads.close()  # stops the worker process, if one runs
         db.close()
     spill.unlink(missing_ok=True)
     report.raw_bytes = sum((site_dir / name).stat().st_size for name in FILES)
@@ -280,11 +327,47 @@ class DumpReader:
         return db
 
     def threads(self, db: sqlite3.Connection, report: StateIngestReport, *, after: int = 0
-                ) -> Iterator[tuple[int, list[DocState]]]:
+                ) -> Generator[tuple[int, list[DocState]], None, None]:
         """``(question id, its states)`` of every question thread with states, by question id from ``after``."""
         for question_id, states in self._threads(db, report, after):
             self.documents += 1
             yield question_id, states
+
+    def threads_in_worker(self, spill: Path, report: StateIngestReport, *, after: int = 0
+                          ) -> Generator[tuple[int, list[DocState]], None, None]:
+        """:meth:`threads`, computed in a worker process (``python -m frozen_search.adapters.stackexchange.worker``,
+        this interpreter and this ``frozen_search``) that reads the complete spill at ``spill`` and writes the
+        states of whole threads, about :data:`WORKER_BATCH` at a time, as length-prefixed JSON on its standard
+        output (no pickle); the pipe's buffer bounds what is in flight. Closing the generator stops the worker.
+
+        Raises:
+            IngestError: the worker failed or stopped (its error message is given).
+        """
+        command, env = worker_command("frozen_search.adapters.stackexchange.worker", {
+            "spill": str(spill), "site_dir": str(self.site_dir), "host": self.site.host, "after": after,
+            "problem_count": self.problem_count, "batch": WORKER_BATCH})
+        worker = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, env=env)
+        stdout = cast(IO[bytes], worker.stdout)  # stdout=PIPE
+        try:
+            while True:
+                message = read_message(stdout, "Stack Exchange thread worker")
+                if message is None:
+                    raise IngestError(f"the Stack Exchange thread worker stopped (exit code {worker.wait()}); the "
+                                      "checkpoints committed are kept: run the same ingest again to resume")
+                if "error" in message:
+                    raise IngestError(f"the Stack Exchange thread worker failed: {message['error']}")
+                report.problems.extend(message["problems"])
+                self.problem_count = message["problem_count"]
+                for question, states in decode_states(message):
+                    self.documents += 1
+                    yield question, states
+                if message["done"]:
+                    break
+        finally:
+            if worker.poll() is None:
+                worker.kill()
+            worker.wait()
+            stdout.close()
 
     # -- pass 1: stream the files into the spill ----------------------------------------------------------------
 
@@ -475,3 +558,37 @@ def _rows(handle: IO[bytes], path: Path, root: str) -> Iterator[Any]:
     except etree.XMLSyntaxError as exc:
         raise IngestError(f"{path} is not well-formed XML (truncated?): {exc.msg} at line {exc.lineno}; "
                           "nothing was stored") from exc
+
+
+# -- pass 2 in a worker process ---------------------------------------------------------------------------------------
+
+
+def thread_worker(arguments: dict[str, Any], out: IO[bytes]) -> None:
+    """The worker of :meth:`DumpReader.threads_in_worker`: threads after ``arguments["after"]`` on, written to
+    ``out`` in messages of about ``batch`` states (``{"texts", "threads", "problems", "problem_count", "done"}``),
+    each an 8-byte big-endian length and that many bytes of UTF-8 JSON; a failure as one ``{"error"}`` message."""
+
+    def write(message: dict[str, Any]) -> None:
+        write_message(out, message)
+
+    try:
+        db = sqlite3.connect(f"file:{arguments['spill']}?mode=ro", uri=True)
+        db.execute("PRAGMA cache_size=-64000")  # 64 MB: a thread's rows are spread over the spill's B-trees
+        db.execute("PRAGMA mmap_size=1000000000")
+        reader = DumpReader(Path(arguments["site_dir"]), Site(arguments["host"]))
+        reader.problem_count = int(arguments["problem_count"])
+        reader.unreadable = {int(post): str(why) for post, why in db.execute("SELECT * FROM unreadable")}
+        report = StateIngestReport(source=reader.site.short)
+        pending: list[tuple[int, list[DocState]]] = []
+        states = 0
+        for question, found in reader._threads(db, report, int(arguments["after"])):
+            pending.append((question, found))
+            states += len(found)
+            if states >= int(arguments["batch"]):
+                write({**encode_states(pending), "problems": report.problems,
+                       "problem_count": reader.problem_count, "done": False})
+                pending, states, report.problems = [], 0, []
+        write({**encode_states(pending), "problems": report.problems, "problem_count": reader.problem_count,
+               "done": True})
+    except Exception as exc:  # told to the parent, which raises a coded IngestError
+        write({"error": f"{type(exc).__name__}: {exc}"})

@@ -120,6 +120,8 @@ def render_markdown(text: str) -> str:
 
     parked = _MATH.sub(park, text.replace("\r\n", "\n"))
     rendered = render_html(cmarkgfm.markdown_to_html(parked, options=_CMARK_OPTIONS)) if parked.strip() else ""
+    if not kept:  # nothing parked: no placeholder to put back (a literal "MATHSPAN0X" stays as it is either way)
+        return rendered
     return re.sub(r"MATHSPAN(\d+)X", lambda m: kept[int(m.group(1))], rendered)
 
 

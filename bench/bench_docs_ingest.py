@@ -1,0 +1,184 @@
+"""Benchmark: document-state ingest at dump scale (issue 15 item 1) beside a bare parse of the same file, one run.
+
+For each ``--source`` and each size of ``--records`` a synthetic input is generated from the real files in
+``../shared/realdata`` (``bench/synth_se.py``, ``bench/synth_docs.py``: real posts / papers / works, ids and dates
+varied), then, each in a ``spawn`` child of its own (so CPU and peak RSS are its own):
+
+- **bare parse**: what any reader of the format must do, nothing more -- Stack Exchange: lxml ``iterparse`` of the
+  four dump files, each ``row`` cleared after use, its attributes read; arXiv snapshot / OpenAlex: ``json.loads`` of
+  every line (OpenAlex through ``gzip``); arXiv OAI: lxml ``iterparse`` of every ``record``, cleared;
+- **ingest**: the public ingester (``ingest_stackexchange`` / ``ingest_arxiv`` / ``ingest_openalex``) into a fresh
+  temporary data dir, a worker process included (its CPU is counted, and its peak RSS shown apart).
+
+Printed side by side: rows (SE: PostHistory rows; else records), wall seconds and CPU seconds of both, the ratios
+ingest/bare, rows/s, peak RSS (ingest process, worker), and the sizes of the input (decompressed), the store and
+the index. Timings on a shared machine vary: the ratios, measured in the same run, are the figures to read.
+
+    python bench/bench_docs_ingest.py --source se --records 100000
+    python bench/bench_docs_ingest.py --source arxiv-snapshot,arxiv-oai,openalex --records 100000,1000000
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import os
+import resource
+import sys
+import tempfile
+import time
+from pathlib import Path
+from queue import Empty
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))  # this checkout's frozen_search (the spawn children re-import this file)
+sys.path.insert(0, str(REPO / "bench"))
+SITE = "conlang.meta.stackexchange.com"
+SE_ROWS_PER_COPY = 450  # PostHistory rows of the real conlang meta dump
+
+
+def generate(source: str, records: int, folder: Path) -> tuple[Path, int, int]:
+    """The synthetic input: ``(path, rows, decompressed bytes)``."""
+    if source == "se":
+        import synth_se
+
+        site = folder / SITE
+        rows = synth_se.generate(site, max(1, records // SE_ROWS_PER_COPY))
+        return site, rows, sum(f.stat().st_size for f in site.iterdir())
+    import synth_docs
+
+    path = folder / {"arxiv-snapshot": "snapshot.jsonl", "arxiv-oai": "oai.xml", "openalex": "part_000.gz"}[source]
+    size = synth_docs.WRITERS[source](path, records)
+    return path, records, size
+
+
+def bare(source: str, path: str) -> int:
+    """The bare parse of the input; returns the rows it read."""
+    import gzip
+
+    from lxml import etree
+
+    rows = 0
+    if source == "se":
+        for name in ("Posts.xml", "PostHistory.xml", "Comments.xml", "PostLinks.xml"):
+            for _, element in etree.iterparse(str(Path(path) / name), events=("end",), tag="row", huge_tree=True):
+                rows += name == "PostHistory.xml"
+                dict(element.attrib)
+                element.clear(keep_tail=True)
+                while element.getprevious() is not None:
+                    del element.getparent()[0]
+    elif source == "arxiv-oai":
+        for _, element in etree.iterparse(path, events=("end",), tag="{http://www.openarchives.org/OAI/2.0/}record",
+                                          huge_tree=True):
+            rows += 1
+            "".join(element.itertext())
+            element.clear(keep_tail=True)
+            while element.getprevious() is not None:
+                del element.getparent()[0]
+    else:
+        opener: Any = gzip.open if path.endswith(".gz") else open
+        with opener(path, "rb") as handle:
+            for line in handle:
+                json.loads(line)
+                rows += 1
+    return rows
+
+
+def _child(kind: str, source: str, path: str, data_dir: str, queue: Any) -> None:
+    started, cpu = time.perf_counter(), time.process_time()
+    extra: dict[str, Any] = {}
+    if kind == "bare":
+        extra["rows"] = bare(source, path)
+    else:
+        from frozen_search.config import Settings
+        from frozen_search.index import RevisionIndex
+        from frozen_search.store import Store
+
+        store = Store(Path(data_dir) / "store.sqlite3")
+        index = RevisionIndex.create(Path(data_dir) / "index")
+        if source == "se":
+            from frozen_search.adapters.stackexchange.dump import ingest_stackexchange
+
+            settings = Settings.from_env({}, data_dir=Path(data_dir), stackexchange_sites=SITE)
+            report = ingest_stackexchange([Path(path)], store, index, settings=settings, site=SITE)
+        elif source == "openalex":
+            from frozen_search.adapters.openalex.ingest import ingest_openalex
+
+            report = ingest_openalex([Path(path)], store, index)
+        else:
+            from frozen_search.adapters.arxiv.ingest import ingest_arxiv
+
+            report = ingest_arxiv([Path(path)], store, index)
+        store.close()
+        extra.update(documents=report.documents, states=report.revisions, problems=len(report.problems))
+    seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    queue.put({"seconds": seconds, "cpu": cpu + children.ru_utime + children.ru_stime,
+               "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e3,
+               "worker_rss_mb": children.ru_maxrss / 1e3, **extra})
+
+
+def measure(kind: str, source: str, path: Path, data_dir: Path) -> dict[str, Any]:
+    """Run ``bare`` or ``ingest`` in a spawn child; its figures."""
+    context = multiprocessing.get_context("spawn")
+    queue = context.Queue()
+    child = context.Process(target=_child, args=(kind, source, str(path), str(data_dir), queue))
+    child.start()
+    while True:
+        try:
+            result: dict[str, Any] = queue.get(timeout=1.0)
+            break
+        except Empty:
+            if not child.is_alive():
+                raise RuntimeError(f"the {kind} child failed (exit code {child.exitcode})") from None
+    child.join()
+    return result
+
+
+def _size(path: Path) -> int:
+    if path.is_file():
+        return path.stat().st_size
+    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--source", default="se,arxiv-snapshot,arxiv-oai,openalex")
+    parser.add_argument("--records", default="100000", help="comma-separated sizes (rows or records)")
+    parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
+    parser.add_argument("--tmp", type=Path, default=None, help="where to write the inputs and data dirs")
+    args = parser.parse_args(argv)
+    figures: list[dict[str, Any]] = []
+    print(f"load average at start: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    header = (f"{'source':>15} {'rows':>9} {'input MB':>9} | {'bare s':>7} {'cpu':>6} | {'ingest s':>8} {'cpu':>6} "
+              f"{'x wall':>6} {'x cpu':>6} {'rows/s':>7} {'rows/cpu-s':>10} | {'RSS MB':>6} {'worker':>6} | "
+              f"{'store MB':>8} {'index MB':>8}")
+    print(header, flush=True)
+    for source in args.source.split(","):
+        for records in (int(r) for r in args.records.split(",")):
+            with tempfile.TemporaryDirectory(prefix="bench-docs-", dir=args.tmp) as tmp:
+                path, rows, size = generate(source, records, Path(tmp))
+                bare_run = measure("bare", source, path, Path(tmp))
+                data = Path(tmp) / "data"
+                ingest_run = measure("ingest", source, path, data)
+                store = sum(_size(f) for f in data.glob("store.sqlite3*"))
+                index = _size(data / "index")
+            row = {"source": source, "rows": rows, "input_bytes": size, "bare": bare_run, "ingest": ingest_run,
+                   "store_bytes": store, "index_bytes": index, "load": os.getloadavg()[0]}
+            figures.append(row)
+            print(f"{source:>15} {rows:>9} {size / 1e6:>9.1f} | {bare_run['seconds']:>7.1f} {bare_run['cpu']:>6.1f} | "
+                  f"{ingest_run['seconds']:>8.1f} {ingest_run['cpu']:>6.1f} "
+                  f"{ingest_run['seconds'] / bare_run['seconds']:>6.1f} {ingest_run['cpu'] / bare_run['cpu']:>6.1f} "
+                  f"{rows / ingest_run['seconds']:>7.0f} {rows / ingest_run['cpu']:>10.0f} | "
+                  f"{ingest_run['rss_mb']:>6.0f} {ingest_run['worker_rss_mb']:>6.0f} | {store / 1e6:>8.1f} "
+                  f"{index / 1e6:>8.1f}   (states {ingest_run['states']}, skipped {ingest_run['problems']}, "
+                  f"load {row['load']:.1f})", flush=True)
+    if args.json is not None:
+        args.json.write_text(json.dumps(figures, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,14 @@
+"""The worker process of a document-state ingest (``python -m frozen_search.adapters.state_worker ARGS_JSON``):
+reads one input file with a source's reader while the ingesting process stores what it yields; see
+:func:`frozen_search.adapters.documents.states_in_worker`. Its only output is the message stream on standard
+output."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from frozen_search.adapters.documents import worker_main
+
+if __name__ == "__main__":
+    worker_main(json.loads(sys.argv[1]), sys.stdout.buffer)
