@@ -11,7 +11,8 @@ All files of one call are ingested in one store transaction and one index commit
 non-MediaWiki file raises :class:`~frozen_search.errors.IngestError` and leaves store and index as they were.
 
 A long history (past :data:`PARALLEL_RENDER_AFTER` revisions) is rendered in a pipeline: this process reads, splits
-and stores, a child process renders the chunks missing from the memo, a tantivy thread indexes. Rendering is a pure
+and stores, a pool of render processes (:class:`concurrent.futures.ProcessPoolExecutor`) renders the chunks missing
+from the memo, a tantivy thread indexes. Rendering is a pure
 function of each chunk, so what is stored and indexed does not depend on where it ran (the tests check it).
 """
 
@@ -22,19 +23,19 @@ import contextlib
 import gzip
 import hashlib
 import io
-import json
 import lzma
-import pickle
+import multiprocessing
+import os
 import re
-import subprocess
-import sys
-import threading
+import signal
 import time
 import warnings
 import xml.etree.ElementTree as ElementTree
 import zlib
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -67,11 +68,7 @@ RENDER_WINDOW = 64  # revisions read ahead of the one being stored while their c
 # One indexing thread with a large heap: fewer, larger segments cost far less CPU to write and merge than two threads
 # with 32 MB each (~12 s instead of ~18 s on the Anarchism history), and leave a core to this process and the renderer.
 INDEX_HEAP_BYTES, INDEX_THREADS = 128_000_000, 1
-# The render process: Ctrl-C is for the parent (which then closes the pipe), stdout carries replies only.
-_WORKER_CODE = ("import json, signal, sys; signal.signal(signal.SIGINT, signal.SIG_IGN); "
-                "sys.path[:] = json.loads(sys.argv[1]); replies, sys.stdout = sys.stdout.buffer, sys.stderr; "
-                "from frozen_search.adapters.wikipedia.wikitext import serve_render_batches; "
-                "serve_render_batches(sys.stdin.buffer, replies)")
+MAX_RENDER_WORKERS = 4  # render processes at most (beyond that the reading, storing process is the bottleneck)
 # What the decompressors raise on damaged bytes (gzip: zlib.error, BadGzipFile; bz2: OSError; xz: LZMAError).
 _DECOMPRESS_ERRORS = (zlib.error, EOFError, lzma.LZMAError, gzip.BadGzipFile, OSError)
 # What mwxml and ElementTree raise on broken input (seen on truncated, non-XML and root-less files).
@@ -199,113 +196,78 @@ def open_dump(path: Path) -> Iterator[tuple[IO[bytes], IO[bytes], _CountingReade
         raw.close()
 
 
-def _widen(pipe: IO[bytes] | None) -> None:
-    """Give ``pipe`` room for a window of batches (1 MiB instead of 64 KiB) where the system allows (Linux)."""
-    with contextlib.suppress(ImportError, AttributeError, OSError, ValueError):
-        import fcntl
-
-        fcntl.fcntl(pipe, fcntl.F_SETPIPE_SZ, 1 << 20)  # type: ignore[arg-type, attr-defined, unused-ignore]
+def _ignore_sigint() -> None:
+    """Render processes leave Ctrl-C to the parent (which then shuts the pool down)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-class _RenderWorker:
-    """A child process (``python -c``, so no main module is re-run) rendering batches of chunk sources.
+def render_workers() -> int:
+    """How many render processes an ingest starts: one core is left to the reading, storing process (and tantivy's
+    thread), at least one and at most :data:`MAX_RENDER_WORKERS` are used (``os.cpu_count()``, Linux's cores)."""
+    return max(1, min(MAX_RENDER_WORKERS, (os.cpu_count() or 2) - 1))
 
-    Requests go down its stdin, replies (in request order) come up its stdout, read by a thread so that neither side
-    can block the other for good. Rendering is a pure function of the source, so wherever a batch is rendered the texts
-    are the same: when the child cannot start or dies, batches are rendered in this process instead. :meth:`close`
-    always ends the child.
+
+class _RenderPool:
+    """Render processes (:class:`concurrent.futures.ProcessPoolExecutor`, ``spawn`` start method, so no inherited
+    store connection or tantivy thread) rendering batches of chunk sources with
+    :func:`~frozen_search.adapters.wikipedia.wikitext.render_chunk_batch`.
+
+    Rendering is a pure function of the source, so wherever a batch is rendered the texts are the same: when the
+    pool cannot start or a process dies (``BrokenProcessPool``), batches are rendered in this process instead.
+    :meth:`close` always ends the processes.
     """
 
-    def __init__(self) -> None:
-        self._process: subprocess.Popen[bytes] | None = None
-        self._reader: threading.Thread | None = None
-        self._replies: dict[int, list[str]] = {}
-        self._arrived = threading.Condition()
-        self._sent = 0
+    def __init__(self, workers: int | None = None) -> None:
+        self.workers = workers if workers is not None else render_workers()
+        self._executor: ProcessPoolExecutor | None = None
+        self._warm: Future[list[str]] | None = None
         self._broken = False
 
     def start(self) -> None:
-        """Start the child (once); it is :attr:`ready` when it has answered a first small batch."""
-        if self._process is not None or self._broken:
+        """Start the pool (once); it is :attr:`ready` when it has answered a first small batch."""
+        if self._executor is not None or self._broken:
             return
-        if not sys.executable:  # embedded interpreter: no python to start
-            self._broken = True
-            return
-        search_path = json.dumps([str(entry) for entry in sys.path])  # the child imports the very same code
         try:
-            self._process = subprocess.Popen([sys.executable, "-c", _WORKER_CODE, search_path],
-                                             stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-        except (OSError, ValueError):
+            self._executor = ProcessPoolExecutor(max_workers=self.workers, initializer=_ignore_sigint,
+                                                 mp_context=multiprocessing.get_context("spawn"))
+            self._warm = self._executor.submit(render_chunk_batch, ["''warm-up''"])
+        except (OSError, ValueError, RuntimeError, BrokenProcessPool):
             self._broken = True
-            return
-        for pipe in (self._process.stdin, self._process.stdout):
-            _widen(pipe)
-        self._reader = threading.Thread(target=self._read, name="frozen-search-render-replies", daemon=True)
-        self._reader.start()
-        self.submit(["''warm-up''"])
 
     @property
     def ready(self) -> bool:
-        return 0 in self._replies
+        """The pool answered its first batch (a failed start or a broken pool is never ready)."""
+        return not self._broken and self._warm is not None and self._warm.done() and self._warm.exception() is None
 
     def submit(self, sources: list[str]) -> Callable[[], list[str]]:
-        """Send ``sources`` to be rendered; the callable returned waits for their texts."""
-        number = self._sent
-        self._sent += 1
-        if not self._broken:
-            assert self._process is not None and self._process.stdin is not None
-            request = pickle.dumps(sources, protocol=pickle.HIGHEST_PROTOCOL)
+        """Send ``sources`` to be rendered; the callable returned waits for their texts (rendered here if the pool
+        broke)."""
+        future: Future[list[str]] | None = None
+        if not self._broken and self._executor is not None:
             try:
-                self._process.stdin.write(len(request).to_bytes(4, "big") + request)
-                self._process.stdin.flush()
-            except OSError:  # the child is gone
+                future = self._executor.submit(render_chunk_batch, sources)
+            except (BrokenProcessPool, RuntimeError):  # a process died, or the pool was shut down
                 self._broken = True
         reply: list[list[str]] = []  # filled by the first call, shared by every chunk of the batch
 
         def wait() -> list[str]:
             if not reply:
-                with self._arrived:
-                    while number not in self._replies and not self._broken:
-                        self._arrived.wait()
-                    texts = self._replies.pop(number, None)
+                texts: list[str] | None = None
+                if future is not None:
+                    try:
+                        texts = future.result()
+                    except BrokenProcessPool:
+                        self._broken = True
                 reply.append(render_chunk_batch(sources) if texts is None else texts)
             return reply[0]
 
         return wait
 
-    def _read(self) -> None:
-        assert self._process is not None and self._process.stdout is not None
-        stdout, number = self._process.stdout, 0
-        try:
-            while len(header := stdout.read(4)) == 4:
-                texts = pickle.loads(stdout.read(int.from_bytes(header, "big")))
-                with self._arrived:
-                    self._replies[number] = texts
-                    self._arrived.notify_all()
-                number += 1
-        except (OSError, pickle.UnpicklingError, EOFError, ValueError):
-            pass
-        with self._arrived:
-            self._broken = True  # no more replies: whatever still waits is rendered here
-            self._arrived.notify_all()
-
     def close(self) -> None:
-        """End the child and the reader thread (waits at most a few seconds, then kills)."""
-        process, self._process, self._broken = self._process, None, True
-        if process is None:
-            return
-        with contextlib.suppress(OSError):
-            assert process.stdin is not None
-            process.stdin.close()
-        try:
-            process.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        if self._reader is not None:
-            self._reader.join()
-        assert process.stdout is not None
-        process.stdout.close()
+        """End the render processes (pending batches are cancelled; they are rendered here if still awaited)."""
+        executor, self._executor, self._broken = self._executor, None, True
+        if executor is not None:
+            executor.shutdown(wait=True, cancel_futures=True)
 
 
 @dataclass
@@ -334,7 +296,7 @@ class _PageWriter:
     """
 
     def __init__(self, store: Store, writer: IndexWriterSession, renderer: WikitextRenderer,
-                 provenance: dict[str, Any], report: IngestReport, pool: _RenderWorker | None = None) -> None:
+                 provenance: dict[str, Any], report: IngestReport, pool: _RenderPool | None = None) -> None:
         self.store, self.writer, self.renderer, self.provenance = store, writer, renderer, provenance
         self.report, self.pool = report, pool
         self.tick: Callable[[], None] = lambda: None
@@ -678,7 +640,7 @@ def ingest_wikipedia(paths: Sequence[Path], store: Store, index: RevisionIndex, 
     started = time.perf_counter()
     report = IngestReport(files=[str(p) for p in paths], namespaces=sorted(namespaces))
     renderer = WikitextRenderer()
-    pool = _RenderWorker()
+    pool = _RenderPool()
     try:
         with index.writer(INDEX_HEAP_BYTES, INDEX_THREADS) as writer:
             with store.transaction():
