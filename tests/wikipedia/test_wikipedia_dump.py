@@ -6,6 +6,7 @@ import bz2
 import gzip
 import lzma
 import sqlite3
+import sys
 import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
@@ -227,3 +228,45 @@ def test_render_process_failure_falls_back_to_rendering_inline(tmp_path: Path, m
     ingest_wikipedia([wiki_file(MRR), wiki_file(MATH_SAMPLE)], store, index)
     assert stored_rows(store) == expected
     assert (len(spy.processes) >= 1 if failure == "dies" else not spy.processes) and spy.all_ended()
+
+
+# --- dumps as Wikimedia publishes them: multistream .bz2, .7z ---------------------------------------------------------
+
+
+def stored_after(tmp_path: Path, path: Path) -> list[tuple[object, ...]]:
+    store, index = fresh(tmp_path)
+    ingest_wikipedia([path], store, index)
+    return stored_rows(store)[0]
+
+
+def test_multistream_bz2_stores_what_the_plain_file_does(tmp_path: Path) -> None:
+    data = wiki_file(MRR).read_bytes()
+    cuts = [0, len(data) // 3, 2 * len(data) // 3, len(data)]  # one bz2 stream per part, as in -multistream.xml.bz2
+    path = tmp_path / "mrr-multistream.xml.bz2"
+    path.write_bytes(b"".join(bz2.compress(data[start:end]) for start, end in zip(cuts, cuts[1:], strict=False)))
+    plain = stored_after(tmp_path / "plain", wiki_file(MRR))
+    assert len(plain) == 38 and stored_after(tmp_path / "bz2", path) == plain
+
+
+def test_7z_stores_what_the_plain_file_does_and_a_cut_one_fails_coded(tmp_path: Path) -> None:
+    py7zr = pytest.importorskip("py7zr", reason="py7zr (frozen-search[dumps]) is not installed")
+    path = tmp_path / "mrr.xml.7z"
+    with py7zr.SevenZipFile(path, "w") as archive:
+        archive.write(wiki_file(MRR), "mrr.xml")
+    plain = stored_after(tmp_path / "plain", wiki_file(MRR))
+    assert stored_after(tmp_path / "7z", path) == plain
+    cut = tmp_path / "cut.xml.7z"
+    cut.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+    store, index = fresh(tmp_path / "cut")
+    with pytest.raises(IngestError) as caught:
+        ingest_wikipedia([cut], store, index)
+    assert str(caught.value).startswith("[ingest_failed]") and store.count_revisions() == 0
+
+
+def test_7z_without_py7zr_is_a_coded_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "x.xml.7z"
+    path.write_bytes(b"7z\xbc\xaf\x27\x1c" + bytes(64))
+    monkeypatch.setitem(sys.modules, "py7zr", None)  # import fails as when not installed
+    store, index = fresh(tmp_path)
+    with pytest.raises(IngestError, match=r"py7zr"):
+        ingest_wikipedia([path], store, index)

@@ -1,4 +1,5 @@
-"""Ingest MediaWiki XML exports (schemas 0.3 to 0.11; plain, .bz2, .gz, .xz or legacy .lzma) into store and index.
+"""Ingest MediaWiki XML exports (schemas 0.3 to 0.11; plain, .bz2 incl. multistream, .gz, .xz, legacy .lzma or .7z)
+into store and index.
 
 Streaming with constant memory: mwxml yields one revision at a time; text is rendered chunk by chunk
 (:mod:`frozen_search.adapters.wikipedia.wikitext`, formatting templates rendered from their arguments, others
@@ -26,8 +27,10 @@ import io
 import lzma
 import multiprocessing
 import os
+import queue
 import re
 import signal
+import threading
 import time
 import warnings
 import xml.etree.ElementTree as ElementTree
@@ -39,7 +42,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, cast
 
 import mwxml
 from mwxml.errors import MalformedXML
@@ -68,6 +71,7 @@ RENDER_WINDOW = 64  # revisions read ahead of the one being stored while their c
 # One indexing thread with a large heap: fewer, larger segments cost far less CPU to write and merge than two threads
 # with 32 MB each (~12 s instead of ~18 s on the Anarchism history), and leave a core to this process and the renderer.
 INDEX_HEAP_BYTES, INDEX_THREADS = 128_000_000, 1
+_7Z_QUEUE = 16  # decompressed blocks of a .7z waiting to be parsed
 MAX_RENDER_WORKERS = 4  # render processes at most (beyond that the reading, storing process is the bottleneck)
 # What the decompressors raise on damaged bytes (gzip: zlib.error, BadGzipFile; bz2: OSError; xz: LZMAError).
 _DECOMPRESS_ERRORS = (zlib.error, EOFError, lzma.LZMAError, gzip.BadGzipFile, OSError)
@@ -105,14 +109,152 @@ class IngestReport:
                 f"{logs})")
 
 
+_SEVEN_ZIP = b"7z\xbc\xaf\x27\x1c"
+
+
 def _opener(head: bytes) -> Callable[[IO[bytes]], IO[bytes]]:
     if head.startswith(b"BZh"):
-        return lambda raw: bz2.open(raw)
+        return _open_bz2
     if head.startswith(b"\x1f\x8b"):
         return lambda raw: gzip.GzipFile(fileobj=raw)  # type: ignore[return-value]
     if head.startswith(b"\xfd7zXZ\x00") or head[:1] == b"\x5d":
         return lambda raw: lzma.open(raw)
+    if head.startswith(_SEVEN_ZIP):
+        return lambda raw: io.BufferedReader(_SevenZipStream(raw), buffer_size=1 << 20)
     return lambda raw: raw
+
+
+def _open_bz2(raw: IO[bytes]) -> IO[bytes]:
+    """A ``.bz2`` file (one stream or a multistream ``pages-articles-multistream`` file), decompressed on every core
+    by ``indexed_bzip2`` (a maintained parallel bzip2 decoder, installed with ``frozen-search[dumps]``) or, without
+    it, by the standard library's ``bz2`` on one core (same bytes)."""
+    try:
+        import indexed_bzip2
+    except ImportError:
+        return bz2.open(raw)
+    return io.BufferedReader(_Guarded(indexed_bzip2.open(raw, parallelization=os.cpu_count() or 1), "bzip2"),
+                             buffer_size=1 << 20)
+
+
+class _Guarded(io.RawIOBase):
+    """Read through ``inner``, turning whatever its decoder raises on damaged bytes into :class:`OSError` (which
+    the ingest reports as an unreadable file, with the position)."""
+
+    def __init__(self, inner: Any, what: str) -> None:
+        self._inner, self._what = inner, what
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        try:
+            data = self._inner.read(len(buffer))
+        except OSError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - a C++ decoder's exception types are not documented
+            raise OSError(f"{self._what}: {type(exc).__name__}: {exc}") from exc
+        buffer[: len(data)] = data
+        return len(data)
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):
+            self._inner.close()
+        super().close()
+
+
+class _SevenZipStream(io.RawIOBase):
+    """The one file of a ``.7z`` archive (as Wikimedia publishes ``pages-meta-history*.7z``), decompressed by
+    ``py7zr`` (``frozen-search[dumps]``) in a thread while it is read: at most :data:`_7Z_QUEUE` blocks wait, so
+    memory stays bounded whatever the archive's size.
+
+    Raises (on read): OSError: py7zr is not installed, the archive is damaged, or it holds other than one file.
+    """
+
+    def __init__(self, raw: IO[bytes]) -> None:
+        self._queue: queue.Queue[bytes | BaseException | None] = queue.Queue(maxsize=_7Z_QUEUE)
+        self._pending = b""
+        self._finished = False
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, args=(raw,), name="frozen-search-7z", daemon=True)
+        self._thread.start()
+
+    def readable(self) -> bool:
+        return True
+
+    def _put(self, item: bytes | BaseException | None) -> None:
+        while not self._stop.is_set():
+            with contextlib.suppress(queue.Full):
+                self._queue.put(item, timeout=0.1)
+                return
+        raise _Stopped
+
+    def _run(self, raw: IO[bytes]) -> None:
+        try:
+            try:
+                import py7zr
+            except ImportError as exc:
+                raise OSError("reading a .7z dump needs py7zr: pip install 'frozen-search[dumps]'") from exc
+            put = self._put
+
+            class Member:  # py7zr.Py7zIO's methods (py7zr only calls them)
+                def write(self, s: bytes | bytearray) -> int:
+                    put(bytes(s))
+                    return len(s)
+
+                def read(self, size: int | None = None) -> bytes:
+                    return b""
+
+                def seek(self, offset: int, whence: int = 0) -> int:
+                    return 0
+
+                def flush(self) -> None:
+                    return None
+
+                def size(self) -> int:
+                    return 0
+
+                def close(self) -> None:
+                    return None
+
+            class Members:  # a py7zr.WriterFactory
+                def create(self, filename: str) -> Member:
+                    return Member()
+
+            with py7zr.SevenZipFile(raw, mode="r") as archive:
+                files = [info.filename for info in archive.list() if not info.is_directory]
+                if len(files) != 1:
+                    raise OSError(f"a .7z dump holds one XML file; this archive holds {len(files)}")
+                archive.extract(factory=cast(Any, Members()))
+            self._put(None)
+        except _Stopped:
+            return
+        except BaseException as exc:  # noqa: BLE001 - handed to the reading thread, which raises it as OSError
+            with contextlib.suppress(_Stopped):
+                self._put(exc)
+
+    def readinto(self, buffer: Any) -> int:
+        while not self._pending and not self._finished:
+            item = self._queue.get()
+            if item is None:
+                self._finished = True
+            elif isinstance(item, BaseException):
+                self._finished = True
+                raise item if isinstance(item, OSError) else OSError(f"7z: {type(item).__name__}: {item}")
+            else:
+                self._pending = item
+        size = min(len(buffer), len(self._pending))
+        buffer[:size] = self._pending[:size]
+        self._pending = self._pending[size:]
+        return size
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join()
+        super().close()
+
+
+class _Stopped(Exception):
+    """The reader of a :class:`_SevenZipStream` closed it: its decompressing thread ends."""
 
 
 class _Chain(io.RawIOBase):
@@ -190,7 +332,7 @@ def open_dump(path: Path) -> Iterator[tuple[IO[bytes], IO[bytes], _CountingReade
         counter = _CountingReader(io.BufferedReader(_Chain(rest), buffer_size=1 << 20))
         yield raw, io.BufferedReader(counter, buffer_size=1 << 20), counter
     except _DECOMPRESS_ERRORS as exc:
-        at = "" if raw.closed else f" at byte {raw.tell()} of the file"
+        at = "" if raw.closed or raw.tell() < 0 else f" at byte {raw.tell()} of the file"
         raise IngestError(f"{path}: cannot decompress or read{at}: {type(exc).__name__}: {exc}") from exc
     finally:
         raw.close()
