@@ -71,7 +71,7 @@ RENDER_WINDOW = 64  # revisions read ahead of the one being stored while their c
 # One indexing thread with a large heap: fewer, larger segments cost far less CPU to write and merge than two threads
 # with 32 MB each (~12 s instead of ~18 s on the Anarchism history), and leave a core to this process and the renderer.
 INDEX_HEAP_BYTES, INDEX_THREADS = 128_000_000, 1
-_7Z_QUEUE = 16  # decompressed blocks of a .7z waiting to be parsed
+_PUMP_QUEUE = 16  # decompressed blocks waiting to be parsed (of 1 MiB, or as py7zr writes them)
 MAX_RENDER_WORKERS = 4  # render processes at most (beyond that the reading, storing process is the bottleneck)
 # What the decompressors raise on damaged bytes (gzip: zlib.error, BadGzipFile; bz2: OSError; xz: LZMAError).
 _DECOMPRESS_ERRORS = (zlib.error, EOFError, lzma.LZMAError, gzip.BadGzipFile, OSError)
@@ -103,8 +103,11 @@ class IngestReport:
         arrivals = f", {self.log_arrivals} page imports or creations" if self.log_arrivals else ""
         logs = (f"; {self.log_items} log items read, {self.log_moves} of them page moves recorded{arrivals}, the "
                 "others skipped" if self.log_items else "")
+        seconds = max(self.seconds, 1e-9)
         return (f"ingested {self.revisions} revisions of {self.pages} pages from {len(self.files)} file(s) in "
-                f"{self.seconds:.1f} s ({self.duplicates} already stored, {self.skipped_pages} pages outside "
+                f"{self.seconds:.1f} s ({self.revisions / seconds:,.0f} revisions/s, "
+                f"{self.raw_bytes / 1e6 / seconds:,.1f} MB/s of XML from {self.raw_bytes / 1e6:,.1f} MB; "
+                f"{self.duplicates} already stored, {self.skipped_pages} pages outside "
                 f"namespaces {sorted(self.namespaces)}, {self.skipped_revisions} revisions without text or date"
                 f"{logs})")
 
@@ -116,11 +119,11 @@ def _opener(head: bytes) -> Callable[[IO[bytes]], IO[bytes]]:
     if head.startswith(b"BZh"):
         return _open_bz2
     if head.startswith(b"\x1f\x8b"):
-        return lambda raw: gzip.GzipFile(fileobj=raw)  # type: ignore[return-value]
+        return lambda raw: _read_ahead(gzip.GzipFile(fileobj=raw), "gzip")  # type: ignore[arg-type]
     if head.startswith(b"\xfd7zXZ\x00") or head[:1] == b"\x5d":
-        return lambda raw: lzma.open(raw)
+        return lambda raw: _read_ahead(lzma.open(raw), "xz")
     if head.startswith(_SEVEN_ZIP):
-        return lambda raw: io.BufferedReader(_SevenZipStream(raw), buffer_size=1 << 20)
+        return _seven_zip
     return lambda raw: raw
 
 
@@ -131,7 +134,7 @@ def _open_bz2(raw: IO[bytes]) -> IO[bytes]:
     try:
         import indexed_bzip2
     except ImportError:
-        return bz2.open(raw)
+        return _read_ahead(bz2.open(raw), "bzip2")
     return io.BufferedReader(_Guarded(indexed_bzip2.open(raw, parallelization=os.cpu_count() or 1), "bzip2"),
                              buffer_size=1 << 20)
 
@@ -162,20 +165,21 @@ class _Guarded(io.RawIOBase):
         super().close()
 
 
-class _SevenZipStream(io.RawIOBase):
-    """The one file of a ``.7z`` archive (as Wikimedia publishes ``pages-meta-history*.7z``), decompressed by
-    ``py7zr`` (``frozen-search[dumps]``) in a thread while it is read: at most :data:`_7Z_QUEUE` blocks wait, so
-    memory stays bounded whatever the archive's size.
+class _Pumped(io.RawIOBase):
+    """Bytes made by ``produce(put)`` in a thread of their own, read here: decompression (which releases the GIL) runs
+    on another core while this thread parses. At most :data:`_PUMP_QUEUE` blocks wait, so memory stays bounded.
 
-    Raises (on read): OSError: py7zr is not installed, the archive is damaged, or it holds other than one file.
+    Whatever ``produce`` raises is raised by the read that reaches it (an :class:`OSError` as is, anything else
+    wrapped in one, naming ``what``).
     """
 
-    def __init__(self, raw: IO[bytes]) -> None:
-        self._queue: queue.Queue[bytes | BaseException | None] = queue.Queue(maxsize=_7Z_QUEUE)
+    def __init__(self, produce: Callable[[Callable[[bytes], None]], None], what: str) -> None:
+        self._queue: queue.Queue[bytes | BaseException | None] = queue.Queue(maxsize=_PUMP_QUEUE)
         self._pending = b""
         self._finished = False
+        self._what = what
         self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, args=(raw,), name="frozen-search-7z", daemon=True)
+        self._thread = threading.Thread(target=self._run, args=(produce,), name=f"frozen-search-{what}", daemon=True)
         self._thread.start()
 
     def readable(self) -> bool:
@@ -188,47 +192,13 @@ class _SevenZipStream(io.RawIOBase):
                 return
         raise _Stopped
 
-    def _run(self, raw: IO[bytes]) -> None:
+    def _run(self, produce: Callable[[Callable[[bytes], None]], None]) -> None:
         try:
-            try:
-                import py7zr
-            except ImportError as exc:
-                raise OSError("reading a .7z dump needs py7zr: pip install 'frozen-search[dumps]'") from exc
-            put = self._put
-
-            class Member:  # py7zr.Py7zIO's methods (py7zr only calls them)
-                def write(self, s: bytes | bytearray) -> int:
-                    put(bytes(s))
-                    return len(s)
-
-                def read(self, size: int | None = None) -> bytes:
-                    return b""
-
-                def seek(self, offset: int, whence: int = 0) -> int:
-                    return 0
-
-                def flush(self) -> None:
-                    return None
-
-                def size(self) -> int:
-                    return 0
-
-                def close(self) -> None:
-                    return None
-
-            class Members:  # a py7zr.WriterFactory
-                def create(self, filename: str) -> Member:
-                    return Member()
-
-            with py7zr.SevenZipFile(raw, mode="r") as archive:
-                files = [info.filename for info in archive.list() if not info.is_directory]
-                if len(files) != 1:
-                    raise OSError(f"a .7z dump holds one XML file; this archive holds {len(files)}")
-                archive.extract(factory=cast(Any, Members()))
+            produce(self._put)
             self._put(None)
         except _Stopped:
             return
-        except BaseException as exc:  # noqa: BLE001 - handed to the reading thread, which raises it as OSError
+        except BaseException as exc:  # noqa: BLE001 - handed to the reading thread, which raises it
             with contextlib.suppress(_Stopped):
                 self._put(exc)
 
@@ -239,7 +209,9 @@ class _SevenZipStream(io.RawIOBase):
                 self._finished = True
             elif isinstance(item, BaseException):
                 self._finished = True
-                raise item if isinstance(item, OSError) else OSError(f"7z: {type(item).__name__}: {item}")
+                if isinstance(item, OSError):
+                    raise item
+                raise OSError(f"{self._what}: {type(item).__name__}: {item}") from item
             else:
                 self._pending = item
         size = min(len(buffer), len(self._pending))
@@ -253,8 +225,63 @@ class _SevenZipStream(io.RawIOBase):
         super().close()
 
 
+def _read_ahead(stream: IO[bytes], what: str) -> IO[bytes]:
+    """``stream`` (a decompressor) read in blocks of 1 MiB by a thread of its own (:class:`_Pumped`)."""
+    def produce(put: Callable[[bytes], None]) -> None:
+        while block := stream.read(1 << 20):
+            put(block)
+
+    return io.BufferedReader(_Pumped(produce, what), buffer_size=1 << 20)
+
+
+def _seven_zip(raw: IO[bytes]) -> IO[bytes]:
+    """The one file of a ``.7z`` archive (as Wikimedia publishes ``pages-meta-history*.7z``), decompressed by
+    ``py7zr`` (``frozen-search[dumps]``) in a thread while it is read (:class:`_Pumped`).
+
+    Raises (on read): OSError: py7zr is not installed, the archive is damaged, or it holds other than one file.
+    """
+
+    def produce(put: Callable[[bytes], None]) -> None:
+        try:
+            import py7zr
+        except ImportError as exc:
+            raise OSError("reading a .7z dump needs py7zr: pip install 'frozen-search[dumps]'") from exc
+
+        class Member:  # py7zr.Py7zIO's methods (py7zr only calls them)
+            def write(self, s: bytes | bytearray) -> int:
+                put(bytes(s))
+                return len(s)
+
+            def read(self, size: int | None = None) -> bytes:
+                return b""
+
+            def seek(self, offset: int, whence: int = 0) -> int:
+                return 0
+
+            def flush(self) -> None:
+                return None
+
+            def size(self) -> int:
+                return 0
+
+            def close(self) -> None:
+                return None
+
+        class Members:  # a py7zr.WriterFactory
+            def create(self, filename: str) -> Member:
+                return Member()
+
+        with py7zr.SevenZipFile(raw, mode="r") as archive:
+            files = [info.filename for info in archive.list() if not info.is_directory]
+            if len(files) != 1:
+                raise OSError(f"a .7z dump holds one XML file; this archive holds {len(files)}")
+            archive.extract(factory=cast(Any, Members()))
+
+    return io.BufferedReader(_Pumped(produce, "7z"), buffer_size=1 << 20)
+
+
 class _Stopped(Exception):
-    """The reader of a :class:`_SevenZipStream` closed it: its decompressing thread ends."""
+    """The reader of a :class:`_Pumped` stream closed it: its producing thread ends."""
 
 
 class _Chain(io.RawIOBase):
@@ -318,6 +345,7 @@ def open_dump(path: Path) -> Iterator[tuple[IO[bytes], IO[bytes], _CountingReade
         raw: IO[bytes] = open(path, "rb")  # noqa: SIM115 - closed below
     except OSError as exc:
         raise IngestError(f"{path}: cannot open: {exc.strerror or exc}") from exc
+    stream: IO[bytes] | None = None
     try:
         opener = _opener(raw.read(6))
         raw.seek(0)
@@ -335,6 +363,9 @@ def open_dump(path: Path) -> Iterator[tuple[IO[bytes], IO[bytes], _CountingReade
         at = "" if raw.closed or raw.tell() < 0 else f" at byte {raw.tell()} of the file"
         raise IngestError(f"{path}: cannot decompress or read{at}: {type(exc).__name__}: {exc}") from exc
     finally:
+        if stream is not None and stream is not raw:
+            with contextlib.suppress(Exception):  # ends a decompressing thread before its file is closed
+                stream.close()
         raw.close()
 
 
