@@ -255,7 +255,7 @@ def _seven_zip(raw: IO[bytes]) -> IO[bytes]:
             def read(self, size: int | None = None) -> bytes:
                 return b""
 
-            def seek(self, offset: int, whence: int = 0) -> int:
+            def seek(self, *position: int) -> int:  # (offset, whence): nothing to seek
                 return 0
 
             def flush(self) -> None:
