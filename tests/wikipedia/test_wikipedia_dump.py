@@ -270,3 +270,73 @@ def test_7z_without_py7zr_is_a_coded_error(tmp_path: Path, monkeypatch: pytest.M
     store, index = fresh(tmp_path)
     with pytest.raises(IngestError, match=r"py7zr"):
         ingest_wikipedia([path], store, index)
+
+
+# --- checkpoints: a killed ingest resumes, never half a page ----------------------------------------------------------
+
+
+def rows_by_doc(store: Store) -> dict[str, list[tuple[object, ...]]]:
+    db = sqlite3.connect(store.path)
+    found = db.execute("SELECT doc_id, version, valid_from, valid_to, continuity, sha256, chunk_keys FROM revisions "
+                       "ORDER BY doc_id, valid_from, version").fetchall()
+    db.close()
+    out: dict[str, list[tuple[object, ...]]] = {}
+    for row in found:
+        out.setdefault(str(row[0]), []).append(tuple(row))
+    return out
+
+
+def test_killed_ingest_keeps_whole_pages_and_resumes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    files = [wiki_file(name) for name in PIPELINE_FILES]
+    clean_store, clean_index = fresh(tmp_path / "clean")
+    clean = ingest_wikipedia(files, clean_store, clean_index)
+    expected = rows_by_doc(clean_store)
+
+    store, index = fresh(tmp_path / "killed")
+    finish, ended = wikipedia_dump._PageWriter._finish_page, []
+
+    def killed_at_the_twentieth_page(writer: wikipedia_dump._PageWriter, doc: str) -> None:
+        finish(writer, doc)
+        ended.append(doc)
+        if len(ended) == 20:
+            raise KeyboardInterrupt  # as a kill: nothing after the last checkpoint is committed
+
+    with monkeypatch.context() as patch:
+        patch.setattr(wikipedia_dump._PageWriter, "_finish_page", killed_at_the_twentieth_page)
+        with pytest.raises(KeyboardInterrupt):
+            ingest_wikipedia(files, store, index, checkpoint_revisions=10)
+    partial = rows_by_doc(store)
+    assert 0 < len(partial) < len(expected)  # some checkpoints committed, not all
+    assert all(rows == expected[doc] for doc, rows in partial.items())  # every page stored is whole
+    assert index.generation == store.generation
+    searched = {doc for _, _, doc in index.search(["the"], [], 2**62, None, 100)}
+    assert searched and searched <= set(partial)
+
+    resumed = ingest_wikipedia(files, store, index, checkpoint_revisions=10)
+    assert rows_by_doc(store) == expected
+    assert (resumed.pages, resumed.revisions, resumed.duplicates) == (clean.pages, clean.revisions, 0)
+    assert store.ingest_progress(wikipedia_dump.run_key(files, frozenset({0, 10, 828}))) is None  # finished
+    queries = [(["reciprocal", "rank"], 2**62), (["pear"], 1_200_000_000), (["pyrus"], 2**62)]
+    assert [sorted(index.search(t, [], b, None, 50)) == sorted(clean_index.search(t, [], b, None, 50))
+            for t, b in queries] == [True] * 3
+    again = ingest_wikipedia(files, store, index, checkpoint_revisions=10)  # finished: a counted no-op
+    assert (again.revisions, again.duplicates) == (0, clean.revisions)
+
+
+def test_resume_refuses_an_index_behind_the_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    files = [wiki_file(name) for name in PIPELINE_FILES]
+    store, index = fresh(tmp_path)
+    checkpoint, calls = wikipedia_dump.IndexWriterSession.checkpoint, []
+
+    def killed_before_the_second_index_commit(session: object, generation: int | None = None) -> None:
+        calls.append(generation)
+        if len(calls) == 2:
+            raise KeyboardInterrupt  # the store committed this checkpoint, the index did not
+        checkpoint(session, generation)  # type: ignore[arg-type]
+
+    with monkeypatch.context() as patch:
+        patch.setattr(wikipedia_dump.IndexWriterSession, "checkpoint", killed_before_the_second_index_commit)
+        with pytest.raises(KeyboardInterrupt):
+            ingest_wikipedia(files, store, index, checkpoint_revisions=10)
+    with pytest.raises(IngestError, match="reindex"):
+        ingest_wikipedia(files, store, index, checkpoint_revisions=10)

@@ -8,8 +8,9 @@ Every revision is kept with its validity interval: ``valid_to`` is the next stor
 ingest serves every cutoff. A page-only fragment (a bare sequence of ``<page>`` elements, as in some test corpora)
 is read inside a synthetic ``<mediawiki>`` root, as MediaWiki's own importer needs too (../shared/mediawiki.md, 11).
 
-All files of one call are ingested in one store transaction and one index commit: a truncated, non-XML or
-non-MediaWiki file raises :class:`~frozen_search.errors.IngestError` and leaves store and index as they were.
+Files are ingested in checkpoints of whole pages (:func:`ingest_wikipedia`), resumable after a kill: a truncated,
+non-XML or non-MediaWiki file raises :class:`~frozen_search.errors.IngestError` and stores nothing after the last
+checkpoint (nothing at all when it comes before the first).
 
 A long history (past :data:`PARALLEL_RENDER_AFTER` revisions) is rendered in a pipeline: this process reads, splits
 and stores, a pool of render processes (:class:`concurrent.futures.ProcessPoolExecutor`) renders the chunks missing
@@ -24,6 +25,7 @@ import contextlib
 import gzip
 import hashlib
 import io
+import json
 import lzma
 import multiprocessing
 import os
@@ -36,7 +38,7 @@ import warnings
 import xml.etree.ElementTree as ElementTree
 import zlib
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
@@ -72,6 +74,7 @@ RENDER_WINDOW = 64  # revisions read ahead of the one being stored while their c
 # with 32 MB each (~12 s instead of ~18 s on the Anarchism history), and leave a core to this process and the renderer.
 INDEX_HEAP_BYTES, INDEX_THREADS = 128_000_000, 1
 _PUMP_QUEUE = 16  # decompressed blocks waiting to be parsed (of 1 MiB, or as py7zr writes them)
+CHECKPOINT_REVISIONS = 50_000  # revisions stored between two commits (then at the next page boundary)
 MAX_RENDER_WORKERS = 4  # render processes at most (beyond that the reading, storing process is the bottleneck)
 # What the decompressors raise on damaged bytes (gzip: zlib.error, BadGzipFile; bz2: OSError; xz: LZMAError).
 _DECOMPRESS_ERRORS = (zlib.error, EOFError, lzma.LZMAError, gzip.BadGzipFile, OSError)
@@ -690,14 +693,26 @@ def _record_logged_moves(store: Store, moves: list[LoggedMove]) -> None:
         _record_move(store, wikipedia.doc_id(title), move.moved_at, move.old, move.new)
 
 
+@dataclass
+class _Position:
+    """Where a run is: ``<page>`` elements read so far over all its files, in order; those up to ``resume_after`` were
+    committed by an earlier, interrupted run of the same files (they are read, not stored again)."""
+
+    pages: int = 0
+    resume_after: int = 0
+
+
 def _ingest_file(path: Path, page_writer: _PageWriter, namespaces: frozenset[int], report: IngestReport,
-                 progress: Progress | None, moves: list[LoggedMove]) -> None:
+                 progress: Progress | None, moves: list[LoggedMove], position: _Position,
+                 ) -> Generator[None, None, None]:
+    """Read one file, storing its pages through ``page_writer``; yields after each page (a point where a checkpoint
+    may commit: every page read so far is whole in the queue or the store)."""
     with open_dump(path) as (raw, stream, counter):
         try:
             dump = mwxml.Dump.from_file(stream)
         except _READ_ERRORS as exc:
             raise IngestError(f"{path}: not a readable MediaWiki export: {exc}") from exc
-        position = 0
+        number = 0
 
         def tick() -> None:
             if progress is not None:
@@ -711,24 +726,57 @@ def _ingest_file(path: Path, page_writer: _PageWriter, namespaces: frozenset[int
                 # mwxml calls the deprecated ``Logger.warn`` on a log item's ``<text deleted="deleted"/>``
                 warnings.filterwarnings("ignore", category=DeprecationWarning, module=r"mwxml\b")
                 for item in dump:
-                    position += 1
-                    page_writer.where = f"{path}: page {position}"
-                    if isinstance(item, mwxml.LogItem):
+                    number += 1
+                    page_writer.where = f"{path}: page {number}"
+                    if isinstance(item, mwxml.LogItem):  # read again on a resumed run: moves are stored at the end
                         _log_item(item, namespaces, report, moves)
+                        continue
+                    position.pages += 1
+                    if position.pages <= position.resume_after:  # committed by the interrupted run
+                        for _ in item:
+                            pass
                         continue
                     try:
                         _ingest_page(item, page_writer, namespaces, report)
                     except InvalidRequest as exc:  # a title MediaWiki could not have written
-                        raise IngestError(f"{path}: page {position}: {exc.message}") from exc
+                        raise IngestError(f"{path}: page {number}: {exc.message}") from exc
                     tick()
+                    yield
         except _READ_ERRORS as exc:
-            raise IngestError(f"{path}: broken or truncated export at page {position}: {exc}") from exc
+            raise IngestError(f"{path}: broken or truncated export at page {number}: {exc}") from exc
         except _DECOMPRESS_ERRORS as exc:  # a damaged .gz/.bz2/.xz: the file's fault, said with its position
-            raise IngestError(f"{path}: cannot decompress the export after page {position} "
+            raise IngestError(f"{path}: cannot decompress the export after page {number} "
                               f"(byte {raw.tell()} of the file): {type(exc).__name__}: {exc}") from exc
         page_writer.flush()
         tick()
         report.raw_bytes += counter.count
+
+
+def _read_files(paths: Sequence[Path], page_writer: _PageWriter, namespaces: frozenset[int], report: IngestReport,
+                progress: Progress | None, moves: list[LoggedMove], position: _Position,
+                on_file: Callable[[Path], None] | None) -> Generator[None, None, None]:
+    for path in paths:
+        if on_file is not None:
+            on_file(path)
+        yield from _ingest_file(path, page_writer, namespaces, report, progress, moves, position)
+
+
+def run_key(paths: Sequence[Path], namespaces: frozenset[int]) -> str:
+    """The key of one ingest run (store ``ingest_progress``): its files (resolved paths, sizes, modification times)
+    in order and its namespaces. The same files ingested again have the same key, so a killed run resumes.
+
+    Raises:
+        IngestError: a file is missing or unreadable.
+    """
+    stamps: list[object] = []
+    for path in paths:
+        try:
+            stat = path.stat()
+        except OSError as exc:
+            raise IngestError(f"{path}: cannot open: {exc.strerror or exc}") from exc
+        stamps.append([str(path.resolve()), stat.st_size, stat.st_mtime_ns])
+    digest = hashlib.sha256(json.dumps([stamps, sorted(namespaces)]).encode("utf-8")).hexdigest()[:24]
+    return f"wikipedia:{digest}"
 
 
 def _ingest_page(page: Any, page_writer: _PageWriter, namespaces: frozenset[int], report: IngestReport) -> None:
@@ -796,8 +844,16 @@ def rerender_stale(store: Store, renderer: WikitextRenderer | None = None) -> li
 
 def ingest_wikipedia(paths: Sequence[Path], store: Store, index: RevisionIndex, *,
                      namespaces: frozenset[int] = frozenset({0, 10, 828}), progress: Progress | None = None,
-                     on_file: Callable[[Path], None] | None = None) -> IngestReport:
-    """Ingest MediaWiki XML exports into ``store`` and ``index``, all or nothing.
+                     on_file: Callable[[Path], None] | None = None,
+                     checkpoint_revisions: int | None = None) -> IngestReport:
+    """Ingest MediaWiki XML exports into ``store`` and ``index`` in checkpoints, resumable.
+
+    Every ``checkpoint_revisions`` revisions stored (default :data:`CHECKPOINT_REVISIONS`), at the next page
+    boundary, the store commits whole pages with the run's position (``ingest_progress``, key :func:`run_key`), then
+    the index commits: a page is stored with all its revisions or not at all, so a killed run never shows half a
+    page. The same files ingested again resume after the last checkpoint (the pages before it are read, not stored
+    again); a finished run clears its position, after which the same files are a counted no-op. A run that fails
+    before its first checkpoint (every file smaller than that) leaves store and index as they were.
 
     ``<logitem>`` elements (schemas 0.10/0.11, ``dumpBackup.php --logs``) are read: page moves are recorded as moves
     (as the null revisions' "moved page [[A]] to [[B]]" comments are), every other log item is counted and skipped.
@@ -808,31 +864,59 @@ def ingest_wikipedia(paths: Sequence[Path], store: Store, index: RevisionIndex, 
     Re-ingesting a revision already stored (same page and revision id) is a counted no-op.
 
     Raises:
-        IngestError: a file is missing, unreadable, truncated, or not a MediaWiki export; nothing is stored.
+        IngestError: a file is missing, unreadable, truncated, or not a MediaWiki export: nothing after the last
+            checkpoint is stored; the index is behind the store after a kill between the two commits of a checkpoint
+            (run ``frozen-search reindex``, then the same ingest again).
     """
     started = time.perf_counter()
     report = IngestReport(files=[str(p) for p in paths], namespaces=sorted(namespaces))
+    key = run_key(paths, namespaces)
+    resumed = store.ingest_progress(key)
+    if resumed is not None and index.generation != store.generation:
+        raise IngestError("the index is behind the store after an interrupted ingest of these files: run "
+                          "`frozen-search reindex`, then this ingest again (it resumes)")
+    position = _Position()
+    if resumed is not None:
+        position.resume_after, report.pages, report.revisions = resumed
+    every = checkpoint_revisions if checkpoint_revisions is not None else CHECKPOINT_REVISIONS
     renderer = WikitextRenderer()
     pool = _RenderPool()
+    moves: list[LoggedMove] = []
+    steps: Generator[None, None, None] | None = None
     try:
         with index.writer(INDEX_HEAP_BYTES, INDEX_THREADS) as writer:
-            with store.transaction():
-                for rev_pk in rerender_stale(store, renderer):  # an older rendering: rendered again, re-indexed
-                    row = store.revision(rev_pk)
-                    writer.replace(IndexedRevision(row.rev_pk, row.doc_id, row.source, row.valid_from, row.valid_to,
-                                                   row.title, join_rendered(store.text_parts(row))))
-                page_writer = _PageWriter(store, writer, renderer, {}, report, pool)
-                moves: list[LoggedMove] = []
-                for path in paths:
-                    if on_file is not None:
-                        on_file(path)
-                    _ingest_file(path, page_writer, namespaces, report, progress, moves)
-                _record_logged_moves(store, moves)
-                generation = store.bump_generation()
-                store.record_ingest(wikipedia.SOURCE, report.files, datetime.now(UTC).isoformat(), report.pages,
-                                    report.revisions)
-            writer.commit(generation)
+            page_writer = _PageWriter(store, writer, renderer, {}, report, pool)
+            steps = _read_files(paths, page_writer, namespaces, report, progress, moves, position, on_file)
+            first, done = True, False
+            while not done:
+                with store.transaction():
+                    if first:  # an older rendering: rendered again, re-indexed
+                        for rev_pk in rerender_stale(store, renderer):
+                            row = store.revision(rev_pk)
+                            text = join_rendered(store.text_parts(row))
+                            writer.replace(IndexedRevision(row.rev_pk, row.doc_id, row.source, row.valid_from,
+                                                           row.valid_to, row.title, text))
+                        first = False
+                    until = report.revisions + every
+                    for _ in steps:
+                        if report.revisions >= until:
+                            break
+                    else:
+                        done = True
+                    page_writer.flush()  # at a page boundary: whole pages only
+                    if done:
+                        _record_logged_moves(store, moves)
+                        store.record_ingest(wikipedia.SOURCE, report.files, datetime.now(UTC).isoformat(),
+                                            report.pages, report.revisions)
+                    store.set_ingest_progress(key, -1 if done else position.pages, report.pages, report.revisions)
+                    generation = store.bump_generation()
+                if done:
+                    writer.commit(generation)
+                else:
+                    writer.checkpoint(generation)
     finally:
+        if steps is not None:
+            steps.close()  # (a failure outside the reading): the files are closed
         pool.close()
     report.seconds = time.perf_counter() - started
     return report
