@@ -315,6 +315,8 @@ def test_killed_ingest_keeps_whole_pages_and_resumes(tmp_path: Path, monkeypatch
     resumed = ingest_wikipedia(files, store, index, checkpoint_revisions=10)
     assert rows_by_doc(store) == expected
     assert (resumed.pages, resumed.revisions, resumed.duplicates) == (clean.pages, clean.revisions, 0)
+    assert 0 < resumed.resumed_revisions < clean.revisions
+    assert f"resumed after {resumed.resumed_revisions} revisions stored by an interrupted run" in resumed.summary()
     assert store.ingest_progress(wikipedia_dump.run_key(files, frozenset({0, 10, 828}))) is None  # finished
     queries = [(["reciprocal", "rank"], 2**62), (["pear"], 1_200_000_000), (["pyrus"], 2**62)]
     assert [sorted(index.search(t, [], b, None, 50)) == sorted(clean_index.search(t, [], b, None, 50))

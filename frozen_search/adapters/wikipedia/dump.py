@@ -100,6 +100,7 @@ class IngestReport:
     log_items: int = 0
     log_moves: int = 0
     log_arrivals: int = 0
+    resumed_revisions: int = 0  # stored by an interrupted run of the same files, before this one resumed it
 
     def summary(self) -> str:
         """The line ``frozen-search ingest wikipedia`` prints."""
@@ -107,8 +108,11 @@ class IngestReport:
         logs = (f"; {self.log_items} log items read, {self.log_moves} of them page moves recorded{arrivals}, the "
                 "others skipped" if self.log_items else "")
         seconds = max(self.seconds, 1e-9)
+        resumed = (f"; resumed after {self.resumed_revisions} revisions stored by an interrupted run"
+                   if self.resumed_revisions else "")
         return (f"ingested {self.revisions} revisions of {self.pages} pages from {len(self.files)} file(s) in "
-                f"{self.seconds:.1f} s ({self.revisions / seconds:,.0f} revisions/s, "
+                f"{self.seconds:.1f} s ({(self.revisions - self.resumed_revisions) / seconds:,.0f} revisions/s"
+                f"{resumed}, "
                 f"{self.raw_bytes / 1e6 / seconds:,.1f} MB/s of XML from {self.raw_bytes / 1e6:,.1f} MB; "
                 f"{self.duplicates} already stored, {self.skipped_pages} pages outside "
                 f"namespaces {sorted(self.namespaces)}, {self.skipped_revisions} revisions without text or date"
@@ -878,6 +882,7 @@ def ingest_wikipedia(paths: Sequence[Path], store: Store, index: RevisionIndex, 
     position = _Position()
     if resumed is not None:
         position.resume_after, report.pages, report.revisions = resumed
+        report.resumed_revisions = report.revisions
     every = checkpoint_revisions if checkpoint_revisions is not None else CHECKPOINT_REVISIONS
     renderer = WikitextRenderer()
     pool = _RenderPool()
