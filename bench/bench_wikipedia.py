@@ -21,7 +21,9 @@ Run from the repository root (takes ~2-3 minutes on the full file)::
 
 ``--limit-revisions N`` runs everything on the first N revisions of the file (written to a temporary plain XML file);
 ``--profile`` runs the ingest child under cProfile and prints the top functions (use with ``--limit-revisions 3000``);
-``--no-search`` skips part 3.
+``--no-search`` skips part 3. ``--synth N`` (repeatable) first measures a synthetic export of N revisions built from the
+real wikitext by ``bench/synth_wiki.py`` (8 revisions per page), each input beside its own bare mwxml pass in this run,
+with CPU seconds (render processes included) and the store's size by table; ``--synth-only`` skips ``--file``.
 """
 
 from __future__ import annotations
