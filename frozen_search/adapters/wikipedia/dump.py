@@ -74,6 +74,7 @@ RENDER_WINDOW = 64  # revisions read ahead of the one being stored while their c
 # with 32 MB each (~12 s instead of ~18 s on the Anarchism history), and leave a core to this process and the renderer.
 INDEX_HEAP_BYTES, INDEX_THREADS = 128_000_000, 1
 _PUMP_QUEUE = 16  # decompressed blocks waiting to be parsed (of 1 MiB, or as py7zr writes them)
+STORED_KEYS_KEPT = 500_000  # chunk keys known stored, kept to skip re-inserting them (~46 MB; then forgotten)
 CHECKPOINT_REVISIONS = 50_000  # revisions stored between two commits (then at the next page boundary)
 MAX_RENDER_WORKERS = 4  # render processes at most (beyond that the reading, storing process is the bottleneck)
 # What the decompressors raise on damaged bytes (gzip: zlib.error, BadGzipFile; bz2: OSError; xz: LZMAError).
@@ -578,7 +579,7 @@ class _PageWriter:
                                   "stored")
 
     def _remember(self, keys: Iterable[bytes]) -> None:
-        if len(self.stored_chunks) > 2_000_000:  # bound memory: INSERT OR IGNORE keeps correctness
+        if len(self.stored_chunks) > STORED_KEYS_KEPT:  # bound memory: INSERT OR IGNORE keeps correctness
             self.stored_chunks.clear()
         self.stored_chunks.update(keys)
 
