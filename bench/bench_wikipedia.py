@@ -21,13 +21,17 @@ Run from the repository root (takes ~2-3 minutes on the full file)::
 
 ``--limit-revisions N`` runs everything on the first N revisions of the file (written to a temporary plain XML file);
 ``--profile`` runs the ingest child under cProfile and prints the top functions (use with ``--limit-revisions 3000``);
-``--no-search`` skips part 3.
+``--no-search`` skips part 3. ``--synth N`` (repeatable) first measures a synthetic export of N revisions built from the
+real wikitext by ``bench/synth_wiki.py`` (8 revisions per page), each input beside its own bare mwxml pass in this run,
+with CPU seconds (render processes included) and the store's size by table; ``--synth-only`` skips ``--file``.
 """
 
 from __future__ import annotations
 
 import argparse
+import bz2
 import cProfile
+import gzip
 import io
 import json
 import lzma
@@ -35,6 +39,7 @@ import math
 import multiprocessing
 import pstats
 import resource
+import shutil
 import sys
 import tempfile
 import time
@@ -86,6 +91,30 @@ def peak_rss_mb() -> float:
     return kib * 1024 / MB
 
 
+def cpu_seconds() -> float:
+    """CPU seconds (user + system) of this process and of its children that ended (the render pool's processes)."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def chunks_table_bytes(store_path: Path) -> dict[str, int]:
+    """Bytes of the store's tables and indexes (SQLite ``dbstat``), largest first: where the store's size is."""
+    import sqlite3
+
+    db = sqlite3.connect(store_path)
+    try:
+        rows = db.execute("SELECT name, SUM(pgsize) FROM dbstat GROUP BY name ORDER BY 2 DESC").fetchall()
+        stats = dict(db.execute("SELECT COUNT(*), COALESCE(SUM(LENGTH(source)), 0) FROM chunks").fetchall())
+    except sqlite3.Error:
+        return {}
+    finally:
+        db.close()
+    out = {str(name): int(size) for name, size in rows}
+    for count, source_chars in stats.items():
+        out["(chunk rows)"], out["(chunk source chars)"] = int(count), int(source_chars)
+    return out
+
+
 def disk_size(path: Path) -> int:
     """Bytes on disk (apparent size) of a file or of every file under a folder."""
     if path.is_file():
@@ -121,8 +150,14 @@ def truncate_dump(source: Path, revisions: int, target: Path) -> None:
 
 
 def open_xml(path: Path) -> Any:
-    """The decompressed XML stream of ``path`` (``.lzma``/``.xz`` or plain)."""
-    return lzma.open(path) if path.suffix in (".lzma", ".xz") else open(path, "rb")
+    """The decompressed XML stream of ``path`` (``.lzma``/``.xz``, ``.bz2``, ``.gz`` or plain)."""
+    if path.suffix in (".lzma", ".xz"):
+        return lzma.open(path)
+    if path.suffix == ".bz2":
+        return bz2.open(path)
+    if path.suffix == ".gz":
+        return gzip.open(path)
+    return open(path, "rb")
 
 
 # -- child processes --------------------------------------------------------------------------------------------------
@@ -132,7 +167,7 @@ def run_baseline(path: str) -> dict[str, Any]:
     """Iterate every revision of ``path`` with mwxml alone, touching ``.text``; seconds, counts and peak RSS."""
     import mwxml
 
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), cpu_seconds()
     pages = revisions = text_chars = 0
     with open_xml(Path(path)) as stream:
         dump = mwxml.Dump.from_file(stream)
@@ -143,8 +178,8 @@ def run_baseline(path: str) -> dict[str, Any]:
                 text_chars += len(revision.text or "")
         raw_bytes = stream.tell()
     seconds = time.perf_counter() - started
-    return {"seconds": seconds, "pages": pages, "revisions": revisions, "text_chars": text_chars,
-            "raw_bytes": raw_bytes, "peak_rss_mb": peak_rss_mb()}
+    return {"seconds": seconds, "cpu_seconds": cpu_seconds() - cpu, "pages": pages, "revisions": revisions,
+            "text_chars": text_chars, "raw_bytes": raw_bytes, "peak_rss_mb": peak_rss_mb()}
 
 
 def run_ingest(paths: list[str], data_dir: str, profile_path: str | None) -> dict[str, Any]:
@@ -159,7 +194,7 @@ def run_ingest(paths: list[str], data_dir: str, profile_path: str | None) -> dic
     store = Store(settings.store_path)
     index = RevisionIndex.create(settings.index_path)
     profiler = cProfile.Profile() if profile_path else None
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), cpu_seconds()
     if profiler is not None:
         profiler.enable()
     report = ingest_wikipedia([Path(p) for p in paths], store, index)
@@ -167,9 +202,10 @@ def run_ingest(paths: list[str], data_dir: str, profile_path: str | None) -> dic
         profiler.disable()
     seconds = time.perf_counter() - started
     store.close()
+    cpu = cpu_seconds() - cpu  # after close: the render processes have ended and been waited for
     if profiler is not None and profile_path:
         profiler.dump_stats(profile_path)
-    return {"seconds": seconds, "report_seconds": report.seconds, "pages": report.pages,
+    return {"seconds": seconds, "cpu_seconds": cpu, "report_seconds": report.seconds, "pages": report.pages,
             "revisions": report.revisions, "duplicates": report.duplicates, "raw_bytes": report.raw_bytes,
             "peak_rss_mb": peak_rss_mb(), "rss_before_ingest_mb": rss_before}
 
@@ -237,42 +273,66 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--profile", action="store_true", help="run the ingest under cProfile and print the top")
     parser.add_argument("--profile-top", type=int, default=30, help="rows of the profile to print (default 30)")
     parser.add_argument("--no-search", action="store_true", help="skip the search benchmark")
+    parser.add_argument("--synth", type=int, action="append", default=[],
+                        help="also generate a synthetic export of N revisions from the real wikitext "
+                             "(bench/synth_wiki.py, 8 revisions per page) and measure it first (repeatable)")
+    parser.add_argument("--synth-only", action="store_true", help="measure only the --synth inputs, not --file")
     return parser.parse_args(argv)
+
+
+def run_case(label: str, dump: Path, data_dir: Path, profile_path: Path | None) -> dict[str, Any]:
+    """Side by side in one run: a bare mwxml pass over ``dump``, then the ingest of it into ``data_dir``."""
+    print(f"[{label}] mwxml baseline ...", flush=True)
+    baseline = in_child(run_baseline, str(dump))
+    print(f"[{label}] ingest (child process) ...", flush=True)
+    ingest = in_child(run_ingest, [str(dump)], str(data_dir), None if profile_path is None else str(profile_path))
+    ingest["input_bytes"] = dump.stat().st_size
+    ingest["store_bytes"] = sum(disk_size(p) for p in data_dir.glob("store.sqlite3*"))
+    ingest["store_tables"] = chunks_table_bytes(data_dir / "store.sqlite3")
+    ingest["index_bytes"] = disk_size(data_dir / "index")
+    ingest["revisions_per_s"] = ingest["revisions"] / ingest["seconds"]
+    ingest["raw_mb_per_s"] = ingest["raw_bytes"] / MB / ingest["seconds"]
+    ingest["ratio_to_mwxml"] = ingest["seconds"] / baseline["seconds"]
+    ingest["cpu_ratio_to_mwxml"] = ingest["cpu_seconds"] / baseline["cpu_seconds"]
+    return {"label": label, "file": str(dump), "baseline": baseline, "ingest": ingest}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     results: dict[str, Any] = {"python": sys.version.split()[0], "targets": {
         "ingest_ratio_max": TARGET_INGEST_RATIO, "peak_rss_mb_max": TARGET_RSS_MB,
-        "search_p50_ms_max": TARGET_SEARCH_P50_MS}}
+        "search_p50_ms_max": TARGET_SEARCH_P50_MS}, "cases": []}
     with tempfile.TemporaryDirectory(prefix="frozen-search-bench-") as tmp_name:
         tmp = Path(tmp_name)
-        dump = args.file.resolve()
-        if args.limit_revisions is not None:
-            limited = tmp / f"first-{args.limit_revisions}-revisions.xml"
-            truncate_dump(dump, args.limit_revisions, limited)
-            dump = limited
-        results["file"] = str(dump)
-        print(f"file: {dump}")
+        inputs: list[tuple[str, Path]] = []
+        for revisions in args.synth:
+            sys.path.insert(0, str(REPO / "bench"))
+            from synth_wiki import generate
 
-        print("1/3 mwxml baseline ...", flush=True)
-        baseline = in_child(run_baseline, str(dump))
-        results["baseline"] = baseline
-
-        print("2/3 ingest (child process) ...", flush=True)
-        data_dir = tmp / "data"
+            target = tmp / f"synth-{revisions}.xml"
+            generate(target, max(1, revisions // 8), 8, 1_200, 15)
+            inputs.append((f"synthetic {revisions:,} revisions (8 per page)", target))
+        if not args.synth_only:
+            dump = args.file.resolve()
+            if args.limit_revisions is not None:
+                limited = tmp / f"first-{args.limit_revisions}-revisions.xml"
+                truncate_dump(dump, args.limit_revisions, limited)
+                dump = limited
+            inputs.append((dump.name, dump))
         profile_path = tmp / "ingest.prof" if args.profile else None
-        ingest = in_child(run_ingest, [str(dump)], str(data_dir), None if profile_path is None else str(profile_path))
-        ingest["store_bytes"] = sum(disk_size(p) for p in data_dir.glob("store.sqlite3*"))
-        ingest["index_bytes"] = disk_size(data_dir / "index")
-        ingest["revisions_per_s"] = ingest["revisions"] / ingest["seconds"]
-        ingest["raw_mb_per_s"] = ingest["raw_bytes"] / MB / ingest["seconds"]
-        ingest["ratio_to_mwxml"] = ingest["seconds"] / baseline["seconds"]
-        results["ingest"] = ingest
+        data_dir = tmp / "data"
+        for number, (label, path) in enumerate(inputs):
+            data_dir = tmp / f"data-{number}"
+            case = run_case(label, path, data_dir, profile_path if number == len(inputs) - 1 else None)
+            results["cases"].append(case)
+            if path.parent == tmp:
+                path.unlink()  # a generated input: gone before the next is written
+            if number < len(inputs) - 1 or args.no_search:
+                shutil.rmtree(data_dir, ignore_errors=True)
 
         searches: list[dict[str, Any]] = []
         if not args.no_search:
-            print("3/3 search: ingesting the small real files, then timing queries ...", flush=True)
+            print("search: ingesting the small real files, then timing queries ...", flush=True)
             small = sorted(str(p) for p in args.small_dir.glob("*.xml"))
             small_ingest = in_child(run_ingest, small, str(data_dir), None)
             small_ingest["files"] = [Path(p).name for p in small]
@@ -283,14 +343,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                     searches.append(measure_search(data_dir, cutoff, args.reps, log_path))
             results["search"] = searches
 
-        print_report(results, baseline, ingest, searches, args.reps)
+        print_report(results, searches, args.reps)
         if profile_path is not None:
             print_profile(profile_path, args.profile_top)
 
-    targets = {"ingest_ratio": ingest["ratio_to_mwxml"] <= TARGET_INGEST_RATIO,
-               "peak_rss": ingest["peak_rss_mb"] < TARGET_RSS_MB}
+    targets = {case["label"]: {"ingest_ratio": case["ingest"]["ratio_to_mwxml"] <= TARGET_INGEST_RATIO,
+                               "peak_rss": case["ingest"]["peak_rss_mb"] < TARGET_RSS_MB} for case in results["cases"]}
     if searches:
-        targets["search_p50"] = all(s["p50_ms"] < TARGET_SEARCH_P50_MS for s in searches)
+        targets["search_p50"] = {"all": all(s["p50_ms"] < TARGET_SEARCH_P50_MS for s in searches)}
     results["targets_met"] = targets
     if args.json is not None:
         args.json.write_text(json.dumps(results, indent=2) + "\n")
@@ -298,20 +358,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-def print_report(results: dict[str, Any], baseline: dict[str, Any], ingest: dict[str, Any],
-                 searches: list[dict[str, Any]], reps: int) -> None:
-    b, i = baseline, ingest
-    print("\n== Wikipedia ingest ==")
-    print(f"{'':28}{'seconds':>10}{'revisions':>11}{'rev/s':>9}{'raw MB':>10}{'MB/s':>8}{'peak RSS MB':>13}")
-    print(f"{'mwxml alone (baseline)':28}{b['seconds']:>10.1f}{b['revisions']:>11,}"
-          f"{b['revisions'] / b['seconds']:>9.0f}{b['raw_bytes'] / MB:>10.1f}"
-          f"{b['raw_bytes'] / MB / b['seconds']:>8.1f}{b['peak_rss_mb']:>13.0f}")
-    print(f"{'ingest_wikipedia':28}{i['seconds']:>10.1f}{i['revisions']:>11,}{i['revisions_per_s']:>9.0f}"
-          f"{i['raw_bytes'] / MB:>10.1f}{i['raw_mb_per_s']:>8.1f}{i['peak_rss_mb']:>13.0f}")
-    print(f"raw XML bytes: baseline {b['raw_bytes']:,}, ingest {i['raw_bytes']:,}; pages {i['pages']}; "
-          f"child RSS before ingest {i['rss_before_ingest_mb']:.0f} MB")
-    print(f"on disk after ingest: store {i['store_bytes'] / MB:.1f} MB, index {i['index_bytes'] / MB:.1f} MB "
-          f"(raw XML {i['raw_bytes'] / MB:.1f} MB)")
+def print_report(results: dict[str, Any], searches: list[dict[str, Any]], reps: int) -> None:
+    print("\n== Wikipedia ingest: each input beside a bare mwxml pass over the same file, in this run ==")
+    print(f"{'input':44}{'what':8}{'wall s':>8}{'CPU s':>8}{'rev/s':>8}{'xwall':>7}{'xCPU':>7}{'RSS MB':>8}"
+          f"{'in MB':>8}{'XML MB':>8}{'store MB':>9}{'index MB':>9}")
+    for case in results["cases"]:
+        b, i = case["baseline"], case["ingest"]
+        print(f"{case['label'][:43]:44}{'mwxml':8}{b['seconds']:>8.1f}{b['cpu_seconds']:>8.1f}"
+              f"{b['revisions'] / b['seconds']:>8.0f}{1:>7.2f}{1:>7.2f}{b['peak_rss_mb']:>8.0f}")
+        print(f"{'':44}{'ingest':8}{i['seconds']:>8.1f}{i['cpu_seconds']:>8.1f}{i['revisions_per_s']:>8.0f}"
+              f"{i['ratio_to_mwxml']:>7.2f}{i['cpu_ratio_to_mwxml']:>7.2f}{i['peak_rss_mb']:>8.0f}"
+              f"{i['input_bytes'] / MB:>8.1f}{i['raw_bytes'] / MB:>8.1f}{i['store_bytes'] / MB:>9.1f}"
+              f"{i['index_bytes'] / MB:>9.1f}")
+        tables = i.get("store_tables") or {}
+        if tables:
+            named = ", ".join(f"{name} {size / MB:.1f}" for name, size in list(tables.items())[:5]
+                              if not name.startswith("("))
+            print(f"{'':44}store MB by table/index: {named}; {tables.get('(chunk rows)', 0):,} chunks, "
+                  f"{tables.get('(chunk source chars)', 0) / MB:.1f} M source chars")
     if "small_ingest" in results:
         s = results["small_ingest"]
         print(f"small files: {len(s['files'])} files, {s['revisions']} revisions of {s['pages']} pages in "
@@ -326,10 +390,11 @@ def print_report(results: dict[str, Any], baseline: dict[str, Any], ingest: dict
                   f"{s['max_ms']:>9.2f}{s['first_pass_p50_ms']:>10.2f}{s['first_pass_max_ms']:>10.2f}"
                   f"{s['hits_total']:>11}  {len(s['queries_without_hits'])}")
     print("\n== Targets ==")
-    print(f"ingest within {TARGET_INGEST_RATIO:g}x of mwxml: {i['ratio_to_mwxml']:.2f}x  "
-          f"{mark(i['ratio_to_mwxml'] <= TARGET_INGEST_RATIO)}")
-    print(f"ingest peak RSS < {TARGET_RSS_MB:g} MB: {i['peak_rss_mb']:.0f} MB  "
-          f"{mark(i['peak_rss_mb'] < TARGET_RSS_MB)}")
+    for case in results["cases"]:
+        i = case["ingest"]
+        print(f"{case['label']}: ingest within {TARGET_INGEST_RATIO:g}x of mwxml (wall): {i['ratio_to_mwxml']:.2f}x "
+              f"{mark(i['ratio_to_mwxml'] <= TARGET_INGEST_RATIO)} (CPU {i['cpu_ratio_to_mwxml']:.2f}x); "
+              f"peak RSS < {TARGET_RSS_MB:g} MB: {i['peak_rss_mb']:.0f} MB {mark(i['peak_rss_mb'] < TARGET_RSS_MB)}")
     if searches:
         worst = max(searches, key=lambda s: s["p50_ms"])
         print(f"warm search p50 < {TARGET_SEARCH_P50_MS:g} ms: worst {worst['p50_ms']:.2f} ms "

@@ -104,7 +104,8 @@ def ingest() -> None:
 @_fail_cleanly
 def ingest_wikipedia_command(files: tuple[Path, ...], namespaces: tuple[int, ...], cutoff: str | None,
                              data_dir: Path | None) -> None:
-    """Ingest MediaWiki XML exports (schemas 0.3-0.11; plain, .bz2, .gz, .xz, .lzma), all or nothing."""
+    """Ingest MediaWiki XML exports (schemas 0.3-0.11; plain, .bz2 incl. multistream, .gz, .xz, .lzma, .7z) in
+    checkpoints of whole pages: run the same command again to resume a killed ingest."""
     _ingest("wikipedia", files, data_dir, cutoff, namespaces=frozenset(namespaces))
 
 

@@ -64,7 +64,7 @@ def ingest(settings: Settings, source_name: str, paths: Sequence[Path], *, progr
             store; a Stack Exchange site not served.
         IngestError: a file is missing, unreadable, truncated or not of the expected format; nothing is stored,
             and a store and index this call created are removed again (unless it committed checkpoints to resume
-            from: a Stack Exchange ingest, which keeps them).
+            from: a Stack Exchange or a long Wikipedia ingest, which keeps them).
         StoreBusy: another ingest, reindex or import is writing this data dir; nothing is done.
     """
     source = (registry or default_registry()).named(source_name)
@@ -81,7 +81,7 @@ def ingest(settings: Settings, source_name: str, paths: Sequence[Path], *, progr
                                    on_file=files.start, **options)
             files.record()
         except BaseException:
-            resumable = store.has_ingest_progress()  # checkpoints committed (Stack Exchange): kept to resume from
+            resumable = store.has_ingest_progress()  # checkpoints committed (SE, Wikipedia): kept to resume from
             store.close()
             if first and not resumable:  # a failed first ingest leaves no empty store behind (search then says
                 _remove_store(settings.store_path)  # "ingest a dump first")

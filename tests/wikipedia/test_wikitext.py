@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import io
 import lzma
 import os.path
-import pickle
 import random
 import re
 import xml.etree.ElementTree as ET
@@ -26,7 +24,6 @@ from frozen_search.adapters.wikipedia.wikitext import (
     join_rendered,
     redirect_target,
     render_chunk,
-    serve_render_batches,
     split_chunks,
 )
 from tests.conftest import MRR, PEAR_2002, PEAR_2014, PYRUS, wiki_file
@@ -356,12 +353,3 @@ def test_deferred_rendering_sends_each_missing_source_once() -> None:
     assert renderer.render("new\n\ntext") == "new\n\ntext" and len(sent) == before  # inline again
 
 
-def test_serve_render_batches() -> None:
-    batches = [["a [[b|c]]", "{{x}}"], [], ["== H ==\nt"]]
-    requests = b"".join(len(p).to_bytes(4, "big") + p for p in map(pickle.dumps, batches))
-    replies = io.BytesIO()
-    serve_render_batches(io.BytesIO(requests), replies)
-    stream, answers = io.BytesIO(replies.getvalue()), []
-    while header := stream.read(4):
-        answers.append(pickle.loads(stream.read(int.from_bytes(header, "big"))))
-    assert answers == [["a c\n\n", ""], [], ["H\nt\n\n"]]

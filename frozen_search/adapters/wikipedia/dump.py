@@ -1,4 +1,5 @@
-"""Ingest MediaWiki XML exports (schemas 0.3 to 0.11; plain, .bz2, .gz, .xz or legacy .lzma) into store and index.
+"""Ingest MediaWiki XML exports (schemas 0.3 to 0.11; plain, .bz2 incl. multistream, .gz, .xz, legacy .lzma or .7z)
+into store and index.
 
 Streaming with constant memory: mwxml yields one revision at a time; text is rendered chunk by chunk
 (:mod:`frozen_search.adapters.wikipedia.wikitext`, formatting templates rendered from their arguments, others
@@ -7,11 +8,13 @@ Every revision is kept with its validity interval: ``valid_to`` is the next stor
 ingest serves every cutoff. A page-only fragment (a bare sequence of ``<page>`` elements, as in some test corpora)
 is read inside a synthetic ``<mediawiki>`` root, as MediaWiki's own importer needs too (../shared/mediawiki.md, 11).
 
-All files of one call are ingested in one store transaction and one index commit: a truncated, non-XML or
-non-MediaWiki file raises :class:`~frozen_search.errors.IngestError` and leaves store and index as they were.
+Files are ingested in checkpoints of whole pages (:func:`ingest_wikipedia`), resumable after a kill: a truncated,
+non-XML or non-MediaWiki file raises :class:`~frozen_search.errors.IngestError` and stores nothing after the last
+checkpoint (nothing at all when it comes before the first).
 
 A long history (past :data:`PARALLEL_RENDER_AFTER` revisions) is rendered in a pipeline: this process reads, splits
-and stores, a child process renders the chunks missing from the memo, a tantivy thread indexes. Rendering is a pure
+and stores, a pool of render processes (:class:`concurrent.futures.ProcessPoolExecutor`) renders the chunks missing
+from the memo, a tantivy thread indexes. Rendering is a pure
 function of each chunk, so what is stored and indexed does not depend on where it ran (the tests check it).
 """
 
@@ -24,21 +27,24 @@ import hashlib
 import io
 import json
 import lzma
-import pickle
+import multiprocessing
+import os
+import queue
 import re
-import subprocess
-import sys
+import signal
 import threading
 import time
 import warnings
 import xml.etree.ElementTree as ElementTree
 import zlib
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, cast
 
 import mwxml
 from mwxml.errors import MalformedXML
@@ -67,11 +73,10 @@ RENDER_WINDOW = 64  # revisions read ahead of the one being stored while their c
 # One indexing thread with a large heap: fewer, larger segments cost far less CPU to write and merge than two threads
 # with 32 MB each (~12 s instead of ~18 s on the Anarchism history), and leave a core to this process and the renderer.
 INDEX_HEAP_BYTES, INDEX_THREADS = 128_000_000, 1
-# The render process: Ctrl-C is for the parent (which then closes the pipe), stdout carries replies only.
-_WORKER_CODE = ("import json, signal, sys; signal.signal(signal.SIGINT, signal.SIG_IGN); "
-                "sys.path[:] = json.loads(sys.argv[1]); replies, sys.stdout = sys.stdout.buffer, sys.stderr; "
-                "from frozen_search.adapters.wikipedia.wikitext import serve_render_batches; "
-                "serve_render_batches(sys.stdin.buffer, replies)")
+_PUMP_QUEUE = 16  # decompressed blocks waiting to be parsed (of 1 MiB, or as py7zr writes them)
+STORED_KEYS_KEPT = 500_000  # chunk keys known stored, kept to skip re-inserting them (~46 MB; then forgotten)
+CHECKPOINT_REVISIONS = 50_000  # revisions stored between two commits (then at the next page boundary)
+MAX_RENDER_WORKERS = 4  # render processes at most (beyond that the reading, storing process is the bottleneck)
 # What the decompressors raise on damaged bytes (gzip: zlib.error, BadGzipFile; bz2: OSError; xz: LZMAError).
 _DECOMPRESS_ERRORS = (zlib.error, EOFError, lzma.LZMAError, gzip.BadGzipFile, OSError)
 # What mwxml and ElementTree raise on broken input (seen on truncated, non-XML and root-less files).
@@ -96,26 +101,195 @@ class IngestReport:
     log_items: int = 0
     log_moves: int = 0
     log_arrivals: int = 0
+    resumed_revisions: int = 0  # stored by an interrupted run of the same files, before this one resumed it
 
     def summary(self) -> str:
         """The line ``frozen-search ingest wikipedia`` prints."""
         arrivals = f", {self.log_arrivals} page imports or creations" if self.log_arrivals else ""
         logs = (f"; {self.log_items} log items read, {self.log_moves} of them page moves recorded{arrivals}, the "
                 "others skipped" if self.log_items else "")
+        seconds = max(self.seconds, 1e-9)
+        resumed = (f"; resumed after {self.resumed_revisions} revisions stored by an interrupted run"
+                   if self.resumed_revisions else "")
         return (f"ingested {self.revisions} revisions of {self.pages} pages from {len(self.files)} file(s) in "
-                f"{self.seconds:.1f} s ({self.duplicates} already stored, {self.skipped_pages} pages outside "
+                f"{self.seconds:.1f} s ({(self.revisions - self.resumed_revisions) / seconds:,.0f} revisions/s"
+                f"{resumed}, "
+                f"{self.raw_bytes / 1e6 / seconds:,.1f} MB/s of XML from {self.raw_bytes / 1e6:,.1f} MB; "
+                f"{self.duplicates} already stored, {self.skipped_pages} pages outside "
                 f"namespaces {sorted(self.namespaces)}, {self.skipped_revisions} revisions without text or date"
                 f"{logs})")
 
 
+_SEVEN_ZIP = b"7z\xbc\xaf\x27\x1c"
+
+
 def _opener(head: bytes) -> Callable[[IO[bytes]], IO[bytes]]:
     if head.startswith(b"BZh"):
-        return lambda raw: bz2.open(raw)
+        return _open_bz2
     if head.startswith(b"\x1f\x8b"):
-        return lambda raw: gzip.GzipFile(fileobj=raw)  # type: ignore[return-value]
+        return lambda raw: _read_ahead(gzip.GzipFile(fileobj=raw), "gzip")  # type: ignore[arg-type]
     if head.startswith(b"\xfd7zXZ\x00") or head[:1] == b"\x5d":
-        return lambda raw: lzma.open(raw)
+        return lambda raw: _read_ahead(lzma.open(raw), "xz")
+    if head.startswith(_SEVEN_ZIP):
+        return _seven_zip
     return lambda raw: raw
+
+
+def _open_bz2(raw: IO[bytes]) -> IO[bytes]:
+    """A ``.bz2`` file (one stream or a multistream ``pages-articles-multistream`` file), decompressed on every core
+    by ``indexed_bzip2`` (a maintained parallel bzip2 decoder, installed with ``frozen-search[dumps]``) or, without
+    it, by the standard library's ``bz2`` on one core (same bytes)."""
+    try:
+        import indexed_bzip2
+    except ImportError:
+        return _read_ahead(bz2.open(raw), "bzip2")
+    return io.BufferedReader(_Guarded(indexed_bzip2.open(raw, parallelization=os.cpu_count() or 1), "bzip2"),
+                             buffer_size=1 << 20)
+
+
+class _Guarded(io.RawIOBase):
+    """Read through ``inner``, turning whatever its decoder raises on damaged bytes into :class:`OSError` (which
+    the ingest reports as an unreadable file, with the position)."""
+
+    def __init__(self, inner: Any, what: str) -> None:
+        self._inner, self._what = inner, what
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        try:
+            data = self._inner.read(len(buffer))
+        except OSError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - a C++ decoder's exception types are not documented
+            raise OSError(f"{self._what}: {type(exc).__name__}: {exc}") from exc
+        buffer[: len(data)] = data
+        return len(data)
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):
+            self._inner.close()
+        super().close()
+
+
+class _Pumped(io.RawIOBase):
+    """Bytes made by ``produce(put)`` in a thread of their own, read here: decompression (which releases the GIL) runs
+    on another core while this thread parses. At most :data:`_PUMP_QUEUE` blocks wait, so memory stays bounded.
+
+    Whatever ``produce`` raises is raised by the read that reaches it (an :class:`OSError` as is, anything else
+    wrapped in one, naming ``what``).
+    """
+
+    def __init__(self, produce: Callable[[Callable[[bytes], None]], None], what: str) -> None:
+        self._queue: queue.Queue[bytes | BaseException | None] = queue.Queue(maxsize=_PUMP_QUEUE)
+        self._pending = b""
+        self._finished = False
+        self._what = what
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, args=(produce,), name=f"frozen-search-{what}", daemon=True)
+        self._thread.start()
+
+    def readable(self) -> bool:
+        return True
+
+    def _put(self, item: bytes | BaseException | None) -> None:
+        while not self._stop.is_set():
+            with contextlib.suppress(queue.Full):
+                self._queue.put(item, timeout=0.1)
+                return
+        raise _Stopped
+
+    def _run(self, produce: Callable[[Callable[[bytes], None]], None]) -> None:
+        try:
+            produce(self._put)
+            self._put(None)
+        except _Stopped:
+            return
+        except BaseException as exc:  # noqa: BLE001 - handed to the reading thread, which raises it
+            with contextlib.suppress(_Stopped):
+                self._put(exc)
+
+    def readinto(self, buffer: Any) -> int:
+        while not self._pending and not self._finished:
+            item = self._queue.get()
+            if item is None:
+                self._finished = True
+            elif isinstance(item, BaseException):
+                self._finished = True
+                if isinstance(item, OSError):
+                    raise item
+                raise OSError(f"{self._what}: {type(item).__name__}: {item}") from item
+            else:
+                self._pending = item
+        size = min(len(buffer), len(self._pending))
+        buffer[:size] = self._pending[:size]
+        self._pending = self._pending[size:]
+        return size
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join()
+        super().close()
+
+
+def _read_ahead(stream: IO[bytes], what: str) -> IO[bytes]:
+    """``stream`` (a decompressor) read in blocks of 1 MiB by a thread of its own (:class:`_Pumped`)."""
+    def produce(put: Callable[[bytes], None]) -> None:
+        while block := stream.read(1 << 20):
+            put(block)
+
+    return io.BufferedReader(_Pumped(produce, what), buffer_size=1 << 20)
+
+
+def _seven_zip(raw: IO[bytes]) -> IO[bytes]:
+    """The one file of a ``.7z`` archive (as Wikimedia publishes ``pages-meta-history*.7z``), decompressed by
+    ``py7zr`` (``frozen-search[dumps]``) in a thread while it is read (:class:`_Pumped`).
+
+    Raises (on read): OSError: py7zr is not installed, the archive is damaged, or it holds other than one file.
+    """
+
+    def produce(put: Callable[[bytes], None]) -> None:
+        try:
+            import py7zr
+        except ImportError as exc:
+            raise OSError("reading a .7z dump needs py7zr: pip install 'frozen-search[dumps]'") from exc
+
+        class Member:  # py7zr.Py7zIO's methods (py7zr only calls them)
+            def write(self, s: bytes | bytearray) -> int:
+                put(bytes(s))
+                return len(s)
+
+            def read(self, size: int | None = None) -> bytes:
+                return b""
+
+            def seek(self, *position: int) -> int:  # (offset, whence): nothing to seek
+                return 0
+
+            def flush(self) -> None:
+                return None
+
+            def size(self) -> int:
+                return 0
+
+            def close(self) -> None:
+                return None
+
+        class Members:  # a py7zr.WriterFactory
+            def create(self, filename: str) -> Member:
+                return Member()
+
+        with py7zr.SevenZipFile(raw, mode="r") as archive:
+            files = [info.filename for info in archive.list() if not info.is_directory]
+            if len(files) != 1:
+                raise OSError(f"a .7z dump holds one XML file; this archive holds {len(files)}")
+            archive.extract(factory=cast(Any, Members()))
+
+    return io.BufferedReader(_Pumped(produce, "7z"), buffer_size=1 << 20)
+
+
+class _Stopped(Exception):
+    """The reader of a :class:`_Pumped` stream closed it: its producing thread ends."""
 
 
 class _Chain(io.RawIOBase):
@@ -179,6 +353,7 @@ def open_dump(path: Path) -> Iterator[tuple[IO[bytes], IO[bytes], _CountingReade
         raw: IO[bytes] = open(path, "rb")  # noqa: SIM115 - closed below
     except OSError as exc:
         raise IngestError(f"{path}: cannot open: {exc.strerror or exc}") from exc
+    stream: IO[bytes] | None = None
     try:
         opener = _opener(raw.read(6))
         raw.seek(0)
@@ -193,119 +368,87 @@ def open_dump(path: Path) -> Iterator[tuple[IO[bytes], IO[bytes], _CountingReade
         counter = _CountingReader(io.BufferedReader(_Chain(rest), buffer_size=1 << 20))
         yield raw, io.BufferedReader(counter, buffer_size=1 << 20), counter
     except _DECOMPRESS_ERRORS as exc:
-        at = "" if raw.closed else f" at byte {raw.tell()} of the file"
+        at = "" if raw.closed or raw.tell() < 0 else f" at byte {raw.tell()} of the file"
         raise IngestError(f"{path}: cannot decompress or read{at}: {type(exc).__name__}: {exc}") from exc
     finally:
+        if stream is not None and stream is not raw:
+            with contextlib.suppress(Exception):  # ends a decompressing thread before its file is closed
+                stream.close()
         raw.close()
 
 
-def _widen(pipe: IO[bytes] | None) -> None:
-    """Give ``pipe`` room for a window of batches (1 MiB instead of 64 KiB) where the system allows (Linux)."""
-    with contextlib.suppress(ImportError, AttributeError, OSError, ValueError):
-        import fcntl
-
-        fcntl.fcntl(pipe, fcntl.F_SETPIPE_SZ, 1 << 20)  # type: ignore[arg-type, attr-defined, unused-ignore]
+def _ignore_sigint() -> None:
+    """Render processes leave Ctrl-C to the parent (which then shuts the pool down)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-class _RenderWorker:
-    """A child process (``python -c``, so no main module is re-run) rendering batches of chunk sources.
+def render_workers() -> int:
+    """How many render processes an ingest starts: one core is left to the reading, storing process (and tantivy's
+    thread), at least one and at most :data:`MAX_RENDER_WORKERS` are used (``os.cpu_count()``, Linux's cores)."""
+    return max(1, min(MAX_RENDER_WORKERS, (os.cpu_count() or 2) - 1))
 
-    Requests go down its stdin, replies (in request order) come up its stdout, read by a thread so that neither side
-    can block the other for good. Rendering is a pure function of the source, so wherever a batch is rendered the texts
-    are the same: when the child cannot start or dies, batches are rendered in this process instead. :meth:`close`
-    always ends the child.
+
+class _RenderPool:
+    """Render processes (:class:`concurrent.futures.ProcessPoolExecutor`, ``spawn`` start method, so no inherited
+    store connection or tantivy thread) rendering batches of chunk sources with
+    :func:`~frozen_search.adapters.wikipedia.wikitext.render_chunk_batch`.
+
+    Rendering is a pure function of the source, so wherever a batch is rendered the texts are the same: when the
+    pool cannot start or a process dies (``BrokenProcessPool``), batches are rendered in this process instead.
+    :meth:`close` always ends the processes.
     """
 
-    def __init__(self) -> None:
-        self._process: subprocess.Popen[bytes] | None = None
-        self._reader: threading.Thread | None = None
-        self._replies: dict[int, list[str]] = {}
-        self._arrived = threading.Condition()
-        self._sent = 0
+    def __init__(self, workers: int | None = None) -> None:
+        self.workers = workers if workers is not None else render_workers()
+        self._executor: ProcessPoolExecutor | None = None
+        self._warm: Future[list[str]] | None = None
         self._broken = False
 
     def start(self) -> None:
-        """Start the child (once); it is :attr:`ready` when it has answered a first small batch."""
-        if self._process is not None or self._broken:
+        """Start the pool (once); it is :attr:`ready` when it has answered a first small batch."""
+        if self._executor is not None or self._broken:
             return
-        if not sys.executable:  # embedded interpreter: no python to start
-            self._broken = True
-            return
-        search_path = json.dumps([str(entry) for entry in sys.path])  # the child imports the very same code
         try:
-            self._process = subprocess.Popen([sys.executable, "-c", _WORKER_CODE, search_path],
-                                             stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-        except (OSError, ValueError):
+            self._executor = ProcessPoolExecutor(max_workers=self.workers, initializer=_ignore_sigint,
+                                                 mp_context=multiprocessing.get_context("spawn"))
+            self._warm = self._executor.submit(render_chunk_batch, ["''warm-up''"])
+        except (OSError, ValueError, RuntimeError, BrokenProcessPool):
             self._broken = True
-            return
-        for pipe in (self._process.stdin, self._process.stdout):
-            _widen(pipe)
-        self._reader = threading.Thread(target=self._read, name="frozen-search-render-replies", daemon=True)
-        self._reader.start()
-        self.submit(["''warm-up''"])
 
     @property
     def ready(self) -> bool:
-        return 0 in self._replies
+        """The pool answered its first batch (a failed start or a broken pool is never ready)."""
+        return not self._broken and self._warm is not None and self._warm.done() and self._warm.exception() is None
 
     def submit(self, sources: list[str]) -> Callable[[], list[str]]:
-        """Send ``sources`` to be rendered; the callable returned waits for their texts."""
-        number = self._sent
-        self._sent += 1
-        if not self._broken:
-            assert self._process is not None and self._process.stdin is not None
-            request = pickle.dumps(sources, protocol=pickle.HIGHEST_PROTOCOL)
+        """Send ``sources`` to be rendered; the callable returned waits for their texts (rendered here if the pool
+        broke)."""
+        future: Future[list[str]] | None = None
+        if not self._broken and self._executor is not None:
             try:
-                self._process.stdin.write(len(request).to_bytes(4, "big") + request)
-                self._process.stdin.flush()
-            except OSError:  # the child is gone
+                future = self._executor.submit(render_chunk_batch, sources)
+            except (BrokenProcessPool, RuntimeError):  # a process died, or the pool was shut down
                 self._broken = True
         reply: list[list[str]] = []  # filled by the first call, shared by every chunk of the batch
 
         def wait() -> list[str]:
             if not reply:
-                with self._arrived:
-                    while number not in self._replies and not self._broken:
-                        self._arrived.wait()
-                    texts = self._replies.pop(number, None)
+                texts: list[str] | None = None
+                if future is not None:
+                    try:
+                        texts = future.result()
+                    except BrokenProcessPool:
+                        self._broken = True
                 reply.append(render_chunk_batch(sources) if texts is None else texts)
             return reply[0]
 
         return wait
 
-    def _read(self) -> None:
-        assert self._process is not None and self._process.stdout is not None
-        stdout, number = self._process.stdout, 0
-        try:
-            while len(header := stdout.read(4)) == 4:
-                texts = pickle.loads(stdout.read(int.from_bytes(header, "big")))
-                with self._arrived:
-                    self._replies[number] = texts
-                    self._arrived.notify_all()
-                number += 1
-        except (OSError, pickle.UnpicklingError, EOFError, ValueError):
-            pass
-        with self._arrived:
-            self._broken = True  # no more replies: whatever still waits is rendered here
-            self._arrived.notify_all()
-
     def close(self) -> None:
-        """End the child and the reader thread (waits at most a few seconds, then kills)."""
-        process, self._process, self._broken = self._process, None, True
-        if process is None:
-            return
-        with contextlib.suppress(OSError):
-            assert process.stdin is not None
-            process.stdin.close()
-        try:
-            process.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        if self._reader is not None:
-            self._reader.join()
-        assert process.stdout is not None
-        process.stdout.close()
+        """End the render processes (pending batches are cancelled; they are rendered here if still awaited)."""
+        executor, self._executor, self._broken = self._executor, None, True
+        if executor is not None:
+            executor.shutdown(wait=True, cancel_futures=True)
 
 
 @dataclass
@@ -334,7 +477,7 @@ class _PageWriter:
     """
 
     def __init__(self, store: Store, writer: IndexWriterSession, renderer: WikitextRenderer,
-                 provenance: dict[str, Any], report: IngestReport, pool: _RenderWorker | None = None) -> None:
+                 provenance: dict[str, Any], report: IngestReport, pool: _RenderPool | None = None) -> None:
         self.store, self.writer, self.renderer, self.provenance = store, writer, renderer, provenance
         self.report, self.pool = report, pool
         self.tick: Callable[[], None] = lambda: None
@@ -436,7 +579,7 @@ class _PageWriter:
                                   "stored")
 
     def _remember(self, keys: Iterable[bytes]) -> None:
-        if len(self.stored_chunks) > 2_000_000:  # bound memory: INSERT OR IGNORE keeps correctness
+        if len(self.stored_chunks) > STORED_KEYS_KEPT:  # bound memory: INSERT OR IGNORE keeps correctness
             self.stored_chunks.clear()
         self.stored_chunks.update(keys)
 
@@ -555,14 +698,26 @@ def _record_logged_moves(store: Store, moves: list[LoggedMove]) -> None:
         _record_move(store, wikipedia.doc_id(title), move.moved_at, move.old, move.new)
 
 
+@dataclass
+class _Position:
+    """Where a run is: ``<page>`` elements read so far over all its files, in order; those up to ``resume_after`` were
+    committed by an earlier, interrupted run of the same files (they are read, not stored again)."""
+
+    pages: int = 0
+    resume_after: int = 0
+
+
 def _ingest_file(path: Path, page_writer: _PageWriter, namespaces: frozenset[int], report: IngestReport,
-                 progress: Progress | None, moves: list[LoggedMove]) -> None:
+                 progress: Progress | None, moves: list[LoggedMove], position: _Position,
+                 ) -> Generator[None, None, None]:
+    """Read one file, storing its pages through ``page_writer``; yields after each page (a point where a checkpoint
+    may commit: every page read so far is whole in the queue or the store)."""
     with open_dump(path) as (raw, stream, counter):
         try:
             dump = mwxml.Dump.from_file(stream)
         except _READ_ERRORS as exc:
             raise IngestError(f"{path}: not a readable MediaWiki export: {exc}") from exc
-        position = 0
+        number = 0
 
         def tick() -> None:
             if progress is not None:
@@ -576,24 +731,57 @@ def _ingest_file(path: Path, page_writer: _PageWriter, namespaces: frozenset[int
                 # mwxml calls the deprecated ``Logger.warn`` on a log item's ``<text deleted="deleted"/>``
                 warnings.filterwarnings("ignore", category=DeprecationWarning, module=r"mwxml\b")
                 for item in dump:
-                    position += 1
-                    page_writer.where = f"{path}: page {position}"
-                    if isinstance(item, mwxml.LogItem):
+                    number += 1
+                    page_writer.where = f"{path}: page {number}"
+                    if isinstance(item, mwxml.LogItem):  # read again on a resumed run: moves are stored at the end
                         _log_item(item, namespaces, report, moves)
+                        continue
+                    position.pages += 1
+                    if position.pages <= position.resume_after:  # committed by the interrupted run
+                        for _ in item:
+                            pass
                         continue
                     try:
                         _ingest_page(item, page_writer, namespaces, report)
                     except InvalidRequest as exc:  # a title MediaWiki could not have written
-                        raise IngestError(f"{path}: page {position}: {exc.message}") from exc
+                        raise IngestError(f"{path}: page {number}: {exc.message}") from exc
                     tick()
+                    yield
         except _READ_ERRORS as exc:
-            raise IngestError(f"{path}: broken or truncated export at page {position}: {exc}") from exc
+            raise IngestError(f"{path}: broken or truncated export at page {number}: {exc}") from exc
         except _DECOMPRESS_ERRORS as exc:  # a damaged .gz/.bz2/.xz: the file's fault, said with its position
-            raise IngestError(f"{path}: cannot decompress the export after page {position} "
+            raise IngestError(f"{path}: cannot decompress the export after page {number} "
                               f"(byte {raw.tell()} of the file): {type(exc).__name__}: {exc}") from exc
         page_writer.flush()
         tick()
         report.raw_bytes += counter.count
+
+
+def _read_files(paths: Sequence[Path], page_writer: _PageWriter, namespaces: frozenset[int], report: IngestReport,
+                progress: Progress | None, moves: list[LoggedMove], position: _Position,
+                on_file: Callable[[Path], None] | None) -> Generator[None, None, None]:
+    for path in paths:
+        if on_file is not None:
+            on_file(path)
+        yield from _ingest_file(path, page_writer, namespaces, report, progress, moves, position)
+
+
+def run_key(paths: Sequence[Path], namespaces: frozenset[int]) -> str:
+    """The key of one ingest run (store ``ingest_progress``): its files (resolved paths, sizes, modification times)
+    in order and its namespaces. The same files ingested again have the same key, so a killed run resumes.
+
+    Raises:
+        IngestError: a file is missing or unreadable.
+    """
+    stamps: list[object] = []
+    for path in paths:
+        try:
+            stat = path.stat()
+        except OSError as exc:
+            raise IngestError(f"{path}: cannot open: {exc.strerror or exc}") from exc
+        stamps.append([str(path.resolve()), stat.st_size, stat.st_mtime_ns])
+    digest = hashlib.sha256(json.dumps([stamps, sorted(namespaces)]).encode("utf-8")).hexdigest()[:24]
+    return f"wikipedia:{digest}"
 
 
 def _ingest_page(page: Any, page_writer: _PageWriter, namespaces: frozenset[int], report: IngestReport) -> None:
@@ -661,8 +849,16 @@ def rerender_stale(store: Store, renderer: WikitextRenderer | None = None) -> li
 
 def ingest_wikipedia(paths: Sequence[Path], store: Store, index: RevisionIndex, *,
                      namespaces: frozenset[int] = frozenset({0, 10, 828}), progress: Progress | None = None,
-                     on_file: Callable[[Path], None] | None = None) -> IngestReport:
-    """Ingest MediaWiki XML exports into ``store`` and ``index``, all or nothing.
+                     on_file: Callable[[Path], None] | None = None,
+                     checkpoint_revisions: int | None = None) -> IngestReport:
+    """Ingest MediaWiki XML exports into ``store`` and ``index`` in checkpoints, resumable.
+
+    Every ``checkpoint_revisions`` revisions stored (default :data:`CHECKPOINT_REVISIONS`), at the next page
+    boundary, the store commits whole pages with the run's position (``ingest_progress``, key :func:`run_key`), then
+    the index commits: a page is stored with all its revisions or not at all, so a killed run never shows half a
+    page. The same files ingested again resume after the last checkpoint (the pages before it are read, not stored
+    again); a finished run clears its position, after which the same files are a counted no-op. A run that fails
+    before its first checkpoint (every file smaller than that) leaves store and index as they were.
 
     ``<logitem>`` elements (schemas 0.10/0.11, ``dumpBackup.php --logs``) are read: page moves are recorded as moves
     (as the null revisions' "moved page [[A]] to [[B]]" comments are), every other log item is counted and skipped.
@@ -673,31 +869,60 @@ def ingest_wikipedia(paths: Sequence[Path], store: Store, index: RevisionIndex, 
     Re-ingesting a revision already stored (same page and revision id) is a counted no-op.
 
     Raises:
-        IngestError: a file is missing, unreadable, truncated, or not a MediaWiki export; nothing is stored.
+        IngestError: a file is missing, unreadable, truncated, or not a MediaWiki export: nothing after the last
+            checkpoint is stored; the index is behind the store after a kill between the two commits of a checkpoint
+            (run ``frozen-search reindex``, then the same ingest again).
     """
     started = time.perf_counter()
     report = IngestReport(files=[str(p) for p in paths], namespaces=sorted(namespaces))
+    key = run_key(paths, namespaces)
+    resumed = store.ingest_progress(key)
+    if resumed is not None and index.generation != store.generation:
+        raise IngestError("the index is behind the store after an interrupted ingest of these files: run "
+                          "`frozen-search reindex`, then this ingest again (it resumes)")
+    position = _Position()
+    if resumed is not None:
+        position.resume_after, report.pages, report.revisions = resumed
+        report.resumed_revisions = report.revisions
+    every = checkpoint_revisions if checkpoint_revisions is not None else CHECKPOINT_REVISIONS
     renderer = WikitextRenderer()
-    pool = _RenderWorker()
+    pool = _RenderPool()
+    moves: list[LoggedMove] = []
+    steps: Generator[None, None, None] | None = None
     try:
         with index.writer(INDEX_HEAP_BYTES, INDEX_THREADS) as writer:
-            with store.transaction():
-                for rev_pk in rerender_stale(store, renderer):  # an older rendering: rendered again, re-indexed
-                    row = store.revision(rev_pk)
-                    writer.replace(IndexedRevision(row.rev_pk, row.doc_id, row.source, row.valid_from, row.valid_to,
-                                                   row.title, join_rendered(store.text_parts(row))))
-                page_writer = _PageWriter(store, writer, renderer, {}, report, pool)
-                moves: list[LoggedMove] = []
-                for path in paths:
-                    if on_file is not None:
-                        on_file(path)
-                    _ingest_file(path, page_writer, namespaces, report, progress, moves)
-                _record_logged_moves(store, moves)
-                generation = store.bump_generation()
-                store.record_ingest(wikipedia.SOURCE, report.files, datetime.now(UTC).isoformat(), report.pages,
-                                    report.revisions)
-            writer.commit(generation)
+            page_writer = _PageWriter(store, writer, renderer, {}, report, pool)
+            steps = _read_files(paths, page_writer, namespaces, report, progress, moves, position, on_file)
+            first, done = True, False
+            while not done:
+                with store.transaction():
+                    if first:  # an older rendering: rendered again, re-indexed
+                        for rev_pk in rerender_stale(store, renderer):
+                            row = store.revision(rev_pk)
+                            text = join_rendered(store.text_parts(row))
+                            writer.replace(IndexedRevision(row.rev_pk, row.doc_id, row.source, row.valid_from,
+                                                           row.valid_to, row.title, text))
+                        first = False
+                    until = report.revisions + every
+                    for _ in steps:
+                        if report.revisions >= until:
+                            break
+                    else:
+                        done = True
+                    page_writer.flush()  # at a page boundary: whole pages only
+                    if done:
+                        _record_logged_moves(store, moves)
+                        store.record_ingest(wikipedia.SOURCE, report.files, datetime.now(UTC).isoformat(),
+                                            report.pages, report.revisions)
+                    store.set_ingest_progress(key, -1 if done else position.pages, report.pages, report.revisions)
+                    generation = store.bump_generation()
+                if done:
+                    writer.commit(generation)
+                else:
+                    writer.checkpoint(generation)
     finally:
+        if steps is not None:
+            steps.close()  # (a failure outside the reading): the files are closed
         pool.close()
     report.seconds = time.perf_counter() - started
     return report

@@ -39,13 +39,12 @@ from __future__ import annotations
 
 import hashlib
 import html
-import pickle
 import re
 from bisect import bisect_left
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import BinaryIO, Generic, TypeVar
+from typing import Generic, TypeVar
 
 import mwparserfromhell
 from mwparserfromhell.nodes import ExternalLink, Heading, HTMLEntity, Node, Tag, Template, Text, Wikilink
@@ -55,7 +54,7 @@ from frozen_search.cutoff_rules.wikipedia_templates import Rule, rule_for
 
 __all__ = ["RENDERER_ID", "Chunk", "DeferredChunks", "TemplateCounts", "WikitextRenderer", "chunk_key", "finish_text",
            "join_rendered", "redirect_target", "render_chunk", "render_chunk_batch", "render_chunk_counted",
-           "serve_render_batches", "split_chunks"]
+           "split_chunks"]
 
 # Scanner state: (closer of the raw span being skipped, or ""; depths of {{ {| [[ <ref> <gallery> <table> <div>).
 _State = tuple[str, tuple[int, ...]]
@@ -398,19 +397,6 @@ def finish_text(text: str) -> str:
 def render_chunk_batch(sources: list[str]) -> list[str]:
     """:func:`render_chunk` of each source, in order (the unit of work sent to a render process)."""
     return [render_chunk(source) for source in sources]
-
-
-def serve_render_batches(requests: BinaryIO, replies: BinaryIO) -> None:
-    """Answer batches until ``requests`` ends: each message is a 4-byte big-endian length and a pickled list of str.
-
-    The loop of a render process (``frozen_search.adapters.wikipedia.dump``): replies come in request order. The
-    pickles are this program's own messages through a pipe to its own child, never read from a file.
-    """
-    while header := requests.read(4):
-        sources = pickle.loads(requests.read(int.from_bytes(header, "big")))
-        reply = pickle.dumps(render_chunk_batch(sources), protocol=pickle.HIGHEST_PROTOCOL)
-        replies.write(len(reply).to_bytes(4, "big") + reply)
-        replies.flush()
 
 
 class _Render:
