@@ -196,7 +196,8 @@ def ingest_arxiv_command(files: tuple[Path, ...], cutoff: str | None, data_dir: 
 @_fail_cleanly
 def ingest_stackexchange_command(site_dir: Path, site: str | None, cutoff: str | None, data_dir: Path | None
                                  ) -> None:
-    """Ingest a Stack Exchange site dump folder (Posts.xml, PostHistory.xml, Comments.xml, PostLinks.xml)."""
+    """Ingest a Stack Exchange site dump folder (Posts.xml, PostHistory.xml, Comments.xml, PostLinks.xml), or the
+    site's .7z archive as published (HOST.7z; needs frozen-search[dumps])."""
     _ingest("stackexchange", (site_dir,), data_dir, cutoff, site=site)
 
 

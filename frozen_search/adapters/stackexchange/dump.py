@@ -30,12 +30,13 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import sqlite3
 import subprocess
 import time
 from collections.abc import Callable, Generator, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import IO, Any, cast
 
 from lxml import etree
@@ -106,18 +107,28 @@ def ingest_stackexchange(paths: Sequence[Path], store: Store, index: RevisionInd
                          progress: Callable[[int, int], None] | None = None,
                          on_file: Callable[[Path], None] | None = None, site: str | None = None,
                          **options: Any) -> StateIngestReport:
-    """Ingest one site dump folder (``paths == [SITE_DIR]``) into ``store``/``index``, all or nothing.
+    """Ingest one site dump folder (``paths == [SITE_DIR]``), or a site's ``.7z`` archive as published
+    (``paths == [HOST.7z]``, unpacked by :func:`unpack_site_archive`), into ``store``/``index`` in checkpoints.
 
-    ``site`` is the site's host (``mathoverflow.net``); by default the folder's name when it is a host. The site
-    must be one of ``settings.stackexchange_sites``.
+    ``site`` is the site's host (``mathoverflow.net``); by default the folder's (or archive's) name when it is a
+    host. The site must be one of ``settings.stackexchange_sites``.
 
     Raises:
         IngestError: not one folder, a dump file missing, unreadable or truncated, no site host; nothing stored.
         RefusedSource: the site is not served.
     """
     if len(paths) != 1:
-        raise IngestError("ingest stackexchange takes one site dump folder")
+        raise IngestError("ingest stackexchange takes one site dump folder or .7z archive")
     site_dir = Path(paths[0])
+    archive: Path | None = None
+    if site_dir.is_file() and site_dir.name.endswith(".7z"):
+        archive = site_dir
+        chosen = dump_site(archive, site if site is not None else archive.name[:-len(".7z")], settings)
+        site_dir = unpack_site_archive(archive, settings.data_dir / "ingest-state")
+        report = ingest_checkpointed(site_dir, chosen, store, index, settings=settings, progress=progress,
+                                     on_file=on_file, parallel=options.get("parallel"))
+        shutil.rmtree(site_dir, ignore_errors=True)  # only once the ingest finished: a resumed run reuses it
+        return report
     if not site_dir.is_dir():
         raise IngestError(f"{site_dir} is not a folder (a site dump folder holds Posts.xml, PostHistory.xml, "
                           "Comments.xml and PostLinks.xml)")
@@ -127,6 +138,86 @@ def ingest_stackexchange(paths: Sequence[Path], store: Store, index: RevisionInd
     chosen = dump_site(site_dir, site, settings)
     return ingest_checkpointed(site_dir, chosen, store, index, settings=settings, progress=progress,
                                on_file=on_file, parallel=options.get("parallel"))
+
+
+SEVEN_ZIP_MAGIC = b"7z\xbc\xaf\x27\x1c"
+"""The first six bytes of a 7z archive (7-Zip's 7zFormat.txt, "Signature Header")."""
+
+
+def unpack_site_archive(archive: Path, state_dir: Path) -> Path:
+    """The site dump folder of ``archive``, a site's ``.7z`` as the Stack Exchange data dump publishes it
+    (``mathoverflow.net.7z`` holding ``Posts.xml``, ``PostHistory.xml``, ``Comments.xml``, ``PostLinks.xml`` and
+    others, at its root): the four files :func:`ingest_stackexchange` reads, unpacked by ``py7zr``
+    (``frozen-search[dumps]``) into ``state_dir/<digest of the archive's name, size and mtime>.unpacked/``. Only
+    those four members are written (by their fixed names: no path from the archive is used). The folder is
+    reused when a previous run unpacked it completely (a ``.complete`` marker), so a killed ingest resumes with
+    the same dump key; the caller removes it once the ingest finished.
+
+    Raises:
+        IngestError: py7zr is not installed, the file is not a 7z archive or is damaged, or a file is missing.
+    """
+    try:
+        import py7zr
+    except ImportError as exc:
+        raise IngestError("reading a .7z site dump needs py7zr: pip install 'frozen-search[dumps]' (or unpack it "
+                          "and ingest the folder)") from exc
+    stat = archive.stat()
+    digest = hashlib.sha256(json.dumps([str(archive.resolve()), stat.st_size, stat.st_mtime_ns]).encode())
+    folder = state_dir / f"{digest.hexdigest()[:24]}.unpacked"
+    if (folder / ".complete").is_file():
+        return folder
+    with open(archive, "rb") as handle:
+        if handle.read(len(SEVEN_ZIP_MAGIC)) != SEVEN_ZIP_MAGIC:
+            raise IngestError(f"{archive} is not a 7z archive")
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    try:
+        with py7zr.SevenZipFile(archive, mode="r") as seven:
+            members = {PurePosixPath(name).name: name for name in seven.getnames() if PurePosixPath(name).name in FILES}
+            missing = [name for name in FILES if name not in members]
+            if missing:
+                raise IngestError(f"{archive} is not a complete site dump: {', '.join(missing)} missing")
+            for name, member in members.items():
+                seven.reset()
+                with open(folder / name, "wb") as out:
+                    seven.extract(targets=[member], factory=cast(Any, _MemberTo(out)))
+    except IngestError:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
+    except (py7zr.exceptions.ArchiveError, OSError, EOFError, ValueError, KeyError) as exc:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise IngestError(f"{archive}: unreadable 7z archive ({type(exc).__name__})") from exc
+    (folder / ".complete").touch()
+    return folder
+
+
+class _MemberTo:
+    """A ``py7zr.WriterFactory`` writing the one member asked for into an open file (py7zr calls ``create``,
+    then the returned object's ``write``/``flush``/``close``...)."""
+
+    def __init__(self, out: IO[bytes]) -> None:
+        self.out = out
+
+    def create(self, filename: str) -> _MemberTo:
+        return self
+
+    def write(self, data: bytes | bytearray) -> int:
+        return self.out.write(data)
+
+    def read(self, size: int | None = None) -> bytes:
+        return b""
+
+    def seek(self, *position: int) -> int:
+        return 0
+
+    def flush(self) -> None:
+        self.out.flush()
+
+    def size(self) -> int:
+        return 0
+
+    def close(self) -> None:
+        return None
 
 
 def dump_key(site_dir: Path, site: Site) -> str:
