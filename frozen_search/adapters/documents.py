@@ -443,12 +443,36 @@ def read_message(stream: IO[bytes], who: str) -> dict[str, Any] | None:
     return found
 
 
-def worker_command(module: str, arguments: dict[str, Any]) -> tuple[list[str], dict[str, str]]:
-    """The command and environment that run ``python -m module ARGUMENTS_JSON`` with this interpreter and this
-    ``frozen_search`` package."""
+def worker_messages(module: str, arguments: dict[str, Any], who: str, stopped: str
+                    ) -> Generator[dict[str, Any], None, None]:
+    """The :func:`write_message` messages of ``python -m module ARGUMENTS_JSON`` run with this interpreter and this
+    ``frozen_search`` package, up to and including the one marked ``done``; the pipe's buffer bounds what is in
+    flight. Closing the generator (or an error) stops the worker.
+
+    Raises:
+        IngestError: the worker stopped early (``stopped`` and its exit code), wrote something unreadable, or sent
+            ``{"error": message}`` (``who`` failed: message).
+    """
     root = str(Path(__file__).resolve().parents[2])  # the folder holding this frozen_search package
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([root, *filter(None, [os.environ.get("PYTHONPATH")])]))
-    return [sys.executable, "-m", module, json.dumps(arguments)], env
+    worker = subprocess.Popen([sys.executable, "-m", module, json.dumps(arguments)], stdin=subprocess.DEVNULL,
+                              stdout=subprocess.PIPE, env=env)
+    stdout = cast(IO[bytes], worker.stdout)  # stdout=PIPE
+    try:
+        while True:
+            message = read_message(stdout, who)
+            if message is None:
+                raise IngestError(f"{stopped} (the {who} stopped, exit code {worker.wait()})")
+            if "error" in message:
+                raise IngestError(f"the {who} failed: {message['error']}")
+            yield message
+            if message["done"]:
+                break
+    finally:
+        if worker.poll() is None:
+            worker.kill()
+        worker.wait()
+        stdout.close()
 
 
 def states_in_worker(factory: str, paths: Sequence[Path], path: Path, report: StateIngestReport,
@@ -462,29 +486,13 @@ def states_in_worker(factory: str, paths: Sequence[Path], path: Path, report: St
     Raises:
         IngestError: the reader raised it in the worker (same message), or the worker failed or stopped.
     """
-    command, env = worker_command("frozen_search.adapters.state_worker", {
-        "factory": factory, "paths": [str(p) for p in paths], "path": str(path), "batch": WORKER_BATCH})
-    worker = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, env=env)
-    stdout = cast(IO[bytes], worker.stdout)  # stdout=PIPE
-    try:
-        while True:
-            message = read_message(stdout, "ingest worker")
-            if message is None:
-                raise IngestError(f"the ingest worker reading {path} stopped (exit code {worker.wait()}); nothing of "
-                                  "this ingest was stored")
-            if "error" in message:
-                raise IngestError(str(message["error"]))
-            report.problems.extend(message["problems"])
-            tick(int(message["read"]))
-            for _, states in decode_states(message):
-                yield states
-            if message["done"]:
-                break
-    finally:
-        if worker.poll() is None:
-            worker.kill()
-        worker.wait()
-        stdout.close()
+    for message in worker_messages("frozen_search.adapters.state_worker", {
+            "factory": factory, "paths": [str(p) for p in paths], "path": str(path), "batch": WORKER_BATCH},
+            "ingest worker", f"reading {path} stopped early; nothing of this ingest was stored"):
+        report.problems.extend(message["problems"])
+        tick(int(message["read"]))
+        for _, states in decode_states(message):
+            yield states
 
 
 def worker_main(arguments: dict[str, Any], out: IO[bytes]) -> None:

@@ -160,6 +160,7 @@ def test_a_worker_killed_mid_ingest_leaves_whole_threads_and_the_ingest_resumes_
     one stores."""
     import os
     import signal
+    import subprocess
 
     whole = tmp_path / "whole"
     run(whole, parallel=False)
@@ -168,7 +169,7 @@ def test_a_worker_killed_mid_ingest_leaves_whole_threads_and_the_ingest_resumes_
     monkeypatch.setattr(dump, "WORKER_BATCH", 5)  # many small messages
     original = dump.decode_states
     seen: dict[str, Any] = {"messages": 0}
-    real_popen = dump.subprocess.Popen
+    real_popen = subprocess.Popen
 
     def popen(*args: Any, **kwargs: Any) -> Any:
         seen["worker"] = real_popen(*args, **kwargs)
@@ -182,7 +183,7 @@ def test_a_worker_killed_mid_ingest_leaves_whole_threads_and_the_ingest_resumes_
             return []  # this message is lost with the worker
         return original(message)
 
-    monkeypatch.setattr(dump.subprocess, "Popen", popen)
+    monkeypatch.setattr(subprocess, "Popen", popen)
     monkeypatch.setattr(dump, "decode_states", decoding)
     data = tmp_path / "killed"
     with pytest.raises(IngestError, match="thread worker stopped"):

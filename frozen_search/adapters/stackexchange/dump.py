@@ -32,7 +32,6 @@ import os
 import re
 import shutil
 import sqlite3
-import subprocess
 import time
 from collections.abc import Callable, Generator, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
@@ -48,8 +47,7 @@ from frozen_search.adapters.documents import (
     StateWriter,
     decode_states,
     encode_states,
-    read_message,
-    worker_command,
+    worker_messages,
     write_message,
 )
 from frozen_search.adapters.stackexchange.thread import (
@@ -434,31 +432,16 @@ class DumpReader:
         Raises:
             IngestError: the worker failed or stopped (its error message is given).
         """
-        command, env = worker_command("frozen_search.adapters.stackexchange.worker", {
-            "spill": str(spill), "site_dir": str(self.site_dir), "host": self.site.host, "after": after,
-            "problem_count": self.problem_count, "batch": WORKER_BATCH})
-        worker = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, env=env)
-        stdout = cast(IO[bytes], worker.stdout)  # stdout=PIPE
-        try:
-            while True:
-                message = read_message(stdout, "Stack Exchange thread worker")
-                if message is None:
-                    raise IngestError(f"the Stack Exchange thread worker stopped (exit code {worker.wait()}); the "
-                                      "checkpoints committed are kept: run the same ingest again to resume")
-                if "error" in message:
-                    raise IngestError(f"the Stack Exchange thread worker failed: {message['error']}")
-                report.problems.extend(message["problems"])
-                self.problem_count = message["problem_count"]
-                for question, states in decode_states(message):
-                    self.documents += 1
-                    yield question, states
-                if message["done"]:
-                    break
-        finally:
-            if worker.poll() is None:
-                worker.kill()
-            worker.wait()
-            stdout.close()
+        for message in worker_messages("frozen_search.adapters.stackexchange.worker", {
+                "spill": str(spill), "site_dir": str(self.site_dir), "host": self.site.host, "after": after,
+                "problem_count": self.problem_count, "batch": WORKER_BATCH}, "Stack Exchange thread worker",
+                "the thread pass stopped early; the checkpoints committed are kept: run the same ingest again to "
+                "resume"):
+            report.problems.extend(message["problems"])
+            self.problem_count = message["problem_count"]
+            for question, states in decode_states(message):
+                self.documents += 1
+                yield question, states
 
     # -- pass 1: stream the files into the spill ----------------------------------------------------------------
 
