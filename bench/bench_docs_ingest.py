@@ -29,7 +29,6 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from queue import Empty
 from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
@@ -125,16 +124,9 @@ def measure(kind: str, source: str, path: Path, data_dir: Path) -> dict[str, Any
     context = multiprocessing.get_context("spawn")
     queue = context.Queue()
     child = context.Process(target=_child, args=(kind, source, str(path), str(data_dir), queue))
-    child.start()
-    while True:
-        try:
-            result: dict[str, Any] = queue.get(timeout=1.0)
-            break
-        except Empty:
-            if not child.is_alive():
-                raise RuntimeError(f"the {kind} child failed (exit code {child.exitcode})") from None
-    child.join()
-    return result
+    from bench_stackexchange import child_result
+
+    return child_result(child, queue, kind)
 
 
 def _size(path: Path) -> int:

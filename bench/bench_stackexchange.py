@@ -111,21 +111,28 @@ def _child(site_dir: str, data_dir: str, queue: Any, reader_only: bool) -> None:
                "ru_maxrss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e3})
 
 
+def child_result(child: Any, queue: Any, what: str) -> dict[str, Any]:
+    """Start ``child`` (a spawn ``Process``) and return the one result it puts on ``queue``; RuntimeError if it
+    dies first."""
+    child.start()
+    while True:
+        try:
+            result: dict[str, Any] = queue.get(timeout=1.0)
+            break
+        except Empty:
+            if not child.is_alive():
+                raise RuntimeError(f"the {what} child failed (exit code {child.exitcode})") from None
+    child.join()
+    return result
+
+
 def measure(site_dir: Path, history_rows: int, reader_only: bool = False) -> dict[str, Any]:
     """Ingest ``site_dir`` (or only read it) in a spawn child; the figures of that run."""
     context = multiprocessing.get_context("spawn")
     queue = context.Queue()
     with tempfile.TemporaryDirectory(prefix="bench-se-") as data_dir:
         child = context.Process(target=_child, args=(str(site_dir), data_dir, queue, reader_only))
-        child.start()
-        while True:
-            try:
-                result: dict[str, Any] = queue.get(timeout=1.0)
-                break
-            except Empty:
-                if not child.is_alive():
-                    raise RuntimeError(f"the ingest child failed (exit code {child.exitcode})") from None
-        child.join()
+        result = child_result(child, queue, "ingest")
     result["history_rows"] = history_rows
     result["rows_per_s"] = history_rows / result["seconds"]
     result["rss_growth_mb"] = result["peak_rss_sampled_mb"] - result["start_rss_mb"]
