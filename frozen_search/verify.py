@@ -51,12 +51,19 @@ REASON_CODES: dict[str, str] = {
 }
 
 _ARXIV_PREFIXED = re.compile(r"arxiv(?:\.org/(?:abs|pdf)/|[:.]?\s?)(\d{2})(\d{2})\.\d{4,5}", re.IGNORECASE)
-_ARXIV_BARE = re.compile(r"(?<![\w.])(\d{2})(0[1-9]|1[0-2])\.\d{5}(?:v\d+)?(?![\w.])")
+# The scans below run over every displayed text (re-verification, check 6), so they are written for speed: a
+# pattern opens with what it must match (digits, a keyword), never with a lookbehind (which makes the regex engine
+# stop at every character); the lookbehind follows, reaching back over what was just matched, which finds exactly
+# the matches of the plain form (`(?<![\w.])(\d{2})...`, `(?<!\d)(\d{4})-...`, `\b(?:retrieved|accessed)...`;
+# tests/cross_source/test_scan_patterns.py compares both on real and random text).
+_ARXIV_BARE = re.compile(r"(\d{2})(?<![\w.]\d\d)(0[1-9]|1[0-2])\.\d{5}(?:v\d+)?(?![\w.])")
+_ARXIV_OLD_TAIL = re.compile(r"/\d{2}(?:0[1-9]|1[0-2])\d{3}(?!\d)")  # in every _ARXIV_OLD match: scan only then
 _ARXIV_OLD = re.compile(
     r"(?<![\w-])(?:math|hep-th|hep-ph|hep-lat|hep-ex|gr-qc|quant-ph|cond-mat|astro-ph|nucl-th|nucl-ex|physics|"
     r"math-ph|nlin|cs|q-bio|q-fin|stat)(?:\.[A-Z]{2})?/(\d{2})(0[1-9]|1[0-2])\d{3}(?!\d)", re.IGNORECASE)
-_ISO_DATE = re.compile(r"(?<!\d)(\d{4})-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])(?!\d)")
-_RETRIEVED = re.compile(r"\b(?:retrieved|accessed)(?:\s+on)?:?\s+([A-Za-z0-9 ,]{6,30}?\d{4})", re.IGNORECASE)
+_ISO_DATE = re.compile(r"(\d{4})(?<!\d\d{4})-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])(?!\d)")
+_RETRIEVED = re.compile(r"(?:retrieved(?<!\wretrieved)|accessed(?<!\waccessed))"
+                        r"(?:\s+on)?:?\s+([A-Za-z0-9 ,]{6,30}?\d{4})", re.IGNORECASE)
 _DEFAULT_DAY = datetime(2000, 1, 1)
 
 
@@ -178,6 +185,8 @@ def future_reference(text: str, cutoff: datetime, *, own: str | None = None) -> 
     next month's id (0704.0016 was submitted on 2007-03-31), and its existence before ``T`` is proven by its date.
     """
     for pattern in (_ARXIV_PREFIXED, _ARXIV_BARE, _ARXIV_OLD):
+        if pattern is _ARXIV_OLD and _ARXIV_OLD_TAIL.search(text) is None:
+            continue
         for match in pattern.finditer(text):
             if own is not None and _cited_id(match.group(0)) == own.lower():
                 continue
