@@ -68,3 +68,23 @@ def test_future_reference_still_finds_each_kind() -> None:
     for text in ("see arXiv:0403.01234", "x1203.01234", "math/0412123", "on 2004-12-31", "Retrieved 3 March 2004",
                  "unretrieved 3 March 2012", "/0601001 alone", "hep-th/0501001"):
         assert verify.future_reference(text, cutoff) is None, text
+
+
+def test_the_access_gate_never_hides_an_access_stamp() -> None:
+    hits = 0
+    for text in _texts():
+        if PLAIN["_RETRIEVED"].search(text) is not None:
+            hits += 1
+            assert verify._may_name_access(text), text
+    assert hits > 100
+    assert not verify._may_name_access("no stamp here, 2014")
+
+
+def test_every_character_ignorecase_folds_onto_a_keyword_letter_is_seen_by_the_gate() -> None:
+    letters = set("retrievedaccessed")
+    folded = re.compile(f"[{''.join(sorted(letters))}]", re.IGNORECASE)
+    missed = [hex(point) for point in range(0x110000) if not 0xD800 <= point <= 0xDFFF
+              and folded.fullmatch(chr(point)) and chr(point).lower() not in letters
+              and chr(point) not in verify._FOLDED_ONTO_ASCII]
+    assert missed == []
+    assert folded.fullmatch("\u0131") and folded.fullmatch("\u017f")  # the case fixes the gate must know
