@@ -26,7 +26,6 @@ import json
 import logging
 import mmap
 import os
-import re
 import secrets
 import threading
 import time
@@ -159,15 +158,11 @@ def _as_jcs(record: dict[str, Any], encoded: dict[str, str], scalar: Collection[
     try:
         out = {key: text if key in scalar or _plain(record[key]) else jcs(record[key])
                for key, text in encoded.items()}
-        if any(_SURROGATE.search(text) for text in out.values()):
-            raise ValueError("a lone surrogate is no JCS (RFC 8785 text is strict UTF-8)")
+        _spliced(out).encode("utf-8")  # strict: a lone surrogate is no JCS
     except ValueError:
         record["schema_version"] = 1
         return {**encoded, "schema_version": "1"}
     return out
-
-
-_SURROGATE = re.compile("[\ud800-\udfff]")  # a code point strict UTF-8 refuses
 
 
 def _spliced(encoded: Mapping[str, str]) -> str:
