@@ -151,12 +151,13 @@ def _record_hash(record: Mapping[str, Any]) -> str:
     return hashlib.sha256(_encode(canonical_json(body))).hexdigest()
 
 
-def _as_jcs(record: dict[str, Any], encoded: dict[str, str]) -> dict[str, str]:
+def _as_jcs(record: dict[str, Any], encoded: dict[str, str], scalar: Collection[str] = ()) -> dict[str, str]:
     """The values of a line about to be written (``record``, version :data:`LOG_FORMAT`; ``encoded``: their
     version-1 text) as JCS text; when one cannot be, ``record`` becomes a version-1 line and ``encoded`` is
-    returned as it is."""
+    returned as it is. ``scalar``: keys whose values are known plain scalars (:func:`_plain` without the walk)."""
     try:
-        out = {key: text if _plain(record[key]) else jcs(record[key]) for key, text in encoded.items()}
+        out = {key: text if key in scalar or _plain(record[key]) else jcs(record[key])
+               for key, text in encoded.items()}
         _spliced(out).encode("utf-8")  # strict: a lone surrogate is no JCS
     except ValueError:
         record["schema_version"] = 1
@@ -167,7 +168,20 @@ def _as_jcs(record: dict[str, Any], encoded: dict[str, str]) -> dict[str, str]:
 def _spliced(encoded: Mapping[str, str]) -> str:
     """A JSON object from its keys (top-level line fields: plain ASCII names) and their values' canonical JSON, in
     sorted key order: equal to :func:`canonical_json` of the decoded object."""
-    return "{" + ",".join(f"{canonical_json(key)}:{encoded[key]}" for key in sorted(encoded)) + "}"
+    return "{" + ",".join(f"{_key_text(key)}:{encoded[key]}" for key in sorted(encoded)) + "}"
+
+
+_KEY_TEXTS: dict[str, str] = {}
+
+
+def _key_text(key: str) -> str:
+    """``canonical_json(key)`` of a line field name, remembered (the names are the few fields of a line)."""
+    found = _KEY_TEXTS.get(key)
+    if found is None:
+        found = canonical_json(key)
+        if len(_KEY_TEXTS) < 256:
+            _KEY_TEXTS[key] = found
+    return found
 
 
 def line_signature(key: bytes, line_hash: str) -> str:
@@ -402,12 +416,18 @@ class QueryLog:
         # sorted key order, which is byte for byte canonical_json() of the record with prev (and hash, sig) added.
         record: dict[str, Any] = {}
         encoded: dict[str, str] = {}  # version 1 (canonical_json) text of each value
+        scalar: set[str] = set()  # keys whose value is a string, bool, null or safe integer: already JCS
         for key, value in event.to_record().items():
             text = canonical_json(value)
+            kind = type(value)
+            if kind is str or value is None or kind is bool or (kind is int and -_SAFE_INTEGER < value < _SAFE_INTEGER):
+                record[key], encoded[key] = value, text  # decodes to itself: no round trip needed
+                scalar.add(key)
+                continue
             # The JSON round trip makes the hashed record exactly what read_log() parses (int keys, tuples, ...).
             record[key] = value if key in json_native else json.loads(text)
             encoded[key] = text if key in json_native else canonical_json(record[key])
-        encoded = _as_jcs(record, encoded)
+        encoded = _as_jcs(record, encoded, scalar)
         with self._lock:
             fcntl.flock(self._handle.fileno(), fcntl.LOCK_EX)  # against other processes appending to the same file
             try:

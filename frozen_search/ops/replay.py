@@ -16,7 +16,7 @@ from frozen_search.config import UPSTREAM_URLS, Settings, default_setting
 from frozen_search.cutoff import parse_cutoff
 from frozen_search.errors import FrozenSearchError
 from frozen_search.ops.data_dir import existing_log, existing_store
-from frozen_search.querylog import ReplayLine, error_dict, read_log, replay
+from frozen_search.querylog import ReplayLine, error_dict, replay
 from frozen_search.service import FrozenSearchService
 
 __all__ = ["ReplayLine", "ReplayReport", "describe", "replay_log"]
@@ -67,8 +67,8 @@ def replay_log(settings: Settings, log_path: Path, *,
         ConfigError: no store in the data dir.
     """
     log = existing_log(log_path)
-    live_lines = any(record.get("mode", "local") != "local" for _, record in read_log(log, []))
-    settings = settings.replace(mode="offline" if live_lines else "local")
+    # Each line sets its own mode (local, else offline: never a live request), so the log is read once, in replay().
+    settings = settings.replace(mode="local")
     store = existing_store(settings)
     services: dict[tuple[str, bool, str | None, str, str, tuple[tuple[str, str], ...]], FrozenSearchService] = {}
     now = _LineContext()
@@ -91,10 +91,10 @@ def replay_log(settings: Settings, log_path: Path, *,
             at = settings.with_cutoff(parse_cutoff(cutoff)).replace(stackexchange_sites=now.sites,
                                                                     search_from=now.search_from)
             at = at.with_values(dict(now.upstream)) if now.upstream else at
-            if now.local:
-                at = at.replace(mode="local")
-            elif now.asked is not None:
-                at = at.replace(live_sources=now.asked)
+            if not now.local:
+                at = at.replace(mode="offline")
+                if now.asked is not None:
+                    at = at.replace(live_sources=now.asked)
             services[key] = FrozenSearchService.open(at, store=store, logging=False)
         try:
             outcome = services[key].execute(tool, arguments)

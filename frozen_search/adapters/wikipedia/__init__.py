@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 
 from frozen_search.adapters.http import Upstream, require_json
 from frozen_search.adapters.wikipedia import bridge, ids
-from frozen_search.adapters.wikipedia.attime import TEMPLATE_NAMESPACES, page_at, text_at, texts_at
+from frozen_search.adapters.wikipedia.attime import TEMPLATE_NAMESPACES, page_at, shown_as_stored, text_at, texts_at
 from frozen_search.adapters.wikipedia.dump import ingest_wikipedia, rerender_stale
 from frozen_search.adapters.wikipedia.live import WikipediaLive, connect
 from frozen_search.cache.keys import origin_of
@@ -173,9 +173,12 @@ class WikipediaSource(Source):
         if shown.redirect is not None:
             parts.append((f"redirect {shown.redirect[0]}", shown.redirect[1]))
             title = f"{row.title} {ids.title_of(shown.redirect[0])}"
-        expansion = page_at(store, instant_bound(settings.require_cutoff()), row)
+        bound = instant_bound(settings.require_cutoff())
+        # shown as stored: nothing expanded, its chunks not read again (text_at read them for ``text``)
+        expansion = None if shown_as_stored(store, bound, row) else page_at(store, bound, row)
         stored_sha256, inputs = row.sha256, tuple[tuple[str, str, str], ...]()
-        if expansion.expanded:  # computed at T from verified inputs: each a dated part (check 1) read as stored
+        if expansion is not None and expansion.expanded:  # computed at T from verified inputs: each a dated part
+            # (check 1) read as stored
             parts += [(item.what, item.valid_from) for item in expansion.inputs[1:]]
             inputs = tuple((item.what, item.stored, item.read) for item in expansion.inputs)
             stored_sha256 = expansion.sha256

@@ -348,6 +348,13 @@ def text_at(store: Store, bound: int, row: RevisionRow) -> str:
     return texts_at(store, bound, [row])[0]
 
 
+def shown_as_stored(store: Store, bound: int, row: RevisionRow) -> bool:
+    """Whether ``row`` is shown at ``T`` as its stored rendering (:func:`page_at` would not expand it: a dump row of
+    a Template/Module page, or a store holding no template before ``T``), so that its stored sha256 proves it."""
+    return not _is_live(row) and (row.metadata.get("namespace", 0) != 0
+                                  or not expansions_at(store, bound).has_templates())
+
+
 def texts_at(store: Store, bound: int, rows: Sequence[RevisionRow]) -> list[str]:
     """:func:`text_at` of each row, in order; the rows shown as stored have their chunks read together
     (:meth:`Store.text_parts_many`: one query per 500 chunks, not one per row).
@@ -355,11 +362,7 @@ def texts_at(store: Store, bound: int, rows: Sequence[RevisionRow]) -> list[str]
     Raises:
         StoreIntegrityError: a chunk a row lists is missing from the store.
     """
-    def as_stored(row: RevisionRow) -> bool:
-        return not _is_live(row) and (row.metadata.get("namespace", 0) != 0
-                                      or not expansions_at(store, bound).has_templates())
-
-    plain = [as_stored(row) for row in rows]
+    plain = [shown_as_stored(store, bound, row) for row in rows]
     stored = iter(store.text_parts_many([row for row, flag in zip(rows, plain, strict=True) if flag]))
     return [join_rendered(next(stored)) if flag else page_at(store, bound, row).text
             for row, flag in zip(rows, plain, strict=True)]
