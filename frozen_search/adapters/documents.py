@@ -451,7 +451,7 @@ def worker_messages(module: str, arguments: dict[str, Any], who: str, stopped: s
 
     Raises:
         IngestError: the worker stopped early (``stopped`` and its exit code), wrote something unreadable, or sent
-            ``{"error": message}`` (``who`` failed: message).
+            ``{"error": message}`` (that message, as the worker words it).
     """
     root = str(Path(__file__).resolve().parents[2])  # the folder holding this frozen_search package
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([root, *filter(None, [os.environ.get("PYTHONPATH")])]))
@@ -464,7 +464,7 @@ def worker_messages(module: str, arguments: dict[str, Any], who: str, stopped: s
             if message is None:
                 raise IngestError(f"{stopped} (the {who} stopped, exit code {worker.wait()})")
             if "error" in message:
-                raise IngestError(f"the {who} failed: {message['error']}")
+                raise IngestError(str(message["error"]))
             yield message
             if message["done"]:
                 break

@@ -665,4 +665,4 @@ def thread_worker(arguments: dict[str, Any], out: IO[bytes]) -> None:
         write({**encode_states(pending), "problems": report.problems, "problem_count": reader.problem_count,
                "done": True})
     except Exception as exc:  # told to the parent, which raises a coded IngestError
-        write({"error": f"{type(exc).__name__}: {exc}"})
+        write({"error": f"the Stack Exchange thread worker failed: {type(exc).__name__}: {exc}"})
