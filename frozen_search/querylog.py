@@ -138,6 +138,39 @@ def jcs(value: Any) -> str:
     return rfc8785.dumps(value).decode("utf-8")
 
 
+_DOUBLE_EXACT = 2**53
+
+
+def _as_doubles(value: Any) -> Any:
+    """``value`` with every integer beyond ±2**53 made the nearest double, as any RFC 8785 reader reads it (lists
+    and objects walked). RFC 8785 numbers are doubles, and it writes a double of 2**53 or more below 1e21 as
+    integer digits (``1e16`` as ``10000000000000000``, ``2.0**60`` as ``1152921504606847000``): read back, Python
+    makes them an ``int``, which :func:`jcs` refuses; as the double they were, they are written again to the same
+    digits. Other digits read as the same double re-hash alike but are not the line's canonical bytes
+    (:func:`_canonical_break`)."""
+    kind = type(value)
+    if kind is int and not -_DOUBLE_EXACT <= value <= _DOUBLE_EXACT:
+        return float(value) if abs(value) < 1e308 else value
+    if kind is list:
+        return [_as_doubles(item) for item in value]
+    if kind is dict:
+        return {key: _as_doubles(item) for key, item in value.items()}
+    return value
+
+
+def _jcs_read(value: Any) -> str:
+    """:func:`jcs` of a value read back from a version-2 line: as written, or else with its integer digits read as
+    the doubles they were written from (:func:`_as_doubles`).
+
+    Raises:
+        ValueError: neither can be canonicalized (only a forged or corrupt line).
+    """
+    try:
+        return jcs(value)
+    except ValueError:
+        return jcs(_as_doubles(value))
+
+
 def _record_hash(record: Mapping[str, Any]) -> str:
     """sha256 hex of the canonical form of ``record`` without its ``hash`` and ``sig`` keys (a line written
     without a key has no ``sig``, so its hash is what it always was): :func:`jcs` for a line of
@@ -145,7 +178,7 @@ def _record_hash(record: Mapping[str, Any]) -> str:
     body = {k: v for k, v in record.items() if k not in ("hash", "sig")}
     if record.get("schema_version") == LOG_FORMAT:
         try:
-            return hashlib.sha256(jcs(body).encode("utf-8")).hexdigest()
+            return hashlib.sha256(_jcs_read(body).encode("utf-8")).hexdigest()
         except ValueError as exc:  # only a forged or corrupt version-2 line: it matches no hash
             return f"not canonicalizable ({str(exc)[:80]})"
     return hashlib.sha256(_encode(canonical_json(body))).hexdigest()
@@ -726,7 +759,7 @@ def _canonical_break(line: int, raw: bytes, record: Mapping[str, Any]) -> ChainB
     line verifying while the file says something else. A version-2 line JCS cannot represent is left to its
     ``hash_mismatch``."""
     try:
-        text = jcs(record) if record.get("schema_version") == LOG_FORMAT else canonical_json(record)
+        text = _jcs_read(record) if record.get("schema_version") == LOG_FORMAT else canonical_json(record)
     except ValueError:
         return None
     if raw.removesuffix(b"\n") == _encode(text):
