@@ -14,6 +14,7 @@ from contextvars import ContextVar
 from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Any
+from urllib.parse import urlsplit
 
 from pydantic import Field, ValidationError, ValidationInfo, field_validator
 from pydantic_settings import BaseSettings, EnvSettingsSource, PydanticBaseSettingsSource, SettingsConfigDict
@@ -120,6 +121,16 @@ class Settings(BaseSettings):
     @classmethod
     def _expand(cls, path: Path | None) -> Path | None:
         return None if path is None else path.expanduser()
+
+    @field_validator(*UPSTREAM_URLS, "wikipedia_host")
+    @classmethod
+    def _splittable(cls, value: str, info: ValidationInfo) -> str:
+        """A URL (or, ``wikipedia_host``, a host) that :func:`urllib.parse.urlsplit` can split with a readable port
+        (its ``ValueError``, e.g. an unclosed IPv6 bracket or a port beyond 65535, worded as the setting's error);
+        whether it is an http(s) URL is checked where live mode uses it."""
+        parts = urlsplit(f"https://{value}/" if info.field_name == "wikipedia_host" else value)
+        _ = parts.port  # raises ValueError on a port out of range or not a number
+        return value
 
     @field_validator("mode", "search_from")
     @classmethod

@@ -138,6 +138,39 @@ def jcs(value: Any) -> str:
     return rfc8785.dumps(value).decode("utf-8")
 
 
+_DOUBLE_EXACT = 2**53
+
+
+def _as_doubles(value: Any) -> Any:
+    """``value`` with every integer beyond ±2**53 made the nearest double, as any RFC 8785 reader reads it (lists
+    and objects walked). RFC 8785 numbers are doubles, and it writes a double of 2**53 or more below 1e21 as
+    integer digits (``1e16`` as ``10000000000000000``, ``2.0**60`` as ``1152921504606847000``): read back, Python
+    makes them an ``int``, which :func:`jcs` refuses; as the double they were, they are written again to the same
+    digits. Other digits read as the same double re-hash alike but are not the line's canonical bytes
+    (:func:`_canonical_break`)."""
+    kind = type(value)
+    if kind is int and not -_DOUBLE_EXACT <= value <= _DOUBLE_EXACT:
+        return float(value) if abs(value) < 1e308 else value
+    if kind is list:
+        return [_as_doubles(item) for item in value]
+    if kind is dict:
+        return {key: _as_doubles(item) for key, item in value.items()}
+    return value
+
+
+def _jcs_read(value: Any) -> str:
+    """:func:`jcs` of a value read back from a version-2 line: as written, or else with its integer digits read as
+    the doubles they were written from (:func:`_as_doubles`).
+
+    Raises:
+        ValueError: neither can be canonicalized (only a forged or corrupt line).
+    """
+    try:
+        return jcs(value)
+    except ValueError:
+        return jcs(_as_doubles(value))
+
+
 def _record_hash(record: Mapping[str, Any]) -> str:
     """sha256 hex of the canonical form of ``record`` without its ``hash`` and ``sig`` keys (a line written
     without a key has no ``sig``, so its hash is what it always was): :func:`jcs` for a line of
@@ -145,7 +178,7 @@ def _record_hash(record: Mapping[str, Any]) -> str:
     body = {k: v for k, v in record.items() if k not in ("hash", "sig")}
     if record.get("schema_version") == LOG_FORMAT:
         try:
-            return hashlib.sha256(jcs(body).encode("utf-8")).hexdigest()
+            return hashlib.sha256(_jcs_read(body).encode("utf-8")).hexdigest()
         except ValueError as exc:  # only a forged or corrupt version-2 line: it matches no hash
             return f"not canonicalizable ({str(exc)[:80]})"
     return hashlib.sha256(_encode(canonical_json(body))).hexdigest()
@@ -498,6 +531,12 @@ def read_log(path: str | os.PathLike[str], torn: list[int] | None = None) -> Ite
     ``torn``: when given, a last line without its newline that is not JSON — a write interrupted by a ``kill -9``,
     whose call was never answered — ends the reading and its number is appended to ``torn`` instead.
     """
+    for number, _, record in _read_lines(path, torn):
+        yield number, record
+
+
+def _read_lines(path: str | os.PathLike[str], torn: list[int] | None) -> Iterator[tuple[int, bytes, dict[str, Any]]]:
+    """:func:`read_log` with each line's bytes as read (its newline included)."""
     try:
         with Path(path).open("rb") as handle:
             for number, raw in enumerate(handle, start=1):
@@ -510,7 +549,7 @@ def read_log(path: str | os.PathLike[str], torn: list[int] | None = None) -> Ite
                     raise InvalidRequest(f"query log {path} line {number} is not JSON: {exc}") from exc
                 if not isinstance(record, dict):
                     raise InvalidRequest(f"query log {path} line {number} is not a JSON object")
-                yield number, record
+                yield number, raw, record
     except OSError as exc:
         raise InvalidRequest(f"cannot read query log {path}: {exc}") from exc
 
@@ -518,10 +557,11 @@ def read_log(path: str | os.PathLike[str], torn: list[int] | None = None) -> Ite
 @dataclass(frozen=True)
 class ChainBreak:
     """A line where the chain does not hold: ``kind`` is ``hash_mismatch`` or ``prev_mismatch``; with a key,
-    ``unsigned`` (no ``sig``) or ``bad_signature`` (a ``sig`` the key did not make)."""
+    ``unsigned`` (no ``sig``) or ``bad_signature`` (a ``sig`` the key did not make); in :func:`audit`,
+    ``noncanonical`` (bytes other than its canonical form: see :func:`_canonical_break`)."""
 
     line: int
-    kind: Literal["hash_mismatch", "prev_mismatch", "unsigned", "bad_signature"]
+    kind: Literal["hash_mismatch", "prev_mismatch", "unsigned", "bad_signature", "noncanonical"]
     detail: str
 
 
@@ -731,6 +771,23 @@ def _strings(value: Any) -> Iterator[str]:
             yield from _strings(inner)
 
 
+def _canonical_break(line: int, raw: bytes, record: Mapping[str, Any]) -> ChainBreak | None:
+    """A ``noncanonical`` break when the line's bytes are not exactly the canonical form of the value they parse to
+    (:func:`jcs` for a version-2 line, :func:`canonical_json` for any other; every writer wrote that form). The hash
+    and ``sig`` cover the parsed value only, so without this check other bytes of the same value (a duplicate key
+    whose first value :func:`json.loads` drops, ``1.0`` for ``1`` in JCS, an escaped letter, a space) keep a signed
+    line verifying while the file says something else. A version-2 line JCS cannot represent is left to its
+    ``hash_mismatch``."""
+    try:
+        text = _jcs_read(record) if record.get("schema_version") == LOG_FORMAT else canonical_json(record)
+    except ValueError:
+        return None
+    if raw.removesuffix(b"\n") == _encode(text):
+        return None
+    return ChainBreak(line, "noncanonical", "the line is not written in its canonical form (a duplicate key, "
+                                            "another spelling of a number or string, spacing): edited after writing")
+
+
 def _signature_break(line: int, record: Mapping[str, Any], key: bytes) -> ChainBreak | None:
     sig, stored = record.get("sig"), record.get("hash")
     if not isinstance(sig, str):
@@ -741,7 +798,8 @@ def _signature_break(line: int, record: Mapping[str, Any], key: bytes) -> ChainB
 
 
 def audit(path: str | os.PathLike[str], *, key: bytes | None = None, expect_head: str | None = None) -> AuditReport:
-    """Summarize and check the log at ``path``: a hit with ``valid_from >= cutoff`` or a chain break fails it.
+    """Summarize and check the log at ``path``: a hit with ``valid_from >= cutoff`` or a chain break fails it (a
+    line not in its canonical bytes too: :func:`_canonical_break`).
 
     ``key``: every line must carry a ``sig`` that is the key's HMAC-SHA256 of its hash (else an ``unsigned`` or
     ``bad_signature`` break). ``expect_head``: a published head (64 hex characters); the audit fails unless the
@@ -751,9 +809,11 @@ def audit(path: str | os.PathLike[str], *, key: bytes | None = None, expect_head
     report, checker = AuditReport(key_checked=key is not None, expected_head=expect_head), _ChainChecker()
     seen_at: int | None = None
     torn: list[int] = []
-    for line, record in read_log(path, torn):
+    for line, raw, record in _read_lines(path, torn):
         report.lines, report.head = line, str(record.get("hash"))
         report.chain_breaks += checker.check(line, record)
+        if (noncanonical := _canonical_break(line, raw, record)) is not None:
+            report.chain_breaks.append(noncanonical)
         report.signed += isinstance(record.get("sig"), str)
         if key is not None and (bad := _signature_break(line, record, key)) is not None:
             report.chain_breaks.append(bad)

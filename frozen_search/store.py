@@ -376,8 +376,17 @@ class Store:
 
     @property
     def generation(self) -> int:
-        """A counter bumped by every committed ingest; the index records the generation it was built from."""
-        return int(self.meta("generation") or 0)
+        """A counter bumped by every committed ingest; the index records the generation it was built from.
+
+        Raises:
+            StoreIntegrityError: the stored value is not an integer (a corrupt or hand-edited store).
+        """
+        value = self.meta("generation") or 0
+        try:
+            return int(value)
+        except ValueError:
+            raise StoreIntegrityError(f"{self.path} holds generation {str(value)[:40]!r}, not an integer: the store "
+                                      "is corrupt; import its bundle again or re-ingest") from None
 
     def bump_generation(self) -> int:
         """Increment :attr:`generation` (inside the caller's transaction) and return the new value."""

@@ -375,11 +375,16 @@ class Upstream:
     def _attempt(self, request: requests.PreparedRequest, where: str, number: int,
                  attempts: int) -> tuple[int, list[tuple[str, str]], bytes]:
         """Attempt ``number`` of ``attempts``: the answer, :class:`_RetryLater` when another attempt may pass, or
-        the final error (the last attempt, a connection failure, anything not transient)."""
+        the final error (the last attempt, a connection failure, anything not transient; ``UpstreamRateLimited``
+        at once, nothing sent, while the host is deferred longer than ``max_retry_after_s``)."""
         assert self._network is not None
         host = host_of(request.url or "")
         origin = origin_of(request.url or "") or host  # the circuit is per server: scheme, host and port
         last = number == attempts
+        deferred = self._limiter.deferred(host)
+        if deferred > self.config.max_retry_after_s:  # the host asked for no request that long: fail now, not sleep
+            raise UpstreamRateLimited(f"{where} was not sent: {host} asked for no request for another "
+                                      f"{deferred:.0f} s", retry_after=deferred)
         self._breaker.check(origin, where)
         self._count("network_requests")
         try:

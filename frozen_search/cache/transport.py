@@ -199,23 +199,30 @@ class HostBreaker:
         return states
 
 
+MAX_WAIT_S = 366 * 86_400.0
+"""The longest wait (seconds) an upstream's advice is read as: a ``Retry-After``, ``backoff`` or
+``throttle_violation`` beyond it (400 digits read as infinity, a year-9999 date) is this long, so every wait is a
+finite number a sleep, a deadline and a ``Retry-After`` header can hold."""
+
+
 def parse_retry_after(value: str | None, now: datetime) -> float | None:
     """Seconds to wait from a ``Retry-After`` value (delta-seconds or an HTTP date, RFC 9110 §10.2.3).
 
-    ``now`` must be timezone-aware. A date in the past gives ``0.0``; a missing or unreadable value ``None``.
+    ``now`` must be timezone-aware. A date in the past gives ``0.0``; a missing or unreadable value ``None``; at
+    most :data:`MAX_WAIT_S`.
     """
     if value is None or not value.strip():
         return None
     text = value.strip()
     if text.isascii() and text.isdigit():  # "²".isdigit() is True, and float("²") fails
-        return float(text)
+        return min(float(text), MAX_WAIT_S)
     try:
         moment = parsedate_to_datetime(text)
     except (TypeError, ValueError, IndexError, OverflowError):
         return None
     if moment.tzinfo is None:
         return None
-    return max(0.0, (moment - now).total_seconds())
+    return min(max(0.0, (moment - now).total_seconds()), MAX_WAIT_S)
 
 
 def backoff_delay(attempt: int, base_s: float, max_s: float, rng: Random) -> float:
@@ -234,14 +241,14 @@ class HostPolicy:
 
 
 def backoff_field(headers: Sequence[tuple[str, str]], body: bytes) -> float | None:
-    """Stack Exchange's ``{"backoff": N}`` (seconds) in a JSON body, or ``None``."""
+    """Stack Exchange's ``{"backoff": N}`` (seconds, at most :data:`MAX_WAIT_S`) in a JSON body, or ``None``."""
     if "json" not in (first_header(headers, "content-type") or ""):
         return None
     try:
         backoff = json.loads(body).get("backoff")
     except (ValueError, AttributeError):
         return None
-    return float(backoff) if isinstance(backoff, int | float) and backoff > 0 else None
+    return min(float(backoff), MAX_WAIT_S) if isinstance(backoff, int | float) and backoff > 0 else None
 
 
 def throttle_violation(status: int, headers: Sequence[tuple[str, str]], body: bytes) -> float | None:
@@ -249,7 +256,8 @@ def throttle_violation(status: int, headers: Sequence[tuple[str, str]], body: by
 
     The API answers HTTP 400 with ``{"error_id": 502, "error_name": "throttle_violation", "error_message":
     "too many requests from this IP, more requests available in N seconds"}``: a temporary refusal, not a bad
-    request, so it must be neither recorded nor reported as a rejection. Unknown wait: ``0.0``.
+    request, so it must be neither recorded nor reported as a rejection. Unknown wait: ``0.0``; at most
+    :data:`MAX_WAIT_S`.
     """
     if status != 400 or "json" not in (first_header(headers, "content-type") or ""):
         return None
@@ -261,7 +269,7 @@ def throttle_violation(status: int, headers: Sequence[tuple[str, str]], body: by
                                         and answer.get("error_id") != 502):
         return None
     found = re.search(r"available in (\d+) seconds", str(answer.get("error_message", "")))
-    return float(found.group(1)) if found else 0.0
+    return min(float(found.group(1)), MAX_WAIT_S) if found else 0.0
 
 
 class HostLimiter:
@@ -306,10 +314,17 @@ class HostLimiter:
         return self._policy(host).max_body_bytes
 
     def defer(self, host: str, seconds: float) -> None:
-        """No request to ``host`` starts within ``seconds`` from now (later reservations queue behind it)."""
+        """No request to ``host`` starts within ``seconds`` (at most :data:`MAX_WAIT_S`) from now (later
+        reservations queue behind it)."""
         with self._lock:
             now = self._monotonic()
-            self._next_start[host] = max(self._next_start.get(host, now), now + seconds)
+            self._next_start[host] = max(self._next_start.get(host, now), now + min(seconds, MAX_WAIT_S))
+
+    def deferred(self, host: str) -> float:
+        """Seconds until ``host``'s next request may start (``0.0`` when it may start now)."""
+        with self._lock:
+            now = self._monotonic()
+            return max(0.0, self._next_start.get(host, now) - now)
 
 
 Exchange = tuple[int, list[tuple[str, str]], bytes]

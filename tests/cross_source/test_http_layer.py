@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import logging
+import math
 import random
 import socket
 import threading
@@ -30,12 +31,15 @@ from frozen_search.adapters.http import HostPolicy, Upstream, UpstreamConfig, re
 from frozen_search.cache.http_cache import HttpCache
 from frozen_search.cache.keys import origin_of
 from frozen_search.cache.transport import (
+    MAX_WAIT_S,
     HostLimiter,
     backoff_delay,
+    backoff_field,
     is_connect_failure,
     is_transient,
     map_requests_exceptions,
     parse_retry_after,
+    throttle_violation,
     translate,
 )
 from frozen_search.errors import (
@@ -369,8 +373,11 @@ def test_a_retry_after_beyond_the_limit_fails_at_once(stub: Stub, cache: HttpCac
     with pytest.raises(UpstreamRateLimited) as caught:
         upstream.get(stub.url("/long"))
     assert caught.value.retry_after == 3600.0 and stub.count("/long") == 1 and fake.sleeps == []
-    upstream.get(stub.url("/next"))  # the host is deferred for everyone
-    assert fake.sleeps == [3600.0]
+    with pytest.raises(UpstreamRateLimited) as later:  # the host is deferred for everyone: failing, never sleeping
+        upstream.get(stub.url("/next"))
+    assert later.value.retry_after == 3600.0 and fake.sleeps == [] and stub.count("/next") == 0
+    fake.sleep(3600.0)  # once the wait is over the host is asked again
+    assert upstream.get(stub.url("/next")).status == 200
 
 
 def test_read_timeout_is_retried_then_upstream_timeout(stub: Stub, cache: HttpCache, fake: FakeTime) -> None:
@@ -962,3 +969,27 @@ def test_a_body_larger_than_the_hosts_cap_is_refused_unread_and_not_recorded(stu
     stub.script["/small"] = [Reply(body=b"[1]", length=length)]
     with make(cache, fake, config) as layer:
         assert layer.get(stub.url("/small")).body == b"[1]"
+
+
+@pytest.mark.parametrize("advice", ["9" * 400, "Fri, 31 Dec 9999 23:59:59 GMT"])
+def test_an_absurd_retry_after_fails_coded_and_the_host_then_fails_at_once_without_sleeping(
+        stub: Stub, cache: HttpCache, fake: FakeTime, upstream: Upstream, advice: str) -> None:
+    # 400 digits read as float('inf'), a year-9999 date as ~2.5e11 s: round(inf) in the HTTP face's Retry-After
+    # header, or time.sleep() of either in the next call's slot, raised OverflowError (a 500) instead of a coded error
+    stub.script["/far"] = [Reply(429, b"", [("Retry-After", advice)])]
+    with pytest.raises(UpstreamRateLimited) as caught:
+        upstream.get(stub.url("/far"))
+    assert caught.value.retry_after is not None and math.isfinite(caught.value.retry_after)
+    assert caught.value.retry_after <= MAX_WAIT_S and round(caught.value.retry_after) > 0
+    with pytest.raises(UpstreamRateLimited) as later:  # the host asked for no request until then: none is sent
+        upstream.get(stub.url("/next"))
+    assert later.value.retry_after is not None and later.value.retry_after > CONFIG.max_retry_after_s
+    assert fake.sleeps == [] and stub.count("/next") == 0 and stub.count("/far") == 1
+
+
+def test_an_absurd_stack_exchange_backoff_is_bounded(stub: Stub, cache: HttpCache, fake: FakeTime) -> None:
+    body = b'{"items": [], "backoff": 1e400}'  # json.loads reads inf
+    assert backoff_field(list(JSON), body) == MAX_WAIT_S
+    assert throttle_violation(400, list(JSON), b'{"error_id": 502, "error_name": "throttle_violation", '
+                              b'"error_message": "more requests available in ' + b"9" * 400 + b' seconds"}'
+                              ) == MAX_WAIT_S
