@@ -104,7 +104,9 @@ def free_port() -> int:
 def main() -> None:
     data_dir = sys.argv[1]
     cutoff = sys.argv[2] if len(sys.argv) > 2 else "2016-01-01"
-    env = [f"FROZEN_SEARCH_DATA_DIR={data_dir}", f"PYTHONPATH={os.environ.get('PYTHONPATH', '')}"]
+    env = [f"FROZEN_SEARCH_DATA_DIR={data_dir}"]
+    if os.environ.get("PYTHONPATH"):  # the inspector refuses an empty `-e PYTHONPATH=`
+        env.append(f"PYTHONPATH={os.environ['PYTHONPATH']}")
     version = subprocess.run([*inspector_command(), "--cli", "--version"], capture_output=True, text=True,
                              timeout=TIMEOUT, check=False, env=ENV).stdout.strip()
     node_command = ["node"] if os.environ.get("MCP_INSPECTOR") else [*inspector_command()[:-2], "--", "node"]
