@@ -427,7 +427,8 @@ def write_message(out: IO[bytes], message: dict[str, Any]) -> None:
 
 
 def read_message(stream: IO[bytes], who: str) -> dict[str, Any] | None:
-    """One message of :func:`write_message`, or ``None`` at the end of the stream (the writer stopped).
+    """One message of :func:`write_message`, or ``None`` at the end of the stream (the writer stopped, also in the
+    middle of a message: a worker killed while writing leaves a short last message, which is not a message).
 
     Raises:
         IngestError: the bytes are not such a message.
@@ -435,7 +436,10 @@ def read_message(stream: IO[bytes], who: str) -> dict[str, Any] | None:
     head = stream.read(8)
     if len(head) < 8:
         return None
-    body = stream.read(int.from_bytes(head, "big"))
+    size = int.from_bytes(head, "big")
+    body = stream.read(size)
+    if len(body) < size:
+        return None
     try:
         found: dict[str, Any] = json.loads(body)
     except ValueError as exc:

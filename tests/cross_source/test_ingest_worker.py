@@ -5,6 +5,7 @@ nothing stored."""
 from __future__ import annotations
 
 import gzip
+import io
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -12,7 +13,7 @@ from typing import Any
 import pytest
 
 from frozen_search.adapters.arxiv.ingest import ingest_arxiv
-from frozen_search.adapters.documents import DocState, decode_states, encode_states
+from frozen_search.adapters.documents import DocState, decode_states, encode_states, read_message, write_message
 from frozen_search.adapters.openalex.ingest import ingest_openalex
 from frozen_search.errors import IngestError
 from frozen_search.index import RevisionIndex
@@ -134,3 +135,19 @@ def _write_all(data: Path, first: list[DocState], batch: list[DocState], *, bulk
         store.close()
     return ((state_writer.revisions, state_writer.duplicates), stored(data),
             RevisionIndex.open(data / "index").document_count())
+
+
+def test_a_message_cut_short_by_the_writers_death_is_the_end_of_the_stream_not_unreadable_bytes() -> None:
+    """A worker killed while it writes leaves a short last message: the reader sees the writer stopped (the caller's
+    "stopped, run the same ingest again to resume"), not "wrote something unreadable"; a whole bad body stays an
+    error."""
+    out = io.BytesIO()
+    write_message(out, {"threads": [], "done": False})
+    write_message(out, {"threads": [[6, []]], "texts": ["x" * 100], "done": True})
+    whole = out.getvalue()
+    stream = io.BytesIO(whole[:-10])
+    assert read_message(stream, "test worker") == {"threads": [], "done": False}
+    assert read_message(stream, "test worker") is None
+    bad = b"{not json"
+    with pytest.raises(IngestError, match="wrote something unreadable"):
+        read_message(io.BytesIO(len(bad).to_bytes(8, "big") + bad), "test worker")
