@@ -1,7 +1,7 @@
 """Live mode with the upstream unreachable (issue 14, item 2): how long a local answer takes.
 
-Run inside a network namespace without network (``unshare -rn python bench/bench_live_no_network.py DATA_DIR``) or
-with any data dir holding ``wikipedia:Pear`` (the README's first command): every upstream then fails to resolve or
+Run inside a network namespace without network (``unshare -rn python bench/bench_live_no_network.py DATA_DIR``),
+with any data dir holding ``wikipedia:Pear`` (the README's offline command): every upstream then fails to resolve or
 connect. Prints the wall time of a search and a fetch (first call, then a call while the circuits are open) and the
 sources listed in ``errors``.
 """

@@ -2,7 +2,7 @@
 MCP ``initialize`` handshake and ``tools/list`` with the official MCP Python SDK client, and print the wall time.
 
 ``python bench/bench_stdio_connect.py DATA_DIR [RUNS]`` (the server runs with this interpreter and PYTHONPATH; the
-data dir needs an index, e.g. the README's first command). Prints each run and the median, in seconds.
+data dir needs an index, e.g. the README's offline command). Prints each run and the median, in seconds.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ mode (the inspector reports tool-schema portability problems and exits 6 on an e
 ``tools/call`` of each tool; prints the bounds each ``inputSchema`` states and the shape of ``fetch``'s ``metadata``.
 
 ``python bench/check_inspector.py DATA_DIR [CUTOFF]`` (the server runs with this interpreter and PYTHONPATH; the data
-dir needs an index holding ``wikipedia:Pear``, e.g. the README's first command; CUTOFF defaults to 2016-01-01).
+dir needs an index holding ``wikipedia:Pear``, e.g. the README's offline command; CUTOFF defaults to 2016-01-01).
 
 The inspector (``@modelcontextprotocol/inspector``, :data:`INSPECTOR` pinned) needs Node >= 22. It is run as
 ``$MCP_INSPECTOR`` when set (the path of its launcher, ``clients/launcher/build/index.js``, run with the ``node`` on
