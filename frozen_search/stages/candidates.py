@@ -86,7 +86,10 @@ class LocalHits:
                     continue
                 owner = self.registry.for_row_source(row.source, self.settings)
                 shown = Shown(row) if owner is None else owner.local_hit(row, self.store, self.bound)
-                if memo is not None:  # an index hit is a dump row: its resolution holds for this generation
+                if memo is not None and not isinstance(shown, Rejection):
+                    # an index hit is a dump row: what it shows holds for this generation. A refusal is not kept:
+                    # it may rest on a row not stored yet (a redirect's target) that live mode stores later without
+                    # a new generation, and keeping it would refuse what was public before T for the generation.
                     memo.put(generation, rev_pk, shown)
             if isinstance(shown, Rejection):
                 self.rejections.append(shown)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import hashlib
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -125,3 +125,32 @@ def test_the_faster_whole_word_pattern_finds_exactly_the_spans_of_the_plain_one(
         fast = word_pattern(word, ignore_case=ignore_case)
         for sample in samples:
             assert [m.span() for m in fast.finditer(sample)] == [m.span() for m in plain.finditer(sample)], word
+
+
+def test_a_refused_hit_is_resolved_again_by_the_next_search() -> None:
+    """A refusal is not memoized: live mode may store the row it lacked (a redirect's target) without a new store
+    generation, and the next search must then show the hit (keeping the refusal would over-refuse)."""
+    from types import SimpleNamespace
+
+    from frozen_search.models import Rejection
+    from frozen_search.source import Shown
+    from frozen_search.stages.candidates import LocalHits
+    from frozen_search.store import RevisionRow
+
+    row = RevisionRow(1, "wikipedia:X", "wikipedia", "2", "1", 0, None, "open", "X", None, b"", "", 0, {}, {})
+    answers: list[Shown | Rejection] = [Rejection(id="wikipedia:X", reason="redirect_target_missing", evidence=""),
+                                        Shown(row)]
+    calls: list[int] = []
+
+    def local_hit(found: RevisionRow, store: Any, bound: int) -> Shown | Rejection:
+        calls.append(found.rev_pk)
+        return answers[len(calls) - 1]
+
+    store = SimpleNamespace(revisions=lambda pks: {1: row})
+    registry = SimpleNamespace(for_row_source=lambda source, settings: SimpleNamespace(local_hit=local_hit))
+    memo: GenerationMemo[Shown | Rejection] = GenerationMemo()
+    searches = [LocalHits([(1.0, 1, "wikipedia:X")], cast(Any, store), cast(Any, registry), cast(Any, None), 0, [],
+                          1, memo=memo, generation=7) for _ in range(3)]
+    assert list(searches[0]) == []
+    assert [shown.row for shown in searches[1]] == [row]  # resolved again: now shown
+    assert [shown.row for shown in searches[2]] == [row] and calls == [1, 1]  # a shown hit is memoized
