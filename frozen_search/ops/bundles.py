@@ -12,6 +12,7 @@ from pathlib import Path
 from frozen_search.cache import bundle
 from frozen_search.cache.bundle import Manifest, ProgressFn
 from frozen_search.config import Settings
+from frozen_search.ops.data_dir import refuse_if_read_only
 from frozen_search.ops.reindex import rebuild_index
 from frozen_search.store import WRITER_LOCK, exclusive_writer
 
@@ -41,10 +42,12 @@ def import_bundle(bundle_path: Path, settings: Settings, *, progress: ProgressFn
     Raises:
         BundleInvalid: the bundle is unreadable or any member, count or checksum differs from its manifest, or
             the file differs from ``expect_sha256``.
-        ConfigError: the data dir already holds a store, cache, index or query log; staging cannot be written.
+        ConfigError: ``settings.read_only``; the data dir already holds a store, cache, index or query log;
+            staging cannot be written.
         InvalidRequest: ``bundle_path`` is not a file.
         StoreBusy: another import (or an ingest or reindex) is writing this data dir.
     """
+    refuse_if_read_only(settings, "import")
     existed = settings.data_dir.exists()
     try:
         with exclusive_writer(settings.data_dir, "import"):

@@ -49,6 +49,20 @@ def open_service(settings: Settings) -> FrozenSearchService:
     return FrozenSearchService.open(settings)
 
 
+def refuse_if_read_only(settings: Settings, command: str) -> None:
+    """Refuse ``command`` (``ingest``, ``reindex``, ``import``, ``snapshot``, ``warm``: each writes into the data
+    dir) when ``settings.read_only`` says the data dir is frozen (README "Scale-out"); checked before anything is
+    opened or created.
+
+    Raises:
+        ConfigError: ``settings.read_only`` is set.
+    """
+    if settings.read_only:
+        raise ConfigError(f"{command} writes into {settings.data_dir}, which is read-only here "
+                          "(FROZEN_SEARCH_READ_ONLY): run it without that setting on a writable copy of the data "
+                          "dir, then freeze that copy again")
+
+
 def check_read_only(settings: Settings) -> None:
     """Refuse a read-only serving configuration that would write into the data dir: live or offline mode (they
     record what upstream said in the store and the HTTP cache), or a query log inside the data dir (each replica

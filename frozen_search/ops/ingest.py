@@ -17,6 +17,7 @@ from typing import Any
 from frozen_search.config import Settings
 from frozen_search.errors import ConfigError
 from frozen_search.index import RevisionIndex
+from frozen_search.ops.data_dir import refuse_if_read_only
 from frozen_search.registry import Registry, default_registry
 from frozen_search.source import IngestReport
 from frozen_search.store import CoverageRow, Store, exclusive_writer
@@ -60,13 +61,14 @@ def ingest(settings: Settings, source_name: str, paths: Sequence[Path], *, progr
     Wikipedia, ``site`` (a served host, or ``None``: read from the dump) for Stack Exchange.
 
     Raises:
-        ConfigError: no ingester named ``source_name`` (checked before anything is opened or created); an unusable
-            store; a Stack Exchange site not served.
+        ConfigError: no ingester named ``source_name`` or ``settings.read_only`` (both checked before anything is
+            opened or created); an unusable store; a Stack Exchange site not served.
         IngestError: a file is missing, unreadable, truncated or not of the expected format; nothing is stored,
             and a store and index this call created are removed again (unless it committed checkpoints to resume
             from: a Stack Exchange or a long Wikipedia ingest, which keeps them).
         StoreBusy: another ingest, reindex or import is writing this data dir; nothing is done.
     """
+    refuse_if_read_only(settings, f"ingest {source_name}")
     source = (registry or default_registry()).named(source_name)
     if source is None:
         raise ConfigError(f"this frozen-search has no {source_name} ingester")

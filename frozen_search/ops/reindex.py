@@ -13,6 +13,7 @@ from pathlib import Path
 
 from frozen_search.config import Settings
 from frozen_search.index import RevisionIndex
+from frozen_search.ops.data_dir import refuse_if_read_only
 from frozen_search.registry import Registry, default_registry
 from frozen_search.store import Store, exclusive_writer
 
@@ -74,10 +75,11 @@ def reindex(settings: Settings, *, progress: ReindexProgress | None = None) -> R
     ``progress(0, total)`` is called once before the first revision, then after each one.
 
     Raises:
-        ConfigError: the store is not a frozen-search store of this schema version.
+        ConfigError: ``settings.read_only``; the store is not a frozen-search store of this schema version.
         StoreIntegrityError: a revision's chunks are missing from the store (the old index keeps serving).
         StoreBusy: an ingest or import is writing this data dir (a reindex then would make it fail); nothing done.
     """
+    refuse_if_read_only(settings, "reindex")
     with exclusive_writer(settings.data_dir, "reindex"):
         store = Store(settings.store_path)
         try:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from frozen_search.config import Settings
 from frozen_search.cutoff import instant_bound
-from frozen_search.ops.data_dir import existing_store
+from frozen_search.ops.data_dir import existing_store, refuse_if_read_only
 from frozen_search.registry import Registry, default_registry
 from frozen_search.stages.snapshot import SnapshotProgressHook, build_snapshot, read_progress, snapshot_path
 
@@ -37,10 +37,12 @@ def snapshot(settings: Settings, *, progress: SnapshotProgressHook | None = None
     """Build (or resume, or find built) the snapshot at ``settings.cutoff`` for the store's current generation.
 
     Raises:
-        ConfigError: no cutoff, or no store in the data dir.
+        ConfigError: ``settings.read_only`` (a frozen data dir: checked first), no cutoff, or no store in the data
+            dir.
         IndexNotReady: the main index is missing or does not reflect the store (run ``reindex``).
         StoreIntegrityError: a revision's chunks are missing from the store (the build stays resumable).
     """
+    refuse_if_read_only(settings, "snapshot")
     bound = instant_bound(settings.require_cutoff())
     store = existing_store(settings)
     started = time.perf_counter()

@@ -34,6 +34,7 @@ from frozen_search.errors import (
     UpstreamRejected,
     VerificationFailed,
 )
+from frozen_search.ops.data_dir import refuse_if_read_only
 from frozen_search.service import FrozenSearchService
 
 STATE_FORMAT = "frozen-search-warm/1"
@@ -188,11 +189,12 @@ def warm(settings: Settings, queries_path: Path, *, fetch: int = 0, limit: int =
 
     Raises:
         InvalidRequest: the file cannot be read or is not UTF-8; ``fetch`` < 0 or ``limit`` out of range.
-        ConfigError: ``mode`` is neither ``live`` nor ``offline``; no cutoff, an unusable store, log or API URL, or
-            an unreadable warm state file.
+        ConfigError: ``settings.read_only`` (checked first); ``mode`` is neither ``live`` nor ``offline``; no
+            cutoff, an unusable store, log or API URL, or an unreadable warm state file.
         IndexNotReady: the store holds ingested dumps and the index is missing or stale.
         UpstreamUnavailable (and subclasses): the wiki cannot be reached when the service starts.
     """
+    refuse_if_read_only(settings, "warm")
     try:
         data = Path(queries_path).read_bytes()
     except OSError as exc:

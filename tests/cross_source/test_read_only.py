@@ -190,3 +190,28 @@ def test_cli_audit_takes_several_logs(frozen: Path, tmp_path: Path) -> None:
     logs[0].write_text(logs[0].read_text().replace('"pear"', '"plum"', 1))
     result = CliRunner().invoke(main, ["audit", *map(str, logs)])
     assert result.exit_code == 1 and "result: FAILED" in result.output
+
+
+@pytest.mark.parametrize("command", [
+    ["snapshot", "--cutoff", "2012-01-01"],
+    ["reindex"],
+    ["ingest", "wikipedia", "{dump}"],
+    ["import", "{dump}"],
+    ["warm", "{queries}", "--cutoff", CUTOFF],
+    ["warm", "{queries}", "--cutoff", CUTOFF, "--mode", "offline"],
+])
+def test_read_only_refuses_every_command_that_writes_into_the_data_dir(frozen: Path, tmp_path: Path,
+                                                                       command: list[str]) -> None:
+    """``FROZEN_SEARCH_READ_ONLY=1`` holds for every command, not only ``serve``: each one that would write into
+    the data dir (a snapshot at another cutoff, the index, the store, the warm state and cache) refuses with a
+    coded sentence, exit 2, before it has touched anything."""
+    before = _files(frozen)
+    (tmp_path / "dump.xml").write_text("<mediawiki/>")
+    (tmp_path / "queries.txt").write_text("pear\n")
+    words = [word.format(dump=tmp_path / "dump.xml", queries=tmp_path / "queries.txt") for word in command]
+    result = CliRunner().invoke(main, [*words, "--data-dir", str(frozen)],
+                                env={"FROZEN_SEARCH_READ_ONLY": "1", "FROZEN_SEARCH_LOG": str(tmp_path / "l.jsonl")})
+    assert result.exit_code == 2, result.output
+    assert "[config_error]" in result.output and "is read-only here (FROZEN_SEARCH_READ_ONLY)" in result.output
+    assert _files(frozen) == before
+    assert not (tmp_path / "l.jsonl").exists()
