@@ -379,13 +379,14 @@ def mcp(cutoff: str | None, mode: str | None, search_from: str | None, data_dir:
 @_fail_cleanly
 def replay_command(log: Path | None, data_dir: Path | None) -> None:
     """Recompute every logged response of LOG (default: the data dir's query log, FROZEN_SEARCH_LOG or
-    DATA_DIR/querylog.jsonl) from the store; print identical/different per line; exit 1 on any difference."""
+    DATA_DIR/querylog.jsonl) from the store; print identical/different per line (and its chain breaks, as audit
+    reports them); exit 1 on any difference or chain break."""
     from frozen_search.ops.replay import describe, replay_log
 
     settings = Settings.from_env(data_dir=data_dir)
     report = replay_log(settings, log or settings.querylog_path, on_line=lambda line: click.echo(describe(line)))
     click.echo(report.summary())
-    sys.exit(1 if report.different else 0)
+    sys.exit(1 if report.different or report.chain_breaks else 0)
 
 
 @main.command("audit")

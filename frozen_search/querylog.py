@@ -525,14 +525,26 @@ class QueryLog:
         self.close()
 
 
-def read_log(path: str | os.PathLike[str], torn: list[int] | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
+class LoggedRecord(dict[str, Any]):
+    """One line of a query log as :func:`read_log` yields it: the JSON object it parses to, plus ``raw``, the
+    line's bytes as read (its newline included), which :func:`verify_chain` holds to the canonical form."""
+
+    __slots__ = ("raw",)
+
+    def __init__(self, record: dict[str, Any], raw: bytes) -> None:
+        super().__init__(record)
+        self.raw = raw
+
+
+def read_log(path: str | os.PathLike[str], torn: list[int] | None = None) -> Iterator[tuple[int, LoggedRecord]]:
     """Yield ``(line_number, record)`` from line 1, streaming; :class:`InvalidRequest` naming a non-JSON line.
+    Each record keeps its line's bytes (:class:`LoggedRecord`).
 
     ``torn``: when given, a last line without its newline that is not JSON — a write interrupted by a ``kill -9``,
     whose call was never answered — ends the reading and its number is appended to ``torn`` instead.
     """
-    for number, _, record in _read_lines(path, torn):
-        yield number, record
+    for number, raw, record in _read_lines(path, torn):
+        yield number, LoggedRecord(record, raw)
 
 
 def _read_lines(path: str | os.PathLike[str], torn: list[int] | None) -> Iterator[tuple[int, bytes, dict[str, Any]]]:
@@ -556,9 +568,9 @@ def _read_lines(path: str | os.PathLike[str], torn: list[int] | None) -> Iterato
 
 @dataclass(frozen=True)
 class ChainBreak:
-    """A line where the chain does not hold: ``kind`` is ``hash_mismatch`` or ``prev_mismatch``; with a key,
-    ``unsigned`` (no ``sig``) or ``bad_signature`` (a ``sig`` the key did not make); in :func:`audit`,
-    ``noncanonical`` (bytes other than its canonical form: see :func:`_canonical_break`)."""
+    """A line where the chain does not hold: ``kind`` is ``hash_mismatch``, ``prev_mismatch`` or
+    ``noncanonical`` (bytes other than its canonical form: see :func:`_canonical_break`); with a key,
+    ``unsigned`` (no ``sig``) or ``bad_signature`` (a ``sig`` the key did not make)."""
 
     line: int
     kind: Literal["hash_mismatch", "prev_mismatch", "unsigned", "bad_signature", "noncanonical"]
@@ -566,12 +578,14 @@ class ChainBreak:
 
 
 class _ChainChecker:
-    """Streaming check; each line's ``prev`` is compared with the previous line's *stored* hash."""
+    """Streaming check (the one :func:`verify_chain`, :func:`audit` and :func:`replay` share); each line's
+    ``prev`` is compared with the previous line's *stored* hash, its ``hash`` with its content's, its bytes
+    ``raw`` (newline included) with its canonical form."""
 
     def __init__(self) -> None:
         self._prev = GENESIS
 
-    def check(self, line: int, record: Mapping[str, Any]) -> list[ChainBreak]:
+    def check(self, line: int, raw: bytes, record: Mapping[str, Any]) -> list[ChainBreak]:
         breaks: list[ChainBreak] = []
         if record.get("prev") != self._prev:
             detail = f"prev is {record.get('prev')!r}, the previous line's hash is {self._prev}"
@@ -579,14 +593,25 @@ class _ChainChecker:
         stored, computed = record.get("hash"), _record_hash(record)
         if stored != computed:
             breaks.append(ChainBreak(line, "hash_mismatch", f"stored hash {stored!r}, content hashes to {computed}"))
+        if (noncanonical := _canonical_break(line, raw, record)) is not None:
+            breaks.append(noncanonical)
         self._prev = stored if isinstance(stored, str) else computed
         return breaks
 
 
-def verify_chain(records: Iterable[tuple[int, Mapping[str, Any]]]) -> list[ChainBreak]:
-    """Every break in ``records`` (as :func:`read_log` yields them), in line order; empty when the chain holds."""
-    checker = _ChainChecker()
-    return [found for line, record in records for found in checker.check(line, record)]
+def verify_chain(records: Iterable[tuple[int, LoggedRecord]]) -> list[ChainBreak]:
+    """Every break in ``records`` (as :func:`read_log` yields them: each with its line's bytes, held to their
+    canonical form like :func:`audit` does), in line order; empty when the chain holds.
+
+    Raises:
+        TypeError: a record is not a :class:`LoggedRecord` (without its bytes the chain cannot be said to hold).
+    """
+    checker, breaks = _ChainChecker(), []
+    for line, record in records:
+        if not isinstance(record, LoggedRecord):
+            raise TypeError(f"verify_chain needs the records read_log yields (their bytes), not {type(record)}")
+        breaks += checker.check(line, record.raw, record)
+    return breaks
 
 
 @dataclass(frozen=True)
@@ -811,9 +836,7 @@ def audit(path: str | os.PathLike[str], *, key: bytes | None = None, expect_head
     torn: list[int] = []
     for line, raw, record in _read_lines(path, torn):
         report.lines, report.head = line, str(record.get("hash"))
-        report.chain_breaks += checker.check(line, record)
-        if (noncanonical := _canonical_break(line, raw, record)) is not None:
-            report.chain_breaks.append(noncanonical)
+        report.chain_breaks += checker.check(line, raw, record)
         report.signed += isinstance(record.get("sig"), str)
         if key is not None and (bad := _signature_break(line, record, key)) is not None:
             report.chain_breaks.append(bad)
@@ -922,8 +945,8 @@ def replay(path: str | os.PathLike[str], execute: Execute,
     unreadable line.
     """
     checker = _ChainChecker()
-    for line, record in read_log(path, []):
-        breaks = tuple(checker.check(line, record))
+    for line, raw, record in _read_lines(path, []):
+        breaks = tuple(checker.check(line, raw, record))
         if before is not None:
             before(record)
         cut = not_recomputable(record)

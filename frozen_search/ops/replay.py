@@ -24,24 +24,31 @@ __all__ = ["ReplayLine", "ReplayReport", "describe", "replay_log"]
 
 @dataclass
 class ReplayReport:
-    """Every replayed line (:class:`~frozen_search.querylog.ReplayLine`, in log order), how many differ and how
-    many are refusals logged with truncated arguments (reported, not recomputed, not counted as different)."""
+    """Every replayed line (:class:`~frozen_search.querylog.ReplayLine`, in log order), how many differ, how
+    many are refusals logged with truncated arguments (reported, not recomputed, not counted as different) and
+    how many chain breaks the lines have (the same ones ``audit`` reports: an edited line, a noncanonical one)."""
 
     lines: list[ReplayLine] = field(default_factory=list)
     different: int = 0
     not_recomputable: int = 0
+    chain_breaks: int = 0
 
     def summary(self) -> str:
-        """``N line(s) different`` (``, M refused line(s) not recomputable`` when there are any)."""
+        """``N line(s) different`` (``, M refused line(s) not recomputable``, ``, K chain break(s)`` when there
+        are any)."""
         tail = f", {self.not_recomputable} refused line(s) not recomputable" if self.not_recomputable else ""
+        tail += f", {self.chain_breaks} chain break(s): the log was edited after writing" if self.chain_breaks \
+            else ""
         return f"{self.different} line(s) different{tail}"
 
 
 def describe(line: ReplayLine) -> str:
     """``line N TOOL: identical``, ``line N TOOL: different: <where>`` or ``line N TOOL: refused, not
-    recomputable from the log: <the cut arguments' lengths and sha256>``."""
+    recomputable from the log: <the cut arguments' lengths and sha256>``, then ``; chain break: KIND: DETAIL``
+    for each of its chain breaks."""
     status = "identical" if line.identical else line.detail if not line.recomputable else f"different: {line.detail}"
-    return f"line {line.line} {line.tool}: {status}"
+    breaks = "".join(f"; chain break: {b.kind}: {b.detail}" for b in line.chain_breaks)
+    return f"line {line.line} {line.tool}: {status}{breaks}"
 
 
 @dataclass
@@ -108,6 +115,7 @@ def replay_log(settings: Settings, log_path: Path, *,
             report.lines.append(line)
             report.different += line.recomputable and not line.identical
             report.not_recomputable += not line.recomputable
+            report.chain_breaks += len(line.chain_breaks)
             if on_line is not None:
                 on_line(line)
     finally:
