@@ -31,6 +31,7 @@ from dateutil import parser as dateutil_parser
 from dateutil import tz
 from lxml import etree
 
+from frozen_search.adapters import fastjson
 from frozen_search.adapters.arxiv.ids import PaperRecord, VersionEntry, VersionText, clean, late_fields, paper_states
 from frozen_search.adapters.documents import DocState, StateIngestReport, ingest_states
 from frozen_search.errors import IngestError
@@ -262,7 +263,7 @@ def _json_lines(path: Path, report: StateIngestReport, tick: Tick) -> Iterator[t
             if not line.strip():
                 continue
             try:
-                value = json.loads(line)
+                value = fastjson.loads(line)
                 if not isinstance(value, dict):
                     raise ValueError("not a JSON object")
             except ValueError as exc:

@@ -18,12 +18,12 @@ whole ingest is stored.
 from __future__ import annotations
 
 import gzip
-import json
 import zlib
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any
 
+from frozen_search.adapters import fastjson
 from frozen_search.adapters.documents import DocState, DocumentReader, Progress, StateIngestReport, ingest_states
 from frozen_search.adapters.openalex.ids import SOURCE, RecordError, work_key, work_state
 from frozen_search.errors import IngestError
@@ -43,7 +43,7 @@ def _open(path: Path) -> IO[bytes]:
 
 def _whole_file(path: Path, stream: IO[bytes]) -> Iterator[Record]:
     try:
-        document = json.load(stream)
+        document = fastjson.loads(stream.read())
     except (ValueError, RecursionError) as exc:
         raise IngestError(f"{path} is neither an OpenAlex JSON response nor JSON lines: {exc}") from exc
     if isinstance(document, dict) and isinstance(document.get("results"), list):
@@ -64,7 +64,7 @@ def _json_lines(first: bytes, stream: IO[bytes], tick: Callable[[int], None]) ->
         if not line.strip():
             continue
         try:
-            parsed = json.loads(line)
+            parsed = fastjson.loads(line)
         except (ValueError, RecursionError) as exc:
             yield f"line {number}", RecordError(f"not JSON ({exc})")
             continue
@@ -99,7 +99,7 @@ def records(path: Path, tick: Callable[[int], None]) -> Iterator[Record]:
         if not first:
             raise IngestError(f"{path} is empty")
         try:
-            one_line = json.loads(first)
+            one_line = fastjson.loads(first)
         except (ValueError, RecursionError):
             one_line = None
         try:
