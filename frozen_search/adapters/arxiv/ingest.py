@@ -33,7 +33,7 @@ from lxml import etree
 
 from frozen_search.adapters import fastjson
 from frozen_search.adapters.arxiv.ids import PaperRecord, VersionEntry, VersionText, clean, late_fields, paper_states
-from frozen_search.adapters.documents import DocState, StateIngestReport, ingest_states
+from frozen_search.adapters.documents import CHECKPOINT_DOCUMENTS, DocState, StateIngestReport, ingest_states
 from frozen_search.errors import IngestError
 from frozen_search.index import RevisionIndex
 from frozen_search.store import Store
@@ -49,8 +49,11 @@ _MAX_FIRST_LINE = 64_000_000  # bytes of the first JSON line read to detect the 
 
 def ingest_arxiv(paths: Sequence[Path], store: Store, index: RevisionIndex, *,
                  progress: Callable[[int, int], None] | None = None,
-                 on_file: Callable[[Path], None] | None = None, parallel: bool | None = None) -> StateIngestReport:
-    """Ingest arXiv metadata files into ``store`` and ``index`` in one transaction (all or nothing).
+                 on_file: Callable[[Path], None] | None = None, parallel: bool | None = None,
+                 every: int | None = CHECKPOINT_DOCUMENTS) -> StateIngestReport:
+    """Ingest arXiv metadata files into ``store`` and ``index`` in checkpoints of ``every`` papers (``None``: one
+    transaction, all or nothing): a killed ingest, run again on the same files, resumes after the last checkpoint
+    (see :func:`~frozen_search.adapters.documents.ingest_states`).
 
     ``parallel``: read each file in a worker process while this one stores (default: for a large file; see
     :func:`~frozen_search.adapters.documents.ingest_states`).
@@ -58,11 +61,13 @@ def ingest_arxiv(paths: Sequence[Path], store: Store, index: RevisionIndex, *,
     Raw abs files given together are grouped per paper (a per-version file proves late fields of the next version).
 
     Raises:
-        IngestError: a file is missing, empty or not arXiv metadata in a known format; nothing is stored.
+        IngestError: a file is missing, empty or not arXiv metadata in a known format; what is not committed in a
+            checkpoint is not stored.
     """
     paths = list(paths)
     return ingest_states("arxiv", paths, store, index, ArxivReader(paths), progress=progress, on_file=on_file,
-                         factory="frozen_search.adapters.arxiv.ingest:ArxivReader", parallel=parallel)
+                         factory="frozen_search.adapters.arxiv.ingest:ArxivReader", parallel=parallel,
+                         every=every)
 
 
 class ArxivReader:

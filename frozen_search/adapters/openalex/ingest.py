@@ -24,7 +24,14 @@ from pathlib import Path
 from typing import IO, Any
 
 from frozen_search.adapters import fastjson
-from frozen_search.adapters.documents import DocState, DocumentReader, Progress, StateIngestReport, ingest_states
+from frozen_search.adapters.documents import (
+    CHECKPOINT_DOCUMENTS,
+    DocState,
+    DocumentReader,
+    Progress,
+    StateIngestReport,
+    ingest_states,
+)
 from frozen_search.adapters.openalex.ids import SOURCE, RecordError, work_key, work_state
 from frozen_search.errors import IngestError
 from frozen_search.index import RevisionIndex
@@ -138,21 +145,26 @@ def read_openalex(path: Path, report: StateIngestReport, tick: Callable[[int], N
 def ingest_openalex(paths: Sequence[Path], store: Store, index: RevisionIndex, *, settings: Any = None,
                     progress: Progress | None = None, on_file: Callable[[Path], None] | None = None,
                     **options: Any) -> StateIngestReport:
-    """Ingest OpenAlex files into ``store`` and ``index``, all or nothing (see the module docstring).
+    """Ingest OpenAlex files into ``store`` and ``index`` in checkpoints of ``every`` works (an option; default
+    :data:`~frozen_search.adapters.documents.CHECKPOINT_DOCUMENTS`; ``None``: all or nothing): a killed ingest,
+    run again on the same files, resumes after the last checkpoint (see
+    :func:`~frozen_search.adapters.documents.ingest_states`).
 
     ``settings`` is accepted for the registry's calling convention and unused; ``parallel`` (an option) reads each
     file in a worker process while this one stores (default: for a large file; see
     :func:`~frozen_search.adapters.documents.ingest_states`); other ``options`` are refused.
 
     Raises:
-        IngestError: a file is missing, unreadable, not OpenAlex, or an unknown option was given; nothing stored.
+        IngestError: a file is missing, unreadable, not OpenAlex, or an unknown option was given; what is not
+            committed in a checkpoint is not stored.
     """
     parallel = options.pop("parallel", None)
+    every = options.pop("every", CHECKPOINT_DOCUMENTS)
     if options:
         raise IngestError(f"ingest openalex takes no option {sorted(options)[0]!r}")
     return ingest_states(SOURCE, [Path(p) for p in paths], store, index, read_openalex, progress=progress,
                          on_file=on_file, factory="frozen_search.adapters.openalex.ingest:openalex_reader",
-                         parallel=parallel)
+                         parallel=parallel, every=every)
 
 
 def openalex_reader(paths: Sequence[Path]) -> DocumentReader:
