@@ -106,3 +106,13 @@ def test_other_files_or_a_changed_file_do_not_resume(tmp_path: Path) -> None:
     with path.open("ab") as out:
         out.write(b"\n")
     assert ingest_key("openalex", [path]) != key
+
+
+def test_checkpoints_with_the_reader_in_a_worker_store_what_one_transaction_stores(tmp_path: Path) -> None:
+    path = _openalex_input(tmp_path)
+    for name, every, parallel in (("one", None, False), ("worker", EVERY, True)):
+        store, index = Store(tmp_path / name / "store.sqlite3"), RevisionIndex.create(tmp_path / name / "index")
+        report = openalex_ingest.ingest_openalex([path], store, index, every=every, parallel=parallel)
+        assert (report.documents, report.duplicates) == (65, 0)
+        store.close()
+    assert _contents(tmp_path / "worker", "the") == _contents(tmp_path / "one", "the")
