@@ -15,7 +15,8 @@ The format of each file is detected from its content, never its name:
 
 Each version becomes a state (see :func:`frozen_search.adapters.arxiv.ids.paper_states`). A record that cannot be read
 (a broken OAI record, a JSON line without ``id``, a bad date) is skipped and reported by position; a file that is not
-arXiv metadata at all raises :class:`~frozen_search.errors.IngestError` and nothing is stored.
+arXiv metadata at all raises :class:`~frozen_search.errors.IngestError` and nothing of the current checkpoint is
+stored (an ingest commits every :data:`~frozen_search.adapters.documents.CHECKPOINT_DOCUMENTS` papers and resumes).
 """
 
 from __future__ import annotations
