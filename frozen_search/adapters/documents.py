@@ -35,6 +35,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Generator, Iterator, Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -308,11 +309,27 @@ Progress = Callable[[int, int], None]  # (bytes read so far in this file, states
 DocumentReader = Callable[[Path, StateIngestReport, Callable[[int], None]], Iterator[list[DocState]]]
 
 
+CHECKPOINT_DOCUMENTS = 20_000
+"""Documents an ingest of arXiv / OpenAlex files commits at a time (:func:`ingest_states` ``every``)."""
+
+
+def ingest_key(source: str, paths: Sequence[Path]) -> str:
+    """The ``ingest_progress`` key of one checkpointed ingest: ``"<source>:docs:<24 hex>"``, a SHA-256 of each
+    input file's name, size (bytes) and modification time (ns), in order -- the same files, unchanged, resume.
+
+    Raises:
+        OSError: a file cannot be stat'ed.
+    """
+    identity = [[path.name, path.stat().st_size, path.stat().st_mtime_ns] for path in paths]
+    return f"{source}:docs:{hashlib.sha256(json.dumps(identity).encode()).hexdigest()[:24]}"
+
+
 def ingest_states(source: str, paths: Sequence[Path], store: Store, index: RevisionIndex, read: DocumentReader, *,
                   progress: Progress | None = None, on_file: Callable[[Path], None] | None = None,
-                  batch: int = 1_000, factory: str | None = None, parallel: bool | None = None
-                  ) -> StateIngestReport:
-    """Ingest ``paths`` with ``read`` into ``store`` and ``index``, all or nothing (one transaction).
+                  batch: int = 1_000, factory: str | None = None, parallel: bool | None = None,
+                  every: int | None = None) -> StateIngestReport:
+    """Ingest ``paths`` with ``read`` into ``store`` and ``index``: all or nothing (one transaction), or with
+    ``every``, in checkpoints of ``every`` documents.
 
     With ``factory`` (``"module:name"``, a callable that makes ``read`` from ``paths``), a file is read in a worker
     process (:func:`states_in_worker`) while this process stores and indexes: when ``parallel``, or by default when
@@ -321,27 +338,44 @@ def ingest_states(source: str, paths: Sequence[Path], store: Store, index: Revis
 
     A record ``read`` skips (reported in ``problems``) does not stop the ingest; an :class:`IngestError` from
     ``read`` (a missing, empty or foreign file), or a file of which every record was skipped (a wrong file that
-    happens to parse), rolls everything back: store and index are as before.
+    happens to parse), rolls back what is not committed: without ``every``, everything (store and index are as
+    before).
+
+    ``every``: each checkpoint commits whole documents (every state of a document or none), the store's record of
+    the documents committed (``ingest_progress`` under :func:`ingest_key`, in the same transaction), then the
+    index. A killed ingest, run again on the same files (same names, sizes, mtimes), reads them again and stores
+    from the first document not committed; the report counts the whole ingest (the problems of the skipped part
+    are found again).
 
     Raises:
-        IngestError: a file is missing or unusable as a whole, or none of its records could be read; nothing is
-            stored.
+        IngestError: a file is missing or unusable as a whole, or none of its records could be read (what is not
+            committed is rolled back); the index is behind the store after a kill between the two commits of a
+            checkpoint (run ``frozen-search reindex``, then the same ingest again).
     """
     started = time.perf_counter()
     report = StateIngestReport(source=source, files=[str(p) for p in paths])
     for path in paths:
         if not path.is_file():
             raise IngestError(f"{path} is not a readable file")
+    key = ingest_key(source, paths) if every else ""
+    resumed = store.ingest_progress(key) if every else None
+    if resumed is not None and RevisionIndex.open(index.path).generation != store.generation:
+        raise IngestError(f"the index is behind the store after an interrupted ingest of {paths[0]}: run "
+                          "`frozen-search reindex`, then this ingest again (it resumes)")
+    skip, _, earlier = resumed if resumed is not None else (0, 0, 0)  # documents committed, revisions stored
+    ordinal = since = 0
     store.set_cache_mb(BULK_CACHE_MB)
     with index.writer() as writer:
-        with store.transaction():
+        transaction = ExitStack()
+        transaction.enter_context(store.transaction())
+        with transaction:  # an exception rolls back the open checkpoint (the index writer rolls back too)
             state_writer = StateWriter(store, writer)
             for path in paths:
                 if on_file is not None:
                     on_file(path)
                 def tick(read_bytes: int) -> None:
                     if progress is not None:
-                        progress(read_bytes, state_writer.revisions)
+                        progress(read_bytes, earlier + state_writer.revisions)
 
                 pending: list[DocState] = []
                 documents_before, problems_before = report.documents, len(report.problems)
@@ -352,10 +386,23 @@ def ingest_states(source: str, paths: Sequence[Path], store: Store, index: Revis
                 try:
                     for states in found:
                         report.documents += 1
+                        ordinal += 1
+                        if ordinal <= skip:
+                            continue  # committed by the interrupted run
                         pending.extend(states)
                         if len(pending) >= batch:
                             state_writer.write_bulk(pending)
                             pending = []
+                        since += 1
+                        if every and since >= every:
+                            state_writer.write_bulk(pending)
+                            pending, since = [], 0
+                            generation = store.bump_generation()
+                            store.set_ingest_progress(key, ordinal, report.documents,
+                                                      earlier + state_writer.revisions)
+                            transaction.close()  # COMMIT
+                            writer.checkpoint(generation)
+                            transaction.enter_context(store.transaction())
                 finally:
                     close = getattr(found, "close", None)
                     if close is not None:
@@ -367,8 +414,10 @@ def ingest_states(source: str, paths: Sequence[Path], store: Store, index: Revis
                                       f"{report.problems[problems_before]}); is it the right file?")
                 report.raw_bytes += path.stat().st_size
                 tick(path.stat().st_size)
-            report.revisions, report.duplicates = state_writer.revisions, state_writer.duplicates
+            report.revisions, report.duplicates = earlier + state_writer.revisions, state_writer.duplicates
             generation = store.bump_generation()
+            if every:
+                store.set_ingest_progress(key, -1, report.documents, report.revisions)
             store.record_ingest(source, report.files, datetime.now(UTC).isoformat(), report.documents,
                                 report.revisions)
         writer.commit(generation)

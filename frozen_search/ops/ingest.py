@@ -83,7 +83,7 @@ def ingest(settings: Settings, source_name: str, paths: Sequence[Path], *, progr
                                    on_file=files.start, **options)
             files.record()
         except BaseException:
-            resumable = store.has_ingest_progress()  # checkpoints committed (SE, Wikipedia): kept to resume from
+            resumable = store.has_ingest_progress()  # checkpoints committed (SE, Wikipedia, arXiv/OpenAlex): kept
             store.close()
             if first and not resumable:  # a failed first ingest leaves no empty store behind (search then says
                 _remove_store(settings.store_path)  # "ingest a dump first")

@@ -57,10 +57,11 @@ class ArxivSource(DocumentStateSource):
     def ingest(self, paths: Sequence[Path], store: Store, index: RevisionIndex, *, settings: Settings,
                progress: Progress | None = None, on_file: Callable[[Path], None] | None = None,
                **options: Any) -> IngestReport:
-        """OAI-PMH arXivRaw XML, the bulk snapshot (JSON lines) or .abs files; all or nothing.
+        """OAI-PMH arXivRaw XML, the bulk snapshot (JSON lines) or .abs files, in resumable checkpoints (see
+        ``ingest_arxiv``).
 
         Raises:
-            IngestError: a file is missing or unusable; nothing is stored.
+            IngestError: a file is missing or unusable; nothing of the current checkpoint is stored.
         """
         from frozen_search.adapters.arxiv.ingest import ingest_arxiv
 

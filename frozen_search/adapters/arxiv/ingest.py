@@ -15,7 +15,8 @@ The format of each file is detected from its content, never its name:
 
 Each version becomes a state (see :func:`frozen_search.adapters.arxiv.ids.paper_states`). A record that cannot be read
 (a broken OAI record, a JSON line without ``id``, a bad date) is skipped and reported by position; a file that is not
-arXiv metadata at all raises :class:`~frozen_search.errors.IngestError` and nothing is stored.
+arXiv metadata at all raises :class:`~frozen_search.errors.IngestError` and nothing of the current checkpoint is
+stored (an ingest commits every :data:`~frozen_search.adapters.documents.CHECKPOINT_DOCUMENTS` papers and resumes).
 """
 
 from __future__ import annotations
@@ -31,8 +32,9 @@ from dateutil import parser as dateutil_parser
 from dateutil import tz
 from lxml import etree
 
+from frozen_search.adapters import fastjson
 from frozen_search.adapters.arxiv.ids import PaperRecord, VersionEntry, VersionText, clean, late_fields, paper_states
-from frozen_search.adapters.documents import DocState, StateIngestReport, ingest_states
+from frozen_search.adapters.documents import CHECKPOINT_DOCUMENTS, DocState, StateIngestReport, ingest_states
 from frozen_search.errors import IngestError
 from frozen_search.index import RevisionIndex
 from frozen_search.store import Store
@@ -48,8 +50,11 @@ _MAX_FIRST_LINE = 64_000_000  # bytes of the first JSON line read to detect the 
 
 def ingest_arxiv(paths: Sequence[Path], store: Store, index: RevisionIndex, *,
                  progress: Callable[[int, int], None] | None = None,
-                 on_file: Callable[[Path], None] | None = None, parallel: bool | None = None) -> StateIngestReport:
-    """Ingest arXiv metadata files into ``store`` and ``index`` in one transaction (all or nothing).
+                 on_file: Callable[[Path], None] | None = None, parallel: bool | None = None,
+                 every: int | None = CHECKPOINT_DOCUMENTS) -> StateIngestReport:
+    """Ingest arXiv metadata files into ``store`` and ``index`` in checkpoints of ``every`` papers (``None``: one
+    transaction, all or nothing): a killed ingest, run again on the same files, resumes after the last checkpoint
+    (see :func:`~frozen_search.adapters.documents.ingest_states`).
 
     ``parallel``: read each file in a worker process while this one stores (default: for a large file; see
     :func:`~frozen_search.adapters.documents.ingest_states`).
@@ -57,11 +62,13 @@ def ingest_arxiv(paths: Sequence[Path], store: Store, index: RevisionIndex, *,
     Raw abs files given together are grouped per paper (a per-version file proves late fields of the next version).
 
     Raises:
-        IngestError: a file is missing, empty or not arXiv metadata in a known format; nothing is stored.
+        IngestError: a file is missing, empty or not arXiv metadata in a known format; what is not committed in a
+            checkpoint is not stored.
     """
     paths = list(paths)
     return ingest_states("arxiv", paths, store, index, ArxivReader(paths), progress=progress, on_file=on_file,
-                         factory="frozen_search.adapters.arxiv.ingest:ArxivReader", parallel=parallel)
+                         factory="frozen_search.adapters.arxiv.ingest:ArxivReader", parallel=parallel,
+                         every=every)
 
 
 class ArxivReader:
@@ -262,7 +269,7 @@ def _json_lines(path: Path, report: StateIngestReport, tick: Tick) -> Iterator[t
             if not line.strip():
                 continue
             try:
-                value = json.loads(line)
+                value = fastjson.loads(line)
                 if not isinstance(value, dict):
                     raise ValueError("not a JSON object")
             except ValueError as exc:

@@ -44,10 +44,10 @@ class OpenAlexSource(DocumentStateSource):
     def ingest(self, paths: Sequence[Path], store: Store, index: RevisionIndex, *, settings: Settings,
                progress: Progress | None = None, on_file: Callable[[Path], None] | None = None,
                **options: Any) -> IngestReport:
-        """Saved API responses or snapshot JSON lines; all or nothing.
+        """Saved API responses or snapshot JSON lines, in resumable checkpoints (see ``ingest_openalex``).
 
         Raises:
-            IngestError: a file is missing or unusable; nothing is stored.
+            IngestError: a file is missing or unusable; nothing of the current checkpoint is stored.
         """
         from frozen_search.adapters.openalex.ingest import ingest_openalex
 

@@ -18,13 +18,20 @@ whole ingest is stored.
 from __future__ import annotations
 
 import gzip
-import json
 import zlib
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from frozen_search.adapters.documents import DocState, DocumentReader, Progress, StateIngestReport, ingest_states
+from frozen_search.adapters import fastjson
+from frozen_search.adapters.documents import (
+    CHECKPOINT_DOCUMENTS,
+    DocState,
+    DocumentReader,
+    Progress,
+    StateIngestReport,
+    ingest_states,
+)
 from frozen_search.adapters.openalex.ids import SOURCE, RecordError, work_key, work_state
 from frozen_search.errors import IngestError
 from frozen_search.index import RevisionIndex
@@ -43,7 +50,7 @@ def _open(path: Path) -> IO[bytes]:
 
 def _whole_file(path: Path, stream: IO[bytes]) -> Iterator[Record]:
     try:
-        document = json.load(stream)
+        document = fastjson.loads(stream.read())
     except (ValueError, RecursionError) as exc:
         raise IngestError(f"{path} is neither an OpenAlex JSON response nor JSON lines: {exc}") from exc
     if isinstance(document, dict) and isinstance(document.get("results"), list):
@@ -64,7 +71,7 @@ def _json_lines(first: bytes, stream: IO[bytes], tick: Callable[[int], None]) ->
         if not line.strip():
             continue
         try:
-            parsed = json.loads(line)
+            parsed = fastjson.loads(line)
         except (ValueError, RecursionError) as exc:
             yield f"line {number}", RecordError(f"not JSON ({exc})")
             continue
@@ -99,7 +106,7 @@ def records(path: Path, tick: Callable[[int], None]) -> Iterator[Record]:
         if not first:
             raise IngestError(f"{path} is empty")
         try:
-            one_line = json.loads(first)
+            one_line = fastjson.loads(first)
         except (ValueError, RecursionError):
             one_line = None
         try:
@@ -138,21 +145,26 @@ def read_openalex(path: Path, report: StateIngestReport, tick: Callable[[int], N
 def ingest_openalex(paths: Sequence[Path], store: Store, index: RevisionIndex, *, settings: Any = None,
                     progress: Progress | None = None, on_file: Callable[[Path], None] | None = None,
                     **options: Any) -> StateIngestReport:
-    """Ingest OpenAlex files into ``store`` and ``index``, all or nothing (see the module docstring).
+    """Ingest OpenAlex files into ``store`` and ``index`` in checkpoints of ``every`` works (an option; default
+    :data:`~frozen_search.adapters.documents.CHECKPOINT_DOCUMENTS`; ``None``: all or nothing): a killed ingest,
+    run again on the same files, resumes after the last checkpoint (see
+    :func:`~frozen_search.adapters.documents.ingest_states`).
 
     ``settings`` is accepted for the registry's calling convention and unused; ``parallel`` (an option) reads each
     file in a worker process while this one stores (default: for a large file; see
     :func:`~frozen_search.adapters.documents.ingest_states`); other ``options`` are refused.
 
     Raises:
-        IngestError: a file is missing, unreadable, not OpenAlex, or an unknown option was given; nothing stored.
+        IngestError: a file is missing, unreadable, not OpenAlex, or an unknown option was given; what is not
+            committed in a checkpoint is not stored.
     """
     parallel = options.pop("parallel", None)
+    every = options.pop("every", CHECKPOINT_DOCUMENTS)
     if options:
         raise IngestError(f"ingest openalex takes no option {sorted(options)[0]!r}")
     return ingest_states(SOURCE, [Path(p) for p in paths], store, index, read_openalex, progress=progress,
                          on_file=on_file, factory="frozen_search.adapters.openalex.ingest:openalex_reader",
-                         parallel=parallel)
+                         parallel=parallel, every=every)
 
 
 def openalex_reader(paths: Sequence[Path]) -> DocumentReader:

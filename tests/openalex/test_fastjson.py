@@ -1,0 +1,49 @@
+"""``adapters.fastjson.loads`` (orjson where it agrees) returns and raises exactly what ``json.loads`` does.
+
+Checked on every real record of ../shared/realdata (arXiv snapshot lines, the OpenAlex works list and single work)
+and on the inputs where orjson differs by design: integers beyond 64 bits (orjson makes them floats, silently),
+lone surrogates, NaN/Infinity, overflowing numbers, a UTF-8 BOM (orjson refuses them), bytes that are not UTF-8.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import orjson
+import pytest
+
+from frozen_search.adapters import fastjson
+from tests.conftest import realdata
+from tests.openalex.realworks import SINGLE_WORK, WORKS_LIST, openalex_file
+
+
+def _outcome(parse: Any, data: bytes) -> tuple[str, Any]:
+    try:
+        value = parse(data)
+    except (ValueError, RecursionError) as exc:
+        return type(exc).__name__, str(exc)
+    return "value", repr(value)  # repr: 1 and 1.0 (and -0.0, nan) differ
+
+
+def test_every_real_record_parses_to_the_same_value() -> None:
+    snapshot = next(realdata("arxiv", "snapshot").glob("*.jsonl"))
+    lines = [line for line in snapshot.read_bytes().splitlines() if line.strip()]
+    works = json.loads(openalex_file(WORKS_LIST).read_bytes())["results"]
+    records = lines + [json.dumps(work, ensure_ascii=False).encode() for work in works]
+    records += [openalex_file(WORKS_LIST).read_bytes(), openalex_file(SINGLE_WORK).read_bytes()]
+    assert len(lines) == 200 and len(works) == 65
+    for record in records:
+        assert _outcome(fastjson.loads, record) == _outcome(json.loads, record)
+        assert orjson.loads(record) == json.loads(record)  # these records take the orjson path, not the fallback
+
+
+@pytest.mark.parametrize("data", [
+    b'{"cited_by_count": 123456789012345678901234567890}',  # orjson: 1.2345678901234568e+29
+    b'{"n": -9223372036854775809}', b'{"n": 18446744073709551616}', b'[1, 18446744073709551615]',
+    b"100000000000000000000", b'{"n":\n  99999999999999999999}',
+    b'{"title": "\\ud800 lone"}', b'{"title": "\\udc00"}', b'{"x": NaN, "y": -Infinity}', b'{"x": 1e400}',
+    b'\xef\xbb\xbf{"a": 1}', b'{"a": "\xff"}', b'{"a": 1}{"b": 2}', b"{not json", b"", b"[" * 100_000,
+    b'{"a": 1, "a": 2}', b'{"a": -0.0, "b": 1.0, "c": 1E2}', b'{"id": "W1", "doi": "10.1/1234567890123456789012"}'])
+def test_where_orjson_differs_json_decides(data: bytes) -> None:
+    assert _outcome(fastjson.loads, data) == _outcome(json.loads, data)
