@@ -314,6 +314,7 @@ class Store:
         self.path = path
         self._frozen = read_only  # immutable=1: SQLite never reads the file again for changes (none may happen)
         self._memo: dict[str, tuple[tuple[int, int], Any]] = {}  # key -> (stamp read under, value)
+        self._pins = threading.local()  # data_version: the one a pinned() block of this thread began at
         if read_only:
             self._db = _SerialConnection(_immutable(path))
             try:
@@ -389,11 +390,27 @@ class Store:
         found = self._db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
         return None if found is None else str(found[0])
 
+    @contextmanager
+    def pinned(self) -> Iterator[None]:
+        """Within it (in this thread; nested: the outermost counts), what other connections commit is seen by the
+        memoized reads (:attr:`generation`, the moved pages) only at the next :meth:`pinned` — as if each were read
+        once, when it began; this connection's own writes are still seen at once. One call of the service runs
+        pinned: its ~40 memoized reads check ``PRAGMA data_version`` once."""
+        if self._frozen or getattr(self._pins, "data_version", None) is not None:
+            yield
+            return
+        self._pins.data_version = self._db.stamp()[0]
+        try:
+            yield
+        finally:
+            self._pins.data_version = None
+
     def _memoized(self, key: str, read: Callable[[], Any]) -> Any:
         """``read()``'s value, read again only when the store may have changed since (:meth:`_SerialConnection.stamp`
         differs; never for a ``read_only`` store, which nothing may change). Exact, not a time-based cache."""
         with self._db.lock:  # the stamp and the read see the same state: no other thread's statement in between
-            stamp = (0, 0) if self._frozen else self._db.stamp()
+            pin: int | None = getattr(self._pins, "data_version", None)
+            stamp = (0, 0) if self._frozen else self._db.stamp() if pin is None else (pin, self._db.db.total_changes)
             found = self._memo.get(key)
             if found is not None and found[0] == stamp:
                 return found[1]

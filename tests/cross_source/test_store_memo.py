@@ -57,3 +57,24 @@ def test_read_only_store_reads_generation_once(tmp_path: Path) -> None:
         assert frozen.moves_of("enwiki:Pear", 0) == []
     finally:
         frozen.close()
+
+
+def test_pinned_sees_other_commits_at_the_next_pin_and_its_own_writes_at_once(tmp_path: Path) -> None:
+    path = tmp_path / "store.sqlite3"
+    reader, writer = Store(path), Store(path)
+    try:
+        with reader.pinned():
+            assert reader.generation == 0
+            with writer.transaction():
+                writer.bump_generation()
+            assert reader.generation == 0  # as read once, when the call began
+            with reader.pinned():  # nested: the outermost counts
+                assert reader.generation == 0
+            reader.add_move("enwiki:Pear", 5_000, "Pyrus", "Pear")  # its own write: seen at once
+            assert reader.moves_of("enwiki:Pear", 0) == [(5_000, "Pyrus", "Pear")]
+        assert reader.generation == 1
+        with reader.pinned():
+            assert reader.generation == 1
+    finally:
+        reader.close()
+        writer.close()
