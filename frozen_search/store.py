@@ -314,6 +314,7 @@ class Store:
         self.path = path
         self._frozen = read_only  # immutable=1: SQLite never reads the file again for changes (none may happen)
         self._memo: dict[str, tuple[tuple[int, int], Any]] = {}  # key -> (stamp read under, value)
+        self._many_moved = False  # more than _MOVED_DOCS_HELD moved pages: each page's moves looked up
         self._pins = threading.local()  # data_version: the one a pinned() block of this thread began at
         if read_only:
             self._db = _SerialConnection(_immutable(path))
@@ -523,8 +524,11 @@ class Store:
     def _may_have_moves(self, doc_id: str) -> bool:
         """False only when page ``doc_id`` has no stored move: the doc ids with moves are read once (again only when
         the store may have changed, :meth:`_memoized`) when there are at most :data:`_MOVED_DOCS_HELD`; with more,
-        always true (each page's moves are then looked up)."""
+        always true (each page's moves are then looked up), without reading them again after any write."""
+        if self._many_moved:  # moves are never deleted: once too many, always (and True is never wrong)
+            return True
         moved: frozenset[str] | None = self._memoized("moved_docs", self._read_moved_docs)
+        self._many_moved = moved is None
         return moved is None or doc_id in moved
 
     def _read_moved_docs(self) -> frozenset[str] | None:

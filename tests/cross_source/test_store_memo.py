@@ -78,3 +78,16 @@ def test_pinned_sees_other_commits_at_the_next_pin_and_its_own_writes_at_once(tm
     finally:
         reader.close()
         writer.close()
+
+
+def test_many_moved_pages_are_looked_up_one_by_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("frozen_search.store._MOVED_DOCS_HELD", 2)
+    store = Store(tmp_path / "store.sqlite3")
+    try:
+        for n in range(3):
+            store.add_move(f"enwiki:P{n}", 1_000 + n, f"Old{n}", f"P{n}")
+        assert store.moves_of("enwiki:P2", 0) == [(1_002, "Old2", "P2")]
+        assert store.titled_since("enwiki:P0", "P0") == 1_000
+        assert store.moves_of("enwiki:Q", 0) == []
+    finally:
+        store.close()
