@@ -241,7 +241,8 @@ class FrozenSearchService:
                                  f"are {', '.join(sorted(TOOL_ARGUMENTS[tool]))}")
         if REQUIRED_ARGUMENTS[tool] not in arguments:
             raise InvalidRequest(f"{tool} needs the argument {REQUIRED_ARGUMENTS[tool]!r}")
-        return self._search(**arguments) if tool == "search" else self._fetch(**arguments)
+        with self.store.pinned():  # the store generation is checked once per call, not at each of its reads
+            return self._search(**arguments) if tool == "search" else self._fetch(**arguments)
 
     # -- search -------------------------------------------------------------------------------------------------
 

@@ -41,7 +41,7 @@ import json
 import os
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -230,6 +230,18 @@ class _SerialConnection:
         with self.lock:
             self.db.close()
 
+    def stamp(self) -> tuple[int, int]:
+        """A value that differs whenever what this connection reads may have changed since it was last taken:
+        ``(PRAGMA data_version, total_changes)`` (https://sqlite.org/pragma.html#pragma_data_version: it changes when
+        another connection commits; ``total_changes`` counts the rows this connection changed, committed or
+        not — any write of its own changes it; a rollback does not: :meth:`Store.transaction` forgets what it
+        read)."""
+        with self.lock:
+            return int(self.db.execute("PRAGMA data_version").fetchone()[0]), self.db.total_changes
+
+
+_MOVED_DOCS_HELD = 50_000
+"""At most this many moved pages' doc ids are held in memory to skip the moves lookups of pages never moved."""
 
 WRITER_LOCK = ".writer.lock"
 """The lock file in a data dir that :func:`exclusive_writer` holds (never part of a bundle)."""
@@ -300,6 +312,10 @@ class Store:
 
     def __init__(self, path: Path, *, read_only: bool = False) -> None:
         self.path = path
+        self._frozen = read_only  # immutable=1: SQLite never reads the file again for changes (none may happen)
+        self._memo: dict[str, tuple[tuple[int, int], Any]] = {}  # key -> (stamp read under, value)
+        self._many_moved = False  # more than _MOVED_DOCS_HELD moved pages: each page's moves looked up
+        self._pins = threading.local()  # data_version: the one a pinned() block of this thread began at
         if read_only:
             self._db = _SerialConnection(_immutable(path))
             try:
@@ -365,6 +381,7 @@ class Store:
             try:
                 yield
             except BaseException:
+                self._memo.clear()  # a value read inside it may be undone, with the stamp unchanged
                 self._db.execute("ROLLBACK")
                 raise
             self._db.execute("COMMIT")
@@ -374,13 +391,45 @@ class Store:
         found = self._db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
         return None if found is None else str(found[0])
 
+    @contextmanager
+    def pinned(self) -> Iterator[None]:
+        """Within it (in this thread; nested: the outermost counts), what other connections commit is seen by the
+        memoized reads (:attr:`generation`, the moved pages) only at the next :meth:`pinned` — as if each were read
+        once, when it began; this connection's own writes are still seen at once. One call of the service runs
+        pinned: its ~40 memoized reads check ``PRAGMA data_version`` once."""
+        if self._frozen or getattr(self._pins, "data_version", None) is not None:
+            yield
+            return
+        self._pins.data_version = self._db.stamp()[0]
+        try:
+            yield
+        finally:
+            self._pins.data_version = None
+
+    def _memoized(self, key: str, read: Callable[[], Any]) -> Any:
+        """``read()``'s value, read again only when the store may have changed since (:meth:`_SerialConnection.stamp`
+        differs; never for a ``read_only`` store, which nothing may change). Exact, not a time-based cache."""
+        with self._db.lock:  # the stamp and the read see the same state: no other thread's statement in between
+            pin: int | None = getattr(self._pins, "data_version", None)
+            stamp = (0, 0) if self._frozen else self._db.stamp() if pin is None else (pin, self._db.db.total_changes)
+            found = self._memo.get(key)
+            if found is not None and found[0] == stamp:
+                return found[1]
+            value = read()
+            self._memo[key] = (stamp, value)
+            return value
+
     @property
     def generation(self) -> int:
-        """A counter bumped by every committed ingest; the index records the generation it was built from.
+        """A counter bumped by every committed ingest; the index records the generation it was built from (read
+        from ``meta`` again only when the store may have changed: :meth:`_memoized`).
 
         Raises:
             StoreIntegrityError: the stored value is not an integer (a corrupt or hand-edited store).
         """
+        return int(self._memoized("generation", self._read_generation))
+
+    def _read_generation(self) -> int:
         value = self.meta("generation") or 0
         try:
             return int(value)
@@ -390,7 +439,7 @@ class Store:
 
     def bump_generation(self) -> int:
         """Increment :attr:`generation` (inside the caller's transaction) and return the new value."""
-        value = self.generation + 1
+        value = self._read_generation() + 1
         self._db.execute("UPDATE meta SET value=? WHERE key='generation'", (str(value),))
         return value
 
@@ -466,13 +515,31 @@ class Store:
     def titled_since(self, doc_id: str, title: str, before: int | None = None) -> int | None:
         """When page ``doc_id`` last got ``title`` by a move (a stored instant; only moves stored before ``before``, an
         ``instant_bound(T)``, when given), or ``None`` if no such move is known."""
+        if not self._may_have_moves(doc_id):
+            return None
         found = self._db.execute("SELECT MAX(moved_at) FROM moves WHERE doc_id=? AND new_title=? AND moved_at<?",
                                  (doc_id, title, 2**62 if before is None else before)).fetchone()
         return None if found is None or found[0] is None else int(found[0])
 
+    def _may_have_moves(self, doc_id: str) -> bool:
+        """False only when page ``doc_id`` has no stored move: the doc ids with moves are read once (again only when
+        the store may have changed, :meth:`_memoized`) when there are at most :data:`_MOVED_DOCS_HELD`; with more,
+        always true (each page's moves are then looked up), without reading them again after any write."""
+        if self._many_moved:  # moves are never deleted: once too many, always (and True is never wrong)
+            return True
+        moved: frozenset[str] | None = self._memoized("moved_docs", self._read_moved_docs)
+        self._many_moved = moved is None
+        return moved is None or doc_id in moved
+
+    def _read_moved_docs(self) -> frozenset[str] | None:
+        rows = self._db.execute("SELECT DISTINCT doc_id FROM moves LIMIT ?", (_MOVED_DOCS_HELD + 1,)).fetchall()
+        return None if len(rows) > _MOVED_DOCS_HELD else frozenset(str(row[0]) for row in rows)
+
     def moves_of(self, doc_id: str, since: int) -> list[tuple[int, str, str]]:
         """The moves of page ``doc_id`` stored at or after ``since`` (an ``instant_bound(T)``, UTC milliseconds):
         ``(moved_at, old_title, new_title)`` (``moved_at`` a stored instant), newest first."""
+        if not self._may_have_moves(doc_id):
+            return []
         found = self._db.execute("SELECT moved_at, old_title, new_title FROM moves WHERE doc_id=? AND moved_at>=? "
                                  "ORDER BY moved_at DESC", (doc_id, since))
         return [(int(at), str(old), str(new)) for at, old, new in found.fetchall()]
