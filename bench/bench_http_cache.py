@@ -33,19 +33,21 @@ def size(folder: Path) -> int:
     return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
 
 
+def in_threads(count: int, work: Callable[[], object]) -> None:
+    """Run ``work`` in ``count`` threads at once and wait for them all."""
+    workers = [threading.Thread(target=work) for _ in range(count)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+
+
 def bench_sqlite(folder: Path, n: int, body: bytes) -> None:
     with HttpCache(folder) as cache:
         timed("put", n, lambda: [cache.put(f"k{i}", method="GET", url="https://h/x", status=200, headers=[],
                                            body=body, fetched_at=STAMP) for i in range(n)])
         timed("get (verified)", n, lambda: [cache.get(f"k{i}") for i in range(n)])
-
-        def threads() -> None:
-            workers = [threading.Thread(target=lambda: [cache.get(f"k{i}") for i in range(n)]) for _ in range(4)]
-            for worker in workers:
-                worker.start()
-            for worker in workers:
-                worker.join()
-        timed("get, 4 threads", 4 * n, threads)
+        timed("get, 4 threads", 4 * n, lambda: in_threads(4, lambda: [cache.get(f"k{i}") for i in range(n)]))
     print(f"  size {size(folder) / 2**20:.1f} MiB")
 
 
@@ -56,14 +58,7 @@ def bench_diskcache(folder: Path, n: int, body: bytes) -> None:
     with diskcache.Cache(str(folder), eviction_policy="none", size_limit=2**62, cull_limit=0) as cache:
         timed("put", n, lambda: [cache.set(f"k{i}", records[i]) for i in range(n)])
         timed("get (not verified)", n, lambda: [cache.get(f"k{i}") for i in range(n)])
-
-        def threads() -> None:
-            workers = [threading.Thread(target=lambda: [cache.get(f"k{i}") for i in range(n)]) for _ in range(4)]
-            for worker in workers:
-                worker.start()
-            for worker in workers:
-                worker.join()
-        timed("get, 4 threads", 4 * n, threads)
+        timed("get, 4 threads", 4 * n, lambda: in_threads(4, lambda: [cache.get(f"k{i}") for i in range(n)]))
     print(f"  size {size(folder) / 2**20:.1f} MiB")
 
 

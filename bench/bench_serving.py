@@ -71,6 +71,22 @@ QUERIES = ("albedo reflection", "mean reciprocal rank", "pear fruit tree", "prob
            "number theory")
 
 
+def bare_query(schema: tantivy.Schema, query: str, bound: int) -> tantivy.Query:
+    """The query the service's index call runs, built with tantivy alone: the cutoff filters at ``bound`` (an
+    ``instant_bound``, UTC ms; constant score) and each distinct term of ``query`` in body or title (boosted 2×)."""
+    integer = tantivy.FieldType.Integer
+    filters = [tantivy.Query.range_query(schema, "valid_from", integer, None, bound, include_upper=False),
+               tantivy.Query.range_query(schema, "valid_to", integer, bound, None)]
+    should = []
+    for term in dict.fromkeys(tokenize(query)):
+        should.append((tantivy.Occur.Should, tantivy.Query.term_query(schema, "body", term)))
+        should.append((tantivy.Occur.Should, tantivy.Query.boost_query(
+            tantivy.Query.term_query(schema, "title", term), 2.0)))
+    return tantivy.Query.boolean_query(
+        [(tantivy.Occur.Must, tantivy.Query.const_score_query(f, 0.0)) for f in filters]
+        + [(tantivy.Occur.Must, tantivy.Query.boolean_query(should))])
+
+
 def percentile(values: list[float], share: float) -> float:
     ordered = sorted(values)
     at = (len(ordered) - 1) * share
@@ -283,17 +299,7 @@ def main() -> None:
     def bare(query: str) -> object:
         # the query the service's index call runs: the cutoff filters (constant score) and each term in body or
         # title (boosted), top 30, with each hit's stored rev and doc_id
-        integer = tantivy.FieldType.Integer
-        filters = [tantivy.Query.range_query(schema, "valid_from", integer, None, bound, include_upper=False),
-                   tantivy.Query.range_query(schema, "valid_to", integer, bound, None)]
-        should = []
-        for term in dict.fromkeys(tokenize(query)):
-            should.append((tantivy.Occur.Should, tantivy.Query.term_query(schema, "body", term)))
-            should.append((tantivy.Occur.Should, tantivy.Query.boost_query(
-                tantivy.Query.term_query(schema, "title", term), 2.0)))
-        parsed = tantivy.Query.boolean_query(
-            [(tantivy.Occur.Must, tantivy.Query.const_score_query(f, 0.0)) for f in filters]
-            + [(tantivy.Occur.Must, tantivy.Query.boolean_query(should))])
+        parsed = bare_query(schema, query, bound)
         found = searcher.search(parsed, 30, count=False)
         out = []
         for _, address in found.hits:

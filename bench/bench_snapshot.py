@@ -139,7 +139,7 @@ def _write_docs(handle: Any, docs: Any) -> int:
 def _bare(documents: str, threads: int, bound: int) -> dict[str, Any]:
     import tantivy
 
-    from frozen_search.index import OPEN_END, _schema, tokenize
+    from frozen_search.index import OPEN_END, _schema
 
     wall = time.perf_counter()
     with open(documents, encoding="utf-8") as handle:
@@ -165,17 +165,9 @@ def _bare(documents: str, threads: int, bound: int) -> dict[str, Any]:
         opened = tantivy.Index.open(scratch)
         searcher = opened.searcher()
         schema = opened.schema
-        integer = tantivy.FieldType.Integer
-        filters = [tantivy.Query.range_query(schema, "valid_from", integer, None, bound, include_upper=False),
-                   tantivy.Query.range_query(schema, "valid_to", integer, bound, None)]
-        should = []
-        for term in tokenize(QUERIES[0]):
-            should.append((tantivy.Occur.Should, tantivy.Query.term_query(schema, "body", term)))
-            should.append((tantivy.Occur.Should, tantivy.Query.boost_query(
-                tantivy.Query.term_query(schema, "title", term), 2.0)))
-        query = tantivy.Query.boolean_query(
-            [(tantivy.Occur.Must, tantivy.Query.const_score_query(f, 0.0)) for f in filters]
-            + [(tantivy.Occur.Must, tantivy.Query.boolean_query(should))])
+        from bench_serving import bare_query  # this folder: the script's own, in spawn children too
+
+        query = bare_query(schema, QUERIES[0], bound)
         hits = searcher.search(query, 30).hits
         for _, address in hits:
             searcher.doc(address)
