@@ -599,7 +599,7 @@ def _value(kind: str, text: str | None, comment: str | None, at: int,
         try:
             found = json.loads(text or "{}")
             originals = [int(i) for i in found.get("OriginalQuestionIds", [])] if isinstance(found, dict) else []
-        except (ValueError, TypeError):
+        except (ValueError, TypeError, OverflowError, RecursionError):  # int(inf); nested past json's limit
             originals = []
         reason = close_reason(comment)
         if not originals and reason in ("duplicate", "exact duplicate"):

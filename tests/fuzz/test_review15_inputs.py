@@ -1,0 +1,78 @@
+"""Hostile review of issue 15's ingest inputs: crafted, malformed or malicious dump files in the real formats
+(the real files of ../shared/realdata, damaged) each become a coded error or a reported problem, with nothing
+half-shown, never a traceback, nothing written outside the data dir."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from frozen_search.adapters.arxiv.ingest import ingest_arxiv
+from frozen_search.adapters.stackexchange.dump import ingest_stackexchange
+from frozen_search.errors import IngestError
+from frozen_search.index import RevisionIndex
+from frozen_search.store import Store
+from tests.arxiv.conftest import SNAPSHOT, arxiv_file
+from tests.stackexchange.conftest import copy_dump, settings_for
+
+
+def test_an_arxiv_snapshot_line_nested_past_the_recursion_limit_is_a_reported_problem(tmp_path: Path) -> None:
+    """``fastjson.loads`` raises ``RecursionError`` for nesting deeper than ``json`` follows (orjson refuses past
+    1024 levels and hands it to ``json``); the snapshot reader caught only ``ValueError``, so one such line in a
+    real snapshot aborted the whole ingest with a traceback."""
+    real = arxiv_file(SNAPSHOT).read_bytes().splitlines(keepends=True)
+    path = tmp_path / "arxiv-metadata-oai-snapshot.json"
+    path.write_bytes(b"".join(real[:2]) + b"[" * 100_000 + b"]" * 100_000 + b"\n" + b"".join(real[2:4]))
+    store = Store(tmp_path / "store.sqlite3")
+    try:
+        report = ingest_arxiv([path], store, RevisionIndex.create(tmp_path / "index"))
+        assert report.documents == 4
+        assert len(report.problems) == 1 and report.problems[0].startswith(f"{path.name}: record 3 (line 3)")
+    finally:
+        store.close()
+
+
+def test_an_arxiv_file_whose_first_line_nests_past_the_limit_is_an_ingest_error(tmp_path: Path) -> None:
+    """Format detection reads the first line with ``json.loads``: nesting past its limit was a traceback."""
+    path = tmp_path / "arxiv-metadata-oai-snapshot.json"
+    path.write_bytes(b'{"id":' + b"[" * 100_000 + b"]" * 100_000 + b"}\n"
+                     + arxiv_file(SNAPSHOT).read_bytes())
+    store = Store(tmp_path / "store.sqlite3")
+    try:
+        with pytest.raises(IngestError, match="the first line is not JSON"):
+            ingest_arxiv([path], store, RevisionIndex.create(tmp_path / "index"))
+        assert store.max_rev_pk() == 0
+    finally:
+        store.close()
+
+
+@pytest.mark.parametrize("ids", ["[" * 100_000 + "119" + "]" * 100_000, "[Infinity]", "[1e400]", "[NaN]"],
+                         ids=["nested", "infinity", "overflow", "nan"])
+def test_a_close_row_with_absurd_original_question_ids_is_read_like_one_without(tmp_path: Path, ids: str) -> None:
+    """A close row's ``Text`` is JSON (``{"OriginalQuestionIds":[119],…}`` in the real conlang dump). Nesting past
+    ``json``'s limit (``RecursionError``) or a non-finite id (``int(inf)``: ``OverflowError``) escaped as a
+    traceback. Such a row now reads like one without ids: the duplicate's originals come from PostLinks, as for
+    a row with no JSON, so the store equals the undamaged dump's."""
+    clean = _ingest_se(copy_dump(tmp_path / "clean"), tmp_path / "clean-data")
+    folder = copy_dump(tmp_path / "damaged")
+    history = folder / "PostHistory.xml"
+    text = history.read_text(encoding="utf-8-sig")
+    old = 'Text="{&quot;OriginalQuestionIds&quot;:[119],'
+    assert text.count(old) == 1
+    history.write_text(text.replace(old, 'Text="{&quot;OriginalQuestionIds&quot;:' + ids + ","), encoding="utf-8")
+    damaged = _ingest_se(folder, tmp_path / "damaged-data")
+    assert damaged == clean
+
+
+def _ingest_se(folder: Path, data: Path) -> list[tuple[object, ...]]:
+    """Ingest one site dump folder into ``data``; the stored states (id, version, instants, text hash)."""
+    data.mkdir()
+    store = Store(data / "store.sqlite3")
+    try:
+        ingest_stackexchange([folder], store, RevisionIndex.create(data / "index"),
+                             settings=settings_for(data, "2026-01-06"))
+        return [tuple(row) for row in store._db.execute(
+            "SELECT doc_id, version, valid_from, valid_to, sha256 FROM revisions ORDER BY doc_id, valid_from")]
+    finally:
+        store.close()
