@@ -717,6 +717,14 @@ class Store:
             "AND origin IN ('dump', 'superseded') GROUP BY source ORDER BY source", (after, upto)).fetchall()
         return [(str(source), int(first), int(last), int(newest)) for source, first, last, newest in found]
 
+    def newest_event_before(self, row: CoverageRow, bound: int) -> int | None:
+        """The newest ``valid_from`` before ``bound`` (stored instants, UTC milliseconds) among the dump revisions
+        of ``row``'s file and source (``row.first_rev_pk..row.last_rev_pk``), or ``None`` when it has none."""
+        found = self._db.execute(
+            "SELECT MAX(valid_from) FROM revisions WHERE rev_pk>=? AND rev_pk<=? AND source=? AND valid_from<? "
+            "AND origin IN ('dump', 'superseded')", (row.first_rev_pk, row.last_rev_pk, row.source, bound)).fetchone()
+        return None if found is None or found[0] is None else int(found[0])
+
     def record_coverage(self, rows: Iterable[CoverageRow], recorded: str) -> None:
         """Note what ingested files prove (see :class:`CoverageRow`); ``recorded``: when (ISO UTC)."""
         self._db.executemany("INSERT INTO coverage VALUES (?,?,?,?,?,?,?)",

@@ -74,7 +74,7 @@ def resolve_from_store(source: Source, reference: Any, lives: Mapping[str, LiveS
         if live is None:
             raise
         return resolve_live(source.name, live, reference), None
-    return shown, coverage.gap(shown.row, bound)
+    return shown, coverage.gap(shown.row, bound, store)
 
 
 def resolve_live(name: str, live: LiveSource, reference: Any) -> Shown:

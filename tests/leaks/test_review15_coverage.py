@@ -1,0 +1,73 @@
+"""Hostile review of strict mode's ``metadata.covered_until`` (issue 15 item 4): it may not tell whether a document
+was edited at or after ``T``.
+
+Coverage is each file's newest event. A document shown without ``covered_until`` while its neighbours carry one
+told the agent that its own export held an edit at or after ``T`` (its file "covers" ``T``), or that a later
+revision of it was stored (``valid_to`` set): one bit of post-cutoff history per document, the very bit
+``metadata.history: gap`` used to leak. The check: answers at ``T`` are the same whether the export holds the
+document's edits at or after ``T`` or not (the same real export with every revision at or after ``T`` removed).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from frozen_search.config import Settings
+from frozen_search.cutoff import parse_cutoff
+from frozen_search.ops.ingest import ingest
+from frozen_search.service import FrozenSearchService
+from tests.conftest import MRR, PEAR_2002, wiki_file
+
+CUTOFF = "2013-01-01"
+
+
+def _before(name: str, cutoff: str, folder: Path) -> Path:
+    """The real export ``name`` with every ``<revision>`` stamped at or after ``cutoff`` removed (the file's own
+    bytes otherwise): what an export taken before ``cutoff`` would hold."""
+    text = wiki_file(name).read_text(encoding="utf-8")
+    kept = re.sub(r"\s*<revision>.*?</revision>",
+                  lambda found: found.group(0) if re.search(r"<timestamp>([^<]+)</timestamp>", found.group(0))
+                  .group(1) < f"{cutoff}T00:00:00Z" else "",  # type: ignore[union-attr]
+                  text, flags=re.DOTALL)
+    assert kept.count("<revision>") < text.count("<revision>")
+    path = folder / name
+    path.write_text(kept, encoding="utf-8")
+    return path
+
+
+def _strict_fetches(folder: Path, files: list[Path], ids: list[str]) -> list[dict[str, Any]]:
+    settings = Settings.from_env({}, data_dir=folder)
+    ingest(settings, "wikipedia", files)
+    service = FrozenSearchService.open(Settings.from_env(
+        {}, data_dir=folder, cutoff=parse_cutoff(CUTOFF), mode="offline", live_sources="wikipedia",
+        search_from="store", log_path=folder / "log.jsonl"))
+    try:
+        assert service.strict
+        return [service.fetch(id).model_dump() for id in ids]
+    finally:
+        service.close()
+
+
+@pytest.mark.parametrize("order", ["mrr-first", "pear-first"])
+def test_covered_until_is_the_same_whether_the_export_holds_edits_after_the_cutoff(tmp_path: Path,
+                                                                                   order: str) -> None:
+    """Mean reciprocal rank's export runs to 2015; Pear's (2002) does not reach ``T``. With the full MRR export,
+    MRR was shown without ``covered_until`` (its file "covered" ``T`` and its shown revision had a stored
+    successor) while Pear carried one: MRR's answer differed from the one given when its export ends before
+    ``T``, telling that MRR was edited after ``T``."""
+    (tmp_path / "cut").mkdir()
+    pear = wiki_file(PEAR_2002)
+    full = [wiki_file(MRR), pear]
+    cut = [_before(MRR, CUTOFF, tmp_path / "cut"), pear]
+    if order == "pear-first":
+        full, cut = full[::-1], cut[::-1]
+    ids = ["wikipedia:Mean_reciprocal_rank", "wikipedia:Pear"]
+    with_later = _strict_fetches(tmp_path / "full", full, ids)
+    without_later = _strict_fetches(tmp_path / "before", cut, ids)
+    assert with_later == without_later
+    assert with_later[0]["metadata"]["covered_until"] == "2012-08-07T15:33:13Z"  # MRR's export's last edit before T
+    assert with_later[1]["metadata"]["covered_until"] == "2002-08-31T05:53:10Z"
