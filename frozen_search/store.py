@@ -719,10 +719,12 @@ class Store:
 
     def newest_event_before(self, row: CoverageRow, bound: int) -> int | None:
         """The newest ``valid_from`` before ``bound`` (stored instants, UTC milliseconds) among the dump revisions
-        of ``row``'s file and source (``row.first_rev_pk..row.last_rev_pk``), or ``None`` when it has none."""
+        of ``row``'s file and source (``row.first_rev_pk..row.last_rev_pk``) of documents that had arrived by then
+        (not imported or created at or after ``bound``: their older stamps are no event before it), or ``None``."""
         found = self._db.execute(
             "SELECT MAX(valid_from) FROM revisions WHERE rev_pk>=? AND rev_pk<=? AND source=? AND valid_from<? "
-            "AND origin IN ('dump', 'superseded')", (row.first_rev_pk, row.last_rev_pk, row.source, bound)).fetchone()
+            f"AND origin IN ('dump', 'superseded') AND {_ARRIVED_BY}",
+            (row.first_rev_pk, row.last_rev_pk, row.source, bound, bound)).fetchone()
         return None if found is None or found[0] is None else int(found[0])
 
     def record_coverage(self, rows: Iterable[CoverageRow], recorded: str) -> None:

@@ -68,10 +68,10 @@ class Coverage:
     def gap(self, row: RevisionRow, bound: int, store: Store) -> int | None:
         """``covered_until`` of ``row`` (a dump revision current at ``T``, ``bound = instant_bound(T)``; stored
         instants, UTC milliseconds) when the store cannot prove it still stood at ``T`` (its source does not cover
-        ``T``): the newest event before ``T`` of its file (read from ``store`` once per file and cutoff). ``None``
-        when its source covers ``T``. A row of no recorded file (ingested before coverage was recorded, or learned
-        live) is known only up to its own ``valid_from``. Never decided by anything at or after ``T`` about the
-        document or its file (see the module docstring)."""
+        ``T``): the newest event before ``T`` of its file, among documents that had arrived by ``T`` (read from
+        ``store`` once per file and cutoff). ``None`` when its source covers ``T``. A row of no recorded file
+        (ingested before coverage was recorded, or learned live) is known only up to its own ``valid_from``. Never
+        decided by anything at or after ``T`` about the document or its file (see the module docstring)."""
         rows = self.files.get(row.source, ())
         firsts = [file.first_rev_pk for file in rows]
         at = bisect.bisect_right(firsts, row.rev_pk) - 1
@@ -81,8 +81,7 @@ class Coverage:
             return None
         file = rows[at]
         if (file, bound) not in self._before:
-            self._before[file, bound] = (file.covered_until if file.covered_until < bound
-                                         else store.newest_event_before(file, bound))
+            self._before[file, bound] = store.newest_event_before(file, bound)
         until = self._before[file, bound]
         return row.valid_from if until is None else max(until, row.valid_from)
 

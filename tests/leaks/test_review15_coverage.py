@@ -21,6 +21,7 @@ from frozen_search.cutoff import parse_cutoff
 from frozen_search.ops.ingest import ingest
 from frozen_search.service import FrozenSearchService
 from tests.conftest import MRR, PEAR_2002, wiki_file
+from tests.leaks.formats import LogItem, Page, Rev, ingested, mediawiki_export, write
 
 CUTOFF = "2013-01-01"
 
@@ -71,3 +72,27 @@ def test_covered_until_is_the_same_whether_the_export_holds_edits_after_the_cuto
     assert with_later == without_later
     assert with_later[0]["metadata"]["covered_until"] == "2012-08-07T15:33:13Z"  # MRR's export's last edit before T
     assert with_later[1]["metadata"]["covered_until"] == "2002-08-31T05:53:10Z"
+
+
+def _imported_later_fetch(folder: Path, pages: list[Page], logitems: list[LogItem]) -> dict[str, Any]:
+    data = ingested(folder / "data", "wikipedia", [write(folder / "export.xml", mediawiki_export(pages, logitems))])
+    service = FrozenSearchService.open(Settings.from_env(
+        {}, data_dir=data, cutoff=parse_cutoff("2026-01-06"), mode="offline", live_sources="wikipedia",
+        search_from="store", log_path=folder / "log.jsonl"))
+    try:
+        return service.fetch("wikipedia:Plain_page").model_dump()
+    finally:
+        service.close()
+
+
+def test_covered_until_is_not_the_stamp_of_a_page_imported_after_the_cutoff(tmp_path: Path) -> None:
+    """"Quarry theorem"'s revision is stamped 2025-10-01 but the page was imported on 2026-02-01 (leak class 5):
+    nothing of it exists at ``T``. As its file's newest event before ``T``, that stamp became every other page's
+    ``covered_until``, an instant at which no page visible at ``T`` was edited: the trace of a later arrival. An
+    export taken before ``T`` (without Quarry) answers with Plain page's own stamp."""
+    plain = Page("Plain page", 75000003, [Rev(9500004, "2025-01-01T08:00:00Z", "An ordinary page.")])
+    quarry = Page("Quarry theorem", 75000001, [Rev(9500001, "2025-10-01T08:00:00Z", "The quarry theorem.")])
+    later = _imported_later_fetch(tmp_path / "later", [quarry, plain],
+                                  [LogItem(8500001, "2026-02-01T09:00:00Z", "import", "upload", "Quarry theorem")])
+    before = _imported_later_fetch(tmp_path / "before", [plain], [])
+    assert later["metadata"]["covered_until"] == before["metadata"]["covered_until"] == "2025-01-01T08:00:00Z"
