@@ -10,6 +10,8 @@ document's edits at or after ``T`` or not (the same real export with every revis
 
 from __future__ import annotations
 
+import gzip
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -20,7 +22,7 @@ from frozen_search.config import Settings
 from frozen_search.cutoff import parse_cutoff
 from frozen_search.ops.ingest import ingest
 from frozen_search.service import FrozenSearchService
-from tests.conftest import MRR, PEAR_2002, wiki_file
+from tests.conftest import MRR, PEAR_2002, realdata, wiki_file
 from tests.leaks.formats import LogItem, Page, Rev, ingested, mediawiki_export, write
 
 CUTOFF = "2013-01-01"
@@ -96,3 +98,26 @@ def test_covered_until_is_not_the_stamp_of_a_page_imported_after_the_cutoff(tmp_
                                   [LogItem(8500001, "2026-02-01T09:00:00Z", "import", "upload", "Quarry theorem")])
     before = _imported_later_fetch(tmp_path / "before", [plain], [])
     assert later["metadata"]["covered_until"] == before["metadata"]["covered_until"] == "2025-01-01T08:00:00Z"
+
+
+def test_openalex_publication_dates_never_prove_a_snapshot_covers_a_cutoff(tmp_path: Path) -> None:
+    """An OpenAlex state is dated by its work's ``publication_date``, which may lie after the snapshot was taken
+    (a record updated on 2025-06-11 announcing an issue of 2027-01-01). Taken as the file's "newest event", it made
+    the store claim to cover every cutoff up to 2027: ``auto`` went strict (no upstream search for works published
+    between the snapshot and ``T``) and no ``covered_until`` was shown. A publication date is no event of the
+    snapshot: OpenAlex records no coverage."""
+    real = json.loads(realdata("openalex", "work_W2741809807_2025-06.json").read_text())
+    assert real["updated_date"].startswith("2025-06-11")
+    future = {**real, "id": "https://openalex.org/W4999999999", "doi": None, "publication_date": "2027-01-01",
+              "publication_year": 2027}
+    path = tmp_path / "part_000.gz"
+    with gzip.open(path, "wt", encoding="utf-8") as out:
+        out.write(json.dumps(real) + "\n" + json.dumps(future) + "\n")
+    data = ingested(tmp_path / "data", "openalex", [path])
+    service = FrozenSearchService.open(Settings.from_env(
+        {}, data_dir=data, cutoff=parse_cutoff("2026-06-01"), mode="offline", live_sources="openalex",
+        log_path=tmp_path / "log.jsonl"))
+    try:
+        assert not service.strict
+    finally:
+        service.close()
