@@ -4,11 +4,13 @@ half-shown, never a traceback, nothing written outside the data dir."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
 
 from frozen_search.adapters.arxiv.ingest import ingest_arxiv
+from frozen_search.adapters.stackexchange import dump
 from frozen_search.adapters.stackexchange.dump import ingest_stackexchange
 from frozen_search.errors import IngestError
 from frozen_search.index import RevisionIndex
@@ -66,8 +68,8 @@ def test_a_close_row_with_absurd_original_question_ids_is_read_like_one_without(
 
 
 def _ingest_se(folder: Path, data: Path) -> list[tuple[object, ...]]:
-    """Ingest one site dump folder into ``data``; the stored states (id, version, instants, text hash)."""
-    data.mkdir()
+    """Ingest one site dump folder (or archive) into ``data``; the stored states (id, version, instants, hash)."""
+    data.mkdir(exist_ok=True)
     store = Store(data / "store.sqlite3")
     try:
         ingest_stackexchange([folder], store, RevisionIndex.create(data / "index"),
@@ -76,3 +78,25 @@ def _ingest_se(folder: Path, data: Path) -> list[tuple[object, ...]]:
             "SELECT doc_id, version, valid_from, valid_to, sha256 FROM revisions ORDER BY doc_id, valid_from")]
     finally:
         store.close()
+
+
+def test_a_site_archive_larger_than_the_free_space_is_refused_before_anything_is_unpacked(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A ``.7z`` that unpacks to more than the data dir's disk holds (a decompression bomb: 7z's LZMA makes
+    gigabytes of one byte from kilobytes) was unpacked until the disk was full. The sizes the archive declares are
+    now checked against the free space first (here a disk with fewer bytes free than the real dump's files)."""
+    py7zr = pytest.importorskip("py7zr", reason="py7zr (frozen-search[dumps]) is absent")
+    real = copy_dump(tmp_path / "real")
+    archive = tmp_path / f"{real.name}.7z"
+    with py7zr.SevenZipFile(archive, "w") as seven:
+        for path in sorted(real.iterdir()):
+            seven.write(path, arcname=path.name)
+    declared = sum(path.stat().st_size for path in real.iterdir()
+                   if path.name in ("Posts.xml", "PostHistory.xml", "Comments.xml", "PostLinks.xml"))
+    monkeypatch.setattr(dump.shutil, "disk_usage", lambda path: shutil._ntuple_diskusage(10**12, 10**12 - declared + 1,
+                                                                                        declared - 1))
+    data = tmp_path / "data"
+    data.mkdir()
+    with pytest.raises(IngestError, match=rf"unpacks to {declared} bytes but .* has {declared - 1} free"):
+        _ingest_se(archive, data)
+    assert not list((data / "ingest-state").glob("*.unpacked/*"))

@@ -152,7 +152,8 @@ def unpack_site_archive(archive: Path, state_dir: Path) -> Path:
     the same dump key; the caller removes it once the ingest finished.
 
     Raises:
-        IngestError: py7zr is not installed, the file is not a 7z archive or is damaged, or a file is missing.
+        IngestError: py7zr is not installed, the file is not a 7z archive or is damaged, a file is missing, or the
+            four files' sizes (as the archive declares them) exceed the free space of ``state_dir``.
     """
     try:
         import py7zr
@@ -175,6 +176,10 @@ def unpack_site_archive(archive: Path, state_dir: Path) -> Path:
             missing = [name for name in FILES if name not in members]
             if missing:
                 raise IngestError(f"{archive} is not a complete site dump: {', '.join(missing)} missing")
+            sizes = {info.filename: int(info.uncompressed or 0) for info in seven.list()}
+            needed, free = sum(sizes.get(member, 0) for member in members.values()), shutil.disk_usage(folder).free
+            if needed > free:  # a decompression bomb, or a disk too small: refused before anything is written
+                raise IngestError(f"{archive} unpacks to {needed} bytes but {folder.parent} has {free} free")
             for name, member in members.items():
                 seven.reset()
                 with open(folder / name, "wb") as out:
