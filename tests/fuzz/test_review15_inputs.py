@@ -4,18 +4,23 @@ half-shown, never a traceback, nothing written outside the data dir."""
 
 from __future__ import annotations
 
+import gzip
+import json
 import shutil
 from pathlib import Path
 
 import pytest
 
 from frozen_search.adapters.arxiv.ingest import ingest_arxiv
+from frozen_search.adapters.openalex import ingest as openalex_ingest
+from frozen_search.adapters.openalex.ingest import ingest_openalex
 from frozen_search.adapters.stackexchange import dump
 from frozen_search.adapters.stackexchange.dump import ingest_stackexchange
 from frozen_search.errors import IngestError
 from frozen_search.index import RevisionIndex
 from frozen_search.store import Store
 from tests.arxiv.conftest import SNAPSHOT, arxiv_file
+from tests.conftest import realdata
 from tests.stackexchange.conftest import copy_dump, settings_for
 
 
@@ -100,3 +105,28 @@ def test_a_site_archive_larger_than_the_free_space_is_refused_before_anything_is
     with pytest.raises(IngestError, match=rf"unpacks to {declared} bytes but .* has {declared - 1} free"):
         _ingest_se(archive, data)
     assert not list((data / "ingest-state").glob("*.unpacked/*"))
+
+
+@pytest.mark.parametrize("layout", ["first-line", "later-line", "whole-file"])
+def test_an_openalex_part_whose_line_or_document_is_absurdly_long_is_refused_unread(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, layout: str) -> None:
+    """An OpenAlex ``.gz`` part of 14 MB can hold one 3 GB line (gzip makes it from repeated bytes): the reader took
+    whole lines (and a whole-file document) into memory unbounded, a ``MemoryError`` traceback or the machine out of
+    memory. A line or document past the reader's limit (here made 1 MiB: the real limits are far above any real work
+    or API page) is now refused with a coded error before it is read whole."""
+    monkeypatch.setattr(openalex_ingest, "MAX_LINE_BYTES", 1 << 20)
+    monkeypatch.setattr(openalex_ingest, "MAX_DOCUMENT_BYTES", 1 << 20)
+    real = json.loads(realdata("openalex", "work_W2741809807_2025-06.json").read_text())
+    huge = json.dumps({**real, "abstract_inverted_index": {"x" * (2 << 20): [0]}})
+    lines = {"first-line": [huge, json.dumps(real)], "later-line": [json.dumps(real), huge],
+             "whole-file": ["{\n" + json.dumps({"results": [real] * 200})[1:]]}[layout]
+    path = tmp_path / "part_000.gz"
+    with gzip.open(path, "wt", encoding="utf-8") as out:
+        out.write("\n".join(lines) + "\n")
+    store = Store(tmp_path / "store.sqlite3")
+    try:
+        with pytest.raises(IngestError, match=r"longer than 1048576 bytes"):
+            ingest_openalex([path], store, RevisionIndex.create(tmp_path / "index"), every=None)
+        assert store.max_rev_pk() == 0
+    finally:
+        store.close()
