@@ -130,3 +130,22 @@ def test_an_openalex_part_whose_line_or_document_is_absurdly_long_is_refused_unr
         assert store.max_rev_pk() == 0
     finally:
         store.close()
+
+
+def test_a_site_dump_row_with_an_attribute_past_libxml2s_limit_is_refused(tmp_path: Path) -> None:
+    """The Stack Exchange reader parsed with ``huge_tree=True``, which lifts libxml2's 10 MB limit on one text or
+    attribute value: a row of a crafted dump (a 7z of a few MB unpacks to gigabytes of one Body) was read whole into
+    memory. A post body is at most 30,000 characters on Stack Exchange; a value past 10 MB is now a coded error,
+    with nothing stored."""
+    folder = copy_dump(tmp_path / "damaged")
+    posts = folder / "Posts.xml"
+    text = posts.read_text(encoding="utf-8-sig")
+    start = text.index(' Body="') + len(' Body="')
+    posts.write_text(text[:start] + "x" * 11_000_000 + text[start:], encoding="utf-8")
+    with pytest.raises(IngestError, match="Posts.xml is not well-formed XML"):
+        _ingest_se(folder, tmp_path / "data")
+    store = Store(tmp_path / "data" / "store.sqlite3")
+    try:
+        assert store.max_rev_pk() == 0
+    finally:
+        store.close()

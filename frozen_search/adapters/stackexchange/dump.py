@@ -619,7 +619,7 @@ def _rows(handle: IO[bytes], path: Path, root: str) -> Iterator[Any]:
     Raises:
         IngestError: not well-formed (a truncated file), or the root element is not ``root``.
     """
-    parser = etree.iterparse(handle, events=("start", "end"), huge_tree=True)
+    parser = etree.iterparse(handle, events=("start", "end"))  # libxml2's limits: no value past 10 MB
     try:
         checked = False
         for event, element in parser:
