@@ -20,9 +20,10 @@ import pytest
 
 from frozen_search.config import Settings
 from frozen_search.cutoff import parse_cutoff
+from frozen_search.errors import FrozenSearchError
 from frozen_search.ops.ingest import ingest
 from frozen_search.service import FrozenSearchService
-from tests.conftest import MRR, PEAR_2002, realdata, wiki_file
+from tests.conftest import CORPUS, MRR, PEAR_2002, realdata, wiki_file
 from tests.leaks.formats import LogItem, Page, Rev, ingested, mediawiki_export, write
 
 CUTOFF = "2013-01-01"
@@ -121,3 +122,54 @@ def test_openalex_publication_dates_never_prove_a_snapshot_covers_a_cutoff(tmp_p
         assert not service.strict
     finally:
         service.close()
+
+
+def _cut_corpus(name: str, cutoff: str, folder: Path) -> Path | None:
+    """:func:`_before` for any export of the corpus, pages left without a revision dropped; ``None`` when none is
+    left (an export made before ``cutoff`` would not exist)."""
+    text = wiki_file(name).read_text(encoding="utf-8")
+    kept = re.sub(r"\s*<revision>.*?</revision>",
+                  lambda found: found.group(0) if re.search(r"<timestamp>([^<]+)</timestamp>", found.group(0))
+                  .group(1) < f"{cutoff}T00:00:00Z" else "",  # type: ignore[union-attr]
+                  text, flags=re.DOTALL)
+    kept = re.sub(r"\s*<page>(?:(?!<revision>).)*?</page>", "", kept, flags=re.DOTALL)
+    if "<revision>" not in kept:
+        return None
+    path = folder / name
+    path.write_text(kept, encoding="utf-8")
+    return path
+
+
+def _strict_answers(folder: Path, files: list[Path], cutoff: str, ids: list[str]) -> dict[str, Any]:
+    ingest(Settings.from_env({}, data_dir=folder), "wikipedia", files)
+    service = FrozenSearchService.open(Settings.from_env(
+        {}, data_dir=folder, cutoff=parse_cutoff(cutoff), mode="offline", live_sources="wikipedia",
+        search_from="store", log_path=folder / "log.jsonl"))
+    found: dict[str, Any] = {}
+    try:
+        for id in ids:
+            try:
+                found[id] = service.fetch(id).model_dump()
+            except FrozenSearchError as exc:
+                found[id] = (exc.code, str(exc))
+        for query in ("pear", "reciprocal rank", "probability", "group", "fruit tree", "martingale"):
+            found[query] = service.search(query).model_dump()
+    finally:
+        service.close()
+    return found
+
+
+@pytest.mark.parametrize("cutoff", ["2005-01-01", "2009-06-01", "2013-01-01"])
+def test_strict_answers_over_the_real_exports_equal_those_over_the_exports_cut_at_the_cutoff(
+        tmp_path: Path, cutoff: str) -> None:
+    """Every strict fetch and search over the five real exports (Pear 2002 and 2014, Pyrus, Mean reciprocal rank,
+    the math sample) equals the one over the same exports with every revision at or after ``T`` removed, at cutoffs
+    where the exports do not all reach ``T``. Before the fix, Pear at 2005 (its 2002 revision has a stored 2014
+    successor), MRR and Pyrus at 2009 and 2013 were shown without the ``covered_until`` the cut exports show."""
+    ids = sorted({"wikipedia:" + title.replace(" ", "_") for name in CORPUS
+                  for title in re.findall(r"<title>([^<]+)</title>", wiki_file(name).read_text(encoding="utf-8"))})
+    (tmp_path / "cut").mkdir()
+    cut = [path for name in CORPUS if (path := _cut_corpus(name, cutoff, tmp_path / "cut")) is not None]
+    full = _strict_answers(tmp_path / "full", [wiki_file(name) for name in CORPUS], cutoff, ids)
+    assert full == _strict_answers(tmp_path / "before", cut, cutoff, ids)
+    assert any(isinstance(answer, dict) and "covered_until" in answer.get("metadata", {}) for answer in full.values())
