@@ -16,11 +16,12 @@ from frozen_search.adapters.openalex import ingest as openalex_ingest
 from frozen_search.adapters.openalex.ingest import ingest_openalex
 from frozen_search.adapters.stackexchange import dump
 from frozen_search.adapters.stackexchange.dump import ingest_stackexchange
+from frozen_search.adapters.wikipedia import dump as wikipedia_dump
 from frozen_search.errors import IngestError
 from frozen_search.index import RevisionIndex
 from frozen_search.store import Store
 from tests.arxiv.conftest import SNAPSHOT, arxiv_file
-from tests.conftest import realdata
+from tests.conftest import PEAR_2014, realdata, wiki_file
 from tests.stackexchange.conftest import copy_dump, settings_for
 
 
@@ -147,5 +148,35 @@ def test_a_site_dump_row_with_an_attribute_past_libxml2s_limit_is_refused(tmp_pa
     store = Store(tmp_path / "data" / "store.sqlite3")
     try:
         assert store.max_rev_pk() == 0
+    finally:
+        store.close()
+
+
+@pytest.mark.parametrize("compressed", [False, True], ids=["xml", "gz"])
+def test_a_wikipedia_revision_text_past_the_reader_limit_is_refused_unread(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, compressed: bool) -> None:
+    """A ``.gz`` export of 16 MB can hold one revision text of 3 GB: mwxml (expat) builds each text whole, so the
+    ingest held gigabytes (a ``MemoryError`` traceback under a memory limit, the machine out of memory without).
+    No text or attribute can hold a ``<``: a run of more than ``MAX_VALUE_BYTES`` bytes without one (64 MiB; a
+    Wikipedia revision is at most 2 MB; made 1 MiB here) is now a coded error with nothing stored."""
+    monkeypatch.setattr(wikipedia_dump, "MAX_VALUE_BYTES", 1 << 20)
+    real = wiki_file(PEAR_2014).read_bytes()
+    end = real.index(b"</text>")
+    crafted = real[:end] + b" pear" * (500_000) + real[end:]
+    path = tmp_path / ("export.xml.gz" if compressed else "export.xml")
+    path.write_bytes(gzip.compress(crafted, compresslevel=1) if compressed else crafted)
+    store = Store(tmp_path / "store.sqlite3")
+    try:
+        with pytest.raises(IngestError, match=r"more than 1048576 bytes without a '<'"):
+            wikipedia_dump.ingest_wikipedia([path], store, RevisionIndex.create(tmp_path / "index"))
+        assert store.max_rev_pk() == 0
+    finally:
+        store.close()
+    ordinary = tmp_path / "ordinary"
+    ordinary.mkdir()
+    store = Store(ordinary / "store.sqlite3")
+    try:  # the real export, its longest text under the limit, still ingests
+        assert wikipedia_dump.ingest_wikipedia([wiki_file(PEAR_2014)], store,
+                                               RevisionIndex.create(ordinary / "index")).revisions == 1
     finally:
         store.close()
