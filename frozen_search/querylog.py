@@ -894,8 +894,9 @@ def _canonical_break(line: int, raw: bytes, record: Mapping[str, Any]) -> ChainB
     whose first value :func:`json.loads` drops, ``1.0`` for ``1`` in JCS, an escaped letter, a space) keep a signed
     line verifying while the file says something else. A version-2 line JCS cannot represent is left to its
     ``hash_mismatch``."""
+    plain = record if type(record) is dict else dict(record)  # a LoggedRecord: jcs() walks plain dicts only
     try:
-        text = _jcs_read(record) if record.get("schema_version") == LOG_FORMAT else canonical_json(record)
+        text = _jcs_read(plain) if plain.get("schema_version") == LOG_FORMAT else canonical_json(plain)
     except ValueError:
         return None
     if raw.removesuffix(b"\n") == _encode(text):

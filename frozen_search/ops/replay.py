@@ -7,6 +7,7 @@ upstream sources and serving the same Stack Exchange sites as when it was logged
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 from collections.abc import Callable, Hashable, Iterator, Mapping
 from concurrent.futures import ProcessPoolExecutor
@@ -17,7 +18,7 @@ from typing import Any
 
 from frozen_search.config import UPSTREAM_URLS, Settings, default_setting
 from frozen_search.cutoff import parse_cutoff
-from frozen_search.errors import ConfigError, FrozenSearchError
+from frozen_search.errors import ConfigError, FrozenSearchError, InvalidRequest
 from frozen_search.ops.data_dir import existing_log, existing_store, require_snapshot
 from frozen_search.querylog import Execute, ReplayLine, Submit, canonical_json, error_dict, replay
 from frozen_search.service import FrozenSearchService
@@ -111,24 +112,25 @@ def replay_log(settings: Settings, log_path: Path, *, on_line: Callable[[ReplayL
 
     def execute(cutoff: str, tool: str, arguments: dict[str, Any]) -> tuple[Any, Any]:
         key = (cutoff, now.local, now.asked, now.sites, now.search_from, now.upstream)
-        if key not in services:
-            if settings.read_only:
-                _read_only_line(settings.with_cutoff(parse_cutoff(cutoff)), store, now.local, line_number[0])
+        if key not in services:  # read-only: group() refused first what would write
             services[key] = FrozenSearchService.open(_settings_at(settings, key), store=store, logging=False)
         return _outcome(services[key], tool, arguments)
 
-    checked: set[str] = set()
+    checked: set[tuple[str, bool]] = set()
 
     def group(record: Mapping[str, Any]) -> Hashable | None:
         # A local line's answer is a function of its call, the settings it is recomputed with and the store's
         # dump data (its generation): the same call is recomputed once (querylog.replay). An offline line may
         # write what it learns into the store: recomputed on its own, never grouped.
+        cutoff = record.get("cutoff")
+        if settings.read_only and isinstance(cutoff, str) and (cutoff, now.local) not in checked:
+            # before the line runs (here or in a worker), outside execute (which reports what it raises per line);
+            # a cutoff that does not parse is that line's own error (nothing is opened for it)
+            with contextlib.suppress(InvalidRequest):
+                _read_only_line(settings.with_cutoff(parse_cutoff(cutoff)), store, now.local, line_number[0])
+            checked.add((cutoff, now.local))
         if not now.local:
             return None
-        cutoff = record.get("cutoff")
-        if settings.read_only and isinstance(cutoff, str) and cutoff not in checked:  # before any worker runs it
-            _read_only_line(settings.with_cutoff(parse_cutoff(cutoff)), store, True, line_number[0])
-            checked.add(cutoff)
         return (now.sites, now.search_from, now.upstream, store.generation)
 
     report = ReplayReport()
