@@ -36,6 +36,7 @@ from pathlib import Path
 CHILD = r"""
 import json, sys, time
 from pathlib import Path
+import frozen_search
 from frozen_search.config import Settings
 from frozen_search.cutoff import parse_cutoff
 from frozen_search.ops.replay import replay_log
@@ -61,7 +62,7 @@ print(json.dumps({"lines": lines, "different": report.different, "chain_breaks":
                   "replay_calls_per_s": lines / replay_wall, "replay_cpu_s": replay_cpu, "imports_s": imports_s,
                   "replay_calls_per_s_with_imports": lines / (replay_wall + imports_s),
                   "chain_lines_per_s": lines / chain_wall, "audit_lines_per_s": lines / audit_wall,
-                  "audit_ok": audited.ok}))
+                  "audit_ok": audited.ok, "code": frozen_search.__file__}))
 """
 
 
@@ -115,8 +116,9 @@ def write_log(data_dir: Path, cutoff: str, log: Path, calls: list[tuple[str, dic
 
 
 def measure(data_dir: Path, cutoff: str, log: Path, workers: int) -> dict[str, object]:
+    # cwd: the log's folder, so the code measured is PYTHONPATH's (``-c`` puts the cwd first on sys.path)
     out = subprocess.run([sys.executable, "-c", CHILD, str(data_dir), cutoff, str(log), str(workers)],
-                         capture_output=True,
+                         cwd=log.parent, capture_output=True,
                          text=True, env=os.environ, check=False)
     if out.returncode != 0:
         raise SystemExit(out.stderr[-3000:])
@@ -149,8 +151,7 @@ def main() -> None:
         for name, path in logs.items():
             for workers in args.workers:
                 runs[f"{name}_workers_{workers}"].append(measure(args.data_dir, args.cutoff, path, workers))
-    results: dict[str, object] = {"data_dir": str(args.data_dir), "cutoff": args.cutoff, "rounds": args.rounds,
-                                  "code": os.environ.get("PYTHONPATH", "")}
+    results: dict[str, object] = {"data_dir": str(args.data_dir), "cutoff": args.cutoff, "rounds": args.rounds}
     for name, found in runs.items():
         first = found[0]
         medians = {key: statistics.median(float(run[key]) for run in found)  # type: ignore[arg-type]
@@ -160,7 +161,8 @@ def main() -> None:
                                                      sort_keys=True)
                                           for r in map(json.loads, logs[name.split("_workers_")[0]]
                                                        .read_text().splitlines()))})
-        results[name] = {"lines": first["lines"], "distinct_calls": distinct, "different": first["different"],
+        results[name] = {"code": first["code"], "lines": first["lines"], "distinct_calls": distinct,
+                         "different": first["different"],
                          "chain_breaks": first["chain_breaks"], "audit_ok": first["audit_ok"], **medians,
                          "replay_over_chain_check": medians["replay_calls_per_s"] / medians["chain_lines_per_s"],
                          "replay_calls_per_s_each_round": [round(float(r["replay_calls_per_s"]), 1)  # type: ignore[arg-type]
