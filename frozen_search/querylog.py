@@ -20,6 +20,7 @@ reports such a line as not recomputable, never recomputing it.
 from __future__ import annotations
 
 import fcntl
+import functools
 import hashlib
 import hmac
 import json
@@ -813,9 +814,23 @@ def _is_before(instant: object, cutoff: object) -> bool:
     try:
         if not (isinstance(instant, str) and isinstance(cutoff, str)):
             return False
-        return iso_before(instant, parse_cutoff(cutoff))
+        return _iso_before(instant, cutoff)
     except InvalidRequest:
         return False
+
+
+@functools.lru_cache(maxsize=65_536)
+def _iso_before(instant: str, cutoff: str) -> bool:
+    """:func:`~frozen_search.cutoff.iso_before` of two strings, remembered (a log repeats its hits' dates and its
+    cutoffs; both parses are pure). :class:`InvalidRequest` when either does not parse (never remembered)."""
+    return iso_before(instant, _cutoff_of(cutoff))
+
+
+@functools.lru_cache(maxsize=1024)
+def _cutoff_of(text: str) -> datetime:
+    """:func:`~frozen_search.cutoff.parse_cutoff`, remembered (a log has few cutoffs). :class:`InvalidRequest` if
+    ``text`` does not parse (never remembered)."""
+    return parse_cutoff(text)
 
 
 def _tally(report: AuditReport, line: int, record: Mapping[str, Any]) -> None:
@@ -855,7 +870,7 @@ def disclosure_in(record: Mapping[str, Any]) -> str | None:
     re-verification runs on every shown text), and for each value the line ``withheld``. A line whose cutoff does
     not parse is reported too (nothing can be checked against it)."""
     try:
-        cutoff = parse_cutoff(str(record.get("cutoff")))
+        cutoff = _cutoff_of(str(record.get("cutoff")))
     except InvalidRequest:
         return f"cutoff {str(record.get('cutoff'))[:40]!r} does not parse"
     given = sorted({iso_utc(cutoff), *_strings(record.get("arguments"))}, key=len, reverse=True)
