@@ -12,9 +12,11 @@ With a signing key (:class:`QueryLog` ``key``) every line also carries ``sig``, 
 (:attr:`AuditReport.head`, checked by ``audit(expect_head=...)``) detects a dropped tail or a chain rewritten after
 publication. ``audit`` fails on any hit whose ``valid_from`` is not surely before its line's cutoff (read at its own
 precision: :func:`~frozen_search.cutoff.iso_before`) and on any chain break. ``replay`` re-runs each call and
-compares the canonical bytes of response and error; ``ts`` and ``latency_ms`` are never compared. A refused argument
-too long to be valid is logged cut (:func:`truncated_value`) and its line names it in ``truncated``: ``replay``
-reports such a line as not recomputable, never recomputing it.
+compares the canonical bytes of response and error (the same call logged again is recomputed once, and each of its
+lines compared with that answer); ``ts`` and ``latency_ms`` are never compared. Reading a log, a line ``orjson``
+proves to be its own canonical form is not encoded again (:func:`_proven_line`); any other takes the exact path.
+A refused argument too long to be valid is logged cut (:func:`truncated_value`) and its line names it in
+``truncated``: ``replay`` reports such a line as not recomputable, never recomputing it.
 """
 
 from __future__ import annotations
