@@ -12,8 +12,9 @@ logs through the logged service (``FrozenSearchService`` with its query log):
 Then, each in a new Python process (replay is a CLI command: its caches start cold), ``--rounds`` times
 interleaved: ``replay_log`` of the log (calls/s, and per CPU-second of the main process; ``--workers 1 2`` also
 with 2 worker processes; the sources' modules are imported first and their import time reported apart,
-``imports_s``) and, in the same process right after, the bare chain check ``verify_chain(read_log(log))`` (lines/s,
-and per CPU-second) and ``audit`` (lines/s); the medians, and the ratio replay / chain check.
+``imports_s``; the workers' CPU, ``workers_cpu_s``) and, in the same process right after, the bare chain check
+``verify_chain(read_log(log))`` (lines/s, and per CPU-second) and ``audit`` (lines/s); the medians, and the ratio
+replay / chain check.
 
     python bench/bench_replay.py DATA_DIR --cutoff 2030-01-01 [--calls 3000] [--pool 150] [--rounds 3]
         [--workers 1 2] [--out /tmp/wt-replay/logs] [--json out.json]
@@ -34,7 +35,7 @@ import sys
 from pathlib import Path
 
 CHILD = r"""
-import json, sys, time
+import json, resource, sys, time
 from pathlib import Path
 import frozen_search
 from frozen_search.config import Settings
@@ -51,6 +52,8 @@ imports_s = time.perf_counter() - wall
 wall, cpu = time.perf_counter(), time.process_time()
 report = replay_log(settings, log, **({"workers": workers} if workers > 1 else {}))
 replay_wall, replay_cpu = time.perf_counter() - wall, time.process_time() - cpu
+children = resource.getrusage(resource.RUSAGE_CHILDREN)  # the worker processes, joined when replay_log returns
+workers_cpu = children.ru_utime + children.ru_stime
 lines = len(report.lines)
 wall, cpu = time.perf_counter(), time.process_time()
 breaks = verify_chain(read_log(log))
@@ -59,7 +62,8 @@ wall = time.perf_counter()
 audited = audit(log)
 audit_wall = time.perf_counter() - wall
 print(json.dumps({"lines": lines, "different": report.different, "chain_breaks": report.chain_breaks + len(breaks),
-                  "replay_calls_per_s": lines / replay_wall, "replay_cpu_s": replay_cpu, "imports_s": imports_s,
+                  "replay_calls_per_s": lines / replay_wall, "replay_cpu_s": replay_cpu, "workers_cpu_s": workers_cpu,
+                  "imports_s": imports_s,
                   "replay_calls_per_s_with_imports": lines / (replay_wall + imports_s),
                   "replay_calls_per_cpu_s": lines / replay_cpu, "chain_lines_per_s": lines / chain_wall,
                   "chain_lines_per_cpu_s": lines / chain_cpu, "audit_lines_per_s": lines / audit_wall,
@@ -156,7 +160,8 @@ def main() -> None:
     for name, found in runs.items():
         first = found[0]
         medians = {key: statistics.median(float(run[key]) for run in found)  # type: ignore[arg-type]
-                   for key in ("replay_calls_per_s", "replay_calls_per_s_with_imports", "replay_cpu_s", "imports_s",
+                   for key in ("replay_calls_per_s", "replay_calls_per_s_with_imports", "replay_cpu_s",
+                               "workers_cpu_s", "imports_s",
                                "replay_calls_per_cpu_s", "chain_lines_per_s", "chain_lines_per_cpu_s",
                                "audit_lines_per_s")}
         distinct = len({line for line in (json.dumps({k: r.get(k) for k in ("tool", "arguments", "cutoff")},
