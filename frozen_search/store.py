@@ -266,6 +266,16 @@ def _immutable(path: Path) -> sqlite3.Connection:
     return sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
 
 
+def immutable_connection(path: Path) -> sqlite3.Connection:
+    """A read-only connection to the SQLite file ``path`` that writes nothing beside it (no ``-wal``/``-shm``, no
+    lock): :func:`_immutable`, for readers other than :class:`Store` (``export`` of a read-only data dir).
+
+    Raises:
+        ConfigError: there is no file at ``path``, or a non-empty ``-wal`` file beside it.
+    """
+    return _immutable(path)
+
+
 @contextmanager
 def exclusive_writer(data_dir: Path, what: str) -> Iterator[None]:
     """Hold the data dir's writer lock (``flock(2)`` on ``data_dir/.writer.lock``, created with the folder when
