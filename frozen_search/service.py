@@ -279,9 +279,21 @@ class FrozenSearchService:
         row = shown.row
         if row.doc_id in seen:
             return
-        text = self.reverifier.text(row)
-        displayed = self.reverifier.displayed(shown, text, generation)
-        rejection = self.reverifier.check(displayed, terms)  # every hit, every time: the memo only builds it
+        if generation is not None:  # a local hit: prepared once per store generation, checked for this query
+            prepared = self.reverifier.prepared(shown, generation)
+            rejection = self.reverifier.check_prepared(prepared, terms)
+            if rejection is not None:
+                outcome.rejections.append(rejection)
+                return
+            seen.add(row.doc_id)
+            response.results.append(SearchResult(
+                id=row.doc_id, title=row.title, url=prepared.displayed.url, source=row.source, as_of=prepared.as_of,
+                text=prepared.snippet(terms, self.settings.snippet_chars)))
+            outcome.hits.append(prepared.hit)
+            return
+        text = self.reverifier.text(row)  # learned live: everything afresh
+        displayed = self.reverifier.displayed(shown, text)
+        rejection = self.reverifier.check(displayed, terms)
         if rejection is not None:
             outcome.rejections.append(rejection)
             return
@@ -366,6 +378,9 @@ def cutoff_refusal(cutoff_iso: str) -> str:
 
 def _jsonable(value: Any) -> Any:
     """``value`` when it is JSON (as every face's arguments are), else its ``str``."""
+    kind = type(value)
+    if value is None or kind is str or kind is bool or (kind is int and value.bit_length() <= 64):
+        return value  # always JSON: no encoding needed to tell
     try:
         canonical_json(value)
     except (TypeError, ValueError):
