@@ -348,6 +348,12 @@ class FrozenSearchService:
                                  metadata=metadata)
         return Outcome(response=response, hits=[_hit(row)])
 
+    def answers_at_once(self) -> bool:
+        """Whether a call now needs neither upstream I/O nor an index to open or build: local mode (the store
+        alone answers) with the snapshot at the cutoff open for the store's generation. A face may then run the
+        call on its event loop (a fraction of a millisecond of CPU) instead of handing it to a worker thread."""
+        return self.settings.mode == "local" and not self.lives and self.snapshot.is_open()
+
     def ready(self) -> None:
         """Return when search can run: the index opens and reflects the store's generation (no search is run).
 
