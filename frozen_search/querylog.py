@@ -309,6 +309,7 @@ def error_dict(exc: BaseException) -> dict[str, str]:
 
 
 _checked_cutoff = functools.lru_cache(maxsize=64)(parse_cutoff)  # pure: a line's cutoff is parsed once per text
+_cutoff_text = functools.lru_cache(maxsize=64)(iso_utc)  # pure: a service's cutoff written once per instant
 
 
 def _check_call(tool: str, arguments: Mapping[str, Any]) -> None:
@@ -368,12 +369,18 @@ class QueryEvent:
 
     def to_record(self) -> dict[str, Any]:
         """The line before chaining: ``event``, ``schema_version`` and the fields above."""
-        values = {f.name: getattr(self, f.name) for f in fields(self)}
+        values = {name: getattr(self, name) for name in _event_fields()}
         for optional in ("live_sources", "sites", "withheld", TRUNCATED, "attempted_cutoff", "search_from",
                          "upstream"):
             if not values[optional]:
                 del values[optional]
         return {"event": self.NAME, "schema_version": self.VERSION, **values}
+
+
+@functools.cache
+def _event_fields() -> tuple[str, ...]:
+    """The field names of :class:`QueryEvent`, in order (read once)."""
+    return tuple(f.name for f in fields(QueryEvent))
 
 
 @dataclass
@@ -573,7 +580,7 @@ class QueryLog:
         ``truncated``/``attempted_cutoff``/``search_from``: see :class:`QueryEvent`.
         """
         _check_call(tool, arguments)
-        cutoff_iso = iso_utc(parse_cutoff(cutoff) if isinstance(cutoff, str) else cutoff)
+        cutoff_iso = _cutoff_text(parse_cutoff(cutoff) if isinstance(cutoff, str) else cutoff)
         ts, recorder, started = iso_utc(self._clock()), CallRecorder(), time.perf_counter()
         try:
             yield recorder
