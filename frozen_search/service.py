@@ -7,8 +7,10 @@ included. The sources are a :class:`~frozen_search.registry.Registry` passed in;
 :meth:`execute` computes a call's outcome without logging, which is what ``replay`` compares against the log.
 
 Concurrency: no lock is held across upstream I/O. Calls run in parallel (the HTTP server answers from a thread
-pool); the store serialises its own writes, the snapshot index is built once under a lock of its own, and the
-upstream layer's per-host rate limits are the only serialisation of upstream calls.
+pool whenever a call may wait: upstream I/O, a snapshot to open or build; a local call over the open snapshot runs on
+its event loop, see :meth:`FrozenSearchService.answers_at_once`); the store serialises its own writes, the snapshot
+index is built once under a lock of its own, and the upstream layer's per-host rate limits are the only
+serialisation of upstream calls.
 """
 
 from __future__ import annotations
