@@ -37,6 +37,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
+import orjson
 import rfc8785
 
 from frozen_search.cutoff import iso_before, iso_utc, parse_cutoff
@@ -212,6 +213,18 @@ def _native(value: Any) -> bool:
         elif kind is tuple:
             return False
     return _plain(value)
+
+
+def plain_text(value: Any) -> str:
+    """:func:`canonical_json` of a value made only of strings, lists and objects with string keys, written by
+    ``orjson`` (https://github.com/ijl/orjson, about 7× faster): for such values it writes the same text — the same
+    escapes (``\\"``, ``\\\\``, ``\\n``… and ``\\u00xx`` for other control characters; nothing else escaped) and keys
+    sorted by code point (a test holds the two equal over every code point); a value it refuses (a lone surrogate)
+    goes to :func:`canonical_json`. Not for numbers: ``orjson`` writes floats otherwise (``1e16``)."""
+    try:
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode("utf-8")
+    except TypeError:  # orjson.JSONEncodeError: a lone surrogate, a non-string key
+        return canonical_json(value)
 
 
 _STRING_TEXTS: dict[str, str] = {}
@@ -519,14 +532,16 @@ class QueryLog:
                 encoded[key] = _string_text(value) if key in _REPEATED_FIELDS else canonical_json(value)
                 scalar.add(key)
                 continue
+            if key in plain and key in json_native:  # only strings: orjson writes the very same text, faster
+                record[key], encoded[key] = value, plain_text(value)
+                scalar.add(key)
+                continue
             text = canonical_json(value)
             if value is None or kind is bool or (kind is int and -_SAFE_INTEGER < value < _SAFE_INTEGER):
                 record[key], encoded[key] = value, text  # decodes to itself: no round trip needed
                 scalar.add(key)
             elif key in json_native:
                 record[key], encoded[key] = value, text
-                if key in plain:
-                    scalar.add(key)
             elif _native(value):  # strings, safe integers, lists and str-keyed objects: decodes to itself
                 record[key], encoded[key] = value, text
                 scalar.add(key)

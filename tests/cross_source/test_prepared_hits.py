@@ -143,3 +143,22 @@ def test_a_search_outcome_is_logged_exactly_as_its_model_dumps(tmp_path: Path) -
                 log.append(event, json_native=("response", "hits", "rejections"), plain=plain)
             lines.append((tmp_path / f"{len(errors)}-{number}.jsonl").read_bytes())
         assert lines[0] == lines[1] and json.loads(lines[0])["schema_version"] == 2
+
+
+def test_the_fast_writer_of_string_only_values_writes_the_canonical_text() -> None:
+    import random
+
+    from frozen_search.querylog import canonical_json, plain_text
+
+    points = [chr(c) for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF]
+    for start in range(0, len(points), 512):  # every code point, escaped or not
+        chunk = "".join(points[start:start + 512])
+        assert plain_text({"text": chunk, "list": [chunk]}) == canonical_json({"text": chunk, "list": [chunk]})
+    rng = random.Random(15)
+    alphabet = [chr(c) for c in range(0x80)] + ["\u2028", "\x7f", "é", "\U0001f350", "\uffff", "\ue000"]
+    for _ in range(2000):
+        words = ["".join(rng.choice(alphabet) for _ in range(rng.randrange(8))) for _ in range(4)]
+        value = {words[0]: words[1], words[2]: [words[3], {words[1]: words[0]}], "results": words}
+        assert plain_text(value) == canonical_json(value)  # keys sorted alike, at any depth
+    lone = {"text": "a\ud83d"}
+    assert plain_text(lone) == canonical_json(lone)  # refused by orjson: written by json, as before
