@@ -5,7 +5,9 @@ Over a data dir (e.g. the synthetic 100,000-revision export of ``bench/synth_wik
 
 1. **bare tantivy**: the snapshot folder opened with ``tantivy.Index.open``, one searcher, the same query the
    service's index call builds (cutoff filters, each term in ``body`` or boosted ``title``), top 30 hits and the
-   stored ``rev``/``doc_id`` of each;
+   stored ``rev``/``doc_id`` of each; and ``bare_tantivy_fast_field``: the same with each hit's ``rev`` read from
+   the fast field instead (``Searcher.fast_field_values``: no stored document read), each service figure's ratio
+   given against both (``ratio_p50``, ``ratio_p50_fast_field``; ``ratio_cpu`` against the first);
 2. **service, no log**: ``FrozenSearchService.search`` with ``logging=False``;
 3. **service, logged**: the same, writing the query log to a temporary file;
 
@@ -20,9 +22,12 @@ Then, in the same run:
    same log (``verify_chain(read_log(...))``: lines/s);
 5. **HTTP** (``--http-seconds S``, default 20; 0 skips it): ``frozen-search serve`` started on 127.0.0.1 (a free
    port, the query log in a temporary file), loaded with ApacheBench (``ab``, Debian's ``apache2-utils``:
-   ``--clients`` concurrent connections, each query in turn for ``S / 20`` seconds), beside ``/healthz`` under the
+   ``--clients`` concurrent connections, each query in turn for ``S / 20`` seconds; ``ab`` speaks HTTP/1.0, so
+   every request opens a new connection: h11 keeps no HTTP/1.0 connection alive), beside ``/healthz`` under the
    same load and the bare tantivy figure as queries/s of one thread; the server's CPU ms per request (from
-   ``/proc/PID/stat``);
+   ``/proc/PID/stat``); then, when ``wrk`` (Debian's ``wrk``) is installed, the same with ``wrk`` (HTTP/1.1,
+   ``--clients`` kept-alive connections, one thread, the 20 queries in turn for ``S`` seconds; ``/healthz`` for
+   ``min(S, 5)`` seconds): ``search_keepalive`` and ``healthz_keepalive``, as an agent's HTTP client connects;
 6. **fetch over HTTP**: ``--fetch-reps`` sequential ``GET /v1/fetch`` of the document ``--fetch-id`` (default: the
    longest document current at ``T``; the characters are reported) through the same server, p50/p95 ms, beside
    ``/healthz`` p50 over the same client (``http.client``, one kept-alive connection).
@@ -189,8 +194,33 @@ def http_load(data_dir: Path, cutoff: str, seconds: float, clients: int, bare_qp
         wall = time.perf_counter() - started
         out["healthz"] = {"requests": complete, "failed": bad, "requests_per_s": complete / wall,
                           "server_cpu_ms_per_request": (process_cpu_s(pid) - cpu) * 1000.0 / max(complete, 1)}
+        if shutil.which("wrk"):
+            out["search_keepalive"] = wrk_load(base, pid, clients, seconds, QUERIES)
+            out["healthz_keepalive"] = wrk_load(base, pid, clients, min(seconds, 5.0), None)
         out["bare_tantivy_queries_per_s_one_thread"] = bare_qps
         return out
+
+
+def wrk_load(base: str, pid: int, clients: int, seconds: float, queries: tuple[str, ...] | None) -> dict[str, object]:
+    """``wrk`` (HTTP/1.1, ``clients`` kept-alive connections, one thread) for ``seconds`` against ``/v1/search``
+    with each of ``queries`` in turn (``None``: ``/healthz``): requests, requests/s, non-2xx answers and the
+    server's CPU ms per request."""
+    with tempfile.TemporaryDirectory() as scratch:
+        script = Path(scratch) / "queries.lua"
+        paths = [f"/v1/search?{urllib.parse.urlencode({'query': q})}" for q in queries] if queries else ["/healthz"]
+        script.write_text("local paths = {" + ", ".join(json.dumps(path) for path in paths) + "}\n"
+                          "local i = 0\nrequest = function()\n  i = i + 1\n"
+                          "  return wrk.format(\"GET\", paths[(i % #paths) + 1])\nend\n")
+        cpu, started = process_cpu_s(pid), time.perf_counter()
+        out = subprocess.run(["wrk", "-t1", f"-c{clients}", f"-d{max(1, round(seconds))}s", "-s", str(script),
+                              base + "/"], capture_output=True, text=True, check=True,
+                             timeout=max(60, 3 * seconds)).stdout
+        wall, used = time.perf_counter() - started, process_cpu_s(pid) - cpu
+    done = int(re.search(r"(\d+) requests in", out).group(1))  # type: ignore[union-attr]
+    bad = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+    errors = re.search(r"Socket errors: (.*)", out)
+    return {"requests": done, "non_2xx": int(bad.group(1)) if bad else 0, "socket_errors": errors.group(1) if errors
+            else None, "requests_per_s": done / wall, "server_cpu_ms_per_request": used * 1000.0 / max(done, 1)}
 
 
 def fetch_over_http(data_dir: Path, cutoff: str, fetch_id: str, reps: int) -> dict[str, object]:
@@ -309,7 +339,15 @@ def main() -> None:
 
     results: dict[str, object] = {"data_dir": str(args.data_dir), "revisions": revisions,
                                   "snapshot_documents": searcher.num_docs, "cutoff": args.cutoff, **built}
+    def bare_fast(query: str) -> object:
+        # the same search, each hit's rev read from the fast field (one column read for all 30) instead of its
+        # stored document: the leanest way tantivy names the hits (the service's index call does this since)
+        found = searcher.search(bare_query(schema, query, bound), 30, count=False)
+        return list(zip([score for score, _ in found.hits],
+                        searcher.fast_field_values("rev", [address for _, address in found.hits]), strict=True))
+
     results["bare_tantivy"] = timed(bare, args.reps)
+    results["bare_tantivy_fast_field"] = timed(bare_fast, args.reps)
     with tempfile.TemporaryDirectory() as scratch:
         settings = Settings.from_env({}, data_dir=args.data_dir, cutoff=cutoff, log_path=Path(scratch) / "log.jsonl")
         quiet = FrozenSearchService(settings, logging=False)
@@ -339,8 +377,11 @@ def main() -> None:
         results["replay"] = {"lines": lines, "different": report.different, "calls_per_s": lines / replay_s,
                              "bare_chain_check_lines_per_s": lines / chain_s, "chain_breaks": len(breaks)}
     bare_p50 = results["bare_tantivy"]["p50_ms"]  # type: ignore[index]
+    fast_p50 = results["bare_tantivy_fast_field"]["p50_ms"]  # type: ignore[index]
     for name in ("service_no_log", "service_logged"):
         results[name]["ratio_p50"] = results[name]["p50_ms"] / bare_p50  # type: ignore[index]
+        results[name]["ratio_p50_fast_field"] = results[name]["p50_ms"] / fast_p50  # type: ignore[index]
+        results[name]["ratio_cpu"] = results[name]["cpu_ms"] / results["bare_tantivy"]["cpu_ms"]  # type: ignore[index]
     if args.http_seconds > 0:
         bare_qps = 1000.0 / results["bare_tantivy"]["p50_ms"]  # type: ignore[index]
         results["http"] = http_load(args.data_dir, args.cutoff, args.http_seconds, args.clients, bare_qps)

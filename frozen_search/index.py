@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -201,6 +201,18 @@ class RevisionIndex:
         Raises:
             InvalidRequest: no terms.
         """
+        found = self.search_hits(terms, phrases, bound, source, limit)
+        return [(score, rev_pk, doc_id()) for score, rev_pk, doc_id in found]
+
+    def search_hits(self, terms: Sequence[str], phrases: Sequence[Sequence[str]], bound: int, source: str | None,
+                    limit: int) -> list[tuple[float, int, Callable[[], str]]]:
+        """:meth:`search` without reading a stored document: ``(score, rev_pk, doc_id)`` where ``rev_pk`` comes
+        from the ``rev`` fast field (one column read for all hits) and ``doc_id`` is a function reading the hit's
+        stored ``doc_id`` when called (a hit the store cannot show needs it; a shown hit is named by its row).
+
+        Raises:
+            InvalidRequest: no terms.
+        """
         if not terms:
             raise InvalidRequest("the query has no searchable words")
         query = tantivy.Query.boolean_query(self._filters(bound, source) + _matchers(self._schema, terms, phrases))
@@ -208,12 +220,13 @@ class RevisionIndex:
         if searcher is None:
             self._index.reload()
             searcher = self._index.searcher()
-        found = searcher.search(query, limit, count=False)
-        out: list[tuple[float, int, str]] = []
-        for score, address in found.hits:
-            doc = searcher.doc(address)
-            out.append((float(score), int(doc["rev"][0]), str(doc["doc_id"][0])))
-        return out
+        hits = searcher.search(query, limit, count=False).hits
+        revs = [rev for rev in searcher.fast_field_values("rev", [address for _, address in hits])
+                if type(rev) is int]
+        if len(revs) != len(hits):  # a segment without the column (never written so): the stored field
+            revs = [int(searcher.doc(address)["rev"][0]) for _, address in hits]
+        return [(float(score), rev, _stored_doc_id(searcher, address))
+                for (score, address), rev in zip(hits, revs, strict=True)]
 
     def _filters(self, bound: int, source: str | None) -> list[tuple[tantivy.Occur, tantivy.Query]]:
         key = (bound, source)  # the same few filters on every search: built once (tantivy queries are immutable)
@@ -233,6 +246,10 @@ class RevisionIndex:
             filters.append((tantivy.Occur.Must, tantivy.Query.term_query(self._schema, "source", source)))
         return [(occur, tantivy.Query.const_score_query(q, 0.0)) for occur, q in filters]
 
+
+
+def _stored_doc_id(searcher: tantivy.Searcher, address: tantivy.DocAddress) -> Callable[[], str]:
+    return lambda: str(searcher.doc(address)["doc_id"][0])
 
 
 def _matchers(schema: tantivy.Schema, terms: Sequence[str], phrases: Sequence[Sequence[str]]

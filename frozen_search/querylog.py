@@ -47,7 +47,7 @@ import rfc8785
 
 from frozen_search.cutoff import iso_before, iso_utc, parse_cutoff
 from frozen_search.errors import ConfigError, FrozenSearchError, InvalidRequest
-from frozen_search.models import Outcome
+from frozen_search.models import Outcome, SearchResponse
 from frozen_search.verify import future_reference
 
 GENESIS = "0" * 64
@@ -194,15 +194,57 @@ def _record_hash(record: Mapping[str, Any]) -> str:
 def _as_jcs(record: dict[str, Any], encoded: dict[str, str], scalar: Collection[str] = ()) -> dict[str, str]:
     """The values of a line about to be written (``record``, version :data:`LOG_FORMAT`; ``encoded``: their
     version-1 text) as JCS text; when one cannot be, ``record`` becomes a version-1 line and ``encoded`` is
-    returned as it is. ``scalar``: keys whose values are known plain scalars (:func:`_plain` without the walk)."""
+    returned as it is. ``scalar``: keys whose values are known plain (:func:`_plain` without the walk). A lone
+    surrogate is not looked for here: the writer encodes the whole line as strict UTF-8 (else version 1)."""
     try:
         out = {key: text if key in scalar or _plain(record[key]) else jcs(record[key])
                for key, text in encoded.items()}
-        _spliced(out).encode("utf-8")  # strict: a lone surrogate is no JCS
     except ValueError:
         record["schema_version"] = 1
         return {**encoded, "schema_version": "1"}
     return out
+
+
+def _native(value: Any) -> bool:
+    """Whether ``value`` is :func:`_plain` and decodes from its JSON to itself: no tuple anywhere in it."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind is list:
+            stack.extend(item)
+        elif kind is dict:
+            stack.extend(item.values())
+        elif kind is tuple:
+            return False
+    return _plain(value)
+
+
+def plain_text(value: Any) -> str:
+    """:func:`canonical_json` of a value made only of strings, lists and objects with string keys, written by
+    ``orjson`` (https://github.com/ijl/orjson, about 7× faster): for such values it writes the same text — the same
+    escapes (``\\"``, ``\\\\``, ``\\n``… and ``\\u00xx`` for other control characters; nothing else escaped) and keys
+    sorted by code point (a test holds the two equal over every code point); a value it refuses (a lone surrogate)
+    goes to :func:`canonical_json`. Not for numbers: ``orjson`` writes floats otherwise (``1e16``)."""
+    try:
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode("utf-8")
+    except TypeError:  # orjson.JSONEncodeError: a lone surrogate, a non-string key
+        return canonical_json(value)
+
+
+_STRING_TEXTS: dict[str, str] = {}
+_REPEATED_FIELDS = frozenset({"event", "session", "tool", "cutoff", "mode", "sites", "search_from"})
+
+
+def _string_text(value: str) -> str:
+    """``canonical_json(value)`` of a string, remembered for the short strings every line repeats (event, session,
+    tool, cutoff, mode)."""
+    found = _STRING_TEXTS.get(value)
+    if found is None:
+        found = canonical_json(value)
+        if len(value) <= 64 and len(_STRING_TEXTS) < 1024:
+            _STRING_TEXTS[value] = found
+    return found
 
 
 def _spliced(encoded: Mapping[str, str]) -> str:
@@ -261,6 +303,11 @@ def logged_text_length(value: Any) -> int:
         return len(value)
     if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 64:
         return 1 << 62
+    kind = type(value)
+    if value is None or kind is bool:
+        return 4 if value is None or value is True else 5  # null, true, false
+    if kind is int:
+        return len(str(value))  # json writes an int as its decimal repr
     try:
         return len(canonical_json(value))
     except (TypeError, ValueError):
@@ -277,6 +324,10 @@ def error_dict(exc: BaseException) -> dict[str, str]:
     if isinstance(exc, FrozenSearchError):
         return {"code": exc.code, "message": exc.message}
     return {"code": FrozenSearchError.code, "message": f"unexpected {type(exc).__name__}"}
+
+
+_checked_cutoff = functools.lru_cache(maxsize=64)(parse_cutoff)  # pure: a line's cutoff is parsed once per text
+_cutoff_text = functools.lru_cache(maxsize=64)(iso_utc)  # pure: a service's cutoff written once per instant
 
 
 def _check_call(tool: str, arguments: Mapping[str, Any]) -> None:
@@ -332,16 +383,22 @@ class QueryEvent:
 
     def __post_init__(self) -> None:
         _check_call(self.tool, self.arguments)
-        parse_cutoff(self.cutoff)
+        _checked_cutoff(self.cutoff)
 
     def to_record(self) -> dict[str, Any]:
         """The line before chaining: ``event``, ``schema_version`` and the fields above."""
-        values = {f.name: getattr(self, f.name) for f in fields(self)}
+        values = {name: getattr(self, name) for name in _event_fields()}
         for optional in ("live_sources", "sites", "withheld", TRUNCATED, "attempted_cutoff", "search_from",
                          "upstream"):
             if not values[optional]:
                 del values[optional]
         return {"event": self.NAME, "schema_version": self.VERSION, **values}
+
+
+@functools.cache
+def _event_fields() -> tuple[str, ...]:
+    """The field names of :class:`QueryEvent`, in order (read once)."""
+    return tuple(f.name for f in fields(QueryEvent))
 
 
 @dataclass
@@ -355,12 +412,25 @@ class CallRecorder:
     withheld: list[str] = field(default_factory=list)
     record: dict[str, Any] | None = None
     native: bool = False  # response, hits and rejections are Pydantic JSON dumps (see QueryLog.append)
+    plain: tuple[str, ...] = ()  # of those, the ones made of strings only (see QueryLog.append)
 
     def set_outcome(self, outcome: Outcome) -> None:
-        """Take response (``model_dump(mode="json")``), hits and rejections from a service outcome."""
-        self.response = None if outcome.response is None else outcome.response.model_dump(mode="json")
-        self.hits = [hit.model_dump(mode="json") for hit in outcome.hits]
-        self.rejections = [rejection.model_dump(mode="json") for rejection in outcome.rejections]
+        """Take response (``model_dump(mode="json")``), hits and rejections from a service outcome (a search's
+        response, hits and rejections, whose every field is a string, built as those dumps directly)."""
+        response = outcome.response
+        if isinstance(response, SearchResponse):
+            self.response = {"results": [{"id": r.id, "title": r.title, "url": r.url, "text": r.text,
+                                          "source": r.source, "as_of": r.as_of} for r in response.results]}
+            if response.errors:
+                self.response["errors"] = [{"source": e.source, "code": e.code, "message": e.message}
+                                           for e in response.errors]
+            self.plain = ("response", "hits", "rejections")
+        else:
+            self.response = None if response is None else response.model_dump(mode="json")
+            self.plain = ("hits", "rejections")
+        self.hits = [{"id": h.id, "version": h.version, "valid_from": h.valid_from, "sha256": h.sha256}
+                     for h in outcome.hits]
+        self.rejections = [{"id": r.id, "reason": r.reason, "evidence": r.evidence} for r in outcome.rejections]
         self.native = True
 
     def set_error(self, exc: BaseException) -> None:
@@ -446,46 +516,72 @@ class QueryLog:
             self._handle.close()
             raise
 
-    def append(self, event: QueryEvent, *, json_native: Collection[str] = ()) -> dict[str, Any]:
+    def append(self, event: QueryEvent, *, json_native: Collection[str] = (),
+               plain: Collection[str] = ()) -> dict[str, Any]:
         """Write one line for ``event``; return the record as written (with ``prev`` and ``hash``).
 
         ``json_native``: names of fields whose values are known to be plain JSON values that decode to themselves
         (string keys only: what Pydantic's ``model_dump(mode="json")`` returns); they skip the JSON round trip
-        every other field takes (see below)."""
+        every other field takes (see below). ``plain``: of those, fields known to hold only strings, lists and
+        objects with ASCII keys (a search's response, hits and rejections), whose canonical JSON is their JCS form
+        without walking them (:func:`_plain`; a lone surrogate is still refused when the line is encoded)."""
         # Each top-level value is encoded once; the hashed text and the line are spliced from those encodings in
         # sorted key order, which is byte for byte canonical_json() of the record with prev (and hash, sig) added.
         record: dict[str, Any] = {}
         encoded: dict[str, str] = {}  # version 1 (canonical_json) text of each value
-        scalar: set[str] = set()  # keys whose value is a string, bool, null or safe integer: already JCS
+        scalar: set[str] = set()  # keys whose value's version 1 text is already its JCS text
         for key, value in event.to_record().items():
-            text = canonical_json(value)
             kind = type(value)
-            if kind is str or value is None or kind is bool or (kind is int and -_SAFE_INTEGER < value < _SAFE_INTEGER):
-                record[key], encoded[key] = value, text  # decodes to itself: no round trip needed
+            if kind is str:
+                record[key] = value
+                encoded[key] = _string_text(value) if key in _REPEATED_FIELDS else canonical_json(value)
                 scalar.add(key)
                 continue
-            # The JSON round trip makes the hashed record exactly what read_log() parses (int keys, tuples, ...).
-            record[key] = value if key in json_native else json.loads(text)
-            encoded[key] = text if key in json_native else canonical_json(record[key])
-        encoded = _as_jcs(record, encoded, scalar)
+            if key in plain and key in json_native:  # only strings: orjson writes the very same text, faster
+                record[key], encoded[key] = value, plain_text(value)
+                scalar.add(key)
+                continue
+            text = canonical_json(value)
+            if value is None or kind is bool or (kind is int and -_SAFE_INTEGER < value < _SAFE_INTEGER):
+                record[key], encoded[key] = value, text  # decodes to itself: no round trip needed
+                scalar.add(key)
+            elif key in json_native:
+                record[key], encoded[key] = value, text
+            elif _native(value):  # strings, safe integers, lists and str-keyed objects: decodes to itself
+                record[key], encoded[key] = value, text
+                scalar.add(key)
+            else:  # the JSON round trip makes the hashed record exactly what read_log() parses (int keys, tuples)
+                record[key] = json.loads(text)
+                encoded[key] = canonical_json(record[key])
+        written_as = _as_jcs(record, encoded, scalar)
         with self._lock:
             fcntl.flock(self._handle.fileno(), fcntl.LOCK_EX)  # against other processes appending to the same file
             try:
                 if os.fstat(self._handle.fileno()).st_size != self._size:  # another writer appended: chain to it
                     self._prev = _last_hash(self.path)
                 record["prev"] = self._prev
-                encoded["prev"] = canonical_json(self._prev)
-                record["hash"] = hashlib.sha256(_encode(_spliced(encoded))).hexdigest()
-                encoded["hash"] = canonical_json(record["hash"])
+                written_as["prev"] = canonical_json(self._prev)
+                if record["schema_version"] == LOG_FORMAT:
+                    try:
+                        hashed = _spliced(written_as).encode("utf-8")  # strict: a lone surrogate is no JCS
+                    except UnicodeEncodeError:
+                        record["schema_version"] = 1  # written as a version-1 line (see LOG_FORMAT)
+                        written_as = {**encoded, "schema_version": "1", "prev": written_as["prev"]}
+                if record["schema_version"] != LOG_FORMAT:
+                    hashed = _encode(_spliced(written_as))
+                record["hash"] = hashlib.sha256(hashed).hexdigest()
+                written_as["hash"] = f'"{record["hash"]}"'
                 if self._key is not None:
                     record["sig"] = line_signature(self._key, record["hash"])
-                    encoded["sig"] = canonical_json(record["sig"])
-                self._handle.write(_encode(_spliced(encoded)) + b"\n")
-                self._handle.flush()
+                    written_as["sig"] = f'"{record["sig"]}"'
+                line = memoryview(_encode(_spliced(written_as)) + b"\n")
+                done = 0
+                while done < len(line):  # one write(2) in practice (O_APPEND, under the flock)
+                    done += os.write(self._handle.fileno(), line[done:])
                 if self._fsync:
                     os.fsync(self._handle.fileno())
                 self._prev = record["hash"]
-                self._size = os.fstat(self._handle.fileno()).st_size
+                self._size += len(line)  # no other writer appends while the flock is held
             finally:
                 fcntl.flock(self._handle.fileno(), fcntl.LOCK_UN)
         return record
@@ -504,7 +600,7 @@ class QueryLog:
         ``truncated``/``attempted_cutoff``/``search_from``: see :class:`QueryEvent`.
         """
         _check_call(tool, arguments)
-        cutoff_iso = iso_utc(parse_cutoff(cutoff) if isinstance(cutoff, str) else cutoff)
+        cutoff_iso = _cutoff_text(parse_cutoff(cutoff) if isinstance(cutoff, str) else cutoff)
         ts, recorder, started = iso_utc(self._clock()), CallRecorder(), time.perf_counter()
         try:
             yield recorder
@@ -518,7 +614,7 @@ class QueryLog:
                                sorted(set(recorder.withheld)), truncated or None,
                                attempted_cutoff or None, search_from, upstream)  # fmt: skip
             native = ("response", "hits", "rejections") if recorder.native and recorder.error is None else ()
-            recorder.record = self.append(event, json_native=native)
+            recorder.record = self.append(event, json_native=native, plain=recorder.plain if native else ())
 
     def close(self) -> None:
         """Close the file; a later append raises ``ValueError``."""

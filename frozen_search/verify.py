@@ -112,9 +112,8 @@ def verify(doc: Displayed, cutoff: datetime, *, allowed_sources: Collection[str]
             _check_sha256(doc, cutoff, allowed_sources, allowed_hosts, digest)
         if found is not None:
             return Rejection(id=doc.id, reason=found[0], evidence=found[1])
-    if query_terms is not None and not matches_historical_text(doc.title, doc.text, query_terms):
-        return Rejection(id=doc.id, reason="matched_only_current_text",
-                         evidence=f"none of {list(query_terms)[:10]} occurs in the text as of the cutoff")
+    if query_terms is not None and (unmatched := query_rejection(doc, query_terms)) is not None:
+        return unmatched
     own = doc.id.removeprefix("arxiv:") if doc.source == "arxiv" else None
     key = f"{doc.stored_sha256} {own or ''}"
     if scan_cache is None:
@@ -126,6 +125,15 @@ def verify(doc: Displayed, cutoff: datetime, *, allowed_sources: Collection[str]
     if found_ref is not None:
         return Rejection(id=doc.id, reason="future_reference", evidence=found_ref)
     return None
+
+
+def query_rejection(doc: Displayed, query_terms: Sequence[str]) -> Rejection | None:
+    """Check 3 alone: the ``matched_only_current_text`` rejection of ``doc`` when none of ``query_terms`` occurs
+    as a whole word (case-insensitive) in its displayed title or text, else ``None``."""
+    if matches_historical_text(doc.title, doc.text, query_terms):
+        return None
+    return Rejection(id=doc.id, reason="matched_only_current_text",
+                     evidence=f"none of {list(query_terms)[:10]} occurs in the text as of the cutoff")
 
 
 @functools.lru_cache(maxsize=65536)

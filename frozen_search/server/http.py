@@ -23,7 +23,7 @@ from __future__ import annotations
 import logging
 import re
 import uuid
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from typing import Annotated, Any
 
@@ -190,6 +190,16 @@ def run_http(service: FrozenSearchService, host: str, port: int, *, allowed_host
                 h11_max_incomplete_event_size=MAX_HEAD_BYTES)
 
 
+async def _answer(service: FrozenSearchService, call: Callable[[], BaseModel]) -> Response:
+    """``call()``'s model as JSON (:func:`_json`): run right here on the event loop when the service answers at
+    once (:meth:`~frozen_search.service.FrozenSearchService.answers_at_once`: local mode, snapshot open; a fraction
+    of a millisecond of CPU, and a worker thread's hand-off would cost as much), else in a worker thread (upstream
+    I/O, or a snapshot to open or build), so the event loop never waits on either."""
+    if service.answers_at_once():
+        return _json(call())
+    return _json(await run_in_threadpool(call))
+
+
 def _json(model: BaseModel) -> Response:
     """``model`` as an ``application/json`` response, serialized once by its own Pydantic serializer."""
     return Response(content=model.model_dump_json(), media_type="application/json")
@@ -202,26 +212,30 @@ def _routes(service: FrozenSearchService) -> APIRouter:
     # the same JSON FastAPI would write): FastAPI neither validates the model again nor re-encodes it; the
     # ``response_model`` still documents it in /openapi.json.
     @router.get("/v1/search", responses=_PROBLEMS, response_model=SearchResponse)
-    def search_get(request: Request, query: Annotated[str, Query(json_schema_extra=_NON_EMPTY)],
-                   source: str | None = None, limit: int = 10) -> Response:
+    async def search_get(request: Request, query: Annotated[str, Query(json_schema_extra=_NON_EMPTY)],
+                         source: str | None = None, limit: int = 10) -> Response:
         """Search as of the cutoff (BM25 on the historical text; every hit re-verified)."""
-        return _json(service.search(query, source=source, limit=limit, headers=request.headers))
+        return await _answer(service, lambda: service.search(query, source=source, limit=limit,
+                                                             headers=request.headers))
 
     @router.post("/v1/search", responses=_PROBLEMS, response_model=SearchResponse)
-    def search_post(request: Request, body: SearchRequest) -> Response:
+    async def search_post(request: Request, body: SearchRequest) -> Response:
         """Search as of the cutoff; the same as GET /v1/search with a JSON body."""
-        return _json(service.search(body.query, source=body.source, limit=body.limit, headers=request.headers))
+        return await _answer(service, lambda: service.search(body.query, source=body.source, limit=body.limit,
+                                                             headers=request.headers))
 
     @router.get("/v1/fetch", responses=_PROBLEMS, response_model=FetchResponse)
-    def fetch_get(request: Request, id: Annotated[str, Query(json_schema_extra=_NON_EMPTY)], offset: int = 0,
-                  max_chars: int | None = None) -> Response:
+    async def fetch_get(request: Request, id: Annotated[str, Query(json_schema_extra=_NON_EMPTY)], offset: int = 0,
+                        max_chars: int | None = None) -> Response:
         """One document (an id or canonical URL) as it stood at the cutoff, max_chars characters from offset."""
-        return _json(service.fetch(id, offset=offset, max_chars=max_chars, headers=request.headers))
+        return await _answer(service, lambda: service.fetch(id, offset=offset, max_chars=max_chars,
+                                                            headers=request.headers))
 
     @router.post("/v1/fetch", responses=_PROBLEMS, response_model=FetchResponse)
-    def fetch_post(request: Request, body: FetchRequest) -> Response:
+    async def fetch_post(request: Request, body: FetchRequest) -> Response:
         """One document as it stood at the cutoff; the same as GET /v1/fetch with a JSON body."""
-        return _json(service.fetch(body.id, offset=body.offset, max_chars=body.max_chars, headers=request.headers))
+        return await _answer(service, lambda: service.fetch(body.id, offset=body.offset, max_chars=body.max_chars,
+                                                            headers=request.headers))
 
     @router.get("/healthz")
     def healthz() -> dict[str, str]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from frozen_search.config import Settings
@@ -40,19 +40,21 @@ def local_candidates(index: RevisionIndex, store: Store, registry: Registry, set
     time as they are consumed (:class:`LocalHits`); hits that cannot be shown become rejections in
     ``found.rejections`` as they are met. ``memo``: each hit's resolution kept for the store generation the index
     reflects (:mod:`frozen_search.stages.memo`), so a hit met again is neither read nor resolved again."""
-    hits = index.search(terms, phrases, bound, source, limit)
+    hits = index.search_hits(terms, phrases, bound, source, limit)  # rev_pk from a fast field, no stored doc read
     found.local = LocalHits(hits, store, registry, settings, bound, found.rejections, step or max(1, limit // 3),
                             memo=memo, generation=index.generation)
 
 
 class LocalHits:
-    """Index hits ``(score, rev_pk, doc_id)`` in BM25 order, read from the store and resolved by their source
+    """Index hits ``(score, rev_pk, doc_id)`` in BM25 order (``doc_id`` a string, or a function returning it: read
+    only for a hit the store does not hold), read from the store and resolved by their source
     (:meth:`~frozen_search.source.Source.local_hit`) ``step`` at a time, as the service consumes them: a search
     that fills its page from the first hits never reads, decodes or resolves the rest. A hit that cannot be shown
     is appended to ``rejections`` when it is first met; a step once resolved is kept (iterating again, or asking
     whether any hit can be shown, resolves nothing twice)."""
 
-    def __init__(self, hits: list[tuple[float, int, str]], store: Store, registry: Registry, settings: Settings,
+    def __init__(self, hits: Sequence[tuple[float, int, str | Callable[[], str]]],
+                 store: Store, registry: Registry, settings: Settings,
                  bound: int, rejections: list[Rejection], step: int, *,
                  memo: GenerationMemo[Shown | Rejection] | None = None, generation: int = -1) -> None:
         self.hits, self.store, self.registry, self.settings = hits, store, registry, settings
@@ -70,7 +72,7 @@ class LocalHits:
         """Whether any hit can be shown (resolving steps only until the first one that can)."""
         return next(iter(self), None) is not None
 
-    def _resolve(self, chunk: list[tuple[float, int, str]]) -> list[Shown]:
+    def _resolve(self, chunk: Sequence[tuple[float, int, str | Callable[[], str]]]) -> list[Shown]:
         memo, generation = self.memo, self.generation
         known = {} if memo is None else {rev_pk: memo.get(generation, rev_pk) for _, rev_pk, _ in chunk}
         missing = [rev_pk for _, rev_pk, _ in chunk if known.get(rev_pk) is None]
@@ -81,7 +83,8 @@ class LocalHits:
             if shown is None:
                 row = rows.get(rev_pk)
                 if row is None:
-                    self.rejections.append(Rejection(id=doc, reason="not_in_store",
+                    self.rejections.append(Rejection(id=doc if isinstance(doc, str) else doc(),
+                                                     reason="not_in_store",
                                                      evidence="the index names a revision the store does not hold"))
                     continue
                 owner = self.registry.for_row_source(row.source, self.settings)

@@ -22,13 +22,18 @@ MEMO_ENTRIES = 100_000
 
 
 class GenerationMemo(Generic[Value]):
-    """``key -> value`` for one store generation (an ``int``), at most ``entries`` of them (LRU)."""
+    """``key -> value`` for one store generation (an ``int``), at most ``entries`` of them and, with ``budget``, at
+    most that total weight (each value's ``weight`` given to :meth:`put`, e.g. characters held): least recently used
+    dropped first."""
 
-    def __init__(self, entries: int = MEMO_ENTRIES) -> None:
+    def __init__(self, entries: int = MEMO_ENTRIES, budget: int | None = None) -> None:
         self._entries = entries
+        self._budget = budget
         self._lock = threading.Lock()
         self._generation: int | None = None
         self._values: OrderedDict[Hashable, Value] = OrderedDict()
+        self._weights: dict[Hashable, int] = {}
+        self._weight = 0
 
     def get(self, generation: int, key: Hashable) -> Value | None:
         """The value put for ``key`` at ``generation``, or ``None`` (none, or put at another generation)."""
@@ -40,15 +45,23 @@ class GenerationMemo(Generic[Value]):
                 self._values.move_to_end(key)
             return found
 
-    def put(self, generation: int, key: Hashable, value: Value) -> None:
+    def put(self, generation: int, key: Hashable, value: Value, weight: int = 0) -> None:
         """Remember ``value`` for ``key`` at ``generation`` (a newer generation forgets every older value; a value
-        computed at an older generation than the memo's is dropped)."""
+        computed at an older generation than the memo's is dropped); ``weight`` counts against ``budget``."""
         with self._lock:
             if self._generation is None or generation > self._generation:
                 self._generation = generation
                 self._values.clear()
+                self._weights.clear()
+                self._weight = 0
             elif generation < self._generation:
                 return
+            self._weight += weight - self._weights.pop(key, 0)
+            if weight:
+                self._weights[key] = weight
             self._values[key] = value
-            while len(self._values) > self._entries:
-                self._values.popitem(last=False)
+            self._values.move_to_end(key)
+            while len(self._values) > self._entries or (self._budget is not None and self._weight > self._budget
+                                                        and len(self._values) > 1):
+                old, _ = self._values.popitem(last=False)
+                self._weight -= self._weights.pop(old, 0)

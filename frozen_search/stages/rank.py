@@ -34,13 +34,22 @@ def merge_ranked(local: Iterable[Shown], fresh: list[Shown], terms: list[str], p
 def snippet(text: str, terms: list[str], width: int, lowered: str | None = None) -> str:
     """About ``width`` characters of ``text`` around the first whole-word occurrence of a query term (found in
     ``lowered``: ``text.lower()``, computed here when not given)."""
-    start = 0
-    lowered = text.lower() if lowered is None else lowered
+    return snippet_at(text, snippet_start(text.lower() if lowered is None else lowered, terms, width), width)
+
+
+def snippet_start(lowered: str, terms: list[str], width: int) -> int:
+    """Where :func:`snippet` starts looking (characters): ``width // 3`` before the first whole-word occurrence in
+    ``lowered`` of the first term that occurs, 0 when none does."""
     for term in terms:
         found = word_pattern(term, ignore_case=False).search(lowered)
         if found is not None:
-            start = max(0, found.start() - width // 3)
-            break
+            return max(0, found.start() - width // 3)
+    return 0
+
+
+def snippet_at(text: str, start: int, width: int) -> str:
+    """The snippet of ``text`` from about ``start`` (:func:`snippet_start`): cut at spaces, whitespace runs made one
+    space, ``…`` where text was cut."""
     if start > 0:
         space = text.find(" ", start)
         start = space + 1 if 0 <= space < start + 30 else start

@@ -15,15 +15,45 @@ from datetime import datetime
 
 from frozen_search.config import Settings
 from frozen_search.cutoff import instant_bound
-from frozen_search.models import Rejection
+from frozen_search.models import HitRecord, Rejection
 from frozen_search.registry import Registry
 from frozen_search.source import Shown
 from frozen_search.stages.memo import GenerationMemo
+from frozen_search.stages.rank import snippet_at, snippet_start
 from frozen_search.store import RevisionRow, Store
-from frozen_search.verify import Displayed, verify
+from frozen_search.verify import Displayed, query_rejection, verify
 
 TEXT_CACHE_CHARS = 50_000_000  # characters of displayed text kept in memory
 SCAN_CACHE_ENTRIES = 200_000  # future-reference scans kept, by text sha256
+PREPARED_CHARS = 2 * TEXT_CACHE_CHARS  # characters held by prepared hits (text and its lower case)
+SNIPPETS_KEPT = 16  # snippets kept per prepared hit (by start; one per width in practice)
+
+
+@dataclasses.dataclass(frozen=True)
+class Prepared:
+    """A local search hit made ready once per store generation: its displayed text and that text's lower case (for
+    snippets), its :class:`~frozen_search.verify.Displayed` parts, and the verdict of every check that does not
+    depend on the query (checks 5, 1, 2 and 4 of :func:`~frozen_search.verify.verify` at the service's cutoff;
+    ``None``: passed). Immutable: what was verified is exactly what is shown."""
+
+    text: str
+    lowered: str
+    displayed: Displayed
+    verdict: Rejection | None
+    as_of: str
+    hit: HitRecord
+    snippets: dict[tuple[int, int], str] = dataclasses.field(default_factory=dict, compare=False)
+
+    def snippet(self, terms: list[str], width: int) -> str:
+        """:func:`~frozen_search.stages.rank.snippet` of the text for ``terms``, ``width`` characters (the few
+        distinct snippets of one text are kept, by where they start)."""
+        start = snippet_start(self.lowered, terms, width)
+        found = self.snippets.get((start, width))
+        if found is None:
+            found = snippet_at(self.text, start, width)
+            if len(self.snippets) < SNIPPETS_KEPT:
+                self.snippets[start, width] = found
+        return found
 
 
 class Reverifier:
@@ -38,19 +68,21 @@ class Reverifier:
         self.served = registry.served_sources(settings)
         self.hosts = registry.served_hosts(settings)
         self._lock = threading.Lock()
-        self._texts: OrderedDict[int, str] = OrderedDict()
+        self._texts: OrderedDict[tuple[int, int], str] = OrderedDict()  # (store generation, rev_pk) -> text
         self._digests: dict[int, tuple[str, str, str]] = {}  # id(cached text) -> (that text, sha256, lower())
-        self._shown: GenerationMemo[Displayed] = GenerationMemo()
+        self._prepared: GenerationMemo[Prepared] = GenerationMemo(budget=PREPARED_CHARS)
         self._text_chars = 0
         self._scans: dict[str, str | None] = {}  # future-reference scan by text sha256, at this cutoff
 
     def text(self, row: RevisionRow) -> str:
         """The displayed text of ``row`` (characters) at the cutoff, from the cache or the store (its source's
-        :meth:`~frozen_search.source.Source.shown_text`)."""
+        :meth:`~frozen_search.source.Source.shown_text`). Cached per store generation: a text computed from other
+        stored rows (a Wikipedia page's templates expanded at ``T``) is computed again after an ingest."""
+        key = (self.store.generation, row.rev_pk)
         with self._lock:
-            cached = self._texts.get(row.rev_pk)
+            cached = self._texts.get(key)
             if cached is not None:
-                self._texts.move_to_end(row.rev_pk)
+                self._texts.move_to_end(key)
                 return cached
         owner = self.registry.for_row_source(row.source, self.settings)
         if owner is not None:
@@ -60,9 +92,9 @@ class Reverifier:
         digest = hashlib.sha256(text.encode("utf-8")).hexdigest()  # once per load, not once per display
         lowered = text.lower()  # for snippets (rank.snippet), once per load
         with self._lock:
-            if row.rev_pk in self._texts:
-                return self._texts[row.rev_pk]
-            self._texts[row.rev_pk] = text
+            if key in self._texts:
+                return self._texts[key]
+            self._texts[key] = text
             self._digests[id(text)] = (text, digest, lowered)
             self._text_chars += len(text)
             while self._text_chars > TEXT_CACHE_CHARS and self._texts:
@@ -77,23 +109,44 @@ class Reverifier:
             known = self._digests.get(id(text))
         return known[2] if known is not None and known[0] is text else None
 
-    def displayed(self, shown: Shown, text: str, generation: int | None = None) -> Displayed:
+    def displayed(self, shown: Shown, text: str) -> Displayed:
         """What is about to be shown of ``shown``, with its displayed parts dated by its source; a row of a source
-        this registry does not serve is shown with an empty URL, which check 5 refuses.
+        this registry does not serve is shown with an empty URL, which check 5 refuses. Computed afresh (a local
+        search hit is kept whole, verdict included: :meth:`prepared`); :meth:`check` runs on the result before it
+        is shown."""
+        return self._displayed(shown, text)
 
-        ``generation``: the store generation ``shown`` was resolved at, for a local hit (a dump row): its displayed
-        parts are then kept for that generation (:mod:`frozen_search.stages.memo`) and only the text is put in
-        again; ``None`` (a row learned live, or a fetch) computes them afresh. Either way :meth:`check` runs on
-        the result before it is shown."""
-        if generation is None:
-            return self._displayed(shown, text)
+    def prepared(self, shown: Shown, generation: int) -> Prepared:
+        """``shown`` (a local hit, a dump row resolved at store generation ``generation``) made ready to display:
+        its text, displayed parts and query-independent verdict, computed once and kept for that generation (keyed
+        by everything of the row that is displayed or dated: after an ingest, which commits a new generation, or for
+        another row, redirect, title or digest, it is computed afresh). A hit refused by those checks is not kept:
+        all of it is computed afresh by the next search (live mode may have stored a row it lacked without a new
+        generation). :meth:`check_prepared` adds the query's check."""
         row = shown.row
         key = (row.rev_pk, row.doc_id, row.title, row.valid_from, row.sha256, shown.redirect)
-        found = self._shown.get(generation, key)
-        if found is None:
-            found = self._displayed(shown, text)
-            self._shown.put(generation, key, found)
-        return found if found.text is text else dataclasses.replace(found, text=text)
+        found = self._prepared.get(generation, key)
+        if found is not None:
+            return found
+        text = self.text(row)
+        displayed = self._displayed(shown, text)
+        verdict = self.check(displayed, None)
+        lowered = self.lowered(text)
+        found = Prepared(text, text.lower() if lowered is None else lowered, displayed, verdict, row.as_of,
+                         HitRecord(id=row.doc_id, version=row.version, valid_from=row.as_of, sha256=row.sha256))
+        if verdict is None:
+            self._prepared.put(generation, key, found, weight=2 * len(text))
+        return found
+
+    @staticmethod
+    def check_prepared(prepared: Prepared, terms: list[str]) -> Rejection | None:
+        """The first re-verification failure of a prepared hit for a search of ``terms``, in :meth:`check`'s order
+        (checks 5, 1, 2, then the query's check 3, then 4), or ``None`` when it may be shown."""
+        verdict = prepared.verdict
+        if verdict is not None and verdict.reason != "future_reference":
+            return verdict
+        unmatched = query_rejection(prepared.displayed, terms)
+        return unmatched if unmatched is not None else verdict
 
     def _displayed(self, shown: Shown, text: str) -> Displayed:
         owner = self.registry.for_row_source(shown.row.source, self.settings)

@@ -178,6 +178,12 @@ class SnapshotIndex:
                 self._index = self._open_or_build(generation)
             return self._index
 
+    def is_open(self) -> bool:
+        """Whether :meth:`get` would answer at once: the snapshot for the store's current generation is open (no
+        file to read, nothing to build)."""
+        index = self._index
+        return index is not None and index.generation == self.store.generation
+
     def _open_or_build(self, generation: int) -> RevisionIndex:
         main = RevisionIndex.open(self.settings.index_path)  # the store's index must be there and current
         if main.generation != generation:
