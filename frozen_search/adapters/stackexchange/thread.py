@@ -103,6 +103,9 @@ _MATH = re.compile(r"\$\$.+?\$\$|(?<![\\$])\$(?!\$).+?(?<![\\$])\$|\\\[.+?\\\]|\
                    r"\\begin\{([a-zA-Z*]+)\}.*?\\end\{\1\}", re.DOTALL)
 # CommonMark (the sites moved to it in June 2020), raw HTML kept: only its text is taken (issue 5)
 _CMARK_OPTIONS = cmarkgfm.Options.CMARK_OPT_UNSAFE
+_SPACES_BEFORE_NEWLINE = re.compile(r"[ \t]+\n")
+_LOOSE_ITEM = re.compile(r"^-\n+", re.MULTILINE)
+_BLANK_LINES = re.compile(r"\n{3,}")
 _BLOCKS = {"p", "div", "pre", "blockquote", "ul", "ol", "li", "h1", "h2", "h3", "h4", "h5", "h6", "table", "tr",
            "hr"}
 
@@ -121,7 +124,8 @@ def render_markdown(text: str) -> str:
         kept.append(match.group(0))
         return f"MATHSPAN{len(kept) - 1}X"
 
-    parked = _MATH.sub(park, text.replace("\r\n", "\n"))
+    text = text.replace("\r\n", "\n")
+    parked = _MATH.sub(park, text) if "$" in text or "\\" in text else text  # every math span starts with one
     rendered = render_html(cmarkgfm.markdown_to_html(parked, options=_CMARK_OPTIONS)) if parked.strip() else ""
     if not kept:  # nothing parked: no placeholder to put back (a literal "MATHSPAN0X" stays as it is either way)
         return rendered
@@ -137,9 +141,14 @@ def render_html(markup: str) -> str:
     out: list[str] = []
     _walk(root, out)
     text = "".join(out)
-    text = re.sub(r"[ \t]+\n", "\n", text)
-    text = re.sub(r"^-\n+", "- ", text, flags=re.MULTILINE)  # a loose list item's paragraph: on the dash's line
-    return re.sub(r"\n{3,}", "\n\n", text).strip()
+    # each pattern is tried only where the text holds what any match of it must hold (the same text, faster)
+    if " \n" in text or "\t\n" in text:
+        text = _SPACES_BEFORE_NEWLINE.sub("\n", text)
+    if "-\n" in text:
+        text = _LOOSE_ITEM.sub("- ", text)  # a loose list item's paragraph: on the dash's line
+    if "\n\n\n" in text:
+        text = _BLANK_LINES.sub("\n\n", text)
+    return text.strip()
 
 
 def _walk(node: Any, out: list[str]) -> None:
