@@ -386,6 +386,7 @@ class _Builder:
         self.cache: dict[Any, _Piece] = {}
         self.isos: dict[int, str] = {}
         self.aliases: dict[int, tuple[str, str]] = {}
+        self.displays: dict[Any, dict[str, Any]] = {}
 
     def iso(self, at: int) -> str:
         found = self.isos.get(at)
@@ -431,17 +432,22 @@ class _Builder:
                 [(f"question {question.post_id} title", q.title[1]), (f"question {question.post_id} body", q.body[1]),
                  (f"question {question.post_id} tags", q.tags[1])])
         pieces = [head]
-        display: dict[str, Any] = {"site": thread.site.host, "question_id": question.post_id,
-                                   "created": self.iso(question.created), "tags": list(tags), "closed": None,
-                                   "locked": None}
+        closure = None if q.closed is None else (q.closed[1], json.dumps(q.closed[0], sort_keys=True))
+        key = ("display", q.tags, closure, q.locked)
+        known = self.displays.get(key)  # one dict for equal displays (the transport to the store writes it once)
+        display: dict[str, Any] = known if known is not None else {
+            "site": thread.site.host, "question_id": question.post_id, "created": self.iso(question.created),
+            "tags": list(tags), "closed": None, "locked": None}
         if q.closed is not None:
             notice, at = _closed_notice(thread, q.closed)
             pieces.append(self.piece([notice], [(f"question {question.post_id} closure", at)]))
-            display["closed"] = {"on": self.iso(at), **q.closed[0]}
+            if known is None:
+                display["closed"] = {"on": self.iso(at), **q.closed[0]}
         if q.locked is not None:
             pieces.append(self.piece([f"[Locked on {self.iso(q.locked)}]"],
                                      [(f"question {question.post_id} lock", q.locked)]))
-            display["locked"] = self.iso(q.locked)
+            if known is None:
+                display["locked"] = self.iso(q.locked)
         pieces.extend(self.by_post.get(question.post_id, ()))
         aliases: list[tuple[str, str]] = []
         for answer in answers:
@@ -464,7 +470,9 @@ class _Builder:
                 text = thread.site.answer_alias(answer.post_id)
                 alias = self.aliases[answer.post_id] = (text, encode_string(text))
             aliases.append(alias)
-        display.update(thread.notes)
+        if known is None:
+            display.update(thread.notes)
+            self.displays[key] = display
         content = (f"[{encode_string(title)}, [{', '.join(j for piece in pieces for j in piece[1])}], "
                    f"[{', '.join(j for piece in pieces for j in piece[2])}], "
                    f"{json.dumps(display, ensure_ascii=False, sort_keys=True)}, null, "
