@@ -132,12 +132,20 @@ def render_markdown(text: str) -> str:
     return re.sub(r"MATHSPAN(\d+)X", lambda m: kept[int(m.group(1))], rendered)
 
 
-def render_html(markup: str) -> str:
+def render_html(markup: str, *, strict: bool = False) -> str:
     """Plain text of an HTML body (API ``body``): block elements on their own lines, list items as ``- ``, links
-    as ``text <href>``, images as ``[image: alt]``, code kept as is."""
+    as ``text <href>``, images as ``[image: alt]``, code kept as is. Markup lxml's fragment parser refuses (it looks
+    like a whole document but has no single ``<body>``) is read as :func:`_parsed` reads it, or with ``strict``
+    refused.
+
+    Raises:
+        lxml.etree.ParserError: with ``strict``, markup the fragment parser refuses.
+    """
     if not markup.strip():
         return ""
-    root = html.fragment_fromstring(markup, create_parent="div")
+    root = _parsed(markup, strict)
+    if root is None:
+        return ""
     out: list[str] = []
     _walk(root, out)
     text = "".join(out)
@@ -149,6 +157,22 @@ def render_html(markup: str) -> str:
     if "\n\n\n" in text:
         text = _BLANK_LINES.sub("\n\n", text)
     return text.strip()
+
+
+def _parsed(markup: str, strict: bool = False) -> Any:
+    """``markup`` parsed into one element holding it (lxml.html ``fragment_fromstring``, in a ``div``). Markup that
+    starts like a whole document (``<html>``, ``<!doctype>``) but has no single ``<body>`` makes lxml assert (or
+    find nothing; an XML declaration naming an encoding makes it refuse a str): it is then read as the document lxml
+    parses (its ``<html>`` element), or as nothing when that fails too -- one post's markup never stops an ingest."""
+    try:
+        return html.fragment_fromstring(markup, create_parent="div")
+    except (AssertionError, IndexError, etree.ParserError, ValueError) as exc:  # IndexError: lxml's assert under -O
+        if strict:
+            raise etree.ParserError(f"not an HTML fragment ({type(exc).__name__})") from exc
+        try:
+            return html.document_fromstring(markup)
+        except (etree.ParserError, ValueError):  # ValueError: an XML declaration naming an encoding, in a str
+            return None
 
 
 def _walk(node: Any, out: list[str]) -> None:
@@ -174,9 +198,10 @@ def _walk(node: Any, out: list[str]) -> None:
 
 
 def html_text_or_none(markup: str) -> str | None:
-    """:func:`render_html`, or ``None`` when lxml cannot parse ``markup``."""
+    """:func:`render_html`, or ``None`` when lxml cannot parse ``markup`` as an HTML fragment (the API's bodies are
+    fragments: anything else is not read)."""
     try:
-        return render_html(markup)
+        return render_html(markup, strict=True)
     except (etree.ParserError, ValueError):
         return None
 
