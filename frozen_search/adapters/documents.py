@@ -41,6 +41,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any, Protocol, cast
 
+import orjson
+
 from frozen_search.config import Settings
 from frozen_search.cutoff import SECOND_MS, instant_bound, iso_utc, stored_iso
 from frozen_search.cutoff_rules.base import current_by_doc
@@ -127,18 +129,22 @@ def new_revision(state: DocState, origin: str = "dump", keys: dict[str, bytes] |
             if key is None:
                 key = keys[part] = chunk_key(part)
             chunks.append((key, "", part))
-    displayed = display_text(parts)
-    metadata: dict[str, Any] = {"url": state.url, "dated": [list(d) for d in state.dated], "display": state.display}
+    return _revision(state, origin, b"".join(c[0] for c in chunks), display_text(parts)), chunks
+
+
+def _revision(state: DocState, origin: str, chunk_keys: bytes, displayed: str) -> NewRevision:
+    """The store row of ``state``, its parts' chunk keys and displayed text given."""
+    metadata: dict[str, Any] = {"url": state.url, "dated": list(state.dated),  # pairs: JSON arrays when stored
+                                "display": state.display}
     if state.refusal is not None:
         metadata["refusal"] = {"code": state.refusal[0], "message": state.refusal[1]}
     if state.aliases:
         metadata["aliases"] = list(state.aliases)  # an alias names the document only from the states carrying it
-    row = NewRevision(
+    return NewRevision(
         doc_id=state.doc_id, source=state.source, version=state.version, parent_version=state.parent_version,
-        valid_from=state.valid_from, title=state.title, redirect=None, chunk_keys=b"".join(c[0] for c in chunks),
+        valid_from=state.valid_from, title=state.title, redirect=None, chunk_keys=chunk_keys,
         sha256=hashlib.sha256(displayed.encode("utf-8")).hexdigest(), chars=len(displayed), metadata=metadata,
         provenance=state.provenance, origin=origin, precision_ms=state.precision_ms)
-    return row, chunks
 
 
 class StateWriter:
@@ -225,23 +231,29 @@ class StateWriter:
         chunks: dict[bytes, tuple[bytes, str, str]] = {}  # each distinct chunk once
         keys: dict[str, bytes] = {}
         texts: list[str | None] = []
-        aliases: list[tuple[str, str]] = []
+        aliases: dict[tuple[str, str], None] = {}  # each pair once, in first-seen order (the rest would be ignored)
         slow: list[DocState] = []
         for state in states:
             settled = fresh.get((state.doc_id, state.version))
             if settled is None:
                 slow.append(state)
                 continue
-            row, own = new_revision(state, self.origin, keys)
-            rows.append((row, *settled))
-            for chunk in own:
-                chunks.setdefault(chunk[0], chunk)
-            texts.append(None if state.refusal is not None else display_text(state.parts or ()))
-            aliases.extend((alias, state.doc_id) for alias in state.aliases)
+            parts = state.parts or ()
+            own: list[bytes] = []
+            for part in parts:  # each distinct part's key computed once, its chunk kept where first seen
+                key = keys.get(part)
+                if key is None:
+                    key = keys[part] = chunk_key(part)
+                    chunks.setdefault(key, (key, "", part))
+                own.append(key)
+            displayed = display_text(parts)
+            rows.append((_revision(state, self.origin, b"".join(own), displayed), *settled))
+            texts.append(None if state.refusal is not None else displayed)
+            aliases.update(dict.fromkeys((alias, state.doc_id) for alias in state.aliases))
         if rows:
             self.store.put_chunks(chunks.values())
             pks = self.store.insert_revisions(rows)
-            self.store.add_aliases(aliases)
+            self.store.add_aliases(list(aliases))
             self.revisions += len(rows)
             for pk, (row, valid_to, _), text in zip(pks, rows, texts, strict=True):
                 if text is not None:
@@ -439,28 +451,41 @@ _WORKER_MODULES = ("frozen_search.adapters.",)  # where a worker may find its re
 
 def encode_states(groups: Sequence[tuple[int, list[DocState]]]) -> dict[str, Any]:
     """JSON-ready form of groups of states (``(key, states)``: a document's or a thread's); each distinct part
-    text is written once (``texts``) and named by its position (a document's states repeat most of their parts)."""
+    text is written once (``texts``) and named by its position, and so is each distinct ``dated`` entry
+    (``dated``: ``[what, instant]``) and each ``display`` dict (``displays``: one entry per dict object, so states
+    sharing one share it again when decoded) -- a document's states repeat most of their parts and dates."""
     texts: dict[str, int] = {}
+    dates: dict[tuple[str, int], int] = {}
+    displays: dict[int, int] = {}  # id() of a display dict -> its position (the states, so the dicts, outlive this)
+    shown: list[dict[str, Any]] = []
     encoded = []
     for key, states in groups:
-        encoded.append([key, [[s.doc_id, s.source, s.version, s.valid_from, s.title, s.url,
-                               None if s.parts is None else [texts.setdefault(p, len(texts)) for p in s.parts],
-                               [list(d) for d in s.dated], s.display, s.provenance, s.parent_version,
-                               list(s.aliases), None if s.refusal is None else list(s.refusal), s.sole,
-                               s.precision_ms] for s in states]])
-    return {"texts": list(texts), "threads": encoded}
+        rows = []
+        for s in states:
+            display = displays.get(id(s.display))
+            if display is None:
+                display = displays[id(s.display)] = len(shown)
+                shown.append(s.display)
+            rows.append([s.doc_id, s.source, s.version, s.valid_from, s.title, s.url,
+                         None if s.parts is None else [texts.setdefault(p, len(texts)) for p in s.parts],
+                         [dates.setdefault((d[0], d[1]), len(dates)) for d in s.dated], display, s.provenance,
+                         s.parent_version, list(s.aliases), None if s.refusal is None else list(s.refusal), s.sole,
+                         s.precision_ms])
+        encoded.append([key, rows])
+    return {"texts": list(texts), "dated": list(dates), "displays": shown, "threads": encoded}
 
 
 def decode_states(message: dict[str, Any]) -> list[tuple[int, list[DocState]]]:
     """The groups of :func:`encode_states`' form, as they were (``display``/``provenance`` as JSON gives them back,
     which is how they are stored anyway)."""
-    texts = message["texts"]
+    texts, displays = message["texts"], message["displays"]
+    dates = [(str(what), int(at)) for what, at in message["dated"]]
     out = []
     for key, states in message["threads"]:
         out.append((int(key), [DocState(
             doc_id=d, source=src, version=v, valid_from=vf, title=t, url=u,
             parts=None if parts is None else tuple(map(texts.__getitem__, parts)),
-            dated=tuple((str(what), int(at)) for what, at in dated), display=display, provenance=provenance,
+            dated=tuple(map(dates.__getitem__, dated)), display=displays[display], provenance=provenance,
             parent_version=parent, aliases=tuple(aliases), sole=sole, precision_ms=precision,
             refusal=None if refusal is None else (refusal[0], refusal[1]))
             for d, src, v, vf, t, u, parts, dated, display, provenance, parent, aliases, refusal, sole, precision
@@ -468,9 +493,19 @@ def decode_states(message: dict[str, Any]) -> list[tuple[int, list[DocState]]]:
     return out
 
 
-def write_message(out: IO[bytes], message: dict[str, Any]) -> None:
-    """Write one message: an 8-byte big-endian length and that many bytes of UTF-8 JSON."""
-    body = json.dumps(message, ensure_ascii=False).encode("utf-8")
+def write_message(out: IO[bytes], message: dict[str, Any], *, fast: bool = False) -> None:
+    """Write one message: an 8-byte big-endian length and that many bytes of UTF-8 JSON. ``fast``: encoded by
+    ``orjson`` (several times faster on large messages; for messages holding no float, which orjson writes differently
+    -- NaN as ``null``), and by the standard library where orjson refuses a value (a lone surrogate, an integer past
+    64 bits)."""
+    body: bytes | None = None
+    if fast:
+        try:
+            body = orjson.dumps(message)
+        except TypeError:  # orjson.JSONEncodeError
+            body = None
+    if body is None:
+        body = json.dumps(message, ensure_ascii=False).encode("utf-8")
     out.write(len(body).to_bytes(8, "big") + body)
     out.flush()
 

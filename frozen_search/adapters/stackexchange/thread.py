@@ -21,8 +21,10 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
+from json.encoder import encode_basestring as encode_string  # json.dumps' own, with ensure_ascii=False
 from typing import Any
 
 import cmarkgfm  # type: ignore[import-untyped]  # no type hints shipped
@@ -44,8 +46,9 @@ class Site:
 
     host: str
 
-    @property
+    @cached_property
     def short(self) -> str:
+        """The host without ``.com``/``.net`` (computed once)."""
         return re.sub(r"\.(com|net)$", "", self.host)
 
     def doc_id(self, question_id: int) -> str:
@@ -100,6 +103,9 @@ _MATH = re.compile(r"\$\$.+?\$\$|(?<![\\$])\$(?!\$).+?(?<![\\$])\$|\\\[.+?\\\]|\
                    r"\\begin\{([a-zA-Z*]+)\}.*?\\end\{\1\}", re.DOTALL)
 # CommonMark (the sites moved to it in June 2020), raw HTML kept: only its text is taken (issue 5)
 _CMARK_OPTIONS = cmarkgfm.Options.CMARK_OPT_UNSAFE
+_SPACES_BEFORE_NEWLINE = re.compile(r"[ \t]+\n")
+_LOOSE_ITEM = re.compile(r"^-\n+", re.MULTILINE)
+_BLANK_LINES = re.compile(r"\n{3,}")
 _BLOCKS = {"p", "div", "pre", "blockquote", "ul", "ol", "li", "h1", "h2", "h3", "h4", "h5", "h6", "table", "tr",
            "hr"}
 
@@ -118,25 +124,55 @@ def render_markdown(text: str) -> str:
         kept.append(match.group(0))
         return f"MATHSPAN{len(kept) - 1}X"
 
-    parked = _MATH.sub(park, text.replace("\r\n", "\n"))
+    text = text.replace("\r\n", "\n")
+    parked = _MATH.sub(park, text) if "$" in text or "\\" in text else text  # every math span starts with one
     rendered = render_html(cmarkgfm.markdown_to_html(parked, options=_CMARK_OPTIONS)) if parked.strip() else ""
     if not kept:  # nothing parked: no placeholder to put back (a literal "MATHSPAN0X" stays as it is either way)
         return rendered
     return re.sub(r"MATHSPAN(\d+)X", lambda m: kept[int(m.group(1))], rendered)
 
 
-def render_html(markup: str) -> str:
+def render_html(markup: str, *, strict: bool = False) -> str:
     """Plain text of an HTML body (API ``body``): block elements on their own lines, list items as ``- ``, links
-    as ``text <href>``, images as ``[image: alt]``, code kept as is."""
+    as ``text <href>``, images as ``[image: alt]``, code kept as is. Markup lxml's fragment parser refuses (it looks
+    like a whole document but has no single ``<body>``) is read as :func:`_parsed` reads it, or with ``strict``
+    refused.
+
+    Raises:
+        lxml.etree.ParserError: with ``strict``, markup the fragment parser refuses.
+    """
     if not markup.strip():
         return ""
-    root = html.fragment_fromstring(markup, create_parent="div")
+    root = _parsed(markup, strict)
+    if root is None:
+        return ""
     out: list[str] = []
     _walk(root, out)
     text = "".join(out)
-    text = re.sub(r"[ \t]+\n", "\n", text)
-    text = re.sub(r"^-\n+", "- ", text, flags=re.MULTILINE)  # a loose list item's paragraph: on the dash's line
-    return re.sub(r"\n{3,}", "\n\n", text).strip()
+    # each pattern is tried only where the text holds what any match of it must hold (the same text, faster)
+    if " \n" in text or "\t\n" in text:
+        text = _SPACES_BEFORE_NEWLINE.sub("\n", text)
+    if "-\n" in text:
+        text = _LOOSE_ITEM.sub("- ", text)  # a loose list item's paragraph: on the dash's line
+    if "\n\n\n" in text:
+        text = _BLANK_LINES.sub("\n\n", text)
+    return text.strip()
+
+
+def _parsed(markup: str, strict: bool = False) -> Any:
+    """``markup`` parsed into one element holding it (lxml.html ``fragment_fromstring``, in a ``div``). Markup that
+    starts like a whole document (``<html>``, ``<!doctype>``) but has no single ``<body>`` makes lxml assert (or
+    find nothing; an XML declaration naming an encoding makes it refuse a str): it is then read as the document lxml
+    parses (its ``<html>`` element), or as nothing when that fails too -- one post's markup never stops an ingest."""
+    try:
+        return html.fragment_fromstring(markup, create_parent="div")
+    except (AssertionError, IndexError, etree.ParserError, ValueError) as exc:  # IndexError: lxml's assert under -O
+        if strict:
+            raise etree.ParserError(f"not an HTML fragment ({type(exc).__name__})") from exc
+        try:
+            return html.document_fromstring(markup)
+        except (etree.ParserError, ValueError):  # ValueError: an XML declaration naming an encoding, in a str
+            return None
 
 
 def _walk(node: Any, out: list[str]) -> None:
@@ -162,9 +198,10 @@ def _walk(node: Any, out: list[str]) -> None:
 
 
 def html_text_or_none(markup: str) -> str | None:
-    """:func:`render_html`, or ``None`` when lxml cannot parse ``markup``."""
+    """:func:`render_html`, or ``None`` when lxml cannot parse ``markup`` as an HTML fragment (the API's bodies are
+    fragments: anything else is not read)."""
     try:
-        return render_html(markup)
+        return render_html(markup, strict=True)
     except (etree.ParserError, ValueError):
         return None
 
@@ -297,7 +334,7 @@ def thread_states(thread: Thread, bound: int | None = None) -> list[DocState]:
     timeline.extend((at, 2, 0, 0, None) for at in arrived.values() if at < limit)  # an answer arrives
     timeline.sort(key=lambda item: item[:4])
     shown: dict[int, _Shown] = {p.post_id: _Shown() for p in [question, *answers]}
-    comments: list[Comment] = []
+    builder = _Builder(thread, doc)
     states: list[DocState] = []
     last_content: str | None = None
     position = 0
@@ -306,15 +343,14 @@ def thread_states(thread: Thread, bound: int | None = None) -> list[DocState]:
         while position < len(timeline) and timeline[position][0] == instant:
             item = timeline[position][4]
             if isinstance(item, Comment):
-                comments.append(item)
+                builder.add_comment(item)
             elif item is not None:
                 shown[_post_of(item, timeline[position][3], question, answers)].apply(item)
             position += 1
-        state = _state(thread, doc, instant, shown, [a for a in answers if arrived.get(a.post_id, 0) <= instant],
-                       comments)
-        content = state.version
+        content, state = builder.state(instant, shown, [a for a in answers if arrived.get(a.post_id, 0) <= instant],
+                                       states[-1].version if states else None)
         if content != last_content:
-            states.append(_with_version(state, instant, states[-1].version if states else None))
+            states.append(state())
             last_content = content
     return _after_migration(states, None if migrated is None else thread.stored(migrated))
 
@@ -355,54 +391,129 @@ def _post_of(event: PostEvent, order: int, question: Post, answers: Sequence[Pos
     return question.post_id if order == 0 else answers[order - 1].post_id
 
 
-def _state(thread: Thread, doc: str, instant: int, shown: dict[int, _Shown], answers: Sequence[Post],
-           comments: Sequence[Comment]) -> DocState:
-    """The state displayed right after ``instant``; its ``version`` is the content hash *without* the instant."""
-    question = thread.question
-    q = shown[question.post_id]
-    if q.deleted is not None:
-        return _refused(thread, instant, "not_found_before_cutoff",
-                        f"question {question.post_id} was deleted on {thread.iso(q.deleted)} and not undeleted since")
-    if q.title is None or q.body is None or q.tags is None:
-        missing = [n for n, v in (("title", q.title), ("body", q.body), ("tags", q.tags)) if v is None]
-        return _refused(thread, instant, "content_unproven",
-                        f"question {question.post_id}'s history gives no {' or '.join(missing)} before this instant")
-    by_post: dict[int, list[Comment]] = {}
-    for comment in comments:
-        by_post.setdefault(comment.post_id, []).append(comment)
-    tags = q.tags[0]
-    parts = [f"{q.title[0]}\nTags: {', '.join(tags)}\n\n{q.body[0]}"]
-    dated: list[tuple[str, int]] = [(f"question {question.post_id} title", q.title[1]),
-                                    (f"question {question.post_id} body", q.body[1]),
-                                    (f"question {question.post_id} tags", q.tags[1])]
-    display: dict[str, Any] = {"site": thread.site.host, "question_id": question.post_id,
-                               "created": thread.iso(question.created), "tags": list(tags), "closed": None,
-                               "locked": None}
-    if q.closed is not None:
-        notice, at = _closed_notice(thread, q.closed)
-        parts.append(notice)
-        dated.append((f"question {question.post_id} closure", at))
-        display["closed"] = {"on": thread.iso(at), **q.closed[0]}
-    if q.locked is not None:
-        parts.append(f"[Locked on {thread.iso(q.locked)}]")
-        dated.append((f"question {question.post_id} lock", q.locked))
-        display["locked"] = thread.iso(q.locked)
-    _add_comments(thread, parts, dated, by_post.get(question.post_id, []))
-    for answer in answers:
-        a = shown[answer.post_id]
-        if a.body is None or a.deleted is not None or answer.created > instant:
-            continue
-        parts.append(f"Answer {answer.post_id} (posted {thread.iso(answer.created)}):\n\n{a.body[0]}")
-        dated.append((f"answer {answer.post_id} body", a.body[1]))
-        if a.locked is not None:
-            parts.append(f"[Answer {answer.post_id} locked on {thread.iso(a.locked)}]")
-            dated.append((f"answer {answer.post_id} lock", a.locked))
-        _add_comments(thread, parts, dated, by_post.get(answer.post_id, []))
-    shown_answers = tuple(thread.site.answer_alias(a.post_id) for a in answers
-                          if a.created <= instant and shown[a.post_id].body is not None
-                          and shown[a.post_id].deleted is None)
-    display.update(thread.notes)
-    return _make(thread, doc, instant, q.title[0], tuple(parts), tuple(dated), display, None, shown_answers)
+_Piece = tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[tuple[str, int], ...]]
+"""Displayed parts and their ``dated`` entries, ready to join: ``(parts, parts as JSON, dated entries as JSON (in the
+thread's unit), dated entries with stored instants)``."""
+
+
+class _Builder:
+    """Builds the state displayed right after an instant of one thread's replay (:func:`thread_states`).
+
+    Each piece of text a state shows (the question with its title and tags, an answer's body, a comment) is formatted
+    once and kept with its JSON form, so a state costs a join of pieces instead of formatting and JSON-encoding the
+    whole thread again. The content hash is computed over exactly the text ``json.dumps([title, parts, dated,
+    display, refusal, aliases], ensure_ascii=False, sort_keys=True)`` gives (the standard library's own string encoder,
+    the same separators), so version keys are the ones a state built field by field gets."""
+
+    def __init__(self, thread: Thread, doc: str) -> None:
+        self.thread, self.doc = thread, doc
+        self.by_post: dict[int, list[_Piece]] = {}
+        self.cache: dict[Any, _Piece] = {}
+        self.isos: dict[int, str] = {}
+        self.aliases: dict[int, tuple[str, str]] = {}
+        self.displays: dict[Any, dict[str, Any]] = {}
+
+    def iso(self, at: int) -> str:
+        found = self.isos.get(at)
+        if found is None:
+            found = self.isos[at] = self.thread.iso(at)
+        return found
+
+    def piece(self, parts: Sequence[str], dated: Sequence[tuple[str, int]]) -> _Piece:
+        stored = self.thread.stored
+        return (tuple(parts), tuple(encode_string(p) for p in parts),
+                tuple(f"[{encode_string(what)}, {at}]" for what, at in dated),
+                tuple((what, stored(at)) for what, at in dated))
+
+    def add_comment(self, comment: Comment) -> None:
+        """A comment is displayed from now on (on its post, after the earlier ones)."""
+        self.by_post.setdefault(comment.post_id, []).append(self.piece(
+            [f"Comment on {comment.post_id} ({self.iso(comment.at)}): {comment.text}"],
+            [(f"comment {comment.comment_id}", self.thread.settled(comment))]))  # its text: final from then on
+
+    def state(self, instant: int, shown: dict[int, _Shown], answers: Sequence[Post], parent: str | None
+              ) -> tuple[str, Callable[[], DocState]]:
+        """The content hash of the state displayed right after ``instant`` (without the instant), and a function
+        making that state, versioned (``parent``: the previous state's version)."""
+        thread, question = self.thread, self.thread.question
+        q = shown[question.post_id]
+        if q.deleted is not None:
+            refused = _refused(thread, instant, "not_found_before_cutoff",
+                               f"question {question.post_id} was deleted on {thread.iso(q.deleted)} and not undeleted "
+                               "since")
+            return refused.version, lambda: _with_version(refused, instant, parent)
+        if q.title is None or q.body is None or q.tags is None:
+            missing = [n for n, v in (("title", q.title), ("body", q.body), ("tags", q.tags)) if v is None]
+            refused = _refused(thread, instant, "content_unproven",
+                               f"question {question.post_id}'s history gives no {' or '.join(missing)} before this "
+                               "instant")
+            return refused.version, lambda: _with_version(refused, instant, parent)
+        title, tags = q.title[0], q.tags[0]
+        key: Any = (q.title, q.body, q.tags)
+        head = self.cache.get(key)
+        if head is None:
+            head = self.cache[key] = self.piece(
+                [f"{title}\nTags: {', '.join(tags)}\n\n{q.body[0]}"],
+                [(f"question {question.post_id} title", q.title[1]), (f"question {question.post_id} body", q.body[1]),
+                 (f"question {question.post_id} tags", q.tags[1])])
+        pieces = [head]
+        closure = None if q.closed is None else (q.closed[1], json.dumps(q.closed[0], sort_keys=True))
+        key = ("display", q.tags, closure, q.locked)
+        known = self.displays.get(key)  # one dict for equal displays (the transport to the store writes it once)
+        display: dict[str, Any] = known if known is not None else {
+            "site": thread.site.host, "question_id": question.post_id, "created": self.iso(question.created),
+            "tags": list(tags), "closed": None, "locked": None}
+        if q.closed is not None:
+            notice, at = _closed_notice(thread, q.closed)
+            pieces.append(self.piece([notice], [(f"question {question.post_id} closure", at)]))
+            if known is None:
+                display["closed"] = {"on": self.iso(at), **q.closed[0]}
+        if q.locked is not None:
+            pieces.append(self.piece([f"[Locked on {self.iso(q.locked)}]"],
+                                     [(f"question {question.post_id} lock", q.locked)]))
+            if known is None:
+                display["locked"] = self.iso(q.locked)
+        pieces.extend(self.by_post.get(question.post_id, ()))
+        aliases: list[tuple[str, str]] = []
+        for answer in answers:
+            a = shown[answer.post_id]
+            if a.body is None or a.deleted is not None or answer.created > instant:
+                continue
+            key = (answer.post_id, a.body)
+            body = self.cache.get(key)
+            if body is None:
+                body = self.cache[key] = self.piece(
+                    [f"Answer {answer.post_id} (posted {self.iso(answer.created)}):\n\n{a.body[0]}"],
+                    [(f"answer {answer.post_id} body", a.body[1])])
+            pieces.append(body)
+            if a.locked is not None:
+                pieces.append(self.piece([f"[Answer {answer.post_id} locked on {self.iso(a.locked)}]"],
+                                         [(f"answer {answer.post_id} lock", a.locked)]))
+            pieces.extend(self.by_post.get(answer.post_id, ()))
+            alias = self.aliases.get(answer.post_id)
+            if alias is None:
+                text = thread.site.answer_alias(answer.post_id)
+                alias = self.aliases[answer.post_id] = (text, encode_string(text))
+            aliases.append(alias)
+        if known is None:
+            display.update(thread.notes)
+            self.displays[key] = display
+        content = (f"[{encode_string(title)}, [{', '.join(j for piece in pieces for j in piece[1])}], "
+                   f"[{', '.join(j for piece in pieces for j in piece[2])}], "
+                   f"{json.dumps(display, ensure_ascii=False, sort_keys=True)}, null, "
+                   f"[{', '.join(j for _, j in aliases)}]]")
+        version = hashlib.sha256(content.encode()).hexdigest()
+
+        def make() -> DocState:
+            return DocState(
+                doc_id=self.doc, source=thread.site.short, version=_final_key(version, instant),
+                valid_from=thread.stored(instant), title=title, url=thread.site.url(question.post_id),
+                parts=tuple(p for piece in pieces for p in piece[0]),
+                dated=tuple(d for piece in pieces for d in piece[3]), display=display,
+                provenance=dict(thread.provenance), refusal=None, aliases=tuple(t for t, _ in aliases),
+                parent_version=parent, precision_ms=thread.unit_ms)
+
+        return version, make
 
 
 def _closed_notice(thread: Thread, closed: tuple[dict[str, Any], int]) -> tuple[str, int]:
@@ -411,13 +522,6 @@ def _closed_notice(thread: Thread, closed: tuple[dict[str, Any], int]) -> tuple[
     targets = [thread.site.doc_id(int(t)) for t in details.get("duplicate_of", [])]
     suffix = f" of {', '.join(targets)}" if targets else ""
     return f"[Closed on {thread.iso(at)} as {reason}{suffix}]", at
-
-
-def _add_comments(thread: Thread, parts: list[str], dated: list[tuple[str, int]], comments: Iterable[Comment]
-                  ) -> None:
-    for comment in comments:
-        parts.append(f"Comment on {comment.post_id} ({thread.iso(comment.at)}): {comment.text}")
-        dated.append((f"comment {comment.comment_id}", thread.settled(comment)))  # its text: final from then on
 
 
 def close_reason(code: str | None) -> str:
@@ -443,10 +547,15 @@ def _make(thread: Thread, doc: str, instant: int, title: str, parts: tuple[str, 
                     precision_ms=thread.unit_ms)
 
 
+def _final_key(content: str, instant: int) -> str:
+    """The version key of a state: its content hash with its instant (in the thread's unit) folded in."""
+    return hashlib.sha256(f"{content}@{instant}".encode()).hexdigest()[:20]
+
+
 def _with_version(state: DocState, instant: int, parent: str | None) -> DocState:
     """The final version key: the content hash with the instant folded in (``same key => same content``)."""
-    key = hashlib.sha256(f"{state.version}@{instant}".encode()).hexdigest()[:20]
-    return DocState(doc_id=state.doc_id, source=state.source, version=key, valid_from=state.valid_from,
+    return DocState(doc_id=state.doc_id, source=state.source, version=_final_key(state.version, instant),
+                    valid_from=state.valid_from,
                     title=state.title, url=state.url, parts=state.parts, dated=state.dated, display=state.display,
                     provenance=state.provenance, aliases=state.aliases, refusal=state.refusal,
                     parent_version=parent, precision_ms=state.precision_ms)
