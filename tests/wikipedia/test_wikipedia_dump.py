@@ -43,9 +43,15 @@ def test_every_compression_reads_the_same(tmp_path: Path, compress: str) -> None
     path = tmp_path / f"mrr.xml.{compress}"
     path.write_bytes(writers[compress](data))
     store, index = fresh(tmp_path)
-    report = ingest_wikipedia([path], store, index)
+    calls: list[tuple[int, int, int | None]] = []
+    report = ingest_wikipedia([path], store, index,
+                              progress=lambda done, stored, xml=None: calls.append((done, stored, xml)))
     assert (report.pages, report.revisions) == (1, 38)
     assert report.raw_bytes == len(data)
+    # progress: bytes of the file read (compressed: the share of its size), revisions stored, bytes of XML read
+    assert calls[-1] == (path.stat().st_size, 38, len(data))
+    assert all(0 <= done <= path.stat().st_size and xml is not None and 0 < xml <= len(data)
+               for done, _, xml in calls)
 
 
 def test_schema_0_3_and_0_10_and_namespaces(tmp_path: Path) -> None:

@@ -62,11 +62,11 @@ from frozen_search.adapters.wikipedia.wikitext import (
 from frozen_search.cutoff import stored_instant
 from frozen_search.errors import IngestError, InvalidRequest
 from frozen_search.index import IndexedRevision, IndexWriterSession, RevisionIndex
+from frozen_search.source import Progress
 from frozen_search.store import NewRevision, RevisionRow, Store
 
 logger = logging.getLogger(__name__)
 
-Progress = Callable[[int, int], None]  # (compressed bytes read so far in this file, revisions so far)
 _PAGES_ONLY_HEADER = (b'<mediawiki xmlns="http://www.mediawiki.org/xml/export-0.6/" version="0.6" xml:lang="en">'
                       b"<siteinfo><sitename>unknown (pages-only fragment)</sitename><namespaces>"
                       b'<namespace key="0" case="first-letter" /></namespaces></siteinfo>\n')
@@ -345,22 +345,55 @@ def _root_kind(head: bytes) -> str:
     return "unknown"
 
 
+class _FilePosition(io.RawIOBase):
+    """The dump file as its decompressor reads it, keeping :attr:`furthest`, the furthest byte read so far (a
+    parallel bzip2 decoder reads ahead and seeks, so the file's own position is no measure of progress)."""
+
+    def __init__(self, raw: IO[bytes]) -> None:
+        self._raw = raw
+        self.furthest = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        size = self._raw.readinto(buffer)  # type: ignore[attr-defined]
+        self.furthest = max(self.furthest, self._raw.tell())
+        return cast(int, size)
+
+    def seek(self, offset: int, whence: int = 0) -> int:
+        return self._raw.seek(offset, whence)
+
+    def tell(self) -> int:
+        return self._raw.tell()
+
+    def close(self) -> None:
+        self._raw.close()
+        super().close()
+
+
 @contextlib.contextmanager
-def open_dump(path: Path) -> Iterator[tuple[IO[bytes], IO[bytes], _CountingReader]]:
-    """Open a dump file: yields ``(raw file, XML byte stream for mwxml, counter of XML bytes read)``.
+def open_dump(path: Path) -> Iterator[tuple[_FilePosition, IO[bytes], _CountingReader]]:
+    """Open a dump file: yields ``(the file, with the furthest byte read; XML byte stream for mwxml; counter of XML
+    bytes read)``.
 
     Raises:
         IngestError: the file is missing, unreadable, or not a MediaWiki XML export.
     """
     try:
-        raw: IO[bytes] = open(path, "rb")  # noqa: SIM115 - closed below
+        raw = _FilePosition(open(path, "rb"))  # noqa: SIM115 - closed below
     except OSError as exc:
         raise IngestError(f"{path}: cannot open: {exc.strerror or exc}") from exc
     stream: IO[bytes] | None = None
+    file: IO[bytes] | None = None
     try:
         opener = _opener(raw.read(6))
         raw.seek(0)
-        stream = opener(raw)
+        file = cast(IO[bytes], raw)
+        stream = opener(file)
         head = stream.read(4096)
         kind = _root_kind(head)
         if kind == "unknown":
@@ -371,10 +404,10 @@ def open_dump(path: Path) -> Iterator[tuple[IO[bytes], IO[bytes], _CountingReade
         counter = _CountingReader(io.BufferedReader(_Chain(rest), buffer_size=1 << 20))
         yield raw, io.BufferedReader(counter, buffer_size=1 << 20), counter
     except _DECOMPRESS_ERRORS as exc:
-        at = "" if raw.closed or raw.tell() < 0 else f" at byte {raw.tell()} of the file"
+        at = f" at byte {raw.furthest} of the file" if raw.furthest else ""
         raise IngestError(f"{path}: cannot decompress or read{at}: {type(exc).__name__}: {exc}") from exc
     finally:
-        if stream is not None and stream is not raw:
+        if stream is not None and stream is not file:
             with contextlib.suppress(Exception):  # ends a decompressing thread before its file is closed
                 stream.close()
         raw.close()
@@ -816,7 +849,7 @@ def _ingest_file(path: Path, page_writer: _PageWriter, namespaces: frozenset[int
 
         def tick() -> None:
             if progress is not None:
-                progress(raw.tell(), report.revisions)
+                progress(raw.furthest, report.revisions, counter.count)
 
         page_writer.tick = tick
         page_writer.provenance = {"file": path.name, "dump_generator": dump.site_info.generator,
@@ -846,7 +879,7 @@ def _ingest_file(path: Path, page_writer: _PageWriter, namespaces: frozenset[int
             raise IngestError(f"{path}: broken or truncated export at page {number}: {exc}") from exc
         except _DECOMPRESS_ERRORS as exc:  # a damaged .gz/.bz2/.xz: the file's fault, said with its position
             raise IngestError(f"{path}: cannot decompress the export after page {number} "
-                              f"(byte {raw.tell()} of the file): {type(exc).__name__}: {exc}") from exc
+                              f"(byte {raw.furthest} of the file): {type(exc).__name__}: {exc}") from exc
         page_writer.flush()
         tick()
         report.raw_bytes += counter.count
@@ -959,8 +992,9 @@ def ingest_wikipedia(paths: Sequence[Path], store: Store, index: RevisionIndex, 
     (as the null revisions' "moved page [[A]] to [[B]]" comments are), every other log item is counted and skipped.
 
     ``namespaces``: namespace numbers to keep (default main, Template and Module: ``{0, 10, 828}``). ``progress``
-    is called after each page with
-    the compressed bytes read of the current file and the revisions stored so far; ``on_file`` before each file.
+    is called after each page (:class:`~frozen_search.source.Progress`) with the bytes of the current file read
+    (compressed, for the share of the file's size), the revisions stored so far and the bytes of XML decompressed
+    from the file so far; ``on_file`` before each file.
     Re-ingesting a revision already stored (same page and revision id) is a counted no-op.
 
     Raises:
