@@ -50,7 +50,7 @@ import mwxml
 from mwxml.errors import MalformedXML
 
 from frozen_search.adapters.wikipedia import ids as wikipedia
-from frozen_search.adapters.wikipedia.render_worker import FAILED, encode_batch, read_batch
+from frozen_search.adapters.wikipedia.render_pipe import FAILED, encode_batch, read_batch
 from frozen_search.adapters.wikipedia.wikitext import (
     RENDERER_ID,
     DeferredChunks,
@@ -512,7 +512,7 @@ class _RenderPool:
 
     Each is started as ``python -m frozen_search.adapters.wikipedia.render_worker`` (no :mod:`multiprocessing`: the
     caller's ``__main__`` is never imported again, and no store connection or tantivy thread is inherited), and
-    speaks length-prefixed UTF-8 over its stdin and stdout (:mod:`~frozen_search.adapters.wikipedia.render_worker`).
+    speaks length-prefixed UTF-8 over its stdin and stdout (:mod:`~frozen_search.adapters.wikipedia.render_pipe`).
 
     Rendering is a pure function of the source, so wherever a batch is rendered the texts are the same: when a
     process cannot start, fails on a batch or dies, that batch and every later one are rendered in this process.
