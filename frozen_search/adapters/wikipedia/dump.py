@@ -664,15 +664,16 @@ class _PageWriter:
         """Store one revision; returns False when it was already stored."""
         chunks = rev.chunks.result()
         fresh = [(c.key, c.source, c.text) for c in chunks if c.key not in self.stored_chunks]
-        self.store.put_chunks(fresh)
-        self._remember(c[0] for c in fresh)
+        if fresh:  # (most revisions bring none: their chunks are the previous revisions')
+            self.store.put_chunks(fresh)
+            self._remember([c[0] for c in fresh])
         displayed = join_rendered([c.text for c in chunks])
         parent = None if rev.parent_id is None else str(rev.parent_id)
         self._refuse_taken_id(rev)
         rev_pk = self.store.add_revision(NewRevision(
             doc_id=rev.doc, source=wikipedia.SOURCE, version=str(rev.revision_id), parent_version=parent,
             valid_from=rev.timestamp, title=rev.title, redirect=rev.redirect,
-            chunk_keys=b"".join(c.key for c in chunks),
+            chunk_keys=b"".join([c.key for c in chunks]),
             sha256=hashlib.sha256(displayed.encode("utf-8")).hexdigest(), chars=len(displayed),
             metadata={"namespace": rev.namespace, "page_id": None if rev.page_id is None else str(rev.page_id),
                       "renderer": RENDERER_ID},
