@@ -384,16 +384,22 @@ def mcp(cutoff: str | None, mode: str | None, search_from: str | None, data_dir:
 
 @main.command("replay")
 @click.argument("log", type=click.Path(path_type=Path), required=False)
+@click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
+              help="Recompute local lines' calls in this many processes (each its own store connection); lines are "
+                   "still printed in log order. Pays off on logs of many distinct calls and idle cores.")
 @_data_dir_option
 @_fail_cleanly
-def replay_command(log: Path | None, data_dir: Path | None) -> None:
+def replay_command(log: Path | None, workers: int, data_dir: Path | None) -> None:
     """Recompute every logged response of LOG (default: the data dir's query log, FROZEN_SEARCH_LOG or
     DATA_DIR/querylog.jsonl) from the store; print identical/different per line (and its chain breaks, as audit
-    reports them); exit 1 on any difference or chain break."""
+    reports them); exit 1 on any difference or chain break. The same call logged again is recomputed once and
+    each of its lines compared with that answer. With FROZEN_SEARCH_READ_ONLY=1 nothing is written into the data
+    dir: a cutoff whose snapshot is not built, or a live/offline line, is refused (config_error)."""
     from frozen_search.ops.replay import describe, replay_log
 
     settings = Settings.from_env(data_dir=data_dir)
-    report = replay_log(settings, log or settings.querylog_path, on_line=lambda line: click.echo(describe(line)))
+    report = replay_log(settings, log or settings.querylog_path, on_line=lambda line: click.echo(describe(line)),
+                        workers=workers)
     click.echo(report.summary())
     sys.exit(1 if report.different or report.chain_breaks else 0)
 
@@ -470,7 +476,8 @@ def _phase_bar(bar: Progress) -> Callable[[str, int, int | None], None]:
 @_data_dir_option
 @_fail_cleanly
 def export_command(bundle: Path, no_index: bool, data_dir: Path | None) -> None:
-    """Write store, HTTP cache, index and query log to one BUNDLE file (.tar.gz) with a checksummed manifest."""
+    """Write store, HTTP cache, index and query log to one BUNDLE file (.tar.gz) with a checksummed manifest.
+    With FROZEN_SEARCH_READ_ONLY=1 nothing is written into the data dir (BUNDLE must be outside it)."""
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
     from frozen_search.ops import bundles

@@ -12,30 +12,37 @@ With a signing key (:class:`QueryLog` ``key``) every line also carries ``sig``, 
 (:attr:`AuditReport.head`, checked by ``audit(expect_head=...)``) detects a dropped tail or a chain rewritten after
 publication. ``audit`` fails on any hit whose ``valid_from`` is not surely before its line's cutoff (read at its own
 precision: :func:`~frozen_search.cutoff.iso_before`) and on any chain break. ``replay`` re-runs each call and
-compares the canonical bytes of response and error; ``ts`` and ``latency_ms`` are never compared. A refused argument
-too long to be valid is logged cut (:func:`truncated_value`) and its line names it in ``truncated``: ``replay``
-reports such a line as not recomputable, never recomputing it.
+compares the canonical bytes of response and error (the same call logged again is recomputed once, and each of its
+lines compared with that answer); ``ts`` and ``latency_ms`` are never compared. Reading a log, a line ``orjson``
+proves to be its own canonical form is not encoded again (:func:`_proven_line`); any other takes the exact path.
+A refused argument too long to be valid is logged cut (:func:`truncated_value`) and its line names it in
+``truncated``: ``replay`` reports such a line as not recomputable, never recomputing it.
 """
 
 from __future__ import annotations
 
 import fcntl
+import functools
 import hashlib
 import hmac
 import json
 import logging
 import mmap
 import os
+import re
 import secrets
 import threading
 import time
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
+from collections import OrderedDict, deque
+from collections.abc import Callable, Collection, Hashable, Iterable, Iterator, Mapping
+from concurrent.futures import Future
 from contextlib import contextmanager
 from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
+import orjson
 import rfc8785
 
 from frozen_search.cutoff import iso_before, iso_utc, parse_cutoff
@@ -527,13 +534,26 @@ class QueryLog:
 
 class LoggedRecord(dict[str, Any]):
     """One line of a query log as :func:`read_log` yields it: the JSON object it parses to, plus ``raw``, the
-    line's bytes as read (its newline included), which :func:`verify_chain` holds to the canonical form."""
+    line's bytes as read (its newline included), which :func:`verify_chain` holds to the canonical form, and
+    ``proven``, the line's hash when it was proven canonical as read (:func:`_proven_line`; else ``None``)."""
 
-    __slots__ = ("raw",)
+    __slots__ = ("proven", "raw")
 
-    def __init__(self, record: dict[str, Any], raw: bytes) -> None:
+    def __init__(self, record: dict[str, Any], raw: bytes, proven: str | None = None) -> None:
         super().__init__(record)
         self.raw = raw
+        self.proven = proven
+
+    def proven_hash(self) -> str | None:
+        """``proven`` while the record still serializes to its line's bytes (a record edited in memory since it was
+        read is checked the exact way)."""
+        if self.proven is None:
+            return None
+        try:
+            same = orjson.dumps(self, option=_FAST) == self.raw.removesuffix(b"\n")
+        except orjson.JSONEncodeError:
+            return None
+        return self.proven if same else None
 
 
 def read_log(path: str | os.PathLike[str], torn: list[int] | None = None) -> Iterator[tuple[int, LoggedRecord]]:
@@ -543,15 +563,87 @@ def read_log(path: str | os.PathLike[str], torn: list[int] | None = None) -> Ite
     ``torn``: when given, a last line without its newline that is not JSON — a write interrupted by a ``kill -9``,
     whose call was never answered — ends the reading and its number is appended to ``torn`` instead.
     """
-    for number, raw, record in _read_lines(path, torn):
-        yield number, LoggedRecord(record, raw)
+    for number, raw, record, proven in _read_lines(path, torn):
+        yield number, LoggedRecord(record, raw, proven)
 
 
-def _read_lines(path: str | os.PathLike[str], torn: list[int] | None) -> Iterator[tuple[int, bytes, dict[str, Any]]]:
-    """:func:`read_log` with each line's bytes as read (its newline included)."""
+_FAST = orjson.OPT_SORT_KEYS | orjson.OPT_STRICT_INTEGER
+# A number token with a fraction or an exponent as orjson writes it (in a line with no whitespace outside strings,
+# every number token follows ":", "," or "["); the same text inside a string matches too, which only costs a check.
+_FLOAT_TOKEN = re.compile(rb"(?<=[:,\[])-?[0-9]+(?:\.[0-9]+(?:e[+-]?[0-9]+)?|e[+-]?[0-9]+)")
+_FOUR_BYTE = (b"\xf0", b"\xf1", b"\xf2", b"\xf3", b"\xf4")  # lead bytes of characters outside the BMP
+_INTEGRAL_FLOAT = (b".0,", b".0}", b".0]")  # orjson's "1.0" (RFC 8785: "1") ends a token so
+_DIGITS = frozenset(b"0123456789")
+
+
+def _odd_floats(line: bytes) -> bool:
+    """Whether ``line`` may hold a number orjson writes unlike RFC 8785: an integral float (``1.0``, ``-0.0``) or an
+    exponent (orjson ``1e+16``, ``1e-6``; RFC 8785 ``10000000000000000``, ``0.000001``), i.e. ``.0`` before ``,``
+    ``}`` or ``]``, or ``e+``/``e-`` after a digit (in strings too: then the exact check runs for nothing). Every
+    other float orjson writes is its shortest round-trip digits in decimal notation, as RFC 8785 writes it
+    (checked on random doubles by ``tests/cross_source/test_replay_fast.py``)."""
+    if any(mark in line for mark in _INTEGRAL_FLOAT):
+        return True
+    for sign in (b"e+", b"e-"):
+        at = line.find(sign, 1)
+        while at > 0:
+            if line[at - 1] in _DIGITS:
+                return True
+            at = line.find(sign, at + 2)
+    return False
+
+
+def _proven_line(raw: bytes) -> tuple[dict[str, Any], str] | None:
+    """``(record, hash)`` for a version-2 line (:data:`LOG_FORMAT`) proven, cheaply, to be byte for byte the RFC 8785
+    form :func:`_canonical_break` demands; ``hash`` is :func:`_record_hash` of it. ``None`` when not proven: then
+    the exact path (:func:`_decode`, :func:`_record_hash`, :func:`_canonical_break`) decides, so ``None`` is never
+    a verdict. The proof (``orjson``, https://github.com/ijl/orjson, parses and writes in C):
+
+    - ``orjson.dumps(orjson.loads(line), sorted keys, 53-bit integers) == line``: the line has no whitespace, no
+      duplicate key, keys sorted by code point, strings escaped as orjson escapes them and every number as orjson
+      writes it, and it parses to the values :func:`_decode` gives (orjson refuses what ``json`` would read
+      otherwise: lone surrogates, ``NaN``, invalid UTF-8; an integer past 64 bits becomes a float, which writes
+      back other digits; one past 53 bits is refused);
+    - no character outside the Basic Multilingual Plane (its UTF-8 lead byte ``F0``-``F4``): for keys of the BMP,
+      code point order is RFC 8785's UTF-16 order;
+    - each number written with a fraction or exponent is exactly :func:`jcs` of its value (orjson writes ``1.0``
+      and ``1e+16`` where RFC 8785 writes ``1`` and ``10000000000000000``): checked token by token whenever
+      :func:`_odd_floats` finds such a form anywhere in the line;
+    - strings: orjson escapes exactly as RFC 8785 (``\\"``, ``\\\\``, ``\\b\\f\\n\\r\\t``, ``\\u00xx`` for the
+      other controls, every other character as itself), checked for every BMP character by
+      ``tests/cross_source/test_replay_fast.py``; integers within 53 bits are their digits in both.
+
+    Under these, orjson's bytes of the line without ``hash`` and ``sig`` are :func:`jcs` of it, so they are hashed.
+    """
+    line = raw[:-1] if raw.endswith(b"\n") else raw
+    if any(lead in line for lead in _FOUR_BYTE):
+        return None
+    try:
+        record = orjson.loads(line)
+        if type(record) is not dict or record.get("schema_version") != LOG_FORMAT \
+                or orjson.dumps(record, option=_FAST) != line:
+            return None
+        if _odd_floats(line):
+            for token in _FLOAT_TOKEN.findall(line):
+                if jcs(float(token)).encode("ascii") != token:
+                    return None
+        body = {key: value for key, value in record.items() if key != "hash" and key != "sig"}
+        return record, hashlib.sha256(orjson.dumps(body, option=_FAST)).hexdigest()
+    except (orjson.JSONDecodeError, orjson.JSONEncodeError, ValueError, OverflowError):
+        return None
+
+
+def _read_lines(path: str | os.PathLike[str], torn: list[int] | None
+                ) -> Iterator[tuple[int, bytes, dict[str, Any], str | None]]:
+    """:func:`read_log` with each line's bytes as read (its newline included) and, for a line proven canonical by
+    :func:`_proven_line`, its hash (else ``None``)."""
     try:
         with Path(path).open("rb") as handle:
             for number, raw in enumerate(handle, start=1):
+                proven = _proven_line(raw)
+                if proven is not None:
+                    yield number, raw, proven[0], proven[1]
+                    continue
                 try:
                     record = _decode(raw)
                 except (ValueError, RecursionError) as exc:  # RecursionError: a line nested past the limit
@@ -561,7 +653,7 @@ def _read_lines(path: str | os.PathLike[str], torn: list[int] | None) -> Iterato
                     raise InvalidRequest(f"query log {path} line {number} is not JSON: {exc}") from exc
                 if not isinstance(record, dict):
                     raise InvalidRequest(f"query log {path} line {number} is not a JSON object")
-                yield number, raw, record
+                yield number, raw, record, None
     except OSError as exc:
         raise InvalidRequest(f"cannot read query log {path}: {exc}") from exc
 
@@ -585,15 +677,17 @@ class _ChainChecker:
     def __init__(self) -> None:
         self._prev = GENESIS
 
-    def check(self, line: int, raw: bytes, record: Mapping[str, Any]) -> list[ChainBreak]:
+    def check(self, line: int, raw: bytes, record: Mapping[str, Any], proven: str | None = None) -> list[ChainBreak]:
+        """The line's breaks; ``proven``: its hash when :func:`_proven_line` proved it canonical (then neither the
+        hash nor the canonical form is computed again)."""
         breaks: list[ChainBreak] = []
         if record.get("prev") != self._prev:
             detail = f"prev is {record.get('prev')!r}, the previous line's hash is {self._prev}"
             breaks.append(ChainBreak(line, "prev_mismatch", detail))
-        stored, computed = record.get("hash"), _record_hash(record)
+        stored, computed = record.get("hash"), _record_hash(record) if proven is None else proven
         if stored != computed:
             breaks.append(ChainBreak(line, "hash_mismatch", f"stored hash {stored!r}, content hashes to {computed}"))
-        if (noncanonical := _canonical_break(line, raw, record)) is not None:
+        if proven is None and (noncanonical := _canonical_break(line, raw, record)) is not None:
             breaks.append(noncanonical)
         self._prev = stored if isinstance(stored, str) else computed
         return breaks
@@ -610,7 +704,7 @@ def verify_chain(records: Iterable[tuple[int, LoggedRecord]]) -> list[ChainBreak
     for line, record in records:
         if not isinstance(record, LoggedRecord):
             raise TypeError(f"verify_chain needs the records read_log yields (their bytes), not {type(record)}")
-        breaks += checker.check(line, record.raw, record)
+        breaks += checker.check(line, record.raw, record, record.proven_hash())
     return breaks
 
 
@@ -722,9 +816,23 @@ def _is_before(instant: object, cutoff: object) -> bool:
     try:
         if not (isinstance(instant, str) and isinstance(cutoff, str)):
             return False
-        return iso_before(instant, parse_cutoff(cutoff))
+        return _iso_before(instant, cutoff)
     except InvalidRequest:
         return False
+
+
+@functools.lru_cache(maxsize=65_536)
+def _iso_before(instant: str, cutoff: str) -> bool:
+    """:func:`~frozen_search.cutoff.iso_before` of two strings, remembered (a log repeats its hits' dates and its
+    cutoffs; both parses are pure). :class:`InvalidRequest` when either does not parse (never remembered)."""
+    return iso_before(instant, _cutoff_of(cutoff))
+
+
+@functools.lru_cache(maxsize=1024)
+def _cutoff_of(text: str) -> datetime:
+    """:func:`~frozen_search.cutoff.parse_cutoff`, remembered (a log has few cutoffs). :class:`InvalidRequest` if
+    ``text`` does not parse (never remembered)."""
+    return parse_cutoff(text)
 
 
 def _tally(report: AuditReport, line: int, record: Mapping[str, Any]) -> None:
@@ -764,7 +872,7 @@ def disclosure_in(record: Mapping[str, Any]) -> str | None:
     re-verification runs on every shown text), and for each value the line ``withheld``. A line whose cutoff does
     not parse is reported too (nothing can be checked against it)."""
     try:
-        cutoff = parse_cutoff(str(record.get("cutoff")))
+        cutoff = _cutoff_of(str(record.get("cutoff")))
     except InvalidRequest:
         return f"cutoff {str(record.get('cutoff'))[:40]!r} does not parse"
     given = sorted({iso_utc(cutoff), *_strings(record.get("arguments"))}, key=len, reverse=True)
@@ -803,8 +911,9 @@ def _canonical_break(line: int, raw: bytes, record: Mapping[str, Any]) -> ChainB
     whose first value :func:`json.loads` drops, ``1.0`` for ``1`` in JCS, an escaped letter, a space) keep a signed
     line verifying while the file says something else. A version-2 line JCS cannot represent is left to its
     ``hash_mismatch``."""
+    plain = record if type(record) is dict else dict(record)  # a LoggedRecord: jcs() walks plain dicts only
     try:
-        text = _jcs_read(record) if record.get("schema_version") == LOG_FORMAT else canonical_json(record)
+        text = _jcs_read(plain) if plain.get("schema_version") == LOG_FORMAT else canonical_json(plain)
     except ValueError:
         return None
     if raw.removesuffix(b"\n") == _encode(text):
@@ -834,9 +943,9 @@ def audit(path: str | os.PathLike[str], *, key: bytes | None = None, expect_head
     report, checker = AuditReport(key_checked=key is not None, expected_head=expect_head), _ChainChecker()
     seen_at: int | None = None
     torn: list[int] = []
-    for line, raw, record in _read_lines(path, torn):
+    for line, raw, record, proven in _read_lines(path, torn):
         report.lines, report.head = line, str(record.get("hash"))
-        report.chain_breaks += checker.check(line, raw, record)
+        report.chain_breaks += checker.check(line, raw, record, proven)
         report.signed += isinstance(record.get("sig"), str)
         if key is not None and (bad := _signature_break(line, record, key)) is not None:
             report.chain_breaks.append(bad)
@@ -921,20 +1030,84 @@ def not_recomputable(record: Mapping[str, Any]) -> str | None:
             "truncated")
 
 
-def _replay_one(record: Mapping[str, Any], execute: Execute) -> str:
+def _execute(record: Mapping[str, Any], execute: Execute) -> tuple[Any, Any] | str:
+    """``(response, error)`` recomputed for ``record``, or the ``malformed line`` detail."""
     arguments, cutoff = record.get("arguments"), record.get("cutoff")
     if not isinstance(arguments, dict) or not isinstance(cutoff, str):
         return "malformed line: arguments is not an object or cutoff is not a string"
     try:
-        response, error = execute(cutoff, str(record.get("tool")), arguments)
+        return execute(cutoff, str(record.get("tool")), arguments)
     except Exception as exc:  # noqa: BLE001 - a crash is an ``internal`` outcome of the line, compared as logged
-        response, error = None, error_dict(exc)
-    logged = {"response": record.get("response"), "error": record.get("error")}
-    return compare(logged, {"response": response, "error": error})
+        return None, error_dict(exc)
+
+
+@dataclass(frozen=True)
+class _Answer:
+    """One recomputed call: ``pair`` (``{"response", "error"}``) and ``fast``, its orjson bytes (sorted keys) when
+    they stand for it exactly (they read back equal: no NaN or infinity, which orjson writes as ``null``, no
+    non-string key, no integer past 64 bits), else ``None``."""
+
+    pair: dict[str, Any]
+    fast: bytes | None
+
+    @classmethod
+    def of(cls, response: Any, error: Any) -> _Answer:
+        pair = {"response": response, "error": error}
+        try:
+            fast = orjson.dumps(pair, option=orjson.OPT_SORT_KEYS)
+        except orjson.JSONEncodeError:
+            return cls(pair, None)
+        return cls(pair, fast if orjson.loads(fast) == pair else None)
+
+    @classmethod
+    def from_text(cls, text: str) -> _Answer:
+        """The answer from its :func:`canonical_json` text (as :data:`Submit` returns it)."""
+        pair = json.loads(text)
+        return cls.of(pair["response"], pair["error"])
+
+    def compare(self, record: Mapping[str, Any], proven: bool) -> str:
+        """:func:`compare` of the line's logged response and error with this answer. For a ``proven`` line (read by
+        orjson, :func:`_proven_line`) equal orjson bytes decide ``""`` at once: both are then the same JSON
+        values, so their :func:`canonical_json` bytes are equal; anything else is compared the exact way."""
+        logged = {"response": record.get("response"), "error": record.get("error")}
+        if proven and self.fast is not None:
+            try:
+                if orjson.dumps(logged, option=orjson.OPT_SORT_KEYS) == self.fast:
+                    return ""
+            except orjson.JSONEncodeError:
+                pass
+        return compare(logged, self.pair)
+
+
+REPLAY_ANSWERS_HELD = 4096
+"""Distinct calls whose recomputed answer :func:`replay` keeps (LRU) to compare the same call logged again."""
+REPLAY_WINDOW = 256
+"""Lines :func:`replay` reads ahead of the one it reports while their calls run elsewhere (``submit``)."""
+
+Submit = Callable[[Hashable, str, str, dict[str, Any]], "Future[str]"]
+"""``submit(context, cutoff_iso, tool, arguments)``: the call run elsewhere (another process); the future's result
+is the :func:`canonical_json` text of ``{"response", "error"}`` as ``execute`` would give them."""
+
+
+@dataclass
+class _Pending:
+    """A line read, its answer not yet compared: ``answer`` when known, else ``future`` (of ``key``)."""
+
+    line: int
+    tool: str
+    breaks: tuple[ChainBreak, ...]
+    record: Mapping[str, Any]
+    proven: bool
+    key: Hashable | None = None
+    answer: _Answer | None = None
+    future: Future[str] | None = None
+    done: ReplayLine | None = None
 
 
 def replay(path: str | os.PathLike[str], execute: Execute,
-           before: Callable[[Mapping[str, Any]], None] | None = None) -> Iterator[ReplayLine]:
+           before: Callable[[Mapping[str, Any]], None] | None = None,
+           group: Callable[[Mapping[str, Any]], Hashable | None] | None = None,
+           submit: Submit | None = None) -> Iterator[ReplayLine]:
     """Re-run each logged call through ``execute`` and compare response and error byte for byte (not ts/latency).
 
     ``before(record)``, when given, sees each line just before it is recomputed (the CLI reads ``live_sources``).
@@ -943,16 +1116,81 @@ def replay(path: str | os.PathLike[str], execute: Execute,
     :class:`FrozenSearchError` it raises counts as that error, and any other exception as ``internal`` (the line
     is reported, identical when it was logged ``internal`` too; the replay goes on). :class:`InvalidRequest` on an
     unreadable line.
+
+    ``group(record)`` (after ``before``): the line's context when its answer is a function of that context and of
+    its cutoff, tool and arguments alone (e.g. the replaying service's settings and the store generation), or
+    ``None``. Lines with the same context, cutoff, tool and arguments (their exact JSON values, as read from lines
+    proven canonical: :func:`_proven_line`) are recomputed once, and every one of them is compared with that one
+    answer (the last :data:`REPLAY_ANSWERS_HELD` distinct calls are held). A line whose ``group`` is ``None`` is
+    recomputed on its own, after every line before it, and forgets every held answer (it may have written to the
+    store: a live-learned row).
+
+    ``submit`` (with ``group``): grouped calls are run through it instead of ``execute`` (in other processes), up
+    to :data:`REPLAY_WINDOW` lines ahead; lines are still reported in log order.
     """
     checker = _ChainChecker()
-    for line, raw, record in _read_lines(path, []):
-        breaks = tuple(checker.check(line, raw, record))
+    held: OrderedDict[Hashable, _Answer] = OrderedDict()
+    running: dict[Hashable, Future[str]] = {}
+    pending: deque[_Pending] = deque()
+
+    def settle(item: _Pending) -> ReplayLine:
+        if item.done is not None:
+            return item.done
+        answer = item.answer
+        if answer is None:
+            answer = held.get(item.key)
+        if answer is None:
+            if item.future is None:  # pragma: no cover - a pending line has an answer or a future
+                raise RuntimeError("replay: a pending line has neither an answer nor a future")
+            answer = _Answer.from_text(item.future.result())
+            running.pop(item.key, None)
+            _hold(held, item.key, answer)
+        detail = answer.compare(item.record, item.proven)
+        return ReplayLine(item.line, item.tool, detail == "", detail, item.breaks)
+
+    for line, raw, record, proven in _read_lines(path, []):
+        breaks = tuple(checker.check(line, raw, record, proven))
+        tool = str(record.get("tool"))
         if before is not None:
             before(record)
+        item = _Pending(line, tool, breaks, record, proven is not None)
         cut = not_recomputable(record)
         if cut is not None:
-            ok = not cut.startswith("malformed")
-            yield ReplayLine(line, str(record.get("tool")), False, cut, breaks, recomputable=not ok)
-            continue
-        detail = _replay_one(record, execute)
-        yield ReplayLine(line, str(record.get("tool")), detail == "", detail, breaks)
+            item.done = ReplayLine(line, tool, False, cut, breaks, recomputable=cut.startswith("malformed"))
+        else:
+            context = None if group is None else group(record)
+            if context is not None and proven is not None and isinstance(record.get("arguments"), dict) \
+                    and isinstance(record.get("cutoff"), str):
+                item.key = (context, record["cutoff"], tool, orjson.dumps(record["arguments"], option=_FAST))
+                item.answer = held.get(item.key)
+                if item.answer is not None:
+                    held.move_to_end(item.key)
+                elif submit is not None:
+                    item.future = running.get(item.key)
+                    if item.future is None:
+                        item.future = running[item.key] = submit(context, record["cutoff"], tool,
+                                                                 record["arguments"])
+            if item.answer is None and item.future is None:
+                while pending:  # every line before it first: a line run here may write (an offline line)
+                    yield settle(pending.popleft())
+                outcome = _execute(record, execute)
+                if isinstance(outcome, str):
+                    item.done = ReplayLine(line, tool, False, outcome, breaks)
+                else:
+                    item.answer = _Answer.of(*outcome)
+                    if item.key is not None:
+                        _hold(held, item.key, item.answer)
+                    elif context is None:
+                        held.clear()
+        pending.append(item)
+        while pending and (len(pending) > REPLAY_WINDOW or pending[0].future is None
+                           or pending[0].future.done()):
+            yield settle(pending.popleft())
+    while pending:
+        yield settle(pending.popleft())
+
+
+def _hold(held: OrderedDict[Hashable, _Answer], key: Hashable, answer: _Answer) -> None:
+    held[key] = answer
+    if len(held) > REPLAY_ANSWERS_HELD:
+        held.popitem(last=False)

@@ -102,12 +102,16 @@ class Source(ABC):
     ``name`` is the registry key, the ``frozen-search ingest NAME`` subcommand and a ``live_sources`` entry;
     ``id_examples`` are shown when a reference is claimed by no source (``("arxiv:2101.10016",)``);
     ``api_policy`` is the upstream layer's politeness for :meth:`api_hosts` (``None``: the layer's default);
-    ``unit`` what its ingester stores, for progress bars (``states``, ``revisions``).
+    ``unit`` what its ingester stores, for progress bars (``states``, ``revisions``);
+    ``dated_by_events`` whether each stored state is dated by an event the input file records (an edit, a
+    submission: the file was made no earlier, so its newest one is a coverage date, ``frozen_search.stages.coverage``)
+    rather than by a date that may lie after the file was made (a publication date): ``False`` records no coverage.
     """
 
     name: ClassVar[str]
     id_examples: ClassVar[tuple[str, ...]] = ()
     unit: ClassVar[str] = "states"
+    dated_by_events: ClassVar[bool] = True
     api_policy: ClassVar[HostPolicy | None] = None
 
     @abstractmethod

@@ -266,6 +266,16 @@ def _immutable(path: Path) -> sqlite3.Connection:
     return sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
 
 
+def immutable_connection(path: Path) -> sqlite3.Connection:
+    """A read-only connection to the SQLite file ``path`` that writes nothing beside it (no ``-wal``/``-shm``, no
+    lock): :func:`_immutable`, for readers other than :class:`Store` (``export`` of a read-only data dir).
+
+    Raises:
+        ConfigError: there is no file at ``path``, or a non-empty ``-wal`` file beside it.
+    """
+    return _immutable(path)
+
+
 @contextmanager
 def exclusive_writer(data_dir: Path, what: str) -> Iterator[None]:
     """Hold the data dir's writer lock (``flock(2)`` on ``data_dir/.writer.lock``, created with the folder when
@@ -716,6 +726,16 @@ class Store:
             "SELECT source, MIN(rev_pk), MAX(rev_pk), MAX(valid_from) FROM revisions WHERE rev_pk>? AND rev_pk<=? "
             "AND origin IN ('dump', 'superseded') GROUP BY source ORDER BY source", (after, upto)).fetchall()
         return [(str(source), int(first), int(last), int(newest)) for source, first, last, newest in found]
+
+    def newest_event_before(self, row: CoverageRow, bound: int) -> int | None:
+        """The newest ``valid_from`` before ``bound`` (stored instants, UTC milliseconds) among the dump revisions
+        of ``row``'s file and source (``row.first_rev_pk..row.last_rev_pk``) of documents that had arrived by then
+        (not imported or created at or after ``bound``: their older stamps are no event before it), or ``None``."""
+        found = self._db.execute(
+            "SELECT MAX(valid_from) FROM revisions WHERE rev_pk>=? AND rev_pk<=? AND source=? AND valid_from<? "
+            f"AND origin IN ('dump', 'superseded') AND {_ARRIVED_BY}",
+            (row.first_rev_pk, row.last_rev_pk, row.source, bound, bound)).fetchone()
+        return None if found is None or found[0] is None else int(found[0])
 
     def record_coverage(self, rows: Iterable[CoverageRow], recorded: str) -> None:
         """Note what ingested files prove (see :class:`CoverageRow`); ``recorded``: when (ISO UTC)."""

@@ -42,7 +42,7 @@ from frozen_search.cache.http_cache import HttpCache
 from frozen_search.config import Settings
 from frozen_search.cutoff import iso_utc
 from frozen_search.errors import BundleInvalid, ConfigError, InvalidRequest, StoreIntegrityError
-from frozen_search.store import SCHEMA_VERSION, Store
+from frozen_search.store import SCHEMA_VERSION, Store, immutable_connection
 
 FORMAT = "frozen-search-bundle/1"
 EXPORT_STAGING_PREFIX = ".frozen-search-export-"
@@ -242,9 +242,13 @@ def _staging(parent: Path, prefix: str) -> Iterator[Path]:
 # -- export -------------------------------------------------------------------------------------------------------
 
 
-def _copy_store(source: Path, target: Path, progress: ProgressFn | None) -> tuple[int, dict[str, int]]:
-    """Back up the store with SQLite's backup API; returns its generation and revision counts by origin."""
-    src, dst = sqlite3.connect(source), sqlite3.connect(target)
+def _copy_store(source: Path, target: Path, progress: ProgressFn | None, read_only: bool = False
+                ) -> tuple[int, dict[str, int]]:
+    """Back up the store with SQLite's backup API; returns its generation and revision counts by origin.
+    ``read_only``: read it immutable (:func:`~frozen_search.store.immutable_connection`: nothing written beside
+    it; a plain connection to a WAL database creates ``-wal``/``-shm`` and checkpoints into the file)."""
+    src = immutable_connection(source) if read_only else sqlite3.connect(source)
+    dst = sqlite3.connect(target)
     try:
         src.backup(dst, pages=4096, progress=None if progress is None else
                    lambda _status, left, total: progress("store", total - left, total))
@@ -263,9 +267,10 @@ def _copy_store(source: Path, target: Path, progress: ProgressFn | None) -> tupl
                                             "live_revisions": counts.get("live", 0)}
 
 
-def _copy_cache(source: Path, target: Path, progress: ProgressFn | None) -> int:
-    """Copy every entry, verified (its body sha256), into a fresh cache; returns the number copied."""
-    with HttpCache(source) as src, HttpCache(target) as dst:
+def _copy_cache(source: Path, target: Path, progress: ProgressFn | None, read_only: bool = False) -> int:
+    """Copy every entry, verified (its body sha256), into a fresh cache; returns the number copied. ``read_only``:
+    the source is opened immutable (nothing written into its folder)."""
+    with HttpCache(source, read_only=read_only) as src, HttpCache(target) as dst:
         tick, copied = _ticker(progress, "http-cache", len(src)), 0
         for key in src:
             record = src.get(key)  # StoreIntegrityError on a corrupt entry: never exported
@@ -320,20 +325,30 @@ def export_bundle(settings: Settings, bundle_path: Path, *, include_index: bool 
     by one, the index only if unchanged during the copy, the log up to its last complete line. Staging space (a
     full uncompressed copy) is taken beside ``bundle_path``.
 
+    With ``settings.read_only`` (``FROZEN_SEARCH_READ_ONLY``: a frozen data dir, README "Scale-out") nothing is
+    written into the data dir: the bundle (and so its staging folder) must be outside it, and the store and HTTP
+    cache are read immutable (no ``-wal``/``-shm`` created, no checkpoint); the index and the log are only read.
+
     Raises:
-        ConfigError: no store in the data dir, or not a frozen-search store of this schema version.
-        StoreIntegrityError: an HTTP cache entry is corrupt (nothing is written at ``bundle_path``).
+        ConfigError: no store in the data dir, or not a frozen-search store of this schema version; read-only and
+            the bundle inside the data dir, or a non-empty ``-wal`` beside the store.
+        StoreIntegrityError: an HTTP cache entry is corrupt (nothing is written at ``bundle_path``); read-only and
+            a cache that cannot be read immutable.
         OSError: the bundle or its staging folder cannot be written.
     """
     if not settings.store_path.is_file():
         raise ConfigError(f"no store at {settings.store_path}: nothing to export")
     bundle_path = Path(bundle_path)
+    read_only = settings.read_only
+    if read_only and bundle_path.parent.resolve().is_relative_to(settings.data_dir.resolve()):
+        raise ConfigError(f"export writes {bundle_path} and its staging folder beside it, inside {settings.data_dir}, "
+                          "which is read-only here (FROZEN_SEARCH_READ_ONLY): write the bundle outside the data dir")
     bundle_path.parent.mkdir(parents=True, exist_ok=True)
     with _staging(bundle_path.parent, EXPORT_STAGING_PREFIX) as tmp:
         root = Path(tmp) / "bundle"
         root.mkdir()
-        generation, counts = _copy_store(settings.store_path, root / STORE, progress)
-        counts["cache_entries"] = _copy_cache(settings.cache_path, root / CACHE, progress) \
+        generation, counts = _copy_store(settings.store_path, root / STORE, progress, read_only)
+        counts["cache_entries"] = _copy_cache(settings.cache_path, root / CACHE, progress, read_only) \
             if settings.cache_path.is_dir() else 0
         indexed = include_index and settings.index_path.is_dir() and \
             _copy_index(settings.index_path, root / INDEX, generation)

@@ -27,7 +27,8 @@ from types import TracebackType
 from typing import Any
 
 from frozen_search.cutoff import iso_utc
-from frozen_search.errors import FrozenSearchError, StoreIntegrityError, UpstreamUnavailable
+from frozen_search.errors import ConfigError, FrozenSearchError, StoreIntegrityError, UpstreamUnavailable
+from frozen_search.store import immutable_connection
 
 _MAGIC = b"frozen-search-http-cache/1\n"
 FILE_NAME = "exchanges.sqlite3"
@@ -144,6 +145,31 @@ def _decode(key: str, raw: object) -> CachedResponse:
     return record
 
 
+def _open_immutable(database: Path) -> sqlite3.Connection:
+    """Open an existing cache database read-only and immutable (nothing written beside it; see
+    :func:`~frozen_search.store.immutable_connection`) and check its schema is exactly ours.
+
+    Raises:
+        StoreIntegrityError: no such file (a folder of an earlier version must be opened writable once, to migrate
+            it), a non-empty ``-wal`` beside it, or not a frozen-search HTTP cache.
+    """
+    try:
+        connection = immutable_connection(database)
+    except ConfigError as exc:
+        raise StoreIntegrityError(f"cannot open the HTTP cache {database} read-only: {exc.message}") from exc
+    try:
+        connection.execute("PRAGMA trusted_schema=OFF")
+        rows = connection.execute("SELECT type, name, tbl_name, sql FROM sqlite_master").fetchall()
+        application_id = connection.execute("PRAGMA application_id").fetchone()[0]
+    except sqlite3.Error as exc:
+        connection.close()
+        raise StoreIntegrityError(f"cannot open the HTTP cache {database}: {type(exc).__name__}") from exc
+    if sorted(rows) != _MASTER or application_id != _APPLICATION_ID:
+        connection.close()
+        raise StoreIntegrityError(f"{database} is not a frozen-search HTTP cache (its schema differs)")
+    return connection
+
+
 def _open(database: Path) -> sqlite3.Connection:
     """Open (creating if new) the cache database and check its schema is exactly ours before any row is read."""
     connection = sqlite3.connect(database, timeout=_BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False)
@@ -222,9 +248,15 @@ class HttpCache:
     the file is not a frozen-search HTTP cache.
     """
 
-    def __init__(self, path: Path | str) -> None:
+    def __init__(self, path: Path | str, *, read_only: bool = False) -> None:
         self.path = Path(path)
         database = self.path / FILE_NAME
+        if read_only:  # an existing cache, read without writing anything into its folder (export --read-only)
+            self._db = _open_immutable(database)
+            self._lock = threading.Lock()
+            self._closed = False
+            self._counts = {"hits": 0, "misses": 0, "writes": 0, "corrupt": 0}
+            return
         try:
             self.path.mkdir(parents=True, exist_ok=True)
             legacy = not database.exists() and (self.path / _LEGACY_FILE).is_file()

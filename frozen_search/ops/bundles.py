@@ -24,8 +24,12 @@ def export_bundle(settings: Settings, bundle_path: Path, *, include_index: bool 
     """Write the data dir of ``settings`` to ``bundle_path`` (a ``.tar.gz``, replaced atomically); returns its
     manifest. ``progress(phase, done, total)``: see :data:`~frozen_search.cache.bundle.ProgressFn`.
 
+    With ``settings.read_only`` it writes nothing into the data dir (the bundle must be outside it; the store and
+    HTTP cache are read immutable).
+
     Raises:
-        ConfigError: no store in the data dir, or not a frozen-search store of this schema version.
+        ConfigError: no store in the data dir, or not a frozen-search store of this schema version; read-only and
+            ``bundle_path`` inside the data dir.
         StoreIntegrityError: an HTTP cache entry is corrupt (nothing is written at ``bundle_path``).
         OSError: the bundle or its staging folder cannot be written.
     """

@@ -41,7 +41,7 @@ def open_service(settings: Settings) -> FrozenSearchService:
         store = existing_store(settings)
         try:
             if settings.read_only:
-                _require_snapshot(settings, store)
+                require_snapshot(settings, store)
             return FrozenSearchService.open(settings, store=store)
         except BaseException:
             store.close()
@@ -80,7 +80,7 @@ def check_read_only(settings: Settings) -> None:
                           f"{settings.data_dir} (FROZEN_SEARCH_LOG=/var/log/frozen-search/replica-1.jsonl)")
 
 
-def _require_snapshot(settings: Settings, store: Store) -> None:
+def require_snapshot(settings: Settings, store: Store) -> None:
     """The snapshot at the cutoff must be built already (a read-only data dir cannot build it inside a search).
 
     Raises:

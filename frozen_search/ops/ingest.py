@@ -80,7 +80,7 @@ def ingest(settings: Settings, source_name: str, paths: Sequence[Path], *, progr
         store = Store(settings.store_path)
         try:
             index = RevisionIndex.create(settings.index_path)
-            files = FileBoundaries(store, on_file)
+            files = FileBoundaries(store, on_file, source.dated_by_events)
             report = source.ingest(list(paths), store, index, settings=settings, progress=progress,
                                    on_file=files.start, **options)
             files.record()
@@ -106,11 +106,12 @@ class FileBoundaries:
     carries the date the dump was taken in a field of its own that every ingester reads, so ``newest_event`` is
     the basis of every row (a lower bound of the dump date: coverage is never overstated). A file that stored no
     new revision (all already stored) records nothing, and a crash before :meth:`record` leaves the source
-    without coverage: both only make the store claim less.
+    without coverage: both only make the store claim less. A source whose states are not dated by events of the
+    file (``dated_by_events`` false: OpenAlex's publication dates may follow the snapshot) records none.
     """
 
-    def __init__(self, store: Store, on_file: FileHook | None) -> None:
-        self.store, self.on_file = store, on_file
+    def __init__(self, store: Store, on_file: FileHook | None, dated_by_events: bool = True) -> None:
+        self.store, self.on_file, self.dated_by_events = store, on_file, dated_by_events
         self._starts: list[tuple[Path, int]] = []
 
     def start(self, path: Path) -> None:
@@ -121,6 +122,8 @@ class FileBoundaries:
 
     def record(self) -> int:
         """Record the coverage of every file read (after the ingest committed); returns the rows written."""
+        if not self.dated_by_events:
+            return 0
         end = self.store.max_rev_pk()
         bounds = [after for _, after in self._starts[1:]] + [end]
         rows = [CoverageRow(source, path.name, first, last, newest, "newest_event")

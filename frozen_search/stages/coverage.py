@@ -5,10 +5,14 @@ proves its documents unchanged (store ``coverage`` table, :class:`~frozen_search
 ``newest_event``: the newest revision or history event of that source in the file). A source *covers* ``T`` when
 it has coverage and every one of its files covers ``T`` (``covered_until >= instant_bound(T)``).
 
-A revision current at ``T`` with a known successor (``valid_to`` set, and so at or after ``T``) is proven to stand
-at ``T``. An open one (no later revision stored) is known unchanged up to its file's ``covered_until`` ``D``; when
-``D < T`` the store cannot tell whether it changed between ``D`` and ``T``: strict mode shows it from the store
-and says so (``metadata.covered_until``), live mode resolves it upstream (the gap ``D…T``).
+Every document of a source covering ``T`` is proven to stand at ``T``. When the source does not cover ``T``, the
+store cannot tell whether a document changed between its file's dump and ``T``: strict mode shows it from the store
+and says so (``metadata.covered_until``: the newest event *before* ``T`` of the document's file, up to which the
+file proves it unchanged), live mode resolves it upstream (the gap ``D…T``). Whether ``covered_until`` is shown, and
+its value, depend on nothing at or after ``T`` but the one per-source bit "covers ``T``" (which ``auto`` shows
+anyway): not on the document's own later revisions (a stored successor), nor on whether its own file holds an
+event at or after ``T``. Either would tell, per document, that it was edited after ``T`` (a file may be one page's
+export).
 
 ``search_from`` (setting ``FROZEN_SEARCH_SEARCH_FROM``, flag ``--search-from``): ``store`` (strict: in live and
 offline mode, search candidates come only from the historical index; upstream only resolves a ``fetch`` of a
@@ -21,7 +25,7 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from frozen_search.config import SEARCH_FROM, Settings
 from frozen_search.registry import Registry
@@ -36,6 +40,7 @@ class Coverage:
     (sorted by first ``rev_pk``) and ``covered_until`` instants (UTC milliseconds)."""
 
     files: dict[str, tuple[CoverageRow, ...]]
+    _before: dict[tuple[CoverageRow, int], int | None] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
     def of(cls, store: Store) -> Coverage:
@@ -60,18 +65,25 @@ class Coverage:
                 return False
         return True
 
-    def gap(self, row: RevisionRow, bound: int) -> int | None:
-        """``covered_until`` of ``row`` (a dump revision current at ``T``, ``bound = instant_bound(T)``) when the
-        store cannot prove it still stood at ``T``: it has no stored successor and its file covers only up to an
-        instant before ``T``. ``None`` when it is proven (a successor, or a file covering ``T``). A row of no
-        recorded file (ingested before coverage was recorded) is known only up to its own ``valid_from``."""
-        if row.valid_to is not None:
-            return None
+    def gap(self, row: RevisionRow, bound: int, store: Store) -> int | None:
+        """``covered_until`` of ``row`` (a dump revision current at ``T``, ``bound = instant_bound(T)``; stored
+        instants, UTC milliseconds) when the store cannot prove it still stood at ``T`` (its source does not cover
+        ``T``): the newest event before ``T`` of its file, among documents that had arrived by ``T`` (read from
+        ``store`` once per file and cutoff). ``None`` when its source covers ``T``. A row of no recorded file
+        (ingested before coverage was recorded, or learned live) is known only up to its own ``valid_from``. Never
+        decided by anything at or after ``T`` about the document or its file (see the module docstring)."""
         rows = self.files.get(row.source, ())
         firsts = [file.first_rev_pk for file in rows]
         at = bisect.bisect_right(firsts, row.rev_pk) - 1
-        until = rows[at].covered_until if at >= 0 and rows[at].last_rev_pk >= row.rev_pk else row.valid_from
-        return None if until >= bound else until
+        if at < 0 or rows[at].last_rev_pk < row.rev_pk:
+            return row.valid_from
+        if self.covers((row.source,), bound):
+            return None
+        file = rows[at]
+        if (file, bound) not in self._before:
+            self._before[file, bound] = store.newest_event_before(file, bound)
+        until = self._before[file, bound]
+        return row.valid_from if until is None else max(until, row.valid_from)
 
 
 def strict_search(settings: Settings, registry: Registry, coverage: Coverage, asked: Iterable[str],

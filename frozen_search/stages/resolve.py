@@ -16,7 +16,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from frozen_search.config import Settings
-from frozen_search.errors import FrozenSearchError, NotFoundBeforeCutoff, OfflineCacheMiss, UpstreamUnavailable
+from frozen_search.errors import (
+    ContentUnproven,
+    FrozenSearchError,
+    NotFoundBeforeCutoff,
+    OfflineCacheMiss,
+    UpstreamUnavailable,
+)
 from frozen_search.source import LiveSource, Shown, Source
 from frozen_search.stages.coverage import Coverage
 from frozen_search.store import Store
@@ -58,9 +64,11 @@ def resolve_from_store(source: Source, reference: Any, lives: Mapping[str, LiveS
                        settings: Settings, coverage: Coverage) -> tuple[Shown, int | None]:
     """Strict mode's ``fetch``: the state at ``T`` from the store, with its ``covered_until`` (a stored instant
     before ``T``, UTC milliseconds) when the store cannot prove it still stood at ``T`` (see
-    :meth:`~frozen_search.stages.coverage.Coverage.gap`), else ``None``. Only a reference the store has no state
-    of at ``T`` is resolved upstream (when ``source`` is asked live): a document created after its dump, or never
-    in one.
+    :meth:`~frozen_search.stages.coverage.Coverage.gap`), else ``None``. Only a reference the store does not cover
+    at ``T`` is resolved upstream (when ``source`` is asked live): one it has no state of (a document created after
+    its dump, or never in one), or whose state at ``T`` it holds without its content (``ContentUnproven``: e.g. an
+    arXiv version whose record carried only a later version's text; when upstream cannot show it either, the
+    store's refusal stands).
 
     Raises:
         NotFoundBeforeCutoff, NotEligible, ContentUnproven: nothing may be shown at ``T`` (from the store, or from
@@ -74,7 +82,15 @@ def resolve_from_store(source: Source, reference: Any, lives: Mapping[str, LiveS
         if live is None:
             raise
         return resolve_live(source.name, live, reference), None
-    return shown, coverage.gap(shown.row, bound)
+    except ContentUnproven as unproven:
+        live = lives.get(source.name)
+        if live is None:
+            raise
+        try:
+            return resolve_live(source.name, live, reference), None
+        except FrozenSearchError:
+            raise unproven from None
+    return shown, coverage.gap(shown.row, bound, store)
 
 
 def resolve_live(name: str, live: LiveSource, reference: Any) -> Shown:

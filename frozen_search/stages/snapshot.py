@@ -17,6 +17,7 @@ progress of the build under way (read from that file, so the build may run in an
 from __future__ import annotations
 
 import json
+import math
 import os
 import shutil
 import threading
@@ -79,13 +80,21 @@ def snapshot_path(settings: Settings, bound: int, generation: int) -> Path:
 
 
 def read_progress(settings: Settings, bound: int, generation: int) -> SnapshotProgress | None:
-    """The progress of a build of this snapshot under way or interrupted, or ``None`` (none, or unreadable)."""
+    """The progress of a build of this snapshot under way or interrupted, or ``None`` (none, or unreadable: not
+    JSON, a field missing, or of another type than :class:`SnapshotProgress` writes -- counts non-negative
+    integers, times finite numbers -- so a damaged or edited file never breaks a search or ``/readyz``)."""
     path = _building(snapshot_path(settings, bound, generation)) / "progress.json"
     try:
         found = json.loads(path.read_text())
-        return SnapshotProgress(**{name: found[name] for name in SnapshotProgress.__dataclass_fields__})
-    except (OSError, ValueError, KeyError, TypeError):
+        values = {name: found[name] for name in SnapshotProgress.__dataclass_fields__}
+    except (OSError, ValueError, KeyError, TypeError, RecursionError):
         return None
+    counts = [values[name] for name in ("bound", "generation", "done", "total", "resumed")]
+    times = [values["started"], values["updated"]]
+    if not all(type(count) is int and count >= 0 for count in counts) or not all(
+            type(when) in (int, float) and math.isfinite(when) for when in times):
+        return None
+    return SnapshotProgress(**values)
 
 
 def build_snapshot(settings: Settings, registry: Registry, store: Store, bound: int, *,

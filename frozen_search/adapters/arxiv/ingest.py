@@ -140,7 +140,7 @@ def detect_format(path: Path) -> str:
             line = handle.readline(_MAX_FIRST_LINE)
         try:
             first = json.loads(line)
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:  # RecursionError: nested past json's limit
             raise IngestError(f"{path}: the first line is not JSON ({exc})") from exc
         if isinstance(first, dict):
             versions = first.get("versions")
@@ -272,7 +272,7 @@ def _json_lines(path: Path, report: StateIngestReport, tick: Tick) -> Iterator[t
                 value = fastjson.loads(line)
                 if not isinstance(value, dict):
                     raise ValueError("not a JSON object")
-            except ValueError as exc:
+            except (ValueError, RecursionError) as exc:  # RecursionError: nested past json's limit (fastjson)
                 report.problems.append(f"{path.name}: record {number} (line {number}): not a JSON object ({exc})")
                 continue
             if number % 500 == 0:

@@ -22,6 +22,7 @@ class OpenAlexSource(DocumentStateSource):
     """OpenAlex works (``openalex:W123``, or ``doi:10.…`` as an alias)."""
 
     name = "openalex"
+    dated_by_events = False  # a state's date is its work's publication_date, which may follow the snapshot
     id_examples = ("openalex:W123", "doi:10.1000/x")
 
     def row_sources(self, settings: Settings) -> tuple[str, ...]:

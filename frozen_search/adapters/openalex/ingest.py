@@ -38,6 +38,11 @@ from frozen_search.index import RevisionIndex
 from frozen_search.store import Store
 
 _UNREADABLE = (OSError, EOFError, zlib.error)  # gzip.BadGzipFile is an OSError
+MAX_LINE_BYTES = 64 << 20
+"""The longest JSON line read (bytes): a real work is ~13.5 kB, one with thousands of authors a few MB; a longer line
+(a ``.gz`` of a few MB can hold one of gigabytes) is refused before it is read whole."""
+MAX_DOCUMENT_BYTES = 256 << 20
+"""The largest whole-file JSON document read (bytes): an API page of 200 works is a few MB."""
 Record = tuple[str, Any]  # (position, parsed record or the RecordError that stops it)
 
 
@@ -49,8 +54,12 @@ def _open(path: Path) -> IO[bytes]:
 
 
 def _whole_file(path: Path, stream: IO[bytes]) -> Iterator[Record]:
+    data = stream.read(MAX_DOCUMENT_BYTES + 1)
+    if len(data) > MAX_DOCUMENT_BYTES:
+        raise IngestError(f"{path} is one JSON document longer than {MAX_DOCUMENT_BYTES} bytes: not an OpenAlex "
+                          "response (nothing of it is read)")
     try:
-        document = fastjson.loads(stream.read())
+        document = fastjson.loads(data)
     except (ValueError, RecursionError) as exc:
         raise IngestError(f"{path} is neither an OpenAlex JSON response nor JSON lines: {exc}") from exc
     if isinstance(document, dict) and isinstance(document.get("results"), list):
@@ -83,7 +92,15 @@ def _json_lines(first: bytes, stream: IO[bytes], tick: Callable[[int], None]) ->
 
 def _chain(first: bytes, stream: IO[bytes]) -> Iterator[bytes]:
     yield first
-    yield from stream
+    for number, line in enumerate(iter(lambda: stream.readline(MAX_LINE_BYTES + 1), b""), start=2):
+        _bounded(line, number)
+        yield line
+
+
+def _bounded(line: bytes, number: int) -> None:
+    if len(line) > MAX_LINE_BYTES:
+        raise IngestError(f"line {number} is longer than {MAX_LINE_BYTES} bytes: not an OpenAlex work (nothing of "
+                          "it is read)")
 
 
 def records(path: Path, tick: Callable[[int], None]) -> Iterator[Record]:
@@ -98,13 +115,15 @@ def records(path: Path, tick: Callable[[int], None]) -> Iterator[Record]:
         raise IngestError(f"{path} cannot be read: {exc}") from exc
     with stream:
         try:
-            first = stream.readline()
+            first = stream.readline(MAX_LINE_BYTES + 1)
             while first and not first.strip():
-                first = stream.readline()
+                first = stream.readline(MAX_LINE_BYTES + 1)
         except _UNREADABLE as exc:
             raise IngestError(f"{path} cannot be read: {exc}") from exc
         if not first:
             raise IngestError(f"{path} is empty")
+        if len(first) > MAX_LINE_BYTES:
+            first = b""  # no work is a line this long: at most a whole-file document (read within its own limit)
         try:
             one_line = fastjson.loads(first)
         except (ValueError, RecursionError):

@@ -152,7 +152,8 @@ def unpack_site_archive(archive: Path, state_dir: Path) -> Path:
     the same dump key; the caller removes it once the ingest finished.
 
     Raises:
-        IngestError: py7zr is not installed, the file is not a 7z archive or is damaged, or a file is missing.
+        IngestError: py7zr is not installed, the file is not a 7z archive or is damaged, a file is missing, or the
+            four files' sizes (as the archive declares them) exceed the free space of ``state_dir``.
     """
     try:
         import py7zr
@@ -175,6 +176,10 @@ def unpack_site_archive(archive: Path, state_dir: Path) -> Path:
             missing = [name for name in FILES if name not in members]
             if missing:
                 raise IngestError(f"{archive} is not a complete site dump: {', '.join(missing)} missing")
+            sizes = {info.filename: int(info.uncompressed or 0) for info in seven.list()}
+            needed, free = sum(sizes.get(member, 0) for member in members.values()), shutil.disk_usage(folder).free
+            if needed > free:  # a decompression bomb, or a disk too small: refused before anything is written
+                raise IngestError(f"{archive} unpacks to {needed} bytes but {folder.parent} has {free} free")
             for name, member in members.items():
                 seven.reset()
                 with open(folder / name, "wb") as out:
@@ -599,7 +604,7 @@ def _value(kind: str, text: str | None, comment: str | None, at: int,
         try:
             found = json.loads(text or "{}")
             originals = [int(i) for i in found.get("OriginalQuestionIds", [])] if isinstance(found, dict) else []
-        except (ValueError, TypeError):
+        except (ValueError, TypeError, OverflowError, RecursionError):  # int(inf); nested past json's limit
             originals = []
         reason = close_reason(comment)
         if not originals and reason in ("duplicate", "exact duplicate"):
@@ -614,7 +619,7 @@ def _rows(handle: IO[bytes], path: Path, root: str) -> Iterator[Any]:
     Raises:
         IngestError: not well-formed (a truncated file), or the root element is not ``root``.
     """
-    parser = etree.iterparse(handle, events=("start", "end"), huge_tree=True)
+    parser = etree.iterparse(handle, events=("start", "end"))  # libxml2's limits: no value past 10 MB
     try:
         checked = False
         for event, element in parser:

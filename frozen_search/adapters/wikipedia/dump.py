@@ -84,6 +84,10 @@ CHECKPOINT_REVISIONS = 50_000  # revisions stored between two commits (then at t
 XML_READER = "lxml"
 """Which reader parses an export: ``"lxml"`` (:mod:`~frozen_search.adapters.wikipedia.xmlreader`, mwxml's values
 at ~2.5x its speed; a file with a DOCTYPE is still read by mwxml) or ``"mwxml"``."""
+MAX_VALUE_BYTES = 64 << 20
+"""The longest run of XML bytes without a ``<`` read (so the longest text or attribute value: neither can hold one):
+mwxml builds each revision text whole, and a Wikipedia revision is at most 2 MB; a longer run (a ``.gz`` of a few MB
+can hold gigabytes of one text) is refused before it is held in memory."""
 MAX_RENDER_WORKERS = 4  # render processes at most (beyond that the reading, storing process is the bottleneck)
 # What the decompressors raise on damaged bytes (gzip: zlib.error, BadGzipFile; bz2: OSError; xz: LZMAError).
 _DECOMPRESS_ERRORS = (zlib.error, EOFError, lzma.LZMAError, gzip.BadGzipFile, OSError)
@@ -321,11 +325,13 @@ class _Chain(io.RawIOBase):
 
 
 class _CountingReader(io.RawIOBase):
-    """Count the decompressed bytes read through it (the benchmark's MB/s of raw XML)."""
+    """Count the decompressed bytes read through it (the benchmark's MB/s of raw XML), and refuse (``OSError``) a
+    run of more than :data:`MAX_VALUE_BYTES` bytes without a ``<``."""
 
     def __init__(self, inner: IO[bytes]) -> None:
         self._inner = inner
         self.count = 0
+        self._run = 0  # bytes since the last '<'
 
     def readable(self) -> bool:
         return True
@@ -334,6 +340,14 @@ class _CountingReader(io.RawIOBase):
         data = self._inner.read(len(buffer))
         buffer[: len(data)] = data
         self.count += len(data)
+        first = data.find(b"<")
+        if first >= 0 and self._run + first <= MAX_VALUE_BYTES:
+            self._run = len(data) - data.rfind(b"<") - 1
+        else:
+            self._run += len(data) if first < 0 else first
+        if self._run > MAX_VALUE_BYTES:
+            raise OSError(f"more than {MAX_VALUE_BYTES} bytes without a '<': a text or attribute no MediaWiki "
+                          "export holds")
         return len(data)
 
 
