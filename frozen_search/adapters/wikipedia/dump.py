@@ -83,7 +83,7 @@ STORED_KEYS_KEPT = 500_000  # chunk keys known stored, kept to skip re-inserting
 CHECKPOINT_REVISIONS = 50_000  # revisions stored between two commits (then at the next page boundary)
 XML_READER = "lxml"
 """Which reader parses an export: ``"lxml"`` (:mod:`~frozen_search.adapters.wikipedia.xmlreader`, mwxml's values
-at ~2.5x its speed; a file with a DOCTYPE is still read by mwxml) or ``"mwxml"``."""
+at ~2.5x its speed) or ``"mwxml"``."""
 MAX_VALUE_BYTES = 64 << 20
 """The longest run of XML bytes without a ``<`` read (so the longest text or attribute value: neither can hold one):
 mwxml builds each revision text whole, and a Wikipedia revision is at most 2 MB; a longer run (a ``.gz`` of a few MB
@@ -863,8 +863,7 @@ def _ingest_file(path: Path, page_writer: _PageWriter, namespaces: frozenset[int
     may commit: every page read so far is whole in the queue or the store)."""
     with open_dump(path) as (raw, stream, counter):
         try:
-            fast = XML_READER == "lxml" and xmlreader.can_read(stream.peek(1 << 16)[: 1 << 16])  # type: ignore[attr-defined]
-            dump = xmlreader.Dump(stream) if fast else mwxml.Dump.from_file(stream)
+            dump = xmlreader.Dump(stream) if XML_READER == "lxml" else mwxml.Dump.from_file(stream)
         except _READ_ERRORS as exc:
             raise IngestError(f"{path}: not a readable MediaWiki export: {exc}") from exc
         number = 0

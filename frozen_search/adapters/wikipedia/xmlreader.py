@@ -10,8 +10,10 @@ the site's namespace names when ``<ns>`` is missing (export-0.3), ``deleted`` at
 every real export in ``../shared`` and on crafted ones. Memory stays bounded: each revision's element is cleared
 once read, so a page of 15,000 revisions never stands whole in memory.
 
-A file with a document type declaration is read by ``mwxml`` instead (:func:`can_read`): expat expands the
-internal entities such a declaration may define, and this reader (which never resolves entities) would not.
+A file with a document type declaration is refused (:class:`HasDocumentType`, before anything is read): expat
+(mwxml) expands the internal entities such a declaration may define, and this reader, which never resolves entities,
+would cut a text short at the first one. (The ingest refuses such a file before either reader sees it: MediaWiki
+writes none.)
 """
 
 from __future__ import annotations
@@ -30,10 +32,8 @@ _STAMP = re.compile(r"(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})Z\Z")
 _DAYS = (31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
 
 
-def can_read(head: bytes) -> bool:
-    """Whether a file starting with ``head`` (its first kilobytes of XML) is read by this reader rather than mwxml:
-    it has no document type declaration."""
-    return b"<!DOCTYPE" not in head
+class HasDocumentType(MalformedXML):  # type: ignore[misc]  # noqa: N818 - mwxml's error type (untyped)
+    """The export has a document type declaration (which MediaWiki never writes): refused, nothing of it read."""
 
 
 @dataclass(frozen=True)
@@ -309,7 +309,8 @@ class Dump:
     :class:`Page` and :class:`LogItem` objects in file order (a page's revisions are read as the page is iterated;
     moving to the next item skips whatever of the page was not read).
 
-    Raises (here or while iterating): ``lxml.etree.XMLSyntaxError`` on broken or truncated XML,
+    Raises (here or while iterating): :class:`HasDocumentType` (here, nothing yielded yet) on a document type
+    declaration, ``lxml.etree.XMLSyntaxError`` on broken or truncated XML,
     ``mwxml.errors.MalformedXML`` on an element out of place, ``ValueError`` on an id or timestamp that is not one.
     """
 
@@ -318,6 +319,8 @@ class Dump:
             stream, events=("start", "end"), huge_tree=True, resolve_entities=False, no_network=True,
             remove_comments=True, remove_pis=True))
         event, root = next(self._events)
+        if root.getroottree().docinfo.doctype:
+            raise HasDocumentType(root.getroottree().docinfo.doctype)
         if _tag(root) != "mediawiki":
             raise MalformedXML(f"Expected <mediawiki>, saw <{_tag(root)}>")
         self._root = root
