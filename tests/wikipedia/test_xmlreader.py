@@ -196,3 +196,14 @@ def test_a_document_type_declaration_is_refused(tmp_path: Path, prolog: bytes) -
             with pytest.raises(IngestError):
                 ingest_wikipedia([path], store, index)
         assert store.generation == 0
+
+
+def test_a_text_past_libxml2s_limit_is_refused_unread(tmp_path: Path) -> None:
+    """libxml2's 10,000,000-byte limit on one value holds (no huge_tree): an 11 MB revision text, five times what
+    MediaWiki stores, is a coded error with nothing stored, not held in memory whole."""
+    path = tmp_path / "huge.xml"
+    path.write_bytes(HEAD + page(REVISION.replace(b">Hello<", b">" + b"word " * 2_200_000 + b"<")) + b"</mediawiki>")
+    store, index = Store(tmp_path / "store.sqlite3"), RevisionIndex.create(tmp_path / "index")
+    with pytest.raises(IngestError):
+        ingest_wikipedia([path], store, index)
+    assert store.generation == 0
