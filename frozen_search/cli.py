@@ -114,7 +114,8 @@ def _ingest(name: str, files: tuple[Path, ...], data_dir: Path | None, cutoff: s
     """Run a source's ingester with a progress bar per file; print its report; then the snapshot at ``cutoff``.
 
     The bar is the share of the input file read (its bytes on disk, compressed or not, against the file's size, so
-    the time remaining holds for a compressed dump too), the revisions (or states) stored and their rate."""
+    the time remaining holds for a compressed dump too), the revisions (or states) stored and their rate, and, where
+    the ingester reports them (Wikipedia), the decompressed bytes read (MB of XML) and their rate."""
     import time
 
     from rich.progress import (
@@ -132,20 +133,28 @@ def _ingest(name: str, files: tuple[Path, ...], data_dir: Path | None, cutoff: s
     settings = Settings.from_env(data_dir=data_dir)
     started = time.monotonic()
     with Progress(TextColumn("{task.description}"), BarColumn(), TaskProgressColumn(),
-                  TextColumn(f"{{task.fields[revisions]:,}} {unit_of(name)} ({{task.fields[rate]}}/s)"),
+                  TextColumn(f"{{task.fields[revisions]:,}} {unit_of(name)} ({{task.fields[rate]}}/s)"
+                             "{task.fields[xml]}"),
                   TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(), console=_stderr()) as bar:
-        task = bar.add_task("ingest", total=None, revisions=0, rate=0)
+        task = bar.add_task("ingest", total=None, revisions=0, rate=0, xml="")
+        read_before = 0  # decompressed bytes of the files before this one
 
         def on_file(path: Path) -> None:
             size = path.stat().st_size if path.is_file() else None
             label = path.name if len(path.name) <= 28 else path.name[:27] + "…"
+            nonlocal read_before
             fields = bar.tasks[task].fields
+            read_before += fields.get("file_xml", 0)
             bar.reset(task, total=size, completed=0, description=label, revisions=fields["revisions"],
-                      rate=fields["rate"])
+                      rate=fields["rate"], xml=fields["xml"], file_xml=0)
 
-        def progress(done: int, revisions: int) -> None:
-            rate = round(revisions / max(time.monotonic() - started, 1e-3))
-            bar.update(task, completed=done, revisions=revisions, rate=f"{rate:,}")
+        def progress(done: int, revisions: int, decompressed: int | None = None) -> None:
+            elapsed = max(time.monotonic() - started, 1e-3)
+            rate = round(revisions / elapsed)
+            megabytes = (read_before + (decompressed or 0)) / 1e6
+            xml = "" if decompressed is None else f", {megabytes:,.0f} MB of XML ({megabytes / elapsed:,.1f} MB/s)"
+            bar.update(task, completed=done, revisions=revisions, rate=f"{rate:,}", xml=xml,
+                       file_xml=decompressed or 0)
 
         result = run_ingest(settings, name, files, progress=progress, on_file=on_file, **options)
     for problem in result.problems:

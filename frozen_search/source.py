@@ -35,8 +35,15 @@ from frozen_search.models import Rejection
 from frozen_search.store import RevisionRow, Store
 from frozen_search.verify import Displayed
 
-# progress(bytes read so far in the current file, revisions or states stored so far)
-Progress = Callable[[int, int], None]
+
+class Progress(Protocol):
+    """``progress(done, stored, decompressed=None)``: bytes of the current input file read so far (on disk, so
+    compressed for a compressed dump: its share of the file's size gives the percentage and the time left),
+    revisions or states stored so far, and, where the ingester knows it, the decompressed bytes read so far from
+    that file (Wikipedia: bytes of XML)."""
+
+    def __call__(self, done: int, stored: int, /, decompressed: int | None = None) -> None: ...
+
 
 
 @dataclass(frozen=True)

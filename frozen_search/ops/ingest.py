@@ -19,11 +19,13 @@ from frozen_search.errors import ConfigError
 from frozen_search.index import RevisionIndex
 from frozen_search.ops.data_dir import refuse_if_read_only
 from frozen_search.registry import Registry, default_registry
-from frozen_search.source import IngestReport
+from frozen_search.source import IngestReport, Progress
 from frozen_search.store import CoverageRow, Store, exclusive_writer
 
-IngestProgress = Callable[[int, int], None]
-"""``progress(done, stored)``: bytes of the current input file read so far, revisions (states) stored so far."""
+IngestProgress = Progress
+"""``progress(done, stored, decompressed=None)``: bytes of the current input file read so far, revisions (states)
+stored so far, decompressed bytes read so far where the ingester knows them (see
+:class:`~frozen_search.source.Progress`)."""
 
 FileHook = Callable[[Path], None]
 """``on_file(path)``: called before each input file is read."""

@@ -6,10 +6,10 @@ import bz2
 import gzip
 import lzma
 import sqlite3
+import subprocess
 import sys
 import time
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -43,9 +43,15 @@ def test_every_compression_reads_the_same(tmp_path: Path, compress: str) -> None
     path = tmp_path / f"mrr.xml.{compress}"
     path.write_bytes(writers[compress](data))
     store, index = fresh(tmp_path)
-    report = ingest_wikipedia([path], store, index)
+    calls: list[tuple[int, int, int | None]] = []
+    report = ingest_wikipedia([path], store, index,
+                              progress=lambda done, stored, xml=None: calls.append((done, stored, xml)))
     assert (report.pages, report.revisions) == (1, 38)
     assert report.raw_bytes == len(data)
+    # progress: bytes of the file read (compressed: the share of its size), revisions stored, bytes of XML read
+    assert calls[-1] == (path.stat().st_size, 38, len(data))
+    assert all(0 <= done <= path.stat().st_size and xml is not None and 0 < xml <= len(data)
+               for done, _, xml in calls)
 
 
 def test_schema_0_3_and_0_10_and_namespaces(tmp_path: Path) -> None:
@@ -128,8 +134,7 @@ class WorkerSpy:
     def __init__(self, monkeypatch: pytest.MonkeyPatch, window: int = 5,
                  after_start: Callable[[object], None] | None = None) -> None:
         self.workers: list[wikipedia_dump._RenderPool] = []
-        self.executors: list[ProcessPoolExecutor] = []
-        self.processes: list[object] = []
+        self.processes: list[subprocess.Popen[bytes]] = []
         self.batches = 0
         start, submit = wikipedia_dump._RenderPool.start, wikipedia_dump._RenderPool.submit
 
@@ -138,13 +143,10 @@ class WorkerSpy:
             start(worker)
             if first:
                 self.workers.append(worker)
-                if worker._executor is not None:
-                    self.executors.append(worker._executor)
                 deadline = time.monotonic() + 60
                 while not worker.ready and not worker._broken and time.monotonic() < deadline:
                     time.sleep(0.005)
-                if worker._executor is not None:
-                    self.processes.extend(worker._executor._processes.values())
+                self.processes.extend(process.process for process in worker._processes)
                 if after_start is not None:
                     after_start(worker)
 
@@ -158,8 +160,8 @@ class WorkerSpy:
         monkeypatch.setattr(wikipedia_dump._RenderPool, "submit", spied_submit)
 
     def all_ended(self) -> bool:
-        return all(not process.is_alive() for process in self.processes) and all(  # type: ignore[attr-defined]
-            worker._executor is None for worker in self.workers)
+        return all(process.poll() is not None for process in self.processes) and all(
+            not worker._processes for worker in self.workers)
 
 
 PIPELINE_FILES = (MRR, PEAR_2014, PYRUS, PEAR_2002, MATH_SAMPLE)
@@ -213,21 +215,64 @@ def test_render_process_failure_falls_back_to_rendering_inline(tmp_path: Path, m
     expected = stored_rows(store)
 
     def kill(worker: object) -> None:
-        assert isinstance(worker, wikipedia_dump._RenderPool) and worker._executor is not None
-        for process in list(worker._executor._processes.values()):
-            process.kill()
-            process.join()
+        assert isinstance(worker, wikipedia_dump._RenderPool) and worker._processes
+        for process in worker._processes:
+            process.process.kill()
+            process.process.wait()
 
-    def cannot_start(*args: object, **kwargs: object) -> None:
+    def cannot_start(self: object) -> None:
         raise OSError("no python here")
 
     spy = WorkerSpy(monkeypatch, after_start=kill if failure == "dies" else None)
     if failure == "cannot_start":
-        monkeypatch.setattr(wikipedia_dump, "ProcessPoolExecutor", cannot_start)
+        monkeypatch.setattr(wikipedia_dump._RenderPool, "_launch", cannot_start)
     store, index = fresh(tmp_path / "pooled")
     ingest_wikipedia([wiki_file(MRR), wiki_file(MATH_SAMPLE)], store, index)
     assert stored_rows(store) == expected
     assert (len(spy.processes) >= 1 if failure == "dies" else not spy.processes) and spy.all_ended()
+
+
+UNGUARDED_SCRIPT = """
+import sys
+from pathlib import Path
+
+from frozen_search.adapters.wikipedia import dump
+from frozen_search.index import RevisionIndex
+from frozen_search.store import Store
+
+out = Path(sys.argv[1])
+with open(out / "runs.txt", "a") as runs:  # a side effect of running this script, with no __main__ guard
+    runs.write("ran\\n")
+dump.PARALLEL_RENDER_AFTER = 0  # the render processes from the first revision
+batches = []
+submit = dump._RenderPool.submit
+
+
+def counted(pool, sources):
+    batches.append(pool.ready)
+    return submit(pool, sources)
+
+
+dump._RenderPool.submit = counted
+report = dump.ingest_wikipedia([Path(p) for p in sys.argv[2:]], Store(out / "store.sqlite3"),
+                               RevisionIndex.create(out / "index"))
+(out / "done.txt").write_text(f"{report.revisions} {sum(batches)}")
+"""
+
+
+@pytest.mark.slow
+def test_a_script_without_a_main_guard_runs_once(tmp_path: Path) -> None:
+    """A user script calling ``ingest_wikipedia`` at top level (no ``if __name__ == "__main__":``) is not run again
+    by the render processes (multiprocessing's spawn and forkserver import ``__main__`` in each child)."""
+    script = tmp_path / "ingest_script.py"
+    script.write_text(UNGUARDED_SCRIPT)
+    files = [str(wiki_file(name)) for name in (MRR, MATH_SAMPLE)]
+    done = subprocess.run([sys.executable, str(script), str(tmp_path), *files], capture_output=True, text=True,
+                          timeout=300, cwd=Path(__file__).resolve().parents[2])
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "runs.txt").read_text() == "ran\n"
+    revisions, pooled = map(int, (tmp_path / "done.txt").read_text().split())
+    assert revisions == 69 and pooled > 0  # batches were sent to a render process that had answered
 
 
 # --- dumps as Wikimedia publishes them: multistream .bz2, .7z ---------------------------------------------------------

@@ -13,9 +13,9 @@ non-XML or non-MediaWiki file raises :class:`~frozen_search.errors.IngestError` 
 checkpoint (nothing at all when it comes before the first).
 
 A long history (past :data:`PARALLEL_RENDER_AFTER` revisions) is rendered in a pipeline: this process reads, splits
-and stores, a pool of render processes (:class:`concurrent.futures.ProcessPoolExecutor`) renders the chunks missing
-from the memo, a tantivy thread indexes. Rendering is a pure
-function of each chunk, so what is stored and indexed does not depend on where it ran (the tests check it).
+and stores, render processes (``python -m frozen_search.adapters.wikipedia.render_worker``, so a caller's
+``__main__`` is never imported again) render the chunks missing from the memo, a tantivy thread indexes. Rendering
+is a pure function of each chunk, so what is stored and indexed does not depend on where it ran (the tests check it).
 """
 
 from __future__ import annotations
@@ -26,12 +26,13 @@ import gzip
 import hashlib
 import io
 import json
+import logging
 import lzma
-import multiprocessing
 import os
 import queue
 import re
-import signal
+import subprocess
+import sys
 import threading
 import time
 import warnings
@@ -39,17 +40,19 @@ import xml.etree.ElementTree as ElementTree
 import zlib
 from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any, cast
 
 import mwxml
+from lxml import etree
 from mwxml.errors import MalformedXML
 
 from frozen_search.adapters.wikipedia import ids as wikipedia
+from frozen_search.adapters.wikipedia import xmlreader
+from frozen_search.adapters.wikipedia.render_pipe import FAILED, encode_batch, read_batch
 from frozen_search.adapters.wikipedia.wikitext import (
     RENDERER_ID,
     DeferredChunks,
@@ -61,14 +64,16 @@ from frozen_search.adapters.wikipedia.wikitext import (
 from frozen_search.cutoff import stored_instant
 from frozen_search.errors import IngestError, InvalidRequest
 from frozen_search.index import IndexedRevision, IndexWriterSession, RevisionIndex
+from frozen_search.source import Progress
 from frozen_search.store import NewRevision, RevisionRow, Store
 
-Progress = Callable[[int, int], None]  # (compressed bytes read so far in this file, revisions so far)
+logger = logging.getLogger(__name__)
+
 _PAGES_ONLY_HEADER = (b'<mediawiki xmlns="http://www.mediawiki.org/xml/export-0.6/" version="0.6" xml:lang="en">'
                       b"<siteinfo><sitename>unknown (pages-only fragment)</sitename><namespaces>"
                       b'<namespace key="0" case="first-letter" /></namespaces></siteinfo>\n')
 _PAGES_ONLY_FOOTER = b"\n</mediawiki>\n"
-PARALLEL_RENDER_AFTER = 500  # revisions of one call rendered inline before a render process is used (spawn ~0.3 s)
+PARALLEL_RENDER_AFTER = 500  # revisions of one call rendered inline before a render process is used (start ~0.3 s)
 RENDER_WINDOW = 64  # revisions read ahead of the one being stored while their chunks are rendered
 # One indexing thread with a large heap: fewer, larger segments cost far less CPU to write and merge than two threads
 # with 32 MB each (~12 s instead of ~18 s on the Anarchism history), and leave a core to this process and the renderer.
@@ -76,6 +81,9 @@ INDEX_HEAP_BYTES, INDEX_THREADS = 128_000_000, 1
 _PUMP_QUEUE = 16  # decompressed blocks waiting to be parsed (of 1 MiB, or as py7zr writes them)
 STORED_KEYS_KEPT = 500_000  # chunk keys known stored, kept to skip re-inserting them (~46 MB; then forgotten)
 CHECKPOINT_REVISIONS = 50_000  # revisions stored between two commits (then at the next page boundary)
+XML_READER = "lxml"
+"""Which reader parses an export: ``"lxml"`` (:mod:`~frozen_search.adapters.wikipedia.xmlreader`, mwxml's values
+at ~2.5x its speed) or ``"mwxml"``."""
 MAX_VALUE_BYTES = 64 << 20
 """The longest run of XML bytes without a ``<`` read (so the longest text or attribute value: neither can hold one):
 mwxml builds each revision text whole, and a Wikipedia revision is at most 2 MB; a longer run (a ``.gz`` of a few MB
@@ -83,8 +91,9 @@ can hold gigabytes of one text) is refused before it is held in memory."""
 MAX_RENDER_WORKERS = 4  # render processes at most (beyond that the reading, storing process is the bottleneck)
 # What the decompressors raise on damaged bytes (gzip: zlib.error, BadGzipFile; bz2: OSError; xz: LZMAError).
 _DECOMPRESS_ERRORS = (zlib.error, EOFError, lzma.LZMAError, gzip.BadGzipFile, OSError)
-# What mwxml and ElementTree raise on broken input (seen on truncated, non-XML and root-less files).
-_READ_ERRORS = (ElementTree.ParseError, MalformedXML, AssertionError, ValueError, KeyError, AttributeError, TypeError)
+# What mwxml, ElementTree and lxml raise on broken input (seen on truncated, non-XML and root-less files).
+_READ_ERRORS = (ElementTree.ParseError, etree.LxmlError, MalformedXML, AssertionError, ValueError, KeyError,
+                AttributeError, TypeError)
 
 
 @dataclass
@@ -356,22 +365,55 @@ def _root_kind(head: bytes) -> str:
     return "unknown"
 
 
+class _FilePosition(io.RawIOBase):
+    """The dump file as its decompressor reads it, keeping :attr:`furthest`, the furthest byte read so far (a
+    parallel bzip2 decoder reads ahead and seeks, so the file's own position is no measure of progress)."""
+
+    def __init__(self, raw: IO[bytes]) -> None:
+        self._raw = raw
+        self.furthest = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        size = self._raw.readinto(buffer)  # type: ignore[attr-defined]
+        self.furthest = max(self.furthest, self._raw.tell())
+        return cast(int, size)
+
+    def seek(self, offset: int, whence: int = 0) -> int:
+        return self._raw.seek(offset, whence)
+
+    def tell(self) -> int:
+        return self._raw.tell()
+
+    def close(self) -> None:
+        self._raw.close()
+        super().close()
+
+
 @contextlib.contextmanager
-def open_dump(path: Path) -> Iterator[tuple[IO[bytes], IO[bytes], _CountingReader]]:
-    """Open a dump file: yields ``(raw file, XML byte stream for mwxml, counter of XML bytes read)``.
+def open_dump(path: Path) -> Iterator[tuple[_FilePosition, IO[bytes], _CountingReader]]:
+    """Open a dump file: yields ``(the file, with the furthest byte read; XML byte stream for mwxml; counter of XML
+    bytes read)``.
 
     Raises:
         IngestError: the file is missing, unreadable, or not a MediaWiki XML export.
     """
     try:
-        raw: IO[bytes] = open(path, "rb")  # noqa: SIM115 - closed below
+        raw = _FilePosition(open(path, "rb"))  # noqa: SIM115 - closed below
     except OSError as exc:
         raise IngestError(f"{path}: cannot open: {exc.strerror or exc}") from exc
     stream: IO[bytes] | None = None
+    file: IO[bytes] | None = None
     try:
         opener = _opener(raw.read(6))
         raw.seek(0)
-        stream = opener(raw)
+        file = cast(IO[bytes], raw)
+        stream = opener(file)
         head = stream.read(4096)
         kind = _root_kind(head)
         if kind == "unknown":
@@ -382,18 +424,13 @@ def open_dump(path: Path) -> Iterator[tuple[IO[bytes], IO[bytes], _CountingReade
         counter = _CountingReader(io.BufferedReader(_Chain(rest), buffer_size=1 << 20))
         yield raw, io.BufferedReader(counter, buffer_size=1 << 20), counter
     except _DECOMPRESS_ERRORS as exc:
-        at = "" if raw.closed or raw.tell() < 0 else f" at byte {raw.tell()} of the file"
+        at = f" at byte {raw.furthest} of the file" if raw.furthest else ""
         raise IngestError(f"{path}: cannot decompress or read{at}: {type(exc).__name__}: {exc}") from exc
     finally:
-        if stream is not None and stream is not raw:
+        if stream is not None and stream is not file:
             with contextlib.suppress(Exception):  # ends a decompressing thread before its file is closed
                 stream.close()
         raw.close()
-
-
-def _ignore_sigint() -> None:
-    """Render processes leave Ctrl-C to the parent (which then shuts the pool down)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def render_workers() -> int:
@@ -402,67 +439,164 @@ def render_workers() -> int:
     return max(1, min(MAX_RENDER_WORKERS, (os.cpu_count() or 2) - 1))
 
 
-class _RenderPool:
-    """Render processes (:class:`concurrent.futures.ProcessPoolExecutor`, ``spawn`` start method, so no inherited
-    store connection or tantivy thread) rendering batches of chunk sources with
-    :func:`~frozen_search.adapters.wikipedia.wikitext.render_chunk_batch`.
+def _worker_env() -> dict[str, str]:
+    """This process's environment, with the folder holding this ``frozen_search`` package first on ``PYTHONPATH``
+    (a render process imports the same code as the ingest)."""
+    root = str(Path(__file__).resolve().parents[3])
+    return dict(os.environ, PYTHONPATH=os.pathsep.join([root, *filter(None, [os.environ.get("PYTHONPATH")])]))
 
-    Rendering is a pure function of the source, so wherever a batch is rendered the texts are the same: when the
-    pool cannot start or a process dies (``BrokenProcessPool``), batches are rendered in this process instead.
+
+class _RenderProcess:
+    """One render process (``python -m frozen_search.adapters.wikipedia.render_worker``) and the two threads that
+    feed it batches and read its replies, in order. A reply of ``None`` means "render it yourself": the process
+    failed on that batch, died, or was closed."""
+
+    def __init__(self, process: subprocess.Popen[bytes]) -> None:
+        self.process = process
+        self.broken = False
+        self._outbox: queue.Queue[tuple[bytes, Future[list[str] | None]] | None] = queue.Queue()
+        self._sent: deque[Future[list[str] | None]] = deque()
+        self._lock = threading.Lock()
+        self._threads = [threading.Thread(target=self._write, name="frozen-search-render-in", daemon=True),
+                         threading.Thread(target=self._read, name="frozen-search-render-out", daemon=True)]
+        for thread in self._threads:
+            thread.start()
+
+    def submit(self, sources: list[str]) -> Future[list[str] | None]:
+        future: Future[list[str] | None] = Future()
+        self._outbox.put((encode_batch(sources), future))
+        return future
+
+    def _write(self) -> None:
+        stdin = cast(IO[bytes], self.process.stdin)
+        try:
+            while (item := self._outbox.get()) is not None:
+                data, future = item
+                with self._lock:
+                    if self.broken:
+                        future.set_result(None)
+                        continue
+                    self._sent.append(future)
+                stdin.write(data)
+                stdin.flush()
+        except (OSError, ValueError):  # the process died (broken pipe) or was closed
+            self._fail()
+        finally:
+            with contextlib.suppress(OSError, ValueError):
+                stdin.close()
+            while (item := self._drain()) is not None:
+                item[1].set_result(None)
+
+    def _drain(self) -> tuple[bytes, Future[list[str] | None]] | None:
+        with contextlib.suppress(queue.Empty):
+            return self._outbox.get_nowait()
+        return None
+
+    def _read(self) -> None:
+        stdout = cast(IO[bytes], self.process.stdout)
+        try:
+            while (reply := read_batch(stdout)) is not None:
+                with self._lock:
+                    future = self._sent.popleft() if self._sent else None
+                if future is None:
+                    break  # a reply to nothing sent: not a render process we understand
+                count, texts = reply
+                future.set_result(None if count == FAILED else texts)
+        except (OSError, ValueError):  # the process died inside a reply (FramingError is an OSError)
+            pass
+        self._fail()
+
+    def _fail(self) -> None:
+        with self._lock:
+            self.broken = True
+            sent, self._sent = list(self._sent), deque()
+        for future in sent:
+            if not future.done():
+                future.set_result(None)
+
+    def close(self) -> None:
+        self._outbox.put(None)
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait()
+        for thread in self._threads:
+            thread.join()
+        self._fail()
+        with contextlib.suppress(OSError, ValueError):
+            cast(IO[bytes], self.process.stdout).close()
+
+
+class _RenderPool:
+    """Render processes rendering batches of chunk sources with
+    :func:`~frozen_search.adapters.wikipedia.wikitext.render_chunk_batch`, batches dealt out in turn.
+
+    Each is started as ``python -m frozen_search.adapters.wikipedia.render_worker`` (no :mod:`multiprocessing`: the
+    caller's ``__main__`` is never imported again, and no store connection or tantivy thread is inherited), and
+    speaks length-prefixed UTF-8 over its stdin and stdout (:mod:`~frozen_search.adapters.wikipedia.render_pipe`).
+
+    Rendering is a pure function of the source, so wherever a batch is rendered the texts are the same: when a
+    process cannot start, fails on a batch or dies, that batch and every later one are rendered in this process.
     :meth:`close` always ends the processes.
     """
 
     def __init__(self, workers: int | None = None) -> None:
         self.workers = workers if workers is not None else render_workers()
-        self._executor: ProcessPoolExecutor | None = None
-        self._warm: Future[list[str]] | None = None
+        self._processes: list[_RenderProcess] = []
+        self._warm: list[Future[list[str] | None]] = []
         self._broken = False
+        self._turn = 0
+
+    def _launch(self) -> subprocess.Popen[bytes]:
+        return subprocess.Popen([sys.executable, "-m", "frozen_search.adapters.wikipedia.render_worker"],
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=_worker_env())
 
     def start(self) -> None:
-        """Start the pool (once); it is :attr:`ready` when it has answered a first small batch."""
-        if self._executor is not None or self._broken:
+        """Start the processes (once); the pool is :attr:`ready` when each has answered a first small batch."""
+        if self._processes or self._broken:
             return
         try:
-            self._executor = ProcessPoolExecutor(max_workers=self.workers, initializer=_ignore_sigint,
-                                                 mp_context=multiprocessing.get_context("spawn"))
-            self._warm = self._executor.submit(render_chunk_batch, ["''warm-up''"])
-        except (OSError, ValueError, RuntimeError, BrokenProcessPool):
-            self._broken = True
+            for _ in range(self.workers):
+                self._processes.append(_RenderProcess(self._launch()))
+        except (OSError, ValueError) as exc:
+            logger.warning("render processes could not start (%s): rendering in this process", exc)
+            self.close()
+            return
+        self._warm = [process.submit(["''warm-up''"]) for process in self._processes]
 
     @property
     def ready(self) -> bool:
-        """The pool answered its first batch (a failed start or a broken pool is never ready)."""
-        return not self._broken and self._warm is not None and self._warm.done() and self._warm.exception() is None
+        """Every process answered its first batch (a failed start or a broken pool is never ready)."""
+        return (not self._broken and bool(self._warm)
+                and all(warm.done() and warm.result() is not None for warm in self._warm))
 
     def submit(self, sources: list[str]) -> Callable[[], list[str]]:
-        """Send ``sources`` to be rendered; the callable returned waits for their texts (rendered here if the pool
-        broke)."""
-        future: Future[list[str]] | None = None
-        if not self._broken and self._executor is not None:
-            try:
-                future = self._executor.submit(render_chunk_batch, sources)
-            except (BrokenProcessPool, RuntimeError):  # a process died, or the pool was shut down
+        """Send ``sources`` to be rendered; the callable returned waits for their texts (rendered here if the
+        process failed)."""
+        future: Future[list[str] | None] | None = None
+        if not self._broken and self._processes:
+            process = self._processes[self._turn % len(self._processes)]
+            self._turn += 1
+            if process.broken:
                 self._broken = True
+            else:
+                future = process.submit(sources)
         reply: list[list[str]] = []  # filled by the first call, shared by every chunk of the batch
 
         def wait() -> list[str]:
             if not reply:
-                texts: list[str] | None = None
-                if future is not None:
-                    try:
-                        texts = future.result()
-                    except BrokenProcessPool:
-                        self._broken = True
+                texts = None if future is None else future.result()
+                if texts is None and future is not None:
+                    self._broken = True  # a process failed or died: render here from now on
                 reply.append(render_chunk_batch(sources) if texts is None else texts)
             return reply[0]
 
         return wait
 
     def close(self) -> None:
-        """End the render processes (pending batches are cancelled; they are rendered here if still awaited)."""
-        executor, self._executor, self._broken = self._executor, None, True
-        if executor is not None:
-            executor.shutdown(wait=True, cancel_futures=True)
+        """End the render processes (batches still awaited are then rendered here)."""
+        processes, self._processes, self._broken = self._processes, [], True
+        for process in processes:
+            process.close()
 
 
 @dataclass
@@ -544,15 +678,16 @@ class _PageWriter:
         """Store one revision; returns False when it was already stored."""
         chunks = rev.chunks.result()
         fresh = [(c.key, c.source, c.text) for c in chunks if c.key not in self.stored_chunks]
-        self.store.put_chunks(fresh)
-        self._remember(c[0] for c in fresh)
+        if fresh:  # (most revisions bring none: their chunks are the previous revisions')
+            self.store.put_chunks(fresh)
+            self._remember([c[0] for c in fresh])
         displayed = join_rendered([c.text for c in chunks])
         parent = None if rev.parent_id is None else str(rev.parent_id)
         self._refuse_taken_id(rev)
         rev_pk = self.store.add_revision(NewRevision(
             doc_id=rev.doc, source=wikipedia.SOURCE, version=str(rev.revision_id), parent_version=parent,
             valid_from=rev.timestamp, title=rev.title, redirect=rev.redirect,
-            chunk_keys=b"".join(c.key for c in chunks),
+            chunk_keys=b"".join([c.key for c in chunks]),
             sha256=hashlib.sha256(displayed.encode("utf-8")).hexdigest(), chars=len(displayed),
             metadata={"namespace": rev.namespace, "page_id": None if rev.page_id is None else str(rev.page_id),
                       "renderer": RENDERER_ID},
@@ -728,14 +863,14 @@ def _ingest_file(path: Path, page_writer: _PageWriter, namespaces: frozenset[int
     may commit: every page read so far is whole in the queue or the store)."""
     with open_dump(path) as (raw, stream, counter):
         try:
-            dump = mwxml.Dump.from_file(stream)
+            dump = xmlreader.Dump(stream) if XML_READER == "lxml" else mwxml.Dump.from_file(stream)
         except _READ_ERRORS as exc:
             raise IngestError(f"{path}: not a readable MediaWiki export: {exc}") from exc
         number = 0
 
         def tick() -> None:
             if progress is not None:
-                progress(raw.tell(), report.revisions)
+                progress(raw.furthest, report.revisions, counter.count)
 
         page_writer.tick = tick
         page_writer.provenance = {"file": path.name, "dump_generator": dump.site_info.generator,
@@ -747,7 +882,8 @@ def _ingest_file(path: Path, page_writer: _PageWriter, namespaces: frozenset[int
                 for item in dump:
                     number += 1
                     page_writer.where = f"{path}: page {number}"
-                    if isinstance(item, mwxml.LogItem):  # read again on a resumed run: moves are stored at the end
+                    # log items are read again on a resumed run: moves are stored at the end
+                    if isinstance(item, mwxml.LogItem | xmlreader.LogItem):
                         _log_item(item, namespaces, report, moves)
                         continue
                     position.pages += 1
@@ -765,7 +901,7 @@ def _ingest_file(path: Path, page_writer: _PageWriter, namespaces: frozenset[int
             raise IngestError(f"{path}: broken or truncated export at page {number}: {exc}") from exc
         except _DECOMPRESS_ERRORS as exc:  # a damaged .gz/.bz2/.xz: the file's fault, said with its position
             raise IngestError(f"{path}: cannot decompress the export after page {number} "
-                              f"(byte {raw.tell()} of the file): {type(exc).__name__}: {exc}") from exc
+                              f"(byte {raw.furthest} of the file): {type(exc).__name__}: {exc}") from exc
         page_writer.flush()
         tick()
         report.raw_bytes += counter.count
@@ -878,8 +1014,9 @@ def ingest_wikipedia(paths: Sequence[Path], store: Store, index: RevisionIndex, 
     (as the null revisions' "moved page [[A]] to [[B]]" comments are), every other log item is counted and skipped.
 
     ``namespaces``: namespace numbers to keep (default main, Template and Module: ``{0, 10, 828}``). ``progress``
-    is called after each page with
-    the compressed bytes read of the current file and the revisions stored so far; ``on_file`` before each file.
+    is called after each page (:class:`~frozen_search.source.Progress`) with the bytes of the current file read
+    (compressed, for the share of the file's size), the revisions stored so far and the bytes of XML decompressed
+    from the file so far; ``on_file`` before each file.
     Re-ingesting a revision already stored (same page and revision id) is a counted no-op.
 
     Raises:
