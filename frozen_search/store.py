@@ -151,6 +151,14 @@ class NewRevision:
     precision_ms: int = 1000
 
 
+def revision_json(value: Any) -> str:
+    """A revision's ``metadata`` or ``provenance`` column as stored: ``json.dumps(value, sort_keys=True)``."""
+    return _REVISION_JSON.encode(value)
+
+
+_REVISION_JSON = json.JSONEncoder(sort_keys=True)  # what json.dumps(value, sort_keys=True) makes for each call
+
+
 @dataclass(frozen=True)
 class RevisionRow:
     """A stored revision (without its text; see :meth:`Store.text_parts`). ``valid_from``/``valid_to`` are stored
@@ -801,6 +809,16 @@ class Store:
             sqlite3.IntegrityError: a ``(doc_id, version)`` is already stored (the caller checks
                 :meth:`docs_stored` first).
         """
+        return self.insert_encoded_revisions([
+            (rev.doc_id, rev.source, rev.version, rev.parent_version, rev.valid_from, valid_to, continuity, rev.title,
+             rev.redirect, rev.chunk_keys, rev.sha256, rev.chars, revision_json(rev.metadata),
+             revision_json(rev.provenance), rev.origin, rev.precision_ms) for rev, valid_to, continuity in rows])
+
+    def insert_encoded_revisions(self, rows: Sequence[tuple[Any, ...]]) -> list[int]:
+        """:meth:`insert_revisions` of rows already in column order: ``(doc_id, source, version, parent_version,
+        valid_from, valid_to, continuity, title, redirect, chunk_keys, sha256, chars, metadata, provenance, origin,
+        precision_ms)``, ``metadata`` and ``provenance`` as :func:`revision_json` encodes them (so a worker process
+        can encode them). Same contract and errors. Returns the ``rev_pk``\\ s."""
         with self._db.lock:
             first = self.max_rev_pk() + 1
             pks = list(range(first, first + len(rows)))
@@ -808,10 +826,7 @@ class Store:
                 "INSERT INTO revisions (rev_pk, doc_id, source, version, parent_version, valid_from, valid_to, "
                 "continuity, title, redirect, chunk_keys, sha256, chars, metadata, provenance, origin, precision_ms) "
                 "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                [(pk, rev.doc_id, rev.source, rev.version, rev.parent_version, rev.valid_from, valid_to, continuity,
-                  rev.title, rev.redirect, rev.chunk_keys, rev.sha256, rev.chars,
-                  json.dumps(rev.metadata, sort_keys=True), json.dumps(rev.provenance, sort_keys=True), rev.origin,
-                  rev.precision_ms) for pk, (rev, valid_to, continuity) in zip(pks, rows, strict=True)])
+                [(pk, *row) for pk, row in zip(pks, rows, strict=True)])
         return pks
 
     def add_aliases(self, pairs: Iterable[tuple[str, str]]) -> None:

@@ -83,7 +83,34 @@ def _json_lines(first: bytes, stream: IO[bytes], tick: Callable[[int], None]) ->
 
 def _chain(first: bytes, stream: IO[bytes]) -> Iterator[bytes]:
     yield first
-    yield from stream
+    yield from lines_of(stream)
+
+
+READ_BYTES = 1 << 20
+"""Bytes (decompressed) read from a JSON-lines file at a time."""
+
+
+def lines_of(stream: IO[bytes]) -> Iterator[bytes]:
+    """The lines of ``stream`` from where it stands, as iterating over it gives them (each with its ``\\n``, the
+    last without when the file does not end in one), read :data:`READ_BYTES` at a time: a gzip stream read line
+    by line refills 8 kB at a time, through Python."""
+    pending: list[bytes] = []  # the start of a line not ended yet (joined once it ends: a long line costs no more)
+    while True:
+        block = stream.read(READ_BYTES)
+        if not block:
+            break
+        if b"\n" not in block:
+            pending.append(block)
+            continue
+        if pending:
+            block = b"".join([*pending, block])
+        lines = block.split(b"\n")
+        last = lines.pop()
+        for line in lines:
+            yield line + b"\n"
+        pending = [last] if last else []
+    if pending:
+        yield b"".join(pending)
 
 
 def records(path: Path, tick: Callable[[int], None]) -> Iterator[Record]:
