@@ -216,8 +216,11 @@ def _venue(work: Mapping[str, Any]) -> tuple[str, str]:
     return " ".join(name.split()), str(source.get("type") or "")
 
 
+_VERSION_JSON = json.JSONEncoder(sort_keys=True, ensure_ascii=False)  # json.dumps(..., same options), built once
+
+
 def _version(*pieces: Any) -> str:
-    digest = hashlib.sha256(json.dumps(pieces, sort_keys=True, ensure_ascii=False).encode("utf-8")).hexdigest()
+    digest = hashlib.sha256(_VERSION_JSON.encode(pieces).encode("utf-8")).hexdigest()
     return "rec-" + digest[:16]
 
 
@@ -242,7 +245,7 @@ def work_state(work: Any, provenance: Mapping[str, Any]) -> DocState:
     aliases = (f"doi:{doi}",) if doi else ()
     url = f"https://{HOST}/{key}"
     verdict = rules.judge(work)
-    stored, precision_ms = published.stored, published.precision_ms  # each computed on every read
+    stored, precision_ms = published.stored, published.precision_ms
     if not verdict.eligible:
         return DocState(doc_id=doc_id(key), source=SOURCE, version=_version(key, published.day.isoformat(),
                         verdict.reason), valid_from=stored, title=doc_id(key), url=url, parts=None,
