@@ -799,26 +799,19 @@ class Store:
                 f"SELECT DISTINCT doc_id FROM revisions WHERE doc_id IN ({marks})", part))
         return found
 
-    def insert_revisions(self, rows: Sequence[tuple[NewRevision, int | None, str]]) -> list[int]:
+    def insert_encoded_revisions(self, rows: Sequence[tuple[Any, ...]]) -> list[int]:
         """Insert revisions of documents with no stored revision yet, their intervals already settled by the
-        caller: ``(revision, valid_to, continuity)`` each (``valid_to`` a stored instant, UTC milliseconds, or
-        ``None``; ``continuity`` as :meth:`relink` sets it). One ``executemany``; call inside a transaction (which
-        holds the write lock, so the ``rev_pk``s given are the next free ones, in order). Returns the ``rev_pk``s.
+        caller, each row in column order: ``(doc_id, source, version, parent_version, valid_from, valid_to,
+        continuity, title, redirect, chunk_keys, sha256, chars, metadata, provenance, origin, precision_ms)``
+        (``valid_to`` a stored instant, UTC milliseconds, or ``None``; ``continuity`` as :meth:`relink` sets it;
+        ``metadata`` and ``provenance`` as :func:`revision_json` encodes them, so a worker process can encode them).
+        One ``executemany``; call inside a transaction (which holds the write lock, so the ``rev_pk``\\ s given are
+        the next free ones, in order). Returns the ``rev_pk``\\ s.
 
         Raises:
             sqlite3.IntegrityError: a ``(doc_id, version)`` is already stored (the caller checks
                 :meth:`docs_stored` first).
         """
-        return self.insert_encoded_revisions([
-            (rev.doc_id, rev.source, rev.version, rev.parent_version, rev.valid_from, valid_to, continuity, rev.title,
-             rev.redirect, rev.chunk_keys, rev.sha256, rev.chars, revision_json(rev.metadata),
-             revision_json(rev.provenance), rev.origin, rev.precision_ms) for rev, valid_to, continuity in rows])
-
-    def insert_encoded_revisions(self, rows: Sequence[tuple[Any, ...]]) -> list[int]:
-        """:meth:`insert_revisions` of rows already in column order: ``(doc_id, source, version, parent_version,
-        valid_from, valid_to, continuity, title, redirect, chunk_keys, sha256, chars, metadata, provenance, origin,
-        precision_ms)``, ``metadata`` and ``provenance`` as :func:`revision_json` encodes them (so a worker process
-        can encode them). Same contract and errors. Returns the ``rev_pk``\\ s."""
         with self._db.lock:
             first = self.max_rev_pk() + 1
             pks = list(range(first, first + len(rows)))
