@@ -169,9 +169,11 @@ class WireState:
         self.refused: bool = refusal is not None
 
     def state(self) -> DocState:
-        """The state as :func:`decode_states` gives it back."""
-        (doc, source, version, valid_from, title, url, _, dated, display, provenance, parent, _, refusal, sole,
+        """The state as :func:`decode_states` gives it back (``display`` and ``provenance`` read back from their
+        stored JSON: JSON's values, as a message gives them)."""
+        (doc, source, version, valid_from, title, url, _, dated, _, _, parent, _, refusal, sole,
          precision) = self._fields[:15]
+        display, provenance = json.loads(self.metadata_json)["display"], json.loads(self.provenance_json)
         return DocState(doc_id=doc, source=source, version=version, valid_from=valid_from, title=title, url=url,
                         parts=self.parts, dated=tuple((str(what), int(at)) for what, at in dated), display=display,
                         provenance=provenance, parent_version=parent, aliases=self.aliases, sole=sole,
@@ -503,14 +505,16 @@ _WORKER_MODULES = ("frozen_search.adapters.",)  # where a worker may find its re
 def encode_states(groups: Sequence[tuple[int, list[DocState]]], *, prepared: bool = False) -> dict[str, Any]:
     """JSON-ready form of groups of states (``(key, states)``: a document's or a thread's); each distinct part
     text is written once (``texts``) and named by its position (a document's states repeat most of their parts).
-    ``prepared``: each state also carries its stored ``metadata`` and ``provenance`` columns, encoded here
-    (:func:`~frozen_search.store.revision_json`), which :func:`wire_states` reads."""
+    ``prepared``: each state carries its stored ``metadata`` and ``provenance`` columns, encoded here
+    (:func:`~frozen_search.store.revision_json`), in place of its ``display`` and ``provenance`` values (so the
+    message holds no float: ``orjson`` writes NaN as ``null``), which :func:`wire_states` reads."""
     texts: dict[str, int] = {}
     encoded = []
     for key, states in groups:
         encoded.append([key, [[s.doc_id, s.source, s.version, s.valid_from, s.title, s.url,
                                None if s.parts is None else [texts.setdefault(p, len(texts)) for p in s.parts],
-                               [list(d) for d in s.dated], s.display, s.provenance, s.parent_version,
+                               [list(d) for d in s.dated], None if prepared else s.display,
+                               None if prepared else s.provenance, s.parent_version,
                                list(s.aliases), None if s.refusal is None else list(s.refusal), s.sole,
                                s.precision_ms,
                                *((revision_json(revision_metadata(s)), revision_json(s.provenance)) if prepared
@@ -541,12 +545,18 @@ def decode_states(message: dict[str, Any]) -> list[tuple[int, list[DocState]]]:
     return out
 
 
-def write_message(out: IO[bytes], message: dict[str, Any]) -> None:
-    """Write one message: an 8-byte big-endian length and that many bytes of UTF-8 JSON (by ``orjson``, or
-    ``json`` for what ``orjson`` refuses; :func:`read_message` reads either exactly)."""
-    try:
-        body = orjson.dumps(message)
-    except (orjson.JSONEncodeError, TypeError):  # what orjson cannot write (an integer past 64 bits): json does
+def write_message(out: IO[bytes], message: dict[str, Any], *, floatless: bool = False) -> None:
+    """Write one message: an 8-byte big-endian length and that many bytes of UTF-8 JSON. ``floatless``: the
+    message holds no float (``orjson``, faster, writes a NaN or infinity as ``null``), so it is written by
+    ``orjson``, or by ``json`` what ``orjson`` refuses (an integer past 64 bits);
+    :func:`read_message` reads either exactly."""
+    body = b""
+    if floatless:
+        try:
+            body = orjson.dumps(message)
+        except (orjson.JSONEncodeError, TypeError):
+            body = b""
+    if not body:
         body = json.dumps(message, ensure_ascii=False).encode("utf-8")
     out.write(len(body).to_bytes(8, "big") + body)
     out.flush()
@@ -644,7 +654,7 @@ def worker_main(arguments: dict[str, Any], out: IO[bytes]) -> None:
 
         def send(done: bool) -> None:
             write_message(out, {**encode_states(pending, prepared=True), "problems": report.problems,
-                                "read": read_so_far[0], "done": done})
+                                "read": read_so_far[0], "done": done}, floatless=True)
             report.problems = []
 
         for states in read(Path(arguments["path"]), report, tick):

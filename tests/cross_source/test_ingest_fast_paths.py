@@ -101,7 +101,7 @@ def test_states_sent_prepared_store_exactly_what_the_states_store(tmp_path: Path
     DocStates through write: rows, chunks, aliases, counts and index are those of the DocStates themselves."""
     first, batch = _mixed()
     out = io.BytesIO()
-    write_message(out, {**encode_states([(0, batch)], prepared=True), "done": True})
+    write_message(out, {**encode_states([(0, batch)], prepared=True), "done": True}, floatless=True)
     message = read_message(io.BytesIO(out.getvalue()), "test worker")
     assert message is not None
     wired = [state for _, states in wire_states(message) for state in states]
@@ -114,10 +114,32 @@ def test_states_sent_prepared_store_exactly_what_the_states_store(tmp_path: Path
 
 def test_a_message_orjson_cannot_write_is_written_by_json_and_read_back_the_same() -> None:
     for message in ({"n": 2 ** 70, "digits": "1" * 25, "done": True},
-                    {"text": "é\u2028\x00", "n": [1.5, -0.0, 10 ** 18], "done": False}):
-        out = io.BytesIO()
-        write_message(out, message)
-        assert read_message(io.BytesIO(out.getvalue()), "test worker") == message
+                    {"text": "é\u2028\x00", "n": [10 ** 18, -1], "done": False}):
+        for floatless in (False, True):
+            out = io.BytesIO()
+            write_message(out, message, floatless=floatless)
+            assert read_message(io.BytesIO(out.getvalue()), "test worker") == message
+    out = io.BytesIO()
+    write_message(out, {"n": [float("nan"), 1.5, -0.0, float("inf")]})  # not floatless: json writes them
+    found = read_message(io.BytesIO(out.getvalue()), "test worker")
+    assert found is not None and found["n"][0] != found["n"][0] and found["n"][1:] == [1.5, -0.0, float("inf")]
+
+
+def test_a_not_a_number_in_a_state_is_stored_as_the_plain_path_stores_it(tmp_path: Path) -> None:
+    """Display and provenance travel as their stored JSON, never as orjson floats (which turn NaN into null):
+    a state stored before (the slow path, DocStates read back) and a new one store what the DocStates store."""
+    first = [_state("arxiv:1", "v1", 1_000)]
+    batch = [_state("arxiv:1", "v2", 2_000, "v1", display={"x": float("nan")}, provenance={"y": float("inf")}),
+             _state("arxiv:5", "v1", 2_000, display={"x": float("nan")}, provenance={"y": float("-inf")})]
+    out = io.BytesIO()
+    write_message(out, {**encode_states([(0, batch)], prepared=True), "done": True}, floatless=True)
+    message = read_message(io.BytesIO(out.getvalue()), "test worker")
+    assert message is not None
+    wired = [state for _, states in wire_states(message) for state in states]
+    assert _write(tmp_path / "wired", first, wired) == _write(tmp_path / "plain", first, batch)
+    rows = stored(tmp_path / "wired")
+    assert rows == stored(tmp_path / "plain")
+    assert any("NaN" in str(row) for row in rows) and not any("null" in str(row) for row in rows)
 
 
 def test_a_real_arxiv_snapshot_read_in_a_worker_stores_exactly_what_one_process_stores(tmp_path: Path) -> None:
