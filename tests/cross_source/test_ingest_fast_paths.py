@@ -207,3 +207,36 @@ def test_the_abstract_fast_path_rebuilds_what_the_checked_one_rebuilds() -> None
     assert tried == 5_000
     assert rebuild_abstract({"b": [1], "a": [0, 2]}) == ("a b a", None)
     assert rebuild_abstract({"b": [1], "a": [0, 1]})[1] == "position 1 of abstract_inverted_index holds two words"
+
+
+def test_oai_records_are_numbered_as_before_also_when_several_start_on_one_line(tmp_path: Path) -> None:
+    """Processed records are dropped from the parsed tree and their start lines forgotten (memory flat in the
+    file's size); a problem still names each record by the number it always had: the count of distinct record start
+    lines so far, plus one on a line seen before (records joined on one line)."""
+    from lxml import etree
+
+    from frozen_search.adapters.arxiv.ingest import OAI
+
+    text = realdata("arxiv", "oai", "litpuvn_ListRecords_arXivRaw_from2016-10-20.xml").read_text(encoding="utf-8")
+    records = re.findall(r"<record>.*?</record>", text, re.DOTALL)
+    head, tail = text[:text.index("<record>")], text[text.rindex("</record>") + len("</record>"):]
+    picked = [re.sub(r"<date>[^<]*</date>", "<date>sometime</date>", r, count=1) if n in (1, 2, 4, 7) else r
+              for n, r in enumerate(records[:9])]
+    one_line = [" ".join(r.split("\n")) for r in picked[:4]]  # four records on one line, the rest as they were
+    path = tmp_path / "ListRecords.xml"
+    path.write_text(head + "".join(one_line) + "\n" + "\n".join(picked[4:]) + tail, encoding="utf-8")
+    numbers: dict[int, int] = {}
+    expected = []
+    for event, element in etree.iterparse(str(path), events=("start", "end"), tag=f"{{{OAI}}}record"):
+        if event == "start":
+            numbers[element.sourceline] = len(numbers) + 1  # the numbering as it was
+        else:
+            expected.append(numbers[element.sourceline])
+    store = Store(tmp_path / "store.sqlite3")
+    try:
+        report = ingest_arxiv([path], store, RevisionIndex.create(tmp_path / "index"))
+    finally:
+        store.close()
+    found = [int(re.match(r".*?: record (\d+) ", p).group(1)) for p in report.problems]  # type: ignore[union-attr]
+    assert found == [expected[n] for n in (1, 2, 4, 7)] == [2, 2, 2, 5]
+    assert report.documents == 5

@@ -164,7 +164,7 @@ def _oai_records(path: Path, report: StateIngestReport, tick: Tick) -> Iterator[
 
 
 def _oai_stream(path: Path, handle: Any, report: StateIngestReport, tick: Tick) -> Iterator[PaperRecord]:
-    position = 0
+    position = lines = last_line = 0
     seen_root = False
     # A record read past an XML error inside it (a missing end tag that swallows the next fields, a file cut in the
     # middle) is incomplete: it is held until the next element starts (or the file ends), then skipped and reported
@@ -184,7 +184,8 @@ def _oai_stream(path: Path, handle: Any, report: StateIngestReport, tick: Tick) 
                 found.provenance.update({"file": path.name, "position": where, "format": "oai-arXivRaw"})
                 yield found
 
-    numbers: dict[int, int] = {}
+    numbers: dict[int, int] = {}  # start line -> the ordinal of the last record started on it
+    open_records: list[int] = []  # start lines of the records started and not ended (nested only when malformed)
     # recover: a malformed record costs that record only (reported), not the rest of the file
     context = etree.iterparse(handle, events=("start", "end"), recover=True, huge_tree=True)
     for event, element in context:
@@ -196,8 +197,14 @@ def _oai_stream(path: Path, handle: Any, report: StateIngestReport, tick: Tick) 
                     raise IngestError(f"{path} is not an OAI-PMH response (root {tag!r})")
             if pending:
                 yield from settle(element.sourceline or 0)
-            if tag == _OAI_RECORD:
-                numbers[element.sourceline or 0] = len(numbers) + 1  # records count in document order
+            if tag == _OAI_RECORD:  # records count in document order, as the distinct start lines so far did
+                line = element.sourceline or 0  # (start lines never decrease: a line seen before is the last one)
+                if lines and line == last_line:
+                    numbers[line] = lines + 1
+                else:
+                    lines, last_line = lines + 1, line
+                    numbers[line] = lines
+                open_records.append(line)
             continue
         if tag != _OAI_RECORD:
             if tag == _OAI_REQUEST and element.get("metadataPrefix", "arXivRaw") != "arXivRaw":
@@ -210,6 +217,10 @@ def _oai_stream(path: Path, handle: Any, report: StateIngestReport, tick: Tick) 
         position += 1
         where = f"line {element.sourceline}"
         number = numbers.get(element.sourceline or 0, position)
+        if open_records:
+            open_records.pop()
+        if (element.sourceline or 0) not in open_records:  # a record starting there later sets its own number
+            numbers.pop(element.sourceline or 0, None)
         found: PaperRecord | None | ValueError
         try:
             found = _oai_record(element)
@@ -217,6 +228,8 @@ def _oai_stream(path: Path, handle: Any, report: StateIngestReport, tick: Tick) 
             found = exc
         pending.append((number, where, element.sourceline or 0, found))
         element.clear(keep_tail=True)
+        while element.getprevious() is not None:  # the records read before: memory stays flat in the file's size
+            del element.getparent()[0]
         if position % 200 == 0:
             tick(handle.tell())
     if not seen_root:
