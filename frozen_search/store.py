@@ -151,6 +151,14 @@ class NewRevision:
     precision_ms: int = 1000
 
 
+def revision_json(value: Any) -> str:
+    """A revision's ``metadata`` or ``provenance`` column as stored: ``json.dumps(value, sort_keys=True)``."""
+    return _REVISION_JSON.encode(value)
+
+
+_REVISION_JSON = json.JSONEncoder(sort_keys=True)  # what json.dumps(value, sort_keys=True) makes for each call
+
+
 @dataclass(frozen=True)
 class RevisionRow:
     """A stored revision (without its text; see :meth:`Store.text_parts`). ``valid_from``/``valid_to`` are stored
@@ -811,11 +819,14 @@ class Store:
                 f"SELECT DISTINCT doc_id FROM revisions WHERE doc_id IN ({marks})", part))
         return found
 
-    def insert_revisions(self, rows: Sequence[tuple[NewRevision, int | None, str]]) -> list[int]:
+    def insert_encoded_revisions(self, rows: Sequence[tuple[Any, ...]]) -> list[int]:
         """Insert revisions of documents with no stored revision yet, their intervals already settled by the
-        caller: ``(revision, valid_to, continuity)`` each (``valid_to`` a stored instant, UTC milliseconds, or
-        ``None``; ``continuity`` as :meth:`relink` sets it). One ``executemany``; call inside a transaction (which
-        holds the write lock, so the ``rev_pk``s given are the next free ones, in order). Returns the ``rev_pk``s.
+        caller, each row in column order: ``(doc_id, source, version, parent_version, valid_from, valid_to,
+        continuity, title, redirect, chunk_keys, sha256, chars, metadata, provenance, origin, precision_ms)``
+        (``valid_to`` a stored instant, UTC milliseconds, or ``None``; ``continuity`` as :meth:`relink` sets it;
+        ``metadata`` and ``provenance`` as :func:`revision_json` encodes them, so a worker process can encode them).
+        One ``executemany``; call inside a transaction (which holds the write lock, so the ``rev_pk``\\ s given are
+        the next free ones, in order). Returns the ``rev_pk``\\ s.
 
         Raises:
             sqlite3.IntegrityError: a ``(doc_id, version)`` is already stored (the caller checks
@@ -828,10 +839,7 @@ class Store:
                 "INSERT INTO revisions (rev_pk, doc_id, source, version, parent_version, valid_from, valid_to, "
                 "continuity, title, redirect, chunk_keys, sha256, chars, metadata, provenance, origin, precision_ms) "
                 "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                [(pk, rev.doc_id, rev.source, rev.version, rev.parent_version, rev.valid_from, valid_to, continuity,
-                  rev.title, rev.redirect, rev.chunk_keys, rev.sha256, rev.chars,
-                  json.dumps(rev.metadata, sort_keys=True), json.dumps(rev.provenance, sort_keys=True), rev.origin,
-                  rev.precision_ms) for pk, (rev, valid_to, continuity) in zip(pks, rows, strict=True)])
+                [(pk, *row) for pk, row in zip(pks, rows, strict=True)])
         return pks
 
     def add_aliases(self, pairs: Iterable[tuple[str, str]]) -> None:

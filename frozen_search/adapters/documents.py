@@ -43,6 +43,7 @@ from typing import IO, Any, Protocol, cast
 
 import orjson
 
+from frozen_search.adapters import fastjson
 from frozen_search.config import Settings
 from frozen_search.cutoff import SECOND_MS, instant_bound, iso_utc, stored_iso
 from frozen_search.cutoff_rules.base import current_by_doc
@@ -50,7 +51,7 @@ from frozen_search.errors import ContentUnproven, IngestError, NotEligible, NotF
 from frozen_search.index import IndexedRevision, IndexWriterSession, RevisionIndex
 from frozen_search.models import Rejection
 from frozen_search.source import Shown, Source
-from frozen_search.store import NewRevision, RevisionRow, Store
+from frozen_search.store import NewRevision, RevisionRow, Store, revision_json
 from frozen_search.verify import Displayed
 
 REFUSAL_CODES = ("content_unproven", "not_eligible", "not_found_before_cutoff")
@@ -134,17 +135,52 @@ def new_revision(state: DocState, origin: str = "dump", keys: dict[str, bytes] |
 
 def _revision(state: DocState, origin: str, chunk_keys: bytes, displayed: str) -> NewRevision:
     """The store row of ``state``, its parts' chunk keys and displayed text given."""
-    metadata: dict[str, Any] = {"url": state.url, "dated": list(state.dated),  # pairs: JSON arrays when stored
-                                "display": state.display}
-    if state.refusal is not None:
-        metadata["refusal"] = {"code": state.refusal[0], "message": state.refusal[1]}
-    if state.aliases:
-        metadata["aliases"] = list(state.aliases)  # an alias names the document only from the states carrying it
+    metadata = revision_metadata(state)
     return NewRevision(
         doc_id=state.doc_id, source=state.source, version=state.version, parent_version=state.parent_version,
         valid_from=state.valid_from, title=state.title, redirect=None, chunk_keys=chunk_keys,
         sha256=hashlib.sha256(displayed.encode("utf-8")).hexdigest(), chars=len(displayed), metadata=metadata,
         provenance=state.provenance, origin=origin, precision_ms=state.precision_ms)
+
+
+def revision_metadata(state: DocState) -> dict[str, Any]:
+    """The stored ``metadata`` of ``state`` (see the module docstring): ``url``, ``dated``, ``display``, and
+    ``refusal``/``aliases`` when it has them."""
+    metadata: dict[str, Any] = {"url": state.url, "dated": [list(d) for d in state.dated], "display": state.display}
+    if state.refusal is not None:
+        metadata["refusal"] = {"code": state.refusal[0], "message": state.refusal[1]}
+    if state.aliases:
+        metadata["aliases"] = list(state.aliases)  # an alias names the document only from the states carrying it
+    return metadata
+
+
+class WireState:
+    """One :class:`DocState` as a worker process sent it (:func:`encode_states` with ``prepared``): the fields
+    :meth:`StateWriter.write_bulk` reads, its displayed ``parts``, its stored ``metadata``/``provenance`` already
+    encoded by :func:`~frozen_search.store.revision_json` (in the worker, so this process does not), and
+    :meth:`state`, the :class:`DocState` itself (equal to :func:`decode_states`' form)."""
+
+    __slots__ = ("_dates", "_fields", "aliases", "doc_id", "metadata_json", "parent_version", "parts", "precision_ms",
+                 "provenance_json", "refused", "sole", "source", "title", "valid_from", "version")
+
+    def __init__(self, fields: list[Any], texts: list[str], dates: list[tuple[str, int]]) -> None:
+        self._fields, self._dates = fields, dates
+        (self.doc_id, self.source, self.version, self.valid_from, self.title, _, parts, _, _, _, self.parent_version,
+         aliases, refusal, self.sole, self.precision_ms, self.metadata_json, self.provenance_json) = fields
+        self.parts: tuple[str, ...] | None = None if parts is None else tuple(map(texts.__getitem__, parts))
+        self.aliases: tuple[str, ...] = tuple(aliases)
+        self.refused: bool = refusal is not None
+
+    def state(self) -> DocState:
+        """The state as :func:`decode_states` gives it back (``display`` and ``provenance`` read back from their
+        stored JSON: JSON's values, as a message gives them)."""
+        (doc, source, version, valid_from, title, url, _, dated, _, _, parent, _, refusal, sole,
+         precision) = self._fields[:15]
+        display, provenance = json.loads(self.metadata_json)["display"], json.loads(self.provenance_json)
+        return DocState(doc_id=doc, source=source, version=version, valid_from=valid_from, title=title, url=url,
+                        parts=self.parts, dated=tuple(map(self._dates.__getitem__, dated)), display=display,
+                        provenance=provenance, parent_version=parent, aliases=self.aliases, sole=sole,
+                        precision_ms=precision, refusal=None if refusal is None else (refusal[0], refusal[1]))
 
 
 class StateWriter:
@@ -194,7 +230,7 @@ class StateWriter:
                 self._reindex(stored)
         return [self._stored(state) for state in states]
 
-    def write_bulk(self, states: Sequence[DocState]) -> None:
+    def write_bulk(self, states: Sequence[DocState | WireState]) -> None:
         """Store and index the states of one or more documents like :meth:`write` (``origin='dump'``), in a few
         statements per call instead of several per state, returning nothing.
 
@@ -205,9 +241,9 @@ class StateWriter:
         observations of a ``sole`` record) goes through :meth:`write`, unchanged.
         """
         if self.origin != "dump" or self.writer is None:
-            self.write(states)
+            self.write([s.state() if isinstance(s, WireState) else s for s in states])
             return
-        groups: dict[str, list[DocState]] = {}
+        groups: dict[str, list[DocState | WireState]] = {}
         for state in states:
             groups.setdefault(state.doc_id, []).append(state)
         stored = self.store.docs_stored(list(groups))
@@ -227,7 +263,7 @@ class StateWriter:
                     interval = (following.valid_from,
                                 "proven" if following.parent_version == group[here].version else "gap")
                 fresh[(doc, group[here].version)] = interval
-        rows: list[tuple[NewRevision, int | None, str]] = []
+        rows: list[tuple[Any, ...]] = []  # Store.insert_encoded_revisions' columns
         chunks: dict[bytes, tuple[bytes, str, str]] = {}  # each distinct chunk once
         keys: dict[str, bytes] = {}
         texts: list[str | None] = []
@@ -236,29 +272,30 @@ class StateWriter:
         for state in states:
             settled = fresh.get((state.doc_id, state.version))
             if settled is None:
-                slow.append(state)
+                slow.append(state.state() if isinstance(state, WireState) else state)
                 continue
-            parts = state.parts or ()
-            own: list[bytes] = []
-            for part in parts:  # each distinct part's key computed once, its chunk kept where first seen
-                key = keys.get(part)
-                if key is None:
-                    key = keys[part] = chunk_key(part)
-                    chunks.setdefault(key, (key, "", part))
-                own.append(key)
-            displayed = display_text(parts)
-            rows.append((_revision(state, self.origin, b"".join(own), displayed), *settled))
-            texts.append(None if state.refusal is not None else displayed)
+            if isinstance(state, WireState):
+                row, own, text = _wire_row(state, settled, self.origin, keys)
+                rows.append(row)
+            else:
+                new, own = new_revision(state, self.origin, keys)
+                rows.append((new.doc_id, new.source, new.version, new.parent_version, new.valid_from, *settled,
+                             new.title, new.redirect, new.chunk_keys, new.sha256, new.chars,
+                             revision_json(new.metadata), revision_json(new.provenance), new.origin,
+                             new.precision_ms))
+                text = None if state.refusal is not None else display_text(state.parts or ())
+            for chunk in own:
+                chunks.setdefault(chunk[0], chunk)
+            texts.append(text)
             aliases.update(dict.fromkeys((alias, state.doc_id) for alias in state.aliases))
         if rows:
             self.store.put_chunks(chunks.values())
-            pks = self.store.insert_revisions(rows)
+            pks = self.store.insert_encoded_revisions(rows)
             self.store.add_aliases(list(aliases))
             self.revisions += len(rows)
-            for pk, (row, valid_to, _), text in zip(pks, rows, texts, strict=True):
-                if text is not None:
-                    self.writer.add(IndexedRevision(pk, row.doc_id, row.source, row.valid_from, valid_to, row.title,
-                                                    text))
+            for pk, row, text in zip(pks, rows, texts, strict=True):
+                if text is not None:  # doc_id, source, valid_from, valid_to, title
+                    self.writer.add(IndexedRevision(pk, row[0], row[1], row[4], row[5], row[7], text))
         if slow:
             self.write(slow)
 
@@ -284,6 +321,25 @@ class StateWriter:
             self.writer.delete(row.rev_pk)
             return
         self.writer.replace(indexed(row, display_text(self.store.text_parts(row))))
+
+
+def _wire_row(state: WireState, settled: tuple[int | None, str], origin: str, keys: dict[str, bytes]
+              ) -> tuple[tuple[Any, ...], list[tuple[bytes, str, str]], str | None]:
+    """What :func:`new_revision` gives for a :class:`WireState` (its JSON columns as the worker encoded them), as
+    :meth:`Store.insert_encoded_revisions`' row with the interval ``settled``; its chunks; the text to index
+    (``None`` for a refused state)."""
+    parts = state.parts or ()
+    chunks = []
+    for part in parts:
+        key = keys.get(part)
+        if key is None:
+            key = keys[part] = chunk_key(part)
+        chunks.append((key, "", part))
+    displayed = display_text(parts)
+    row = (state.doc_id, state.source, state.version, state.parent_version, state.valid_from, *settled, state.title,
+           None, b"".join(c[0] for c in chunks), hashlib.sha256(displayed.encode("utf-8")).hexdigest(), len(displayed),
+           state.metadata_json, state.provenance_json, origin, state.precision_ms)
+    return row, chunks, None if state.refused else displayed
 
 
 def indexed(row: RevisionRow, text: str) -> IndexedRevision:
@@ -389,7 +445,7 @@ def ingest_states(source: str, paths: Sequence[Path], store: Store, index: Revis
                     if progress is not None:
                         progress(read_bytes, earlier + state_writer.revisions)
 
-                pending: list[DocState] = []
+                pending: list[DocState | WireState] = []
                 documents_before, problems_before = report.documents, len(report.problems)
                 in_worker = factory is not None and (parallel if parallel is not None else (
                     path.stat().st_size >= PARALLEL_FROM_BYTES and (os.cpu_count() or 1) > 1))
@@ -449,11 +505,14 @@ BULK_CACHE_MB = 128
 _WORKER_MODULES = ("frozen_search.adapters.",)  # where a worker may find its reader factory
 
 
-def encode_states(groups: Sequence[tuple[int, list[DocState]]]) -> dict[str, Any]:
+def encode_states(groups: Sequence[tuple[int, list[DocState]]], *, prepared: bool = False) -> dict[str, Any]:
     """JSON-ready form of groups of states (``(key, states)``: a document's or a thread's); each distinct part
     text is written once (``texts``) and named by its position, and so is each distinct ``dated`` entry
     (``dated``: ``[what, instant]``) and each ``display`` dict (``displays``: one entry per dict object, so states
-    sharing one share it again when decoded) -- a document's states repeat most of their parts and dates."""
+    sharing one share it again when decoded) -- a document's states repeat most of their parts and dates.
+    ``prepared``: each state carries its stored ``metadata`` and ``provenance`` columns, encoded here
+    (:func:`~frozen_search.store.revision_json`), in place of its ``display`` and ``provenance`` values (so the
+    message holds no float: ``orjson`` writes NaN as ``null``), which :func:`wire_states` reads."""
     texts: dict[str, int] = {}
     dates: dict[tuple[str, int], int] = {}
     displays: dict[int, int] = {}  # id() of a display dict -> its position (the states, so the dicts, outlive this)
@@ -462,17 +521,27 @@ def encode_states(groups: Sequence[tuple[int, list[DocState]]]) -> dict[str, Any
     for key, states in groups:
         rows = []
         for s in states:
-            display = displays.get(id(s.display))
-            if display is None:
-                display = displays[id(s.display)] = len(shown)
-                shown.append(s.display)
+            display = None
+            if not prepared:
+                display = displays.get(id(s.display))
+                if display is None:
+                    display = displays[id(s.display)] = len(shown)
+                    shown.append(s.display)
             rows.append([s.doc_id, s.source, s.version, s.valid_from, s.title, s.url,
                          None if s.parts is None else [texts.setdefault(p, len(texts)) for p in s.parts],
-                         [dates.setdefault((d[0], d[1]), len(dates)) for d in s.dated], display, s.provenance,
-                         s.parent_version, list(s.aliases), None if s.refusal is None else list(s.refusal), s.sole,
-                         s.precision_ms])
+                         [dates.setdefault((d[0], d[1]), len(dates)) for d in s.dated], display,
+                         None if prepared else s.provenance, s.parent_version, list(s.aliases),
+                         None if s.refusal is None else list(s.refusal), s.sole, s.precision_ms,
+                         *((revision_json(revision_metadata(s)), revision_json(s.provenance)) if prepared else ())])
         encoded.append([key, rows])
     return {"texts": list(texts), "dated": list(dates), "displays": shown, "threads": encoded}
+
+
+def wire_states(message: dict[str, Any]) -> list[tuple[int, list[WireState]]]:
+    """The groups of :func:`encode_states`' ``prepared`` form, each state as a :class:`WireState`."""
+    texts = message["texts"]
+    dates = [(str(what), int(at)) for what, at in message["dated"]]
+    return [(int(key), [WireState(fields, texts, dates) for fields in states]) for key, states in message["threads"]]
 
 
 def decode_states(message: dict[str, Any]) -> list[tuple[int, list[DocState]]]:
@@ -493,18 +562,18 @@ def decode_states(message: dict[str, Any]) -> list[tuple[int, list[DocState]]]:
     return out
 
 
-def write_message(out: IO[bytes], message: dict[str, Any], *, fast: bool = False) -> None:
-    """Write one message: an 8-byte big-endian length and that many bytes of UTF-8 JSON. ``fast``: encoded by
-    ``orjson`` (several times faster on large messages; for messages holding no float, which orjson writes differently
-    -- NaN as ``null``), and by the standard library where orjson refuses a value (a lone surrogate, an integer past
-    64 bits)."""
-    body: bytes | None = None
-    if fast:
+def write_message(out: IO[bytes], message: dict[str, Any], *, floatless: bool = False) -> None:
+    """Write one message: an 8-byte big-endian length and that many bytes of UTF-8 JSON. ``floatless``: the
+    message holds no float (``orjson``, faster, writes a NaN or infinity as ``null``), so it is written by
+    ``orjson``, or by ``json`` what ``orjson`` refuses (an integer past 64 bits);
+    :func:`read_message` reads either exactly."""
+    body = b""
+    if floatless:
         try:
             body = orjson.dumps(message)
-        except TypeError:  # orjson.JSONEncodeError
-            body = None
-    if body is None:
+        except (orjson.JSONEncodeError, TypeError):
+            body = b""
+    if not body:
         body = json.dumps(message, ensure_ascii=False).encode("utf-8")
     out.write(len(body).to_bytes(8, "big") + body)
     out.flush()
@@ -525,8 +594,8 @@ def read_message(stream: IO[bytes], who: str) -> dict[str, Any] | None:
     if len(body) < size:
         return None
     try:
-        found: dict[str, Any] = json.loads(body)
-    except ValueError as exc:
+        found: dict[str, Any] = fastjson.loads(body)
+    except (ValueError, RecursionError) as exc:
         raise IngestError(f"the {who} wrote something unreadable ({exc})") from exc
     return found
 
@@ -564,7 +633,7 @@ def worker_messages(module: str, arguments: dict[str, Any], who: str, stopped: s
 
 
 def states_in_worker(factory: str, paths: Sequence[Path], path: Path, report: StateIngestReport,
-                     tick: Callable[[int], None]) -> Generator[list[DocState], None, None]:
+                     tick: Callable[[int], None]) -> Generator[list[WireState], None, None]:
     """What ``read(path, report, tick)`` yields, read in a worker process (``python -m
     frozen_search.adapters.state_worker``) while this one stores: ``factory`` (``"module:name"`` in
     ``frozen_search.adapters``) is called with ``paths`` there to make the reader. The states come as
@@ -579,7 +648,7 @@ def states_in_worker(factory: str, paths: Sequence[Path], path: Path, report: St
             "ingest worker", f"reading {path} stopped early; nothing of this ingest was stored"):
         report.problems.extend(message["problems"])
         tick(int(message["read"]))
-        for _, states in decode_states(message):
+        for _, states in wire_states(message):
             yield states
 
 
@@ -601,8 +670,8 @@ def worker_main(arguments: dict[str, Any], out: IO[bytes]) -> None:
             read_so_far[0] = done
 
         def send(done: bool) -> None:
-            write_message(out, {**encode_states(pending), "problems": report.problems, "read": read_so_far[0],
-                                "done": done})
+            write_message(out, {**encode_states(pending, prepared=True), "problems": report.problems,
+                                "read": read_so_far[0], "done": done}, floatless=True)
             report.problems = []
 
         for states in read(Path(arguments["path"]), report, tick):

@@ -57,6 +57,7 @@ import calendar
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
+from functools import cached_property
 from typing import Any
 
 from frozen_search.cutoff import SECOND_MS, stored_instant
@@ -144,13 +145,13 @@ class PublicationDate:
     shown_from: int
     precision: str
 
-    @property
+    @cached_property
     def precision_ms(self) -> int:
         """The length of the period the date stands for, in milliseconds (a day, a month or a year): from the given
         day at 00:00 UTC to ``shown_from``."""
         return (self.shown_from - calendar.timegm(self.day.timetuple())) * SECOND_MS
 
-    @property
+    @cached_property
     def stored(self) -> int:
         """The stored instant (:func:`frozen_search.cutoff.stored_instant`): the last millisecond of the period,
         so the work (shown or refused) counts at ``T`` iff ``shown_from <= T``."""

@@ -141,7 +141,7 @@ def test_the_transport_gives_back_every_state_field() -> None:
     message = encode_states([(10, states), (10, states[:2])])
     assert len(message["displays"]) < len(states)  # equal displays are one dict, written once
     out = io.BytesIO()
-    write_message(out, message, fast=True)
+    write_message(out, message, floatless=True)
     out.seek(0)
     found = read_message(out, "test")
     assert found is not None
@@ -151,7 +151,7 @@ def test_the_transport_gives_back_every_state_field() -> None:
 def test_a_value_orjson_refuses_is_written_by_the_standard_library() -> None:
     out = io.BytesIO()
     value = {"big": [1 << 70, -(1 << 65)], "text": "\u00e9"}  # integers past 64 bits: orjson refuses them
-    write_message(out, value, fast=True)
+    write_message(out, value, floatless=True)
     out.seek(0)
     assert read_message(out, "test") == value
 

@@ -184,6 +184,9 @@ def clean(value: str | None) -> str:
 
 
 _AUTHOR_SEPARATOR = re.compile(r",\s*(?:and\s+)?|\s+and\s+|\s*;\s*")
+# a parenthesis, or else a separator: scanned left to right, this finds what testing each position for "(", ")",
+# then a separator would find (a separator holds no parenthesis, so one matched inside parentheses skips none)
+_AUTHOR_SCAN = re.compile(r"(\()|(\))|" + _AUTHOR_SEPARATOR.pattern)
 
 
 def author_list(authors: str) -> list[str]:
@@ -200,20 +203,14 @@ def author_list(authors: str) -> list[str]:
     names: list[str] = []
     depth, start = 0, 0
     text = _without_affiliation_list(clean(authors))
-    position = 0
-    while position < len(text):
-        char = text[position]
-        if char == "(":
+    for found in _AUTHOR_SCAN.finditer(text):
+        if found.group(1) is not None:
             depth += 1
-        elif char == ")":
+        elif found.group(2) is not None:
             depth = max(0, depth - 1)
-        elif depth == 0:
-            found = _AUTHOR_SEPARATOR.match(text, position)
-            if found is not None and found.end() > position:
-                names.append(text[start:position])
-                start = position = found.end()
-                continue
-        position += 1
+        elif depth == 0:  # a separator outside parentheses (never empty)
+            names.append(text[start:found.start()])
+            start = found.end()
     names.append(text[start:])
     return [name.strip() for name in names if name.strip()]
 
@@ -270,28 +267,28 @@ def paper_states(record: PaperRecord) -> list[DocState]:
         ValueError: the record's history is unusable (:meth:`PaperRecord.check`).
     """
     record.check()
-    states = []
-    for entry in record.versions:
-        states.append(_version_state(record, entry))
-    return states
+    # each version's entry of the submission history, written once (check: the versions are v1..vN in order)
+    history_of = [(f"v{v.number}", iso_utc(v.submitted) if v.dated else None) for v in record.versions]
+    return [_version_state(record, entry, history_of) for entry in record.versions]
 
 
-def _version_state(record: PaperRecord, entry: VersionEntry) -> DocState:
+def _version_state(record: PaperRecord, entry: VersionEntry, history_of: list[tuple[str, str | None]]) -> DocState:
     k, when = entry.number, entry.submitted
     stored = stored_instant(when)  # arXiv stamps are whole seconds
-    history = [[f"v{v.number}", iso_utc(v.submitted) if v.dated else None] for v in record.versions if v.number <= k]
+    history = [list(listed) for listed in history_of[:k]]
+    submitted = history_of[k - 1][1] or iso_utc(when)
     own = record.texts.get(k)
     withdrawn = rules.is_withdrawal(entry.size_kb, entry.flags, own.comments if own else None)
     base: dict[str, Any] = dict(
         doc_id=f"{SOURCE}:{record.paper}", source=SOURCE, version=f"v{k}", valid_from=stored,
         url=abs_url(record.paper, k), parent_version=None if k == 1 else f"v{k - 1}",
         provenance={**record.provenance, "version": f"v{k}"})
-    display: dict[str, Any] = {"arxiv_id": f"{record.paper}v{k}", "submitted": iso_utc(when),
+    display: dict[str, Any] = {"arxiv_id": f"{record.paper}v{k}", "submitted": submitted,
                                "submission_history": history, "withdrawn": withdrawn}
     dated = ((f"version v{k} submitted", stored), (f"submission history v1-v{k}", stored))
     if own is None:
         if withdrawn:
-            notice = (f"arXiv:{record.paper}v{k}, submitted {iso_utc(when)}, is a withdrawal "
+            notice = (f"arXiv:{record.paper}v{k}, submitted {submitted}, is a withdrawal "
                       f"({entry.size_kb if entry.size_kb is not None else '?'}kb, {entry.flags}): this version has no "
                       "article. Its own abstract page text is not in the input.")
             return DocState(title=f"arXiv:{record.paper}v{k} (withdrawn)", parts=(notice,), dated=dated,
@@ -307,7 +304,7 @@ def _version_state(record: PaperRecord, entry: VersionEntry) -> DocState:
     head = [own.title, f"Authors: {own.authors}"]
     if own.comments:
         head.append(f"Comments: {own.comments}")
-    head.append(f"arXiv:{record.paper}v{k} [{own.primary_category}], submitted {iso_utc(when)}"
+    head.append(f"arXiv:{record.paper}v{k} [{own.primary_category}], submitted {submitted}"
                 + (" (withdrawal)" if withdrawn else ""))
     for name, label in (("journal_ref", "Journal-ref"), ("doi", "DOI"), ("report_no", "Report-no")):
         if name in proven:

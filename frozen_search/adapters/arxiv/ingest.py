@@ -164,7 +164,7 @@ def _oai_records(path: Path, report: StateIngestReport, tick: Tick) -> Iterator[
 
 
 def _oai_stream(path: Path, handle: Any, report: StateIngestReport, tick: Tick) -> Iterator[PaperRecord]:
-    position = 0
+    position = lines = last_line = 0
     seen_root = False
     # A record read past an XML error inside it (a missing end tag that swallows the next fields, a file cut in the
     # middle) is incomplete: it is held until the next element starts (or the file ends), then skipped and reported
@@ -184,31 +184,43 @@ def _oai_stream(path: Path, handle: Any, report: StateIngestReport, tick: Tick) 
                 found.provenance.update({"file": path.name, "position": where, "format": "oai-arXivRaw"})
                 yield found
 
-    numbers: dict[int, int] = {}
+    numbers: dict[int, int] = {}  # start line -> the ordinal of the last record started on it
+    open_records: list[int] = []  # start lines of the records started and not ended (nested only when malformed)
     # recover: a malformed record costs that record only (reported), not the rest of the file
     context = etree.iterparse(handle, events=("start", "end"), recover=True, huge_tree=True)
     for event, element in context:
+        tag = element.tag
         if event == "start":
             if not seen_root:
                 seen_root = True
-                if element.tag != f"{{{OAI}}}OAI-PMH":
-                    raise IngestError(f"{path} is not an OAI-PMH response (root {element.tag!r})")
+                if tag != _OAI_ROOT:
+                    raise IngestError(f"{path} is not an OAI-PMH response (root {tag!r})")
             if pending:
                 yield from settle(element.sourceline or 0)
-            if element.tag == f"{{{OAI}}}record":
-                numbers[element.sourceline or 0] = len(numbers) + 1  # records count in document order
+            if tag == _OAI_RECORD:  # records count in document order, as the distinct start lines so far did
+                line = element.sourceline or 0  # (start lines never decrease: a line seen before is the last one)
+                if lines and line == last_line:
+                    numbers[line] = lines + 1
+                else:
+                    lines, last_line = lines + 1, line
+                    numbers[line] = lines
+                open_records.append(line)
             continue
-        if element.tag == f"{{{OAI}}}request" and element.get("metadataPrefix", "arXivRaw") != "arXivRaw":
-            raise IngestError(f"{path}: OAI-PMH metadataPrefix {element.get('metadataPrefix')!r}; only arXivRaw "
-                              "carries the version history")
-        if element.tag == f"{{{OAI}}}error":
-            raise IngestError(f"{path}: the OAI-PMH response is an error ({element.get('code')}: "
-                              f"{clean(element.text)})")
-        if element.tag != f"{{{OAI}}}record":
+        if tag != _OAI_RECORD:
+            if tag == _OAI_REQUEST and element.get("metadataPrefix", "arXivRaw") != "arXivRaw":
+                raise IngestError(f"{path}: OAI-PMH metadataPrefix {element.get('metadataPrefix')!r}; only "
+                                  "arXivRaw carries the version history")
+            if tag == _OAI_ERROR:
+                raise IngestError(f"{path}: the OAI-PMH response is an error ({element.get('code')}: "
+                                  f"{clean(element.text)})")
             continue
         position += 1
         where = f"line {element.sourceline}"
         number = numbers.get(element.sourceline or 0, position)
+        if open_records:
+            open_records.pop()
+        if (element.sourceline or 0) not in open_records:  # a record starting there later sets its own number
+            numbers.pop(element.sourceline or 0, None)
         found: PaperRecord | None | ValueError
         try:
             found = _oai_record(element)
@@ -216,6 +228,8 @@ def _oai_stream(path: Path, handle: Any, report: StateIngestReport, tick: Tick) 
             found = exc
         pending.append((number, where, element.sourceline or 0, found))
         element.clear(keep_tail=True)
+        while element.getprevious() is not None:  # the records read before: memory stays flat in the file's size
+            del element.getparent()[0]
         if position % 200 == 0:
             tick(handle.tell())
     if not seen_root:
@@ -226,6 +240,13 @@ def _oai_stream(path: Path, handle: Any, report: StateIngestReport, tick: Tick) 
         report.problems.append(f"{path.name}: XML error at line {error.line}: {error.message}")
 
 
+_OAI_ROOT, _OAI_RECORD, _OAI_REQUEST, _OAI_ERROR = (f"{{{OAI}}}{name}" for name in (
+    "OAI-PMH", "record", "request", "error"))
+_RAW_VERSION, _RAW_DATE, _RAW_SIZE, _RAW_SOURCE_TYPE = (f"{{{RAW}}}{name}" for name in (
+    "version", "date", "size", "source_type"))
+_VERSION_LABEL = re.compile(r"v[1-9]\d*")
+
+
 def _oai_record(element: Any) -> PaperRecord | None:
     header = element.find(f"{{{OAI}}}header")
     if header is not None and header.get("status") == "deleted":
@@ -233,23 +254,29 @@ def _oai_record(element: Any) -> PaperRecord | None:
     raw = element.find(f".//{{{RAW}}}arXivRaw")
     if raw is None:
         raise ValueError("no arXivRaw metadata (only the arXivRaw format carries the version history)")
+    fields: dict[Any, Any] = {}  # tag -> its first child element of that tag (what raw.find gives)
+    versions_found = []
+    for child in raw:
+        if child.tag == _RAW_VERSION:
+            versions_found.append(child)
+        elif child.tag not in fields:
+            fields[child.tag] = child
 
     def text(name: str) -> str | None:
-        found = raw.find(f"{{{RAW}}}{name}")
+        found = fields.get(f"{{{RAW}}}{name}")
         return None if found is None else "".join(found.itertext())
 
     paper = clean(text("id"))
     if not paper:
         raise ValueError("no <id>")
     versions = []
-    for version in raw.findall(f"{{{RAW}}}version"):
+    for version in versions_found:
         label = version.get("version", "")
-        if not re.fullmatch(r"v[1-9]\d*", label):
+        if not _VERSION_LABEL.fullmatch(label):
             raise ValueError(f"{paper}: version label {label!r}")
-        date = version.findtext(f"{{{RAW}}}date")
-        size = version.findtext(f"{{{RAW}}}size")
-        versions.append(VersionEntry(int(label[1:]), _gmt(date), _kb(size),
-                                     clean(version.findtext(f"{{{RAW}}}source_type"))))
+        date = version.findtext(_RAW_DATE)
+        size = version.findtext(_RAW_SIZE)
+        versions.append(VersionEntry(int(label[1:]), _gmt(date), _kb(size), clean(version.findtext(_RAW_SOURCE_TYPE))))
     versions.sort(key=lambda v: v.number)  # arXivRaw lists v1, v10, v11, ..., v2 (string order)
     title, authors, abstract = clean(text("title")), clean(text("authors")), clean(text("abstract"))
     if not (title and versions):
@@ -484,8 +511,11 @@ def _eastern(value: str) -> int:
     return max(int(parsed.replace(tzinfo=EASTERN, fold=fold).timestamp()) for fold in (0, 1))
 
 
+_KB = re.compile(r"^\s*(\d+)\s*kb\s*$", re.IGNORECASE)
+
+
 def _kb(value: str | None) -> int | None:
-    found = re.match(r"^\s*(\d+)\s*kb\s*$", value or "", re.IGNORECASE)
+    found = _KB.match(value or "")
     return None if found is None else int(found.group(1))
 
 

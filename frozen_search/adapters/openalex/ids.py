@@ -129,6 +129,32 @@ def rebuild_abstract(index: Any) -> tuple[str | None, str | None]:
         return None, None
     if not isinstance(index, Mapping):
         return None, "abstract_inverted_index is not an object"
+    words = _positions(index)
+    if words is None:
+        return _rebuild_checked(index)
+    if not words:
+        return None, None
+    if max(words) + 1 != len(words):
+        return _rebuild_checked(index)
+    return _cleaned([words[p] for p in range(len(words))]), None
+
+
+def _positions(index: Mapping[Any, Any]) -> dict[int, str] | None:
+    """Position -> word of a well-formed index (every position a non-negative ``int``, none held twice), else
+    ``None`` (then :func:`_rebuild_checked` says what is wrong, as it always has)."""
+    lists = list(index.values())
+    if not set(map(type, lists)) <= {list}:
+        return None
+    flat = list(itertools.chain.from_iterable(lists))
+    if not set(map(type, flat)) <= {int} or (flat and min(flat) < 0):
+        return None
+    owners = itertools.chain.from_iterable(map(itertools.repeat, map(str, index), map(len, lists)))
+    words = dict(zip(flat, owners, strict=True))
+    return words if len(words) == len(flat) else None
+
+
+def _rebuild_checked(index: Mapping[Any, Any]) -> tuple[str | None, str | None]:
+    """:func:`rebuild_abstract` checking each entry in turn (the first fault found is the one told)."""
     words: dict[int, str] = {}
     for word, positions in index.items():
         if not isinstance(positions, list) or not all(type(p) is int and p >= 0 for p in positions):
@@ -143,15 +169,20 @@ def rebuild_abstract(index: Any) -> tuple[str | None, str | None]:
         missing = itertools.islice((p for p in range(max(words) + 1) if p not in words), 5)
         return None, (f"abstract_inverted_index has no word at position(s) {', '.join(map(str, missing))} "
                       f"(of 0–{max(words)}): the abstract cannot be put back in order")
-    tokens = [words[p] for p in range(len(words))]
-    if any("\\\\" in token for token in tokens):
+    return _cleaned([words[p] for p in range(len(words))]), None
+
+
+def _cleaned(tokens: list[str]) -> str | None:
+    """The abstract from its words in order (see :func:`rebuild_abstract`)."""
+    joined = " ".join(tokens)  # a blank between tokens: a pattern without blanks is in it iff in a token
+    if "\\\\" in joined:
         tokens = [_ESCAPED.sub(lambda m: _ESCAPES[m.group(1)], token) for token in tokens]
-    else:
+    elif "&#13;\\n" in joined:
         tokens = [token.replace("&#13;\\n", " ") for token in tokens]
     if tokens and tokens[0].lower() in _ABSTRACT_HEADINGS:
         tokens = tokens[1:]
     text = _drop_mathml(html.unescape(" ".join(tokens)))
-    return " ".join(text.split()) or None, None
+    return " ".join(text.split()) or None
 
 
 def _drop_mathml(text: str) -> str:
@@ -185,8 +216,11 @@ def _venue(work: Mapping[str, Any]) -> tuple[str, str]:
     return " ".join(name.split()), str(source.get("type") or "")
 
 
+_VERSION_JSON = json.JSONEncoder(sort_keys=True, ensure_ascii=False)  # json.dumps(..., same options), built once
+
+
 def _version(*pieces: Any) -> str:
-    digest = hashlib.sha256(json.dumps(pieces, sort_keys=True, ensure_ascii=False).encode("utf-8")).hexdigest()
+    digest = hashlib.sha256(_VERSION_JSON.encode(pieces).encode("utf-8")).hexdigest()
     return "rec-" + digest[:16]
 
 
@@ -211,19 +245,21 @@ def work_state(work: Any, provenance: Mapping[str, Any]) -> DocState:
     aliases = (f"doi:{doi}",) if doi else ()
     url = f"https://{HOST}/{key}"
     verdict = rules.judge(work)
+    stored, precision_ms = published.stored, published.precision_ms
     if not verdict.eligible:
         return DocState(doc_id=doc_id(key), source=SOURCE, version=_version(key, published.day.isoformat(),
-                        verdict.reason), valid_from=published.stored, title=doc_id(key), url=url, parts=None,
+                        verdict.reason), valid_from=stored, title=doc_id(key), url=url, parts=None,
                         provenance=dict(provenance), aliases=aliases, refusal=("not_eligible", verdict.reason),
-                        sole=True, precision_ms=published.precision_ms)
+                        sole=True, precision_ms=precision_ms)
     title = " ".join(str(work.get("title") or work.get("display_name") or "").split())
     if not title:
         raise RecordError(f"{key}: an eligible work without a title")
-    return _shown_state(work, key, title, doi, published, aliases, url, provenance)
+    return _shown_state(work, key, title, doi, published, aliases, url, provenance, stored, precision_ms)
 
 
 def _shown_state(work: Mapping[str, Any], key: str, title: str, doi: str | None, published: rules.PublicationDate,
-                 aliases: tuple[str, ...], url: str, provenance: Mapping[str, Any]) -> DocState:
+                 aliases: tuple[str, ...], url: str, provenance: Mapping[str, Any], stored: int, precision_ms: int
+                 ) -> DocState:
     authors = _authors(work)
     venue, venue_type = _venue(work)
     abstract, withheld = rebuild_abstract(work.get("abstract_inverted_index"))
@@ -239,9 +275,9 @@ def _shown_state(work: Mapping[str, Any], key: str, title: str, doi: str | None,
     if published.precision != "day":
         display["publication_date_note"] = (f"OpenAlex writes a {published.precision}-only date as {day}: the work "
                                             f"is shown only from the end of that {published.precision}")
-    dated = tuple((f"{what} (OpenAlex {key}, published {day})", published.stored)
+    dated = tuple((f"{what} (OpenAlex {key}, published {day})", stored)
                   for what in ("record", "abstract")[:len(parts)])
     return DocState(doc_id=doc_id(key), source=SOURCE, version=_version(parts, display, title), title=title,
-                    valid_from=published.stored, url=url, parts=parts, dated=dated, display=display,
-                    provenance=dict(provenance), aliases=aliases, sole=True, precision_ms=published.precision_ms)
+                    valid_from=stored, url=url, parts=parts, dated=dated, display=display,
+                    provenance=dict(provenance), aliases=aliases, sole=True, precision_ms=precision_ms)
 

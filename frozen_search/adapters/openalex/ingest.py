@@ -92,15 +92,51 @@ def _json_lines(first: bytes, stream: IO[bytes], tick: Callable[[int], None]) ->
 
 def _chain(first: bytes, stream: IO[bytes]) -> Iterator[bytes]:
     yield first
-    for number, line in enumerate(iter(lambda: stream.readline(MAX_LINE_BYTES + 1), b""), start=2):
-        _bounded(line, number)
-        yield line
+    yield from lines_of(stream, 2)
 
 
-def _bounded(line: bytes, number: int) -> None:
-    if len(line) > MAX_LINE_BYTES:
+def _bounded(size: int, number: int) -> None:
+    if size > MAX_LINE_BYTES:
         raise IngestError(f"line {number} is longer than {MAX_LINE_BYTES} bytes: not an OpenAlex work (nothing of "
                           "it is read)")
+
+
+READ_BYTES = 1 << 20
+"""Bytes (decompressed) read from a JSON-lines file at a time."""
+
+
+def lines_of(stream: IO[bytes], number: int = 1) -> Iterator[bytes]:
+    """The lines of ``stream`` from where it stands (line ``number`` first), as iterating over it gives them (each
+    with its ``\\n``, the last without when the file does not end in one), read :data:`READ_BYTES` at a time: a gzip
+    stream read line by line refills 8 kB at a time, through Python.
+
+    Raises:
+        IngestError: a line is longer than :data:`MAX_LINE_BYTES` (found before more than that much of it is held).
+    """
+    pending: list[bytes] = []  # the start of a line not ended yet (joined once it ends: a long line costs no more)
+    held = 0
+    while True:
+        block = stream.read(READ_BYTES)
+        if not block:
+            break
+        if b"\n" not in block:
+            pending.append(block)
+            held += len(block)
+            _bounded(held, number)
+            continue
+        if pending:
+            block = b"".join([*pending, block])
+        lines = block.split(b"\n")
+        last = lines.pop()
+        for line in lines:
+            _bounded(len(line) + 1, number)
+            yield line + b"\n"
+            number += 1
+        pending = [last] if last else []
+        held = len(last)
+        _bounded(held, number)
+    if pending:
+        yield b"".join(pending)
 
 
 def records(path: Path, tick: Callable[[int], None]) -> Iterator[Record]:

@@ -648,7 +648,7 @@ def thread_worker(arguments: dict[str, Any], out: IO[bytes]) -> None:
     each an 8-byte big-endian length and that many bytes of UTF-8 JSON; a failure as one ``{"error"}`` message."""
 
     def write(message: dict[str, Any]) -> None:
-        write_message(out, message, fast=True)  # a thread's states hold no float
+        write_message(out, message, floatless=True)  # a thread's states hold no float
 
     try:
         db = sqlite3.connect(f"file:{arguments['spill']}?mode=ro", uri=True)
