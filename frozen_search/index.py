@@ -1,12 +1,17 @@
-"""The full-text index (tantivy): BM25 over the historical text of every stored revision.
+"""The full-text index (tantivy): BM25 over the text of stored revisions.
 
 Each revision is one tantivy document with ``rev`` (the store's ``rev_pk``), ``doc_id``, ``source``, ``valid_from`` and
 ``valid_to`` (stored instants: integer UTC milliseconds, see :mod:`frozen_search.cutoff`; an unknown ``valid_to`` is
 stored as :data:`OPEN_END`) as fast fields. The cutoff filter runs inside the engine: a revision is a candidate at ``T``
-only when ``valid_from < T <= valid_to``, i.e. it is the revision that was current at ``T``; so one index serves every
-cutoff and ranks on the text as it stood then. The index is derived data: ``frozen-search reindex`` rebuilds it from the
-store, and ``generation.json`` records the store generation it reflects, so a stale index is refused rather than
-silently used. This is the only module that imports tantivy (its on-disk format is tied to the pinned version). """
+only when ``valid_from < T <= valid_to``, i.e. it is the revision that was current at ``T``.
+
+Two kinds of index are written. A *snapshot* at ``T`` (:mod:`frozen_search.stages.snapshot`) holds the title and text
+of each revision current at ``T``, so that BM25 ranks on the statistics of what stood then; every search runs on one.
+The store's *main* index (``DATA_DIR/index``, written by ingest and ``frozen-search reindex``) holds every revision's
+ids and validity but not its text (``texts=False``): no search reads it, and indexing every revision's text there cost
+a quarter to a half of an ingest's CPU (bench/README.md). Both are derived data rebuilt from the store, and
+``generation.json`` records the store generation they reflect, so a stale index is refused rather than silently
+used. This is the only module that imports tantivy (its on-disk format is tied to the pinned version). """
 
 from __future__ import annotations
 
@@ -61,17 +66,24 @@ def _schema() -> tantivy.Schema:
 
 
 class IndexWriterSession:
-    """Adds and replaces revisions; nothing is visible until :meth:`commit`, and :meth:`rollback` drops it all."""
+    """Adds and replaces revisions; nothing is visible until :meth:`commit`, and :meth:`rollback` drops it all.
+    ``texts`` false (the store's main index): each revision's ids and validity only, no title or body tokens."""
 
-    def __init__(self, writer: tantivy.IndexWriter, path: Path) -> None:
+    def __init__(self, writer: tantivy.IndexWriter, path: Path, texts: bool = True) -> None:
         self._writer = writer
         self._path = path
+        self._texts = texts
 
     def add(self, rev: IndexedRevision) -> None:
         """Add one revision (use :meth:`replace` when it may already be indexed)."""
-        self._writer.add_document(tantivy.Document(
-            rev=rev.rev_pk, doc_id=rev.doc_id, source=rev.source, valid_from=rev.valid_from,
-            valid_to=OPEN_END if rev.valid_to is None else rev.valid_to, title=rev.title, body=rev.text))
+        valid_to = OPEN_END if rev.valid_to is None else rev.valid_to
+        if self._texts:
+            self._writer.add_document(tantivy.Document(
+                rev=rev.rev_pk, doc_id=rev.doc_id, source=rev.source, valid_from=rev.valid_from, valid_to=valid_to,
+                title=rev.title, body=rev.text))
+        else:
+            self._writer.add_document(tantivy.Document(
+                rev=rev.rev_pk, doc_id=rev.doc_id, source=rev.source, valid_from=rev.valid_from, valid_to=valid_to))
 
     def replace(self, rev: IndexedRevision) -> None:
         """Delete any indexed copy of ``rev.rev_pk`` and add this one (its ``valid_to`` changed)."""
@@ -113,8 +125,9 @@ def _tantivy_version() -> str:
 class RevisionIndex:
     """The tantivy index at ``path``; :meth:`open` for serving, :meth:`create` for (re)building."""
 
-    def __init__(self, path: Path, index: tantivy.Index, frozen: bool = False) -> None:
+    def __init__(self, path: Path, index: tantivy.Index, frozen: bool = False, texts: bool = True) -> None:
         self.path = path
+        self.texts = texts
         self._index = index
         self._schema = index.schema
         self._generation: int | None = None
@@ -126,12 +139,14 @@ class RevisionIndex:
             self._searcher = index.searcher()
 
     @classmethod
-    def create(cls, path: Path, *, fresh: bool = False) -> RevisionIndex:
-        """Open the index at ``path`` for writing, creating it (``fresh``: deleting any old one first)."""
+    def create(cls, path: Path, *, fresh: bool = False, texts: bool = True) -> RevisionIndex:
+        """Open the index at ``path`` for writing, creating it (``fresh``: deleting any old one first). ``texts``
+        false: revisions are added without their title and text (the store's main index, see the module
+        docstring)."""
         if fresh and path.exists():
             shutil.rmtree(path)
         path.mkdir(parents=True, exist_ok=True)
-        return cls(path, tantivy.Index(_schema(), path=str(path), reuse=True))
+        return cls(path, tantivy.Index(_schema(), path=str(path), reuse=True), texts=texts)
 
     @classmethod
     def open(cls, path: Path, *, frozen: bool = False) -> RevisionIndex:
@@ -184,7 +199,7 @@ class RevisionIndex:
                 raise
             raise StoreBusy(f"the index at {self.path} is being written by another process; nothing was done: "
                             "run this again when it has finished") from exc
-        session = IndexWriterSession(opened, self.path)
+        session = IndexWriterSession(opened, self.path, self.texts)
         try:
             yield session
         except BaseException:

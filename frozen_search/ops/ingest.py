@@ -79,7 +79,7 @@ def ingest(settings: Settings, source_name: str, paths: Sequence[Path], *, progr
         index_first = not settings.index_path.exists()
         store = Store(settings.store_path)
         try:
-            index = RevisionIndex.create(settings.index_path)
+            index = RevisionIndex.create(settings.index_path, texts=False)
             files = FileBoundaries(store, on_file, source.dated_by_events)
             report = source.ingest(list(paths), store, index, settings=settings, progress=progress,
                                    on_file=files.start, **options)

@@ -27,7 +27,7 @@ def rebuild_index(store: Store, index_path: Path, progress: Callable[[int], None
         StoreIntegrityError: a revision's chunks are missing from the store.
     """
     building = index_path.with_name(index_path.name + ".building")
-    index = RevisionIndex.create(building, fresh=True)
+    index = RevisionIndex.create(building, fresh=True, texts=False)
     registry = registry if registry is not None else default_registry()
     settings = settings if settings is not None else Settings.from_env(data_dir=store.path.parent)
     with store.transaction():  # rows of an older rendering are rendered again first (their chunk keys change)
