@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import tempfile
 import time
@@ -49,7 +50,8 @@ def bench_ingest(reps: int) -> list[dict[str, Any]]:
             with tempfile.TemporaryDirectory() as tmp:
                 store = Store(Path(tmp) / "store.sqlite3")
                 started = time.perf_counter()
-                report = ingest_arxiv([path], store, RevisionIndex.create(Path(tmp) / "index"))
+                report = ingest_arxiv([path], store, RevisionIndex.create(
+                    Path(tmp) / "index", texts=os.environ.get("BENCH_INDEX_TEXTS") == "1"))
                 seconds = time.perf_counter() - started
                 store.close()
             if best is None or seconds < best[0]:

@@ -96,7 +96,7 @@ def _child(kind: str, source: str, path: str, data_dir: str, queue: Any) -> None
         from frozen_search.store import Store
 
         store = Store(Path(data_dir) / "store.sqlite3")
-        index = RevisionIndex.create(Path(data_dir) / "index")
+        index = RevisionIndex.create(Path(data_dir) / "index", texts=os.environ.get("BENCH_INDEX_TEXTS") == "1")
         if source == "se":
             from frozen_search.adapters.stackexchange.dump import ingest_stackexchange
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
 import tempfile
@@ -42,7 +43,7 @@ REAL_LIST = REPO.parent / "shared" / "realdata" / "openalex" / "works_list_orcid
 def _ingest(paths: list[Path]) -> tuple[float, int, int]:
     with tempfile.TemporaryDirectory() as tmp:
         store = Store(Path(tmp) / "store.sqlite3")
-        index = RevisionIndex.create(Path(tmp) / "index")
+        index = RevisionIndex.create(Path(tmp) / "index", texts=os.environ.get("BENCH_INDEX_TEXTS") == "1")
         started = time.perf_counter()
         report = ingest_openalex(paths, store, index)
         seconds = time.perf_counter() - started

@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import multiprocessing
+import os
 import resource
 import sys
 import tempfile
@@ -100,7 +101,8 @@ def _child(site_dir: str, data_dir: str, queue: Any, reader_only: bool) -> None:
             report.revisions += len(states)
         db.close()
     else:
-        report = ingest_stackexchange([Path(site_dir)], store, RevisionIndex.create(Path(data_dir) / "index"),
+        report = ingest_stackexchange([Path(site_dir)], store, RevisionIndex.create(
+            Path(data_dir) / "index", texts=os.environ.get("BENCH_INDEX_TEXTS") == "1"),
                                       settings=settings, site=SITE)
     seconds = time.perf_counter() - started
     store.close()

@@ -37,6 +37,7 @@ import json
 import lzma
 import math
 import multiprocessing
+import os
 import pstats
 import resource
 import shutil
@@ -192,7 +193,7 @@ def run_ingest(paths: list[str], data_dir: str, profile_path: str | None) -> dic
     rss_before = peak_rss_mb()
     settings = Settings.from_env({}, data_dir=data_dir)
     store = Store(settings.store_path)
-    index = RevisionIndex.create(settings.index_path)
+    index = RevisionIndex.create(settings.index_path, texts=os.environ.get("BENCH_INDEX_TEXTS") == "1")
     profiler = cProfile.Profile() if profile_path else None
     started, cpu = time.perf_counter(), cpu_seconds()
     if profiler is not None:
