@@ -121,15 +121,7 @@ def new_revision(state: DocState, origin: str = "dump", keys: dict[str, bytes] |
     """The store row and the chunks ``(key, source, text)`` of ``state``; ``keys`` (optional) remembers
     :func:`chunk_key` of texts already seen (the states of one document repeat most of their parts)."""
     parts = list(state.parts or ())
-    if keys is None:
-        chunks = [(chunk_key(p), "", p) for p in parts]
-    else:
-        chunks = []
-        for part in parts:
-            key = keys.get(part)
-            if key is None:
-                key = keys[part] = chunk_key(part)
-            chunks.append((key, "", part))
+    chunks = [(chunk_key(p), "", p) for p in parts] if keys is None else _chunks(parts, keys)
     return _revision(state, origin, b"".join(c[0] for c in chunks), display_text(parts)), chunks
 
 
@@ -323,18 +315,25 @@ class StateWriter:
         self.writer.replace(indexed(row, display_text(self.store.text_parts(row))))
 
 
-def _wire_row(state: WireState, settled: tuple[int | None, str], origin: str, keys: dict[str, bytes]
-              ) -> tuple[tuple[Any, ...], list[tuple[bytes, str, str]], str | None]:
-    """What :func:`new_revision` gives for a :class:`WireState` (its JSON columns as the worker encoded them), as
-    :meth:`Store.insert_encoded_revisions`' row with the interval ``settled``; its chunks; the text to index
-    (``None`` for a refused state)."""
-    parts = state.parts or ()
+def _chunks(parts: Sequence[str], keys: dict[str, bytes]) -> list[tuple[bytes, str, str]]:
+    """The chunks ``(key, "", text)`` of ``parts``, each :func:`chunk_key` computed once per text (``keys``
+    remembers those already seen)."""
     chunks = []
     for part in parts:
         key = keys.get(part)
         if key is None:
             key = keys[part] = chunk_key(part)
         chunks.append((key, "", part))
+    return chunks
+
+
+def _wire_row(state: WireState, settled: tuple[int | None, str], origin: str, keys: dict[str, bytes]
+              ) -> tuple[tuple[Any, ...], list[tuple[bytes, str, str]], str | None]:
+    """What :func:`new_revision` gives for a :class:`WireState` (its JSON columns as the worker encoded them), as
+    :meth:`Store.insert_encoded_revisions`' row with the interval ``settled``; its chunks; the text to index
+    (``None`` for a refused state)."""
+    parts = state.parts or ()
+    chunks = _chunks(parts, keys)
     displayed = display_text(parts)
     row = (state.doc_id, state.source, state.version, state.parent_version, state.valid_from, *settled, state.title,
            None, b"".join(c[0] for c in chunks), hashlib.sha256(displayed.encode("utf-8")).hexdigest(), len(displayed),
