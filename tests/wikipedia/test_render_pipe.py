@@ -16,7 +16,9 @@ def test_batches_are_answered_in_order_with_the_renderings() -> None:
     serve(io.BytesIO(b"".join(encode_batch(batch) for batch in batches)), out)
     out.seek(0)
     replies = [read_batch(out) for _ in batches]
-    assert replies == [(len(batch), wikitext.render_chunk_batch(batch)) for batch in batches]
+    # Two strings per source: its rendering, then what that rendering did with its templates.
+    assert replies == [(2 * len(batch), wikitext.render_chunk_batch(batch)) for batch in batches]
+    assert replies[0] is not None and replies[0][1][1::2] == ["0 0 0 0", "0 0 0 0"]
     assert read_batch(out) is None
 
 

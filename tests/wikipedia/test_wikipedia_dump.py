@@ -121,8 +121,8 @@ def test_truncated_compressed_file(tmp_path: Path) -> None:
 
 def stored_rows(store: Store) -> tuple[list[tuple[object, ...]], list[tuple[object, ...]]]:
     db = sqlite3.connect(store.path)
-    rows = db.execute("SELECT doc_id, version, valid_from, valid_to, continuity, sha256, chunk_keys FROM revisions "
-                      "ORDER BY rev_pk").fetchall()
+    rows = db.execute("SELECT doc_id, version, valid_from, valid_to, continuity, sha256, chunk_keys, metadata "
+                      "FROM revisions ORDER BY rev_pk").fetchall()
     chunks = db.execute("SELECT key, source, text FROM chunks ORDER BY key").fetchall()
     db.close()
     return rows, chunks

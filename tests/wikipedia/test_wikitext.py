@@ -24,6 +24,7 @@ from frozen_search.adapters.wikipedia.wikitext import (
     join_rendered,
     redirect_target,
     render_chunk,
+    render_chunk_batch,
     split_chunks,
 )
 from tests.conftest import MRR, PEAR_2002, PEAR_2014, PYRUS, wiki_file
@@ -332,7 +333,7 @@ def test_deferred_rendering_sends_each_missing_source_once() -> None:
 
     def submit(sources: list[str]) -> Callable[[], list[str]]:
         sent.append(list(sources))
-        return lambda: [render_chunk(source) for source in sources]
+        return lambda: render_chunk_batch(sources)
 
     renderer = WikitextRenderer()
     renderer.defer(submit)
@@ -344,8 +345,8 @@ def test_deferred_rendering_sends_each_missing_source_once() -> None:
     deferred = [renderer.render_chunks_deferred(text) for text in texts]
     fresh = WikitextRenderer()
     for text, chunks in zip(texts, deferred, strict=True):
-        assert [(c.key, c.source, c.text) for c in chunks.result()] == [
-            (c.key, c.source, c.text) for c in fresh.render_chunks(text)]
+        assert [(c.key, c.source, c.text, c.counts) for c in chunks.result()] == [
+            (c.key, c.source, c.text, c.counts) for c in fresh.render_chunks(text)]
     assert 1 < len(sent) < len(texts)  # batches of several revisions
     assert sum(map(len, sent)) == len({source for batch in sent for source in batch}) == renderer.memo_misses
     renderer.defer(None)

@@ -38,7 +38,13 @@ from datetime import UTC, datetime
 from frozen_search.adapters.wikipedia import ids as wikipedia
 from frozen_search.adapters.wikipedia.bridge import title_at
 from frozen_search.adapters.wikipedia.expand import CallMemo, Expander, TemplateRevision
-from frozen_search.adapters.wikipedia.wikitext import TemplateCounts, chunk_key, join_rendered, render_chunk_counted
+from frozen_search.adapters.wikipedia.wikitext import (
+    TemplateCounts,
+    chunk_key,
+    counts_from_metadata,
+    join_rendered,
+    render_chunk_counted,
+)
 from frozen_search.cutoff import stored_iso
 from frozen_search.store import RevisionRow, Store
 
@@ -227,11 +233,16 @@ class ExpansionsAt:
 
 
 def _stored_counts(store: Store, row: RevisionRow) -> TemplateCounts:
-    """What the stored rendering of ``row`` did with its templates (its wikitext rendered again, counted).
+    """What the stored rendering of ``row`` did with its templates: the counts its ingest kept in its metadata
+    (:func:`~frozen_search.adapters.wikipedia.wikitext.counts_from_metadata`: only for a row of the current
+    renderer), else its wikitext rendered again, counted (a store from before they were kept).
 
     Raises:
         StoreIntegrityError: a chunk the row lists is missing from the store.
     """
+    kept = counts_from_metadata(row.metadata)
+    if kept is not None:
+        return kept
     counts = TemplateCounts()
     for source in store.text_parts(row, column="source"):
         counts.add(render_chunk_counted(source)[1])

@@ -19,7 +19,13 @@ from frozen_search.adapters.wikipedia import ids as wikipedia
 from frozen_search.adapters.wikipedia.dump import rerender
 from frozen_search.adapters.wikipedia.expand import TemplateRevision
 from frozen_search.adapters.wikipedia.live import LiveRevision, WikipediaLive
-from frozen_search.adapters.wikipedia.wikitext import RENDERER_ID, WikitextRenderer, join_rendered
+from frozen_search.adapters.wikipedia.wikitext import (
+    RENDERER_ID,
+    STORED_COUNTS_KEY,
+    WikitextRenderer,
+    join_rendered,
+    stored_counts_metadata,
+)
 from frozen_search.cutoff import instant_bound, stored_instant
 from frozen_search.errors import InvalidRequest, NotFoundBeforeCutoff
 from frozen_search.models import Rejection
@@ -103,7 +109,9 @@ class LiveBridge:
                 title=wikipedia.normalize_title(rev.title), redirect=rev.redirect,
                 chunk_keys=b"".join(c.key for c in chunks),
                 sha256=hashlib.sha256(displayed.encode("utf-8")).hexdigest(), chars=len(displayed),
-                metadata={"page_id": str(rev.page_id), "renderer": RENDERER_ID,  # today's title: provenance only
+                metadata={"page_id": str(rev.page_id), "renderer": RENDERER_ID,
+                          STORED_COUNTS_KEY: stored_counts_metadata(chunks),
+                          # today's title: provenance only
                           "current_title": None if rev.current_title is None else rev.current_title.evidence()},
                 provenance={"upstream": self.api_url, "wikitext_sha1": rev.sha1, "resolved": "live"},
                 origin="live"))

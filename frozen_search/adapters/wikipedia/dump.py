@@ -55,11 +55,13 @@ from frozen_search.adapters.wikipedia import xmlreader
 from frozen_search.adapters.wikipedia.render_pipe import FAILED, encode_batch, read_batch
 from frozen_search.adapters.wikipedia.wikitext import (
     RENDERER_ID,
+    STORED_COUNTS_KEY,
     DeferredChunks,
     WikitextRenderer,
     join_rendered,
     redirect_target,
     render_chunk_batch,
+    stored_counts_metadata,
 )
 from frozen_search.cutoff import stored_instant
 from frozen_search.errors import IngestError, InvalidRequest
@@ -690,7 +692,7 @@ class _PageWriter:
             chunk_keys=b"".join([c.key for c in chunks]),
             sha256=hashlib.sha256(displayed.encode("utf-8")).hexdigest(), chars=len(displayed),
             metadata={"namespace": rev.namespace, "page_id": None if rev.page_id is None else str(rev.page_id),
-                      "renderer": RENDERER_ID},
+                      "renderer": RENDERER_ID, STORED_COUNTS_KEY: stored_counts_metadata(chunks)},
             provenance={**self.provenance, "wikitext_sha1": rev.sha1}))
         if rev_pk is None:
             return False
@@ -975,7 +977,8 @@ def rerender(store: Store, row: RevisionRow, renderer: WikitextRenderer) -> NewR
         doc_id=row.doc_id, source=row.source, version=row.version, parent_version=row.parent_version,
         valid_from=row.valid_from, title=row.title, redirect=row.redirect, chunk_keys=b"".join(c.key for c in chunks),
         sha256=hashlib.sha256(displayed.encode("utf-8")).hexdigest(), chars=len(displayed),
-        metadata={**row.metadata, "renderer": RENDERER_ID}, provenance=row.provenance,
+        metadata={**row.metadata, "renderer": RENDERER_ID, STORED_COUNTS_KEY: stored_counts_metadata(chunks)},
+        provenance=row.provenance,
         precision_ms=row.precision_ms)
 
 

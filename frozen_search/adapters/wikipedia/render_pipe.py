@@ -2,7 +2,8 @@
 (``python -m frozen_search.adapters.wikipedia.render_worker``, which runs :func:`serve`).
 
 A render process reads batches of chunk sources on stdin and writes their renderings
-(:func:`~frozen_search.adapters.wikipedia.wikitext.render_chunk_batch`) on stdout, in order, until stdin ends. It is
+(:func:`~frozen_search.adapters.wikipedia.wikitext.render_chunk_batch`: two strings per source, its text then what it
+did with its templates) on stdout, in order, until stdin ends. It is
 started through this module entry point, never by :mod:`multiprocessing`: a user's script that calls
 ``ingest_wikipedia`` without an ``if __name__ == "__main__":`` guard is not imported (so not run) again in it.
 

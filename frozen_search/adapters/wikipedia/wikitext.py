@@ -42,9 +42,9 @@ import html
 import re
 from bisect import bisect_left
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 import mwparserfromhell
 from mwparserfromhell.nodes import ExternalLink, Heading, HTMLEntity, Node, Tag, Template, Text, Wikilink
@@ -52,9 +52,10 @@ from mwparserfromhell.wikicode import Wikicode
 
 from frozen_search.cutoff_rules.wikipedia_templates import Rule, rule_for
 
-__all__ = ["RENDERER_ID", "Chunk", "DeferredChunks", "TemplateCounts", "WikitextRenderer", "chunk_key", "finish_text",
-           "join_rendered", "redirect_target", "render_chunk", "render_chunk_batch", "render_chunk_counted",
-           "split_chunks"]
+__all__ = ["RENDERER_ID", "STORED_COUNTS_KEY", "Chunk", "DeferredChunks", "TemplateCounts", "WikitextRenderer",
+           "chunk_key", "counts_from_metadata", "decode_counts", "encode_counts", "finish_text", "join_rendered",
+           "redirect_target", "render_chunk", "render_chunk_batch", "render_chunk_counted", "split_chunks",
+           "stored_counts_metadata"]
 
 # Scanner state: (closer of the raw span being skipped, or ""; depths of {{ {| [[ <ref> <gallery> <table> <div>).
 _State = tuple[str, tuple[int, ...]]
@@ -109,18 +110,21 @@ def chunk_key(source: str) -> bytes:
 
 
 class Chunk:
-    """One chunk of a revision: ``key`` = :func:`chunk_key` of ``source``, ``text`` = its rendering.
+    """One chunk of a revision: ``key`` = :func:`chunk_key` of ``source``, ``text`` = its rendering, ``counts`` =
+    what that rendering did with the chunk's templates (:class:`TemplateCounts`, as :func:`render_chunk_counted`).
 
-    Never changed once complete. A chunk rendered elsewhere (:meth:`WikitextRenderer.defer`) gets its ``text`` when
-    its batch is back; :meth:`DeferredChunks.result` waits for that.
+    Never changed once complete. A chunk rendered elsewhere (:meth:`WikitextRenderer.defer`) gets its ``text`` and
+    ``counts`` when its batch is back; :meth:`DeferredChunks.result` waits for that.
     """
 
-    __slots__ = ("key", "source", "text")
+    __slots__ = ("counts", "key", "source", "text")
 
-    def __init__(self, key: bytes, source: str, text: str | None = None) -> None:
+    def __init__(self, key: bytes, source: str, text: str | None = None, counts: TemplateCounts | None = None) -> None:
         self.key, self.source = key, source
         if text is not None:
             self.text = text
+        if counts is not None:
+            self.counts = counts
 
     def __repr__(self) -> str:
         return f"Chunk(key={self.key!r}, source={self.source!r}, text={getattr(self, 'text', None)!r})"
@@ -136,7 +140,8 @@ class Chunk:
 
 
 Submit = Callable[[list[str]], Callable[[], list[str]]]
-"""Starts rendering a batch of chunk sources elsewhere; the callable it returns waits for their texts, in order."""
+"""Starts rendering a batch of chunk sources elsewhere; the callable it returns waits for what
+:func:`render_chunk_batch` returns for them (each text then its encoded counts, in order)."""
 
 
 class _Batch:
@@ -156,8 +161,11 @@ class _Batch:
         if self.reply is None:
             self.send()
         assert self.reply is not None
-        for chunk, text in zip(self.chunks, self.reply(), strict=True):
-            chunk.text = text
+        reply = self.reply()
+        if len(reply) != 2 * len(self.chunks):
+            raise ValueError(f"a render reply holds {len(reply)} strings for {len(self.chunks)} chunks")
+        for chunk, text, counts in zip(self.chunks, reply[0::2], reply[1::2], strict=True):
+            chunk.text, chunk.counts = text, decode_counts(counts)
         self.done, self.reply = True, None
 
 
@@ -395,8 +403,58 @@ def finish_text(text: str) -> str:
 
 
 def render_chunk_batch(sources: list[str]) -> list[str]:
-    """:func:`render_chunk` of each source, in order (the unit of work sent to a render process)."""
-    return [render_chunk(source) for source in sources]
+    """:func:`render_chunk_counted` of each source, in order, flattened to strings (the unit of work sent to a render
+    process): two strings per source, its text then its counts (:func:`encode_counts`)."""
+    out: list[str] = []
+    for source in sources:
+        text, counts = render_chunk_counted(source)
+        out += (text, encode_counts(counts))
+    return out
+
+
+def encode_counts(counts: TemplateCounts) -> str:
+    """``counts`` as ``"expanded from_arguments elided stripped"`` (decimal, one space apart)."""
+    return f"{counts.expanded} {counts.from_arguments} {counts.elided} {counts.stripped}"
+
+
+def decode_counts(text: str) -> TemplateCounts:
+    """The :class:`TemplateCounts` :func:`encode_counts` wrote as ``text``.
+
+    Raises:
+        ValueError: ``text`` is not four non-negative decimal integers one space apart.
+    """
+    parts = text.split(" ")
+    if len(parts) != 4 or not all(part.isascii() and part.isdigit() for part in parts):
+        raise ValueError(f"not template counts: {text[:40]!r}")
+    return TemplateCounts(*(int(part) for part in parts))
+
+
+STORED_COUNTS_KEY = "template_counts"
+"""The row metadata key under which an ingest keeps what its stored rendering did with the revision's templates:
+``[expanded, from_arguments, elided, stripped]`` summed over its chunks (:func:`stored_counts_metadata`). Valid only
+for the renderer named by the row's ``renderer`` key: read it only when that is :data:`RENDERER_ID`."""
+
+
+def stored_counts_metadata(chunks: Sequence[Chunk]) -> list[int]:
+    """The value of :data:`STORED_COUNTS_KEY` for a revision made of ``chunks`` (every one rendered): their counts
+    summed, as ``[expanded, from_arguments, elided, stripped]``."""
+    total = TemplateCounts()
+    for chunk in chunks:
+        total.add(chunk.counts)
+    return [total.expanded, total.from_arguments, total.elided, total.stripped]
+
+
+def counts_from_metadata(metadata: Mapping[str, Any]) -> TemplateCounts | None:
+    """The counts a row's metadata keeps for its stored rendering, or ``None`` when it keeps none valid here: no
+    :data:`STORED_COUNTS_KEY` (a store from before it), a ``renderer`` other than :data:`RENDERER_ID`, or a value
+    that is not four non-negative integers."""
+    if metadata.get("renderer") != RENDERER_ID:
+        return None
+    value = metadata.get(STORED_COUNTS_KEY)
+    if (not isinstance(value, list) or len(value) != 4
+            or not all(type(n) is int and n >= 0 for n in value)):
+        return None
+    return TemplateCounts(*value)
 
 
 class _Render:
@@ -664,8 +722,8 @@ class WikitextRenderer:
                 self.memo_misses += 1
                 key = chunk_key(source)
                 if self._submit is None:
-                    text = render_chunk(source)
-                    chunk, chars = Chunk(key, source, text), len(source) + len(text)
+                    text, counts = render_chunk_counted(source)
+                    chunk, chars = Chunk(key, source, text, counts), len(source) + len(text)
                 else:
                     if self._batch is None:
                         self._batch = _Batch(self.flush)
