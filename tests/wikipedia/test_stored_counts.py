@@ -196,3 +196,29 @@ def test_counts_cross_the_render_pipe_unchanged() -> None:
     for bad in ("", "1 2 3", "1 2 3 4 5", "1 2 3 -4", "1  2 3 4", "1 2 3 ٤"):
         with pytest.raises(ValueError):
             decode_counts(bad)
+
+
+@pytest.mark.slow
+def test_anarchism_sample_keeps_the_counts_its_rendering_gives() -> None:
+    """~300 revisions spread over the 15,180 of the large real history, rendered by one warm renderer whose misses go
+    through the render pipe's format (:func:`render_chunk_batch`): the counts a revision would keep equal those of
+    its wikitext rendered again chunk by chunk (cached per distinct source to stay fast)."""
+    from frozen_search.adapters.wikipedia.wikitext import WikitextRenderer, render_chunk_batch, stored_counts_metadata
+    from tests.wikipedia.test_wikitext import ANARCHISM, sample_lzma_revisions
+
+    sample = list(sample_lzma_revisions(wiki_file(ANARCHISM), lambda i: i % 150 < 3))
+    renderer = WikitextRenderer()
+    renderer.defer(lambda sources: lambda: render_chunk_batch(sources))
+    deferred = [(index, renderer.render_chunks_deferred(text)) for index, _, text in sample]
+    fresh: dict[str, TemplateCounts] = {}
+    used = 0
+    for index, chunks in deferred:
+        expected = TemplateCounts()
+        for chunk in chunks.result():
+            if chunk.source not in fresh:
+                fresh[chunk.source] = render_chunk_counted(chunk.source)[1]
+            expected.add(fresh[chunk.source])
+        kept = stored_counts_metadata(chunks.result())
+        assert kept == [expected.expanded, expected.from_arguments, expected.elided, expected.stripped], index
+        used += expected.stripped + expected.from_arguments
+    assert used > 1000  # the real history does use templates

@@ -87,8 +87,9 @@ class PageExpansion:
     computed by expansion, from ``inputs`` (the page first, then every template revision used, by title), rather
     than being the stored rendering (whose stored sha256 then proves it).
 
-    ``counted``: the template counts, or a function computing them from the row's wikitext, called on the first
-    read of :attr:`counts` (only ``fetch`` shows them: a search hit never parses its wikitext again)."""
+    ``counted``: the template counts, or a function finding them for the stored rendering (kept in the row's metadata
+    by its ingest, else its wikitext rendered again), called on the first read of :attr:`counts` (only ``fetch``
+    shows them: a search hit never reads them)."""
 
     text: str
     counted: TemplateCounts | Callable[[], TemplateCounts]
