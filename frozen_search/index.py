@@ -32,6 +32,11 @@ OPEN_END = 2**62  # valid_to of a revision with no known successor
 _TOKEN = re.compile(r"[^\W_]+")
 _MAX_TOKEN_BYTES = 40  # tantivy's default tokenizer drops longer tokens (RemoveLongFilter)
 TITLE_BOOST = 2.0
+MAX_TIE_FACTOR = 64
+"""Hits equal in score are ranked by ``rev`` (the store's ``rev_pk``), not by where tantivy's segments happen to put
+them (a snapshot built again from the same store may order its segments differently): a search reads every hit
+tied with its last place, up to this many times its ``limit`` (beyond that, a tie at the last place is cut in
+tantivy's order)."""
 
 
 def tokenize(text: str) -> list[str]:
@@ -224,6 +229,8 @@ class RevisionIndex:
         """:meth:`search` without reading a stored document: ``(score, rev_pk, doc_id)`` where ``rev_pk`` comes
         from the ``rev`` fast field (one column read for all hits) and ``doc_id`` is a function reading the hit's
         stored ``doc_id`` when called (a hit the store cannot show needs it; a shown hit is named by its row).
+        Best first; hits equal in score by ``rev`` (see :data:`MAX_TIE_FACTOR`), so that a snapshot built again from
+        the same store ranks alike.
 
         Raises:
             InvalidRequest: no terms.
@@ -235,13 +242,19 @@ class RevisionIndex:
         if searcher is None:
             self._index.reload()
             searcher = self._index.searcher()
-        hits = searcher.search(query, limit, count=False).hits
+        want = limit + 1  # one more than asked: is the last place tied with a hit beyond it?
+        while True:
+            hits = searcher.search(query, want, count=False).hits
+            if (len(hits) < want or len(hits) <= limit or hits[-1][0] < hits[limit - 1][0]
+                    or want >= limit * MAX_TIE_FACTOR):
+                break
+            want *= 2  # every hit tied with the last place is read, so that ties are broken by rev, not by segment
         revs = [rev for rev in searcher.fast_field_values("rev", [address for _, address in hits])
                 if type(rev) is int]
         if len(revs) != len(hits):  # a segment without the column (never written so): the stored field
             revs = [int(searcher.doc(address)["rev"][0]) for _, address in hits]
-        return [(float(score), rev, _stored_doc_id(searcher, address))
-                for (score, address), rev in zip(hits, revs, strict=True)]
+        ranked = sorted(zip(hits, revs, strict=True), key=lambda hit: (-hit[0][0], hit[1]))[:limit]
+        return [(float(score), rev, _stored_doc_id(searcher, address)) for (score, address), rev in ranked]
 
     def _filters(self, bound: int, source: str | None) -> list[tuple[tantivy.Occur, tantivy.Query]]:
         key = (bound, source)  # the same few filters on every search: built once (tantivy queries are immutable)
