@@ -284,26 +284,23 @@ class FrozenSearchService:
         if generation is not None:  # a local hit: prepared once per store generation, checked for this query
             prepared = self.reverifier.prepared(shown, generation)
             rejection = self.reverifier.check_prepared(prepared, terms)
-            if rejection is not None:
-                outcome.rejections.append(rejection)
-                return
-            seen.add(row.doc_id)
-            response.results.append(SearchResult(
-                id=row.doc_id, title=row.title, url=prepared.displayed.url, source=row.source, as_of=prepared.as_of,
-                text=prepared.snippet(terms, self.settings.snippet_chars)))
-            outcome.hits.append(prepared.hit)
-            return
-        text = self.reverifier.text(row)  # learned live: everything afresh
-        displayed = self.reverifier.displayed(shown, text)
-        rejection = self.reverifier.check(displayed, terms)
+            if rejection is None:
+                url, as_of, hit = prepared.displayed.url, prepared.as_of, prepared.hit
+                text = prepared.snippet(terms, self.settings.snippet_chars)
+        else:
+            full = self.reverifier.text(row)  # learned live: everything afresh
+            displayed = self.reverifier.displayed(shown, full)
+            rejection = self.reverifier.check(displayed, terms)
+            if rejection is None:
+                url, as_of, hit = displayed.url, row.as_of, _hit(row)
+                text = snippet(full, terms, self.settings.snippet_chars, self.reverifier.lowered(full))
         if rejection is not None:
             outcome.rejections.append(rejection)
             return
         seen.add(row.doc_id)
-        response.results.append(SearchResult(
-            id=row.doc_id, title=row.title, url=displayed.url, source=row.source,
-            as_of=row.as_of, text=snippet(text, terms, self.settings.snippet_chars, self.reverifier.lowered(text))))
-        outcome.hits.append(_hit(row))
+        response.results.append(SearchResult(id=row.doc_id, title=row.title, url=url, source=row.source, as_of=as_of,
+                                             text=text))
+        outcome.hits.append(hit)
 
     # -- fetch --------------------------------------------------------------------------------------------------
 

@@ -24,7 +24,7 @@ from frozen_search.adapters.documents import (
 from frozen_search.index import RevisionIndex
 from frozen_search.store import Store
 from tests.conftest import realdata
-from tests.cross_source.test_ingest_worker import _state, run, stored
+from tests.cross_source.test_ingest_worker import _state, mixed_states, run, stored
 
 _SEPARATOR = re.compile(r",\s*(?:and\s+)?|\s+and\s+|\s*;\s*")
 
@@ -67,19 +67,7 @@ def test_the_author_splitter_splits_as_the_character_loop_did() -> None:
 
 
 def _mixed() -> tuple[list[DocState], list[DocState]]:
-    first = [_state("arxiv:1", "v1", 1_000)]
-    batch = [
-        _state("arxiv:1", "v2", 2_000, "v1"),  # stored before: through write
-        _state("arxiv:2", "v1", 5_000), _state("arxiv:2", "v2", 5_000, "v1"), _state("arxiv:2", "v3", 9_000, "vX"),
-        _state("arxiv:3", "v1", 3_000), _state("arxiv:3", "v2", 4_000, None, parts=None,
-                                               refusal=("content_unproven", "only v3's text is known")),
-        _state("arxiv:3", "v3", 6_000, display={"é": ["ü\u2028", 2 ** 70, None, 1.5]}),
-        _state("arxiv:4", "v1", 1_000), _state("arxiv:4", "v1", 1_000),
-        _state("openalex:W1", "a", 1_000, sole=True, aliases=("doi:10.1/x",)),
-        _state("openalex:W1", "b", 2_000, sole=True, aliases=("doi:10.1/x",)),
-        _state("openalex:W2", "a", 1_000, sole=True, aliases=("doi:10.1/y",), provenance={"file": "ß", "n": 1}),
-    ]
-    return first, batch
+    return mixed_states(display={"é": ["ü\u2028", 2 ** 70, None, 1.5]}, provenance={"file": "ß", "n": 1})
 
 
 def _write(data: Path, first: list[DocState], batch: list[Any]) -> tuple[int, int, int]:

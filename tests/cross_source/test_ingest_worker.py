@@ -93,21 +93,32 @@ def _state(doc: str, version: str, at: int, parent: str | None = None, **extra: 
                     parent_version=parent, **extra)
 
 
-def test_write_bulk_stores_what_write_stores_whatever_the_mix(tmp_path: Path) -> None:
-    """New documents (ties in valid_from, a gap, an unverified link, a refusal), a document already stored, a
-    version given twice, and two observations of a sole record in one batch: write_bulk's rows, intervals, chunks,
-    aliases and index are write's."""
+def mixed_states(display: dict[str, Any] | None = None, provenance: dict[str, Any] | None = None
+                 ) -> tuple[list[DocState], list[DocState]]:
+    """States stored first, then a batch mixing new documents (ties in valid_from, a gap, an unverified link, a
+    refusal), a document already stored, a version given twice, and two observations of a sole record; ``display``
+    and ``provenance`` (if given) on one state each, to carry awkward values."""
     first = [_state("arxiv:1", "v1", 1_000)]
     batch = [
         _state("arxiv:1", "v2", 2_000, "v1"),  # stored before: through write
         _state("arxiv:2", "v1", 5_000), _state("arxiv:2", "v2", 5_000, "v1"), _state("arxiv:2", "v3", 9_000, "vX"),
         _state("arxiv:3", "v1", 3_000), _state("arxiv:3", "v2", 4_000, None, parts=None,
                                                refusal=("content_unproven", "only v3's text is known")),
-        _state("arxiv:3", "v3", 6_000), _state("arxiv:4", "v1", 1_000), _state("arxiv:4", "v1", 1_000),
+        _state("arxiv:3", "v3", 6_000, **({} if display is None else {"display": display})),
+        _state("arxiv:4", "v1", 1_000), _state("arxiv:4", "v1", 1_000),
         _state("openalex:W1", "a", 1_000, sole=True, aliases=("doi:10.1/x",)),
         _state("openalex:W1", "b", 2_000, sole=True, aliases=("doi:10.1/x",)),
-        _state("openalex:W2", "a", 1_000, sole=True, aliases=("doi:10.1/y",)),
+        _state("openalex:W2", "a", 1_000, sole=True, aliases=("doi:10.1/y",),
+               **({} if provenance is None else {"provenance": provenance})),
     ]
+    return first, batch
+
+
+def test_write_bulk_stores_what_write_stores_whatever_the_mix(tmp_path: Path) -> None:
+    """New documents (ties in valid_from, a gap, an unverified link, a refusal), a document already stored, a
+    version given twice, and two observations of a sole record in one batch: write_bulk's rows, intervals, chunks,
+    aliases and index are write's."""
+    first, batch = mixed_states()
     expected = _write_all(tmp_path / "write", first, batch, bulk=False)
     found = _write_all(tmp_path / "bulk", first, batch, bulk=True)
     assert len(expected[1]) > 12 and expected[2] > 5
