@@ -64,11 +64,19 @@ def _snapshot_cutoff_option(func: F) -> F:
                         help="Then build the snapshot index at this cutoff (as `frozen-search snapshot`).")(func)
 
 
+def _dump_date_option(func: F) -> F:
+    return click.option("--dump-date", default=None, metavar="INSTANT",
+                        help="When the dump files were taken: 2024-01-01 (midnight UTC) or 2024-01-01T06:30:00Z. "
+                             "Recorded per file; only such dates let the store cover a cutoff (then `auto` searches "
+                             "the store alone). Refused when before an event in a file.")(func)
+
+
 def _mode_option(func: F) -> F:
     func = click.option("--search-from", type=click.Choice(["auto", "store", "live"]), default=None,
                         envvar="FROZEN_SEARCH_SEARCH_FROM",
                         help="live/offline search candidates: store (strict: the historical index only), live (also "
-                             "upstream search), auto (default: store when the store covers the cutoff).")(func)
+                             "upstream search), auto (default: store when dump dates declared at ingest, --dump-date, "
+                             "cover the cutoff).")(func)
     return click.option("--mode", type=click.Choice(["local", "live", "offline"]), default=None,
                         envvar="FROZEN_SEARCH_MODE",
                         help="local: the store only (default); live: also ask the upstream sources and record "
@@ -100,18 +108,20 @@ def ingest() -> None:
                    "are kept by default to expand articles with as they stood at the cutoff; they are never search "
                    "hits, and are fetched only by their own id (wikipedia:Template:Math).")
 @_snapshot_cutoff_option
+@_dump_date_option
 @_data_dir_option
 @_fail_cleanly
 def ingest_wikipedia_command(files: tuple[Path, ...], namespaces: tuple[int, ...], cutoff: str | None,
-                             data_dir: Path | None) -> None:
+                             dump_date: str | None, data_dir: Path | None) -> None:
     """Ingest MediaWiki XML exports (schemas 0.3-0.11; plain, .bz2 incl. multistream, .gz, .xz, .lzma, .7z) in
     checkpoints of whole pages: run the same command again to resume a killed ingest."""
-    _ingest("wikipedia", files, data_dir, cutoff, namespaces=frozenset(namespaces))
+    _ingest("wikipedia", files, data_dir, cutoff, dump_date, namespaces=frozenset(namespaces))
 
 
 def _ingest(name: str, files: tuple[Path, ...], data_dir: Path | None, cutoff: str | None = None,
-            **options: Any) -> None:
-    """Run a source's ingester with a progress bar per file; print its report; then the snapshot at ``cutoff``.
+            dump_date: str | None = None, **options: Any) -> None:
+    """Run a source's ingester with a progress bar per file; print its report; then the snapshot at ``cutoff``
+    (``dump_date``: the operator's ``--dump-date``, checked and recorded by :func:`frozen_search.ops.ingest.ingest`).
 
     The bar is the share of the input file read (its bytes on disk, compressed or not, against the file's size, so
     the time remaining holds for a compressed dump too), the revisions (or states) stored and their rate, and, where
@@ -156,7 +166,8 @@ def _ingest(name: str, files: tuple[Path, ...], data_dir: Path | None, cutoff: s
             bar.update(task, completed=done, revisions=revisions, rate=f"{rate:,}", xml=xml,
                        file_xml=decompressed or 0)
 
-        result = run_ingest(settings, name, files, progress=progress, on_file=on_file, **options)
+        result = run_ingest(settings, name, files, progress=progress, on_file=on_file, dump_date=dump_date,
+                            **options)
     for problem in result.problems:
         click.echo(f"skipped: {problem}", err=True)
     click.echo(result.summary())
@@ -189,11 +200,13 @@ def snapshot_command(cutoff: str | None, data_dir: Path | None) -> None:
 @ingest.command("arxiv")
 @click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
 @_snapshot_cutoff_option
+@_dump_date_option
 @_data_dir_option
 @_fail_cleanly
-def ingest_arxiv_command(files: tuple[Path, ...], cutoff: str | None, data_dir: Path | None) -> None:
+def ingest_arxiv_command(files: tuple[Path, ...], cutoff: str | None, dump_date: str | None,
+                         data_dir: Path | None) -> None:
     """Ingest arXiv metadata: OAI-PMH arXivRaw XML, the bulk snapshot (JSON lines) or .abs files (no network)."""
-    _ingest("arxiv", files, data_dir, cutoff)
+    _ingest("arxiv", files, data_dir, cutoff, dump_date)
 
 
 @ingest.command("stackexchange")
@@ -201,13 +214,14 @@ def ingest_arxiv_command(files: tuple[Path, ...], cutoff: str | None, data_dir: 
 @click.option("--site", default=None, help="The site's host (e.g. mathoverflow.net); it must be served "
               "(FROZEN_SEARCH_STACKEXCHANGE_SITES). Default: read from the dump.")
 @_snapshot_cutoff_option
+@_dump_date_option
 @_data_dir_option
 @_fail_cleanly
-def ingest_stackexchange_command(site_dir: Path, site: str | None, cutoff: str | None, data_dir: Path | None
-                                 ) -> None:
+def ingest_stackexchange_command(site_dir: Path, site: str | None, cutoff: str | None, dump_date: str | None,
+                                 data_dir: Path | None) -> None:
     """Ingest a Stack Exchange site dump folder (Posts.xml, PostHistory.xml, Comments.xml, PostLinks.xml), or the
     site's .7z archive as published (HOST.7z; needs frozen-search[dumps])."""
-    _ingest("stackexchange", (site_dir,), data_dir, cutoff, site=site)
+    _ingest("stackexchange", (site_dir,), data_dir, cutoff, dump_date, site=site)
 
 
 @ingest.command("openalex")

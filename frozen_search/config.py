@@ -88,8 +88,8 @@ class Settings(BaseSettings):
     search_from: str = Field("auto", description=(
         "Where live/offline search takes its candidates: store (strict: the historical index only; upstream only "
         "resolves a fetch of a document the store does not hold), live (the index and each live source's "
-        "upstream search), auto (store when the store covers every source asked upstream at the cutoff, else "
-        "live). No effect in local mode."))
+        "upstream search), auto (store when the store covers every source asked upstream at the cutoff, by dump "
+        "dates declared at ingest with --dump-date; else live). No effect in local mode."))
     wikipedia_api: str = Field("https://en.wikipedia.org/w/api.php", description=(
         "The MediaWiki Action API endpoint live mode asks (a local MediaWiki in tests)."))
     contact: str | None = Field(None, description=(

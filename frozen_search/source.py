@@ -104,8 +104,9 @@ class Source(ABC):
     ``api_policy`` is the upstream layer's politeness for :meth:`api_hosts` (``None``: the layer's default);
     ``unit`` what its ingester stores, for progress bars (``states``, ``revisions``);
     ``dated_by_events`` whether each stored state is dated by an event the input file records (an edit, a
-    submission: the file was made no earlier, so its newest one is a coverage date, ``frozen_search.stages.coverage``)
-    rather than by a date that may lie after the file was made (a publication date): ``False`` records no coverage.
+    submission: the file was made no earlier, so its newest one bounds ``covered_until``, and a dump date declared
+    at ingest, ``--dump-date``, can be checked against them, ``frozen_search.stages.coverage``) rather than by a date
+    that may lie after the file was made (a publication date): ``False`` records no coverage and refuses a dump date.
     """
 
     name: ClassVar[str]

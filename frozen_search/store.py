@@ -113,13 +113,19 @@ _PROGRESS_TABLE = _SCHEMA[_SCHEMA.index("CREATE TABLE IF NOT EXISTS ingest_progr
                           _SCHEMA.index(";\nCREATE TABLE IF NOT EXISTS ingests")]
 
 
+DECLARED = "declared"
+"""The :class:`CoverageRow` basis of a dump date the operator declared (``--dump-date``)."""
+
+
 @dataclass(frozen=True)
 class CoverageRow:
     """What one ingested input file proves: the dump revisions of row source ``source`` stored from ``file`` (the
     ``rev_pk`` range ``first_rev_pk..last_rev_pk``) are known unchanged up to ``covered_until`` (a stored instant,
     UTC milliseconds). ``basis`` says where that instant comes from: ``newest_event`` (the newest revision or
-    history event of the source in the file: the dump was taken no earlier) or ``dump_date`` (the date the format
-    itself carries)."""
+    history event of the source in the file: the dump was taken no earlier; drawn from the file's events, so it
+    never makes a source cover a cutoff, :mod:`frozen_search.stages.coverage`) or ``declared`` (:data:`DECLARED`:
+    the date the dump was taken, as the operator gave it with ``frozen-search ingest … --dump-date``, exact to the
+    millisecond)."""
 
     source: str
     file: str
@@ -727,13 +733,17 @@ class Store:
         """The greatest ``rev_pk`` stored (0 for an empty store)."""
         return int(self._db.execute("SELECT COALESCE(MAX(rev_pk), 0) FROM revisions").fetchone()[0])
 
-    def newest_events(self, after: int, upto: int) -> list[tuple[str, int, int, int]]:
-        """Per row source, the dump revisions with ``after < rev_pk <= upto``: ``(source, first rev_pk, last
-        rev_pk, newest valid_from)`` (stored instants, UTC milliseconds)."""
+    def file_events(self, after: int, upto: int) -> list[tuple[str, int, int, int, int]]:
+        """Per row source, the dump revisions with ``after < rev_pk <= upto`` (one ingested file's): ``(source,
+        first rev_pk, last rev_pk, newest valid_from, newest start)``, where the newest ``valid_from`` is a stored
+        instant (the latest UTC millisecond an event may have happened in) and the newest start the greatest
+        first millisecond an event may have happened in (``valid_from - precision_ms + 1``; UTC milliseconds)."""
         found = self._db.execute(
-            "SELECT source, MIN(rev_pk), MAX(rev_pk), MAX(valid_from) FROM revisions WHERE rev_pk>? AND rev_pk<=? "
-            "AND origin IN ('dump', 'superseded') GROUP BY source ORDER BY source", (after, upto)).fetchall()
-        return [(str(source), int(first), int(last), int(newest)) for source, first, last, newest in found]
+            "SELECT source, MIN(rev_pk), MAX(rev_pk), MAX(valid_from), MAX(valid_from - precision_ms + 1) "
+            "FROM revisions WHERE rev_pk>? AND rev_pk<=? AND origin IN ('dump', 'superseded') "
+            "GROUP BY source ORDER BY source", (after, upto)).fetchall()
+        return [(str(source), int(first), int(last), int(newest), int(start))
+                for source, first, last, newest, start in found]
 
     def newest_event_before(self, row: CoverageRow, bound: int) -> int | None:
         """The newest ``valid_from`` before ``bound`` (stored instants, UTC milliseconds) among the dump revisions

@@ -10,17 +10,18 @@ from __future__ import annotations
 import shutil
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from frozen_search.config import Settings
-from frozen_search.errors import ConfigError
+from frozen_search.cutoff import instant_bound, iso_utc, parse_cutoff
+from frozen_search.errors import ConfigError, IngestError, InvalidRequest
 from frozen_search.index import RevisionIndex
 from frozen_search.ops.data_dir import refuse_if_read_only
 from frozen_search.registry import Registry, default_registry
 from frozen_search.source import IngestReport, Progress
-from frozen_search.store import CoverageRow, Store, exclusive_writer
+from frozen_search.store import DECLARED, CoverageRow, Store, exclusive_writer
 
 IngestProgress = Progress
 """``progress(done, stored, decompressed=None)``: bytes of the current input file read so far, revisions (states)
@@ -54,33 +55,45 @@ def unit_of(source_name: str, registry: Registry | None = None) -> str:
 
 
 def ingest(settings: Settings, source_name: str, paths: Sequence[Path], *, progress: IngestProgress | None = None,
-           on_file: FileHook | None = None, registry: Registry | None = None, **options: Any) -> IngestResult:
+           on_file: FileHook | None = None, registry: Registry | None = None, dump_date: str | None = None,
+           **options: Any) -> IngestResult:
     """Ingest ``paths`` with the ingester of ``source_name`` into the store and index of ``settings`` (created
     when missing), all or nothing (``registry``: the sources of this build by default).
+
+    ``dump_date`` (``--dump-date``): the operator's statement of when the dump files of this run were taken, an ISO
+    8601 date (``2024-01-01``: midnight UTC) or date-time with a zone (``2024-01-01T06:30:00Z``), read by
+    :func:`~frozen_search.cutoff.parse_cutoff` and kept exact to the millisecond; recorded for each file as its
+    coverage (basis ``declared``, see :class:`FileBoundaries`). Without it each file records its newest event,
+    which never makes the source cover a cutoff (:mod:`frozen_search.stages.coverage`).
 
     ``options`` go to the ingester: ``namespaces`` (a frozenset of namespace numbers, default ``{0, 10, 828}``:
     articles, and the templates and modules they are expanded with) for
     Wikipedia, ``site`` (a served host, or ``None``: read from the dump) for Stack Exchange.
 
     Raises:
-        ConfigError: no ingester named ``source_name`` or ``settings.read_only`` (both checked before anything is
-            opened or created); an unusable store; a Stack Exchange site not served.
+        ConfigError: no ingester named ``source_name``, ``settings.read_only``, or a ``dump_date`` that is not an
+            ISO date or zoned date-time, lies in the future, or is given for a source that records no coverage
+            (OpenAlex) (all checked before anything is opened or created); an unusable store; a Stack Exchange
+            site not served.
         IngestError: a file is missing, unreadable, truncated or not of the expected format; nothing is stored,
             and a store and index this call created are removed again (unless it committed checkpoints to resume
-            from: a Stack Exchange or a long Wikipedia ingest, which keeps them).
+            from: a Stack Exchange or a long Wikipedia ingest, which keeps them). Also a ``dump_date`` before an
+            event of a file read (checked after the ingest committed: no coverage is recorded for the run, a store
+            this call created is removed, revisions added to an existing store stay, with no coverage).
         StoreBusy: another ingest, reindex or import is writing this data dir; nothing is done.
     """
     refuse_if_read_only(settings, f"ingest {source_name}")
     source = (registry or default_registry()).named(source_name)
     if source is None:
         raise ConfigError(f"this frozen-search has no {source_name} ingester")
+    declared = None if dump_date is None else _dump_date(dump_date, source_name, source.dated_by_events)
     with exclusive_writer(settings.data_dir, f"ingest {source_name}"):
         first = not settings.store_path.exists()
         index_first = not settings.index_path.exists()
         store = Store(settings.store_path)
         try:
             index = RevisionIndex.create(settings.index_path, texts=False)
-            files = FileBoundaries(store, on_file, source.dated_by_events)
+            files = FileBoundaries(store, on_file, source.dated_by_events, declared)
             report = source.ingest(list(paths), store, index, settings=settings, progress=progress,
                                    on_file=files.start, **options)
             files.record()
@@ -96,22 +109,56 @@ def ingest(settings: Settings, source_name: str, paths: Sequence[Path], *, progr
     return IngestResult(source_name, report)
 
 
+def _dump_date(text: str, source_name: str, dated_by_events: bool) -> int:
+    """The declared dump date ``text`` as UTC milliseconds (floored: a fraction finer than a millisecond is
+    dropped, which only makes the claim less), read by :func:`~frozen_search.cutoff.parse_cutoff`.
+
+    Raises:
+        ConfigError: not an ISO 8601 date or date-time with a zone; after now; or ``source_name`` records no
+            coverage (``dated_by_events`` false: OpenAlex, see :class:`~frozen_search.source.Source`).
+    """
+    if not dated_by_events:
+        raise ConfigError(f"--dump-date is not taken for {source_name}: a snapshot's date cannot prove that upstream "
+                          "adds nothing published before a cutoff (works enter it long after their publication), "
+                          f"so {source_name} records no coverage")
+    try:
+        instant = parse_cutoff(text)
+    except InvalidRequest:
+        raise ConfigError(f"--dump-date {text[:60]!r} is not an ISO 8601 date (2024-01-01, midnight UTC) or "
+                          "date-time with a zone (2024-01-01T06:30:00Z)") from None
+    if instant > datetime.now(UTC):
+        raise ConfigError(f"--dump-date {iso_utc(instant)} is in the future: give the date the dump was taken")
+    return instant_bound(instant)
+
+
 class FileBoundaries:
     """Which stored revisions came from which input file, and so each file's coverage (store ``coverage`` table).
 
     An ingester stores one file's revisions before it reads the next (``on_file`` is called before each file), so
     the ``rev_pk`` range stored between two calls is that file's. After the ingest committed, :meth:`record` notes
-    per file and row source the newest event instant among those revisions (basis ``newest_event``): the dump was
-    taken no earlier, so each document of the file is known unchanged up to it. None of the formats read here
-    carries the date the dump was taken in a field of its own that every ingester reads, so ``newest_event`` is
-    the basis of every row (a lower bound of the dump date: coverage is never overstated). A file that stored no
-    new revision (all already stored) records nothing, and a crash before :meth:`record` leaves the source
-    without coverage: both only make the store claim less. A source whose states are not dated by events of the
-    file (``dated_by_events`` false: OpenAlex's publication dates may follow the snapshot) records none.
+    per file and row source its ``rev_pk`` range and the instant up to which the file proves its documents
+    unchanged: the dump date the operator declared (``dump_date``, UTC milliseconds; basis ``declared``), else the
+    newest event instant among those revisions (basis ``newest_event``: the dump was taken no earlier). Only a
+    declared date can make a source cover a cutoff (:mod:`frozen_search.stages.coverage`): the newest event is drawn
+    from the documents' own history, which may reach past the cutoff.
+
+    No format read carries the date its dump was taken in a field to be trusted: MediaWiki exports, Stack Exchange
+    dumps, the arXiv bulk snapshot and OpenAlex partitions carry none (a file name such as ``enwiki-20240101-…`` or
+    a folder ``updated_date=…`` is not data); an OAI-PMH ``<responseDate>`` is when the server answered, not when
+    the records it holds were taken (arXiv's OAI-PMH data change once a day, at its announcements; one response
+    is one page of a harvest, ``from``/``until`` a selection), so it is not read as one.
+
+    A declared date before the start of a file's newest event is refused (:class:`IngestError`: a dump holds no
+    edit made after it was taken, so the date is wrong) and nothing of the run's coverage is recorded; an event in
+    the same second as the date (whole-second stamps) is taken as before it. A file that stored no new revision
+    (all already stored) records nothing, and a crash before :meth:`record` leaves the source without coverage:
+    both only make the store claim less. A source whose states are not dated by events of the file
+    (``dated_by_events`` false: OpenAlex's publication dates may follow the snapshot) records none.
     """
 
-    def __init__(self, store: Store, on_file: FileHook | None, dated_by_events: bool = True) -> None:
-        self.store, self.on_file, self.dated_by_events = store, on_file, dated_by_events
+    def __init__(self, store: Store, on_file: FileHook | None, dated_by_events: bool = True,
+                 dump_date: int | None = None) -> None:
+        self.store, self.on_file, self.dated_by_events, self.dump_date = store, on_file, dated_by_events, dump_date
         self._starts: list[tuple[Path, int]] = []
 
     def start(self, path: Path) -> None:
@@ -121,18 +168,38 @@ class FileBoundaries:
             self.on_file(path)
 
     def record(self) -> int:
-        """Record the coverage of every file read (after the ingest committed); returns the rows written."""
+        """Record the coverage of every file read (after the ingest committed); returns the rows written.
+
+        Raises:
+            IngestError: the declared dump date is before the start of a file's newest event (nothing recorded).
+        """
         if not self.dated_by_events:
             return 0
         end = self.store.max_rev_pk()
         bounds = [after for _, after in self._starts[1:]] + [end]
-        rows = [CoverageRow(source, path.name, first, last, newest, "newest_event")
-                for (path, after), upto in zip(self._starts, bounds, strict=True)
-                for source, first, last, newest in self.store.newest_events(after, upto)]
+        found = [(path, event) for (path, after), upto in zip(self._starts, bounds, strict=True)
+                 for event in self.store.file_events(after, upto)]
+        if self.dump_date is None:
+            rows = [CoverageRow(source, path.name, first, last, newest, "newest_event")
+                    for path, (source, first, last, newest, _) in found]
+        else:
+            for path, (source, _, _, _, start) in found:
+                if start > self.dump_date:
+                    raise IngestError(
+                        f"{path.name}: its newest {source} event ({_iso_ms(start)}) is after the dump date "
+                        f"{_iso_ms(self.dump_date)} given with --dump-date; a dump holds no event made after it was "
+                        "taken: give the date it was taken (no coverage was recorded for this ingest)")
+            rows = [CoverageRow(source, path.name, first, last, self.dump_date, DECLARED)
+                    for path, (source, first, last, _, _) in found]
         if rows:
             with self.store.transaction():
                 self.store.record_coverage(rows, datetime.now(UTC).isoformat())
         return len(rows)
+
+
+def _iso_ms(instant: int) -> str:
+    """UTC milliseconds as :func:`~frozen_search.cutoff.iso_utc` writes them (``2015-06-13T03:40:15Z``)."""
+    return iso_utc(datetime.fromtimestamp(0, UTC) + timedelta(milliseconds=instant))
 
 
 def _remove_store(path: Path) -> None:

@@ -1,18 +1,25 @@
 """What the store covers at ``T``, and strict mode: search candidates from the historical index alone.
 
-Each ingested input file records, per row source, the ``rev_pk`` range it stored and the instant up to which it
-proves its documents unchanged (store ``coverage`` table, :class:`~frozen_search.store.CoverageRow`; basis
-``newest_event``: the newest revision or history event of that source in the file). A source *covers* ``T`` when
-it has coverage and every one of its files covers ``T`` (``covered_until >= instant_bound(T)``).
+Each ingested input file records, per row source, the ``rev_pk`` range it stored and an instant up to which it
+proves its documents unchanged (store ``coverage`` table, :class:`~frozen_search.store.CoverageRow`): the dump date
+the operator declared (basis ``declared``, ``frozen-search ingest … --dump-date``), else the newest revision or
+history event of that source in the file (basis ``newest_event``). A source *covers* ``T`` when it has coverage
+and every one of its files has a declared dump date at or after ``T`` (``covered_until >= instant_bound(T)``).
+
+Only dump dates decide it, never the files' events: the newest event of a file is drawn from its documents' own
+history, so a cover drawn from it would tell whether they were edited at or after ``T`` (where each file is one
+page's export, as Special:Export writes them, "covers ``T``" told that every page was edited at or after ``T``),
+through strict against live answers, ``covered_until`` and ``search_from``. A store without declared dump dates
+never covers ``T``: ``auto`` is then never strict.
 
 Every document of a source covering ``T`` is proven to stand at ``T``. When the source does not cover ``T``, the
 store cannot tell whether a document changed between its file's dump and ``T``: strict mode shows it from the store
-and says so (``metadata.covered_until``: the newest event *before* ``T`` of the document's file, up to which the
-file proves it unchanged), live mode resolves it upstream (the gap ``D…T``). Whether ``covered_until`` is shown, and
-its value, depend on nothing at or after ``T`` but the one per-source bit "covers ``T``" (which ``auto`` shows
-anyway): not on the document's own later revisions (a stored successor), nor on whether its own file holds an
-event at or after ``T``. Either would tell, per document, that it was edited after ``T`` (a file may be one page's
-export).
+and says so (``metadata.covered_until``: the declared dump date of its file when that is before ``T``, else the
+newest event *before* ``T`` of its file, up to which the file proves it unchanged), live mode resolves it upstream
+(the gap ``D…T``). Whether ``covered_until`` is shown, and its value, depend on nothing at or after ``T`` but the
+declared dump dates (the operator's statements, not the documents' history): not on the document's own later
+revisions (a stored successor), nor on whether its own file holds an event at or after ``T``. Either would tell,
+per document, that it was edited after ``T`` (a file may be one page's export).
 
 ``search_from`` (setting ``FROZEN_SEARCH_SEARCH_FROM``, flag ``--search-from``): ``store`` (strict: in live and
 offline mode, search candidates come only from the historical index; upstream only resolves a ``fetch`` of a
@@ -29,7 +36,7 @@ from dataclasses import dataclass, field
 
 from frozen_search.config import SEARCH_FROM, Settings
 from frozen_search.registry import Registry
-from frozen_search.store import CoverageRow, RevisionRow, Store
+from frozen_search.store import DECLARED, CoverageRow, RevisionRow, Store
 
 __all__ = ["SEARCH_FROM", "Coverage", "strict_search"]
 
@@ -50,26 +57,22 @@ class Coverage:
             grouped.setdefault(row.source, []).append(row)
         return cls({source: tuple(rows) for source, rows in grouped.items()})
 
-    def source_until(self, source: str) -> int | None:
-        """Up to when every document of row source ``source`` is known (the least ``covered_until`` of its
-        files), or ``None`` when no file of it recorded coverage."""
-        rows = self.files.get(source)
-        return None if not rows else min(row.covered_until for row in rows)
-
     def covers(self, sources: Iterable[str], bound: int) -> bool:
         """Whether every row source in ``sources`` is covered at the cutoff whose bound is ``bound``
-        (``instant_bound(T)``, UTC milliseconds)."""
+        (``instant_bound(T)``, UTC milliseconds): it recorded coverage, and each of its files a declared dump date
+        (basis ``declared``) at or after ``bound``. A file's newest event never counts (see the module docstring)."""
         for source in sources:
-            until = self.source_until(source)
-            if until is None or until < bound:
+            rows = self.files.get(source)
+            if not rows or any(row.basis != DECLARED or row.covered_until < bound for row in rows):
                 return False
         return True
 
     def gap(self, row: RevisionRow, bound: int, store: Store) -> int | None:
         """``covered_until`` of ``row`` (a dump revision current at ``T``, ``bound = instant_bound(T)``; stored
         instants, UTC milliseconds) when the store cannot prove it still stood at ``T`` (its source does not cover
-        ``T``): the newest event before ``T`` of its file, among documents that had arrived by ``T`` (read from
-        ``store`` once per file and cutoff). ``None`` when its source covers ``T``. A row of no recorded file
+        ``T``): its file's declared dump date when that is before ``T``, else the newest event before ``T`` of its
+        file, among documents that had arrived by ``T`` (read from ``store`` once per file and cutoff); never
+        earlier than the row's own ``valid_from``. ``None`` when its source covers ``T``. A row of no recorded file
         (ingested before coverage was recorded, or learned live) is known only up to its own ``valid_from``. Never
         decided by anything at or after ``T`` about the document or its file (see the module docstring)."""
         rows = self.files.get(row.source, ())
@@ -80,6 +83,8 @@ class Coverage:
         if self.covers((row.source,), bound):
             return None
         file = rows[at]
+        if file.basis == DECLARED and file.covered_until < bound:  # the dump was taken before T: known up to it
+            return max(file.covered_until, row.valid_from)
         if (file, bound) not in self._before:
             self._before[file, bound] = store.newest_event_before(file, bound)
         until = self._before[file, bound]

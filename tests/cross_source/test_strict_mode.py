@@ -1,7 +1,7 @@
 """Strict mode (``search_from=store``, issue 15 item 4): in live mode, search candidates come from the historical
 index alone, never from an upstream search; a fetch of a document the dumps know only up to ``D < T`` says so in
 ``metadata.covered_until``; coverage is recorded per ingested file; ``auto`` is strict exactly when the store covers
-every source asked upstream at ``T``.
+every source asked upstream at ``T`` (by dump dates declared at ingest, ``--dump-date``).
 
 The upstream is a local stub that records every request it gets (and answers 503, so a request that does reach it
 is visible in the answer too)."""
@@ -110,17 +110,23 @@ def test_live_search_asks_upstream_where_strict_does_not(data_dir: Path, upstrea
 
 def test_auto_is_strict_exactly_when_the_store_covers_the_cutoff(data_dir: Path, upstream: RecordingUpstream,
                                                                   tmp_path: Path) -> None:
-    covered = live_service(data_dir, upstream, "2012-01-01", None, tmp_path / "a.jsonl")
-    beyond = live_service(data_dir, upstream, "2015-01-01", None, tmp_path / "b.jsonl")
+    declared = tmp_path / "declared"
+    ingest(Settings.from_env({}, data_dir=declared), "wikipedia", [wiki_file(PEAR_2014), wiki_file(MRR)],
+           dump_date="2015-07-01")
+    covered = live_service(declared, upstream, "2015-07-01", None, tmp_path / "a.jsonl")
+    beyond = live_service(declared, upstream, "2015-07-01T00:00:00.001Z", None, tmp_path / "b.jsonl")
+    by_events = live_service(data_dir, upstream, "2012-01-01", None, tmp_path / "c.jsonl")
     try:
-        assert covered.strict  # both files' newest events (2014, 2015) are after T
-        assert not beyond.strict  # Pear's file covers only up to 2014-12-17
+        assert covered.strict  # both files were dumped (declared) on 2015-07-01, at T
+        assert not beyond.strict  # a millisecond after the dump date
+        assert not by_events.strict  # files' newest events (2014, 2015) after T prove nothing: no dump date
         covered.search("reciprocal rank")
         fetched = covered.fetch("wikipedia:Mean_reciprocal_rank")
-        assert "covered_until" not in fetched.metadata  # a later revision proves the one shown stood at T
+        assert "covered_until" not in fetched.metadata  # the dump, taken at T, proves the one shown stood at T
     finally:
         covered.close()
         beyond.close()
+        by_events.close()
     assert upstream.requests == []
 
 
