@@ -227,3 +227,38 @@ def test_openalex_refuses_a_dump_date(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="openalex"):
         ingest(Settings.from_env({}, data_dir=tmp_path / "data"), "openalex", [path], dump_date="2025-07-01")
     assert not (tmp_path / "data" / "store.sqlite3").exists()
+
+
+SE_SITES = "conlang.meta.stackexchange.com"  # every served site must be covered: serve only this one
+
+
+@pytest.mark.parametrize(("source", "parts", "newest", "live"), [
+    ("arxiv", ("arxiv", "oai", "litpuvn_ListRecords_arXivRaw_from2016-10-20.xml"), "2016-10-20T19:48:06Z", "arxiv"),
+    ("stackexchange", ("stackexchange", "dump_conlang_meta"), "2020-08-25T00:54:56.970Z", "stackexchange"),
+])
+def test_a_dump_date_is_checked_against_the_real_dumps_newest_event(tmp_path: Path, source: str,
+                                                                    parts: tuple[str, ...], newest: str,
+                                                                    live: str) -> None:
+    """The real arXivRaw harvest (newest version 2016-10-20T19:48:06Z, whole seconds) and the conlang meta dump
+    (newest history row 2020-08-25T00:54:56.970Z, milliseconds): a dump date a millisecond before the newest event
+    is refused, one at it accepted, and then ``auto`` is strict at a cutoff up to it and not a millisecond later."""
+    path = realdata(*parts)
+    options = {"site": "conlang.meta.stackexchange.com"} if source == "stackexchange" else {}
+    event = parse_cutoff(newest)
+    just_before = (event.replace(microsecond=event.microsecond - 1000) if event.microsecond
+                   else event.replace(second=event.second - 1, microsecond=999000))
+    env = {"FROZEN_SEARCH_STACKEXCHANGE_SITES": SE_SITES}
+    with pytest.raises(IngestError, match="--dump-date"):
+        ingest(Settings.from_env(env, data_dir=tmp_path / "liar"), source, [path],
+               dump_date=just_before.isoformat().replace("+00:00", "Z"), **options)
+    data = tmp_path / "data"
+    ingest(Settings.from_env(env, data_dir=data), source, [path], dump_date=newest, **options)
+    later = event.replace(microsecond=event.microsecond + 1000).isoformat()
+    for cutoff, strict in ((newest, True), (later, False)):
+        service = FrozenSearchService.open(Settings.from_env(
+            env, data_dir=data, cutoff=parse_cutoff(cutoff), mode="offline", live_sources=live,
+            log_path=data / "log.jsonl"))
+        try:
+            assert service.strict is strict, cutoff
+        finally:
+            service.close()
