@@ -33,10 +33,13 @@ FileHook = Callable[[Path], None]
 
 @dataclass(frozen=True)
 class IngestResult:
-    """What one ingest stored: the source's name and its ingester's report (counts, seconds, skipped records)."""
+    """What one ingest stored: the source's name and its ingester's report (counts, seconds, skipped records);
+    ``coverage``: what it recorded from a declared dump date (``"dump date 2024-06-01T00:00:00Z recorded for 3
+    file(s)"``), or ``None``."""
 
     source: str
     report: IngestReport
+    coverage: str | None = None
 
     @property
     def problems(self) -> list[str]:
@@ -44,8 +47,9 @@ class IngestResult:
         return self.report.problems
 
     def summary(self) -> str:
-        """The one-line report the CLI prints: counts, seconds and what was skipped (the source's own wording)."""
-        return self.report.summary()
+        """The one-line report the CLI prints: counts, seconds and what was skipped (the source's own wording),
+        then the coverage recorded from a declared dump date."""
+        return self.report.summary() + ("" if self.coverage is None else f"; {self.coverage}")
 
 
 def unit_of(source_name: str, registry: Registry | None = None) -> str:
@@ -96,7 +100,7 @@ def ingest(settings: Settings, source_name: str, paths: Sequence[Path], *, progr
             files = FileBoundaries(store, on_file, source.dated_by_events, declared)
             report = source.ingest(list(paths), store, index, settings=settings, progress=progress,
                                    on_file=files.start, **options)
-            files.record()
+            recorded = files.record()
         except BaseException:
             resumable = store.has_ingest_progress()  # checkpoints committed (SE, Wikipedia, arXiv/OpenAlex): kept
             store.close()
@@ -106,7 +110,8 @@ def ingest(settings: Settings, source_name: str, paths: Sequence[Path], *, progr
                 shutil.rmtree(settings.index_path, ignore_errors=True)
             raise
         store.close()
-    return IngestResult(source_name, report)
+    coverage = None if declared is None else f"dump date {_iso_ms(declared)} recorded for {recorded} file(s)"
+    return IngestResult(source_name, report, coverage)
 
 
 def _dump_date(text: str, source_name: str, dated_by_events: bool) -> int:

@@ -152,8 +152,11 @@ def _coverage(data: Path) -> list[tuple[str, int, str]]:
 
 
 def test_a_declared_dump_date_is_recorded_per_file_and_makes_auto_strict_up_to_it(tmp_path: Path) -> None:
-    data = ingested(tmp_path / "data", "wikipedia", [wiki_file(PEAR_2002), wiki_file(MRR)],
-                    dump_date="2015-07-01T12:00:00Z")
+    data = tmp_path / "data"
+    result = CliRunner().invoke(main, ["ingest", "wikipedia", str(wiki_file(PEAR_2002)), str(wiki_file(MRR)),
+                                       "--dump-date", "2015-07-01T14:00:00+02:00", "--data-dir", str(data)])
+    assert result.exit_code == 0, result.output
+    assert result.output.rstrip().endswith("; dump date 2015-07-01T12:00:00Z recorded for 2 file(s)")
     midday = int(parse_cutoff("2015-07-01T12:00:00Z").timestamp()) * 1000
     assert sorted(_coverage(data)) == [(MRR, midday, "declared"), (PEAR_2002, midday, "declared")]
     for cutoff, strict in (("2013-01-01", True), ("2015-07-01T12:00:00Z", True), ("2015-07-01T12:00:00.001Z", False)):
