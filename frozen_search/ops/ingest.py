@@ -150,8 +150,9 @@ class FileBoundaries:
     No format read carries the date its dump was taken in a field to be trusted: MediaWiki exports, Stack Exchange
     dumps, the arXiv bulk snapshot and OpenAlex partitions carry none (a file name such as ``enwiki-20240101-…`` or
     a folder ``updated_date=…`` is not data); an OAI-PMH ``<responseDate>`` is when the server answered, not when
-    the records it holds were taken (arXiv's OAI-PMH data change once a day, at its announcements; one response
-    is one page of a harvest, ``from``/``until`` a selection), so it is not read as one.
+    the records it holds were taken (arXiv's datestamps are whole days: the real response of 2016-10-21T04:36:53Z
+    holds records datestamped 2016-10-21; one response is one page of a harvest, ``from``/``until`` a selection),
+    so it is not read as one.
 
     A declared date before the start of a file's newest event is refused (:class:`IngestError`: a dump holds no
     edit made after it was taken, so the date is wrong) and nothing of the run's coverage is recorded; an event in
