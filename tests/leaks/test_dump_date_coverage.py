@@ -23,6 +23,7 @@ from frozen_search.cli import main
 from frozen_search.config import Settings
 from frozen_search.cutoff import parse_cutoff
 from frozen_search.errors import ConfigError, FrozenSearchError, IngestError
+from frozen_search.ops.audit import audit_log
 from frozen_search.ops.ingest import ingest
 from frozen_search.server.http import create_app
 from frozen_search.service import FrozenSearchService
@@ -192,6 +193,7 @@ def test_a_dump_date_before_the_cutoff_is_covered_until_in_strict_fetch(tmp_path
     finally:
         service.close()
         auto.close()
+    assert audit_log(data / "log.jsonl").ok  # the shown date is before the cutoff, read at its own precision
 
 
 @pytest.mark.parametrize("value", ["2015-13-01", "yesterday", "2015-07-01T12:00:00", "2015-07-01 25:00Z", "",
