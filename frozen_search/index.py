@@ -235,6 +235,24 @@ class RevisionIndex:
         Raises:
             InvalidRequest: no terms.
         """
+        query, searcher = self._query(terms, phrases, bound, source)
+        return _ranked(searcher, query, limit)[0]
+
+    def ranked_hits(self, terms: Sequence[str], phrases: Sequence[Sequence[str]], bound: int, source: str | None,
+                    limit: int, first: int) -> RankedHits:
+        """:meth:`search_hits` (``limit``) read lazily: a slice within the first ``first`` hits comes from a search
+        of ``first + 1`` hits when place ``first`` is not tied with the hit after it (then those ``first`` hits,
+        ranked, are exactly the first ``first`` of :meth:`search_hits`); any other slice from :meth:`search_hits`
+        itself, run once. A search that fills its page from the first hits asks tantivy for no more.
+
+        Raises:
+            InvalidRequest: no terms.
+        """
+        query, searcher = self._query(terms, phrases, bound, source)
+        return RankedHits(searcher, query, limit, first)
+
+    def _query(self, terms: Sequence[str], phrases: Sequence[Sequence[str]], bound: int, source: str | None
+               ) -> tuple[tantivy.Query, tantivy.Searcher]:
         if not terms:
             raise InvalidRequest("the query has no searchable words")
         query = tantivy.Query.boolean_query(self._filters(bound, source) + _matchers(self._schema, terms, phrases))
@@ -242,19 +260,7 @@ class RevisionIndex:
         if searcher is None:
             self._index.reload()
             searcher = self._index.searcher()
-        want = limit + 1  # one more than asked: is the last place tied with a hit beyond it?
-        while True:
-            hits = searcher.search(query, want, count=False).hits
-            if (len(hits) < want or len(hits) <= limit or hits[-1][0] < hits[limit - 1][0]
-                    or want >= limit * MAX_TIE_FACTOR):
-                break
-            want *= 2  # every hit tied with the last place is read, so that ties are broken by rev, not by segment
-        revs = [rev for rev in searcher.fast_field_values("rev", [address for _, address in hits])
-                if type(rev) is int]
-        if len(revs) != len(hits):  # a segment without the column (never written so): the stored field
-            revs = [int(searcher.doc(address)["rev"][0]) for _, address in hits]
-        ranked = sorted(zip(hits, revs, strict=True), key=lambda hit: (-hit[0][0], hit[1]))[:limit]
-        return [(float(score), rev, _stored_doc_id(searcher, address)) for (score, address), rev in ranked]
+        return query, searcher
 
     def _filters(self, bound: int, source: str | None) -> list[tuple[tantivy.Occur, tantivy.Query]]:
         key = (bound, source)  # the same few filters on every search: built once (tantivy queries are immutable)
@@ -274,6 +280,62 @@ class RevisionIndex:
             filters.append((tantivy.Occur.Must, tantivy.Query.term_query(self._schema, "source", source)))
         return [(occur, tantivy.Query.const_score_query(q, 0.0)) for occur, q in filters]
 
+
+
+Hit = tuple[float, int, Callable[[], str]]
+"""``(score, rev_pk, doc_id)`` of :meth:`RevisionIndex.search_hits`."""
+
+
+def _ranked(searcher: tantivy.Searcher, query: tantivy.Query, limit: int, *, once: bool = False
+            ) -> tuple[list[Hit], bool]:
+    """The top ``limit`` hits of ``query`` by score, hits equal in score by ``rev`` (every hit tied with the last
+    place read, see :data:`MAX_TIE_FACTOR`), and whether that order is exact: always, unless ``once`` (read
+    ``limit + 1`` hits and no more), where it is exact only when fewer hits exist or the last place is not tied with
+    the hit after it."""
+    want = limit + 1  # one more than asked: is the last place tied with a hit beyond it?
+    while True:
+        hits = searcher.search(query, want, count=False).hits
+        untied = len(hits) < want or len(hits) <= limit or hits[-1][0] < hits[limit - 1][0]
+        if untied or once or want >= limit * MAX_TIE_FACTOR:
+            break
+        want *= 2  # every hit tied with the last place is read, so that ties are broken by rev, not by segment
+    revs = [rev for rev in searcher.fast_field_values("rev", [address for _, address in hits])
+            if type(rev) is int]
+    if len(revs) != len(hits):  # a segment without the column (never written so): the stored field
+        revs = [int(searcher.doc(address)["rev"][0]) for _, address in hits]
+    ranked = sorted(zip(hits, revs, strict=True), key=lambda hit: (-hit[0][0], hit[1]))[:limit]
+    return [(float(score), rev, _stored_doc_id(searcher, address)) for (score, address), rev in ranked], \
+        untied or not once
+
+
+class RankedHits:
+    """The hits of :meth:`RevisionIndex.search_hits` (``limit``), sliced (``hits[start:stop]``, a list) and searched
+    only as far as a slice needs: see :meth:`RevisionIndex.ranked_hits`. ``len()`` runs the whole search."""
+
+    def __init__(self, searcher: tantivy.Searcher, query: tantivy.Query, limit: int, first: int) -> None:
+        self._searcher, self._query, self._limit = searcher, query, limit
+        self._head: list[Hit] | None = None
+        self._all: list[Hit] | None = None
+        if 0 < first < limit:
+            head, exact = _ranked(searcher, query, first, once=True)
+            # exact when fewer than first + 1 hits exist (all of them read) or place `first` is not tied with the
+            # hit after it: the hits above that score are then the same set in any longer read, ranked alike
+            self._head = head if exact else None
+            self._first = first
+
+    def _everything(self) -> list[Hit]:
+        if self._all is None:
+            self._all = _ranked(self._searcher, self._query, self._limit)[0]
+        return self._all
+
+    def __getitem__(self, part: slice) -> list[Hit]:
+        start, stop, step = part.indices(self._limit)
+        if self._head is not None and stop <= self._first and step == 1:
+            return self._head[start:stop]
+        return self._everything()[part]
+
+    def __len__(self) -> int:
+        return len(self._everything())
 
 
 def _stored_doc_id(searcher: tantivy.Searcher, address: tantivy.DocAddress) -> Callable[[], str]:

@@ -195,6 +195,54 @@ def matches_historical_text(title: str, text: str, terms: Sequence[str]) -> bool
     return False
 
 
+_WORD_CHAR = re.compile(r"[^\W_]")  # a letter or digit, as the whole-word patterns read one
+_ASCII_ALNUM = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+
+
+@functools.lru_cache(maxsize=65536)
+def _case_safe(char: str) -> bool:
+    """Whether a non-ASCII character leaves a whole-word match of an ASCII term where it was (see
+    :func:`case_aligned`): it lowers to one character, not an ASCII one; it is a letter or digit exactly when its lower
+    case is; and neither its lower case, upper case nor case fold holds an ASCII letter or digit (so no ASCII
+    character equals it ignoring case: not ``K`` KELVIN SIGN, ``ſ``, ``ı`` or ``İ``; a test checks every code point
+    against the regex engine itself)."""
+    lowered = char.lower()
+    if len(lowered) != 1 or lowered.isascii():
+        return False
+    if bool(_WORD_CHAR.match(char)) != bool(_WORD_CHAR.match(lowered)):
+        return False
+    return not any(other in _ASCII_ALNUM for other in lowered + char.upper() + char.casefold())
+
+
+def case_aligned(text: str) -> bool:
+    """Whether searching ``text.lower()`` case-sensitively for an ASCII lower-case term as a whole word
+    (:func:`word_pattern` with ``ignore_case=False``) finds a match exactly when searching ``text`` ignoring case does
+    (:func:`word_pattern`): true when every character of ``text`` is ASCII or :func:`_case_safe`. Then ``text`` and
+    its lower case are aligned character for character, an ASCII character equals an ASCII term character ignoring
+    case exactly when its lower case equals it, no other character equals one, and letters and digits stay letters and
+    digits, so the two searches test the same positions alike."""
+    if text.isascii():
+        return True
+    return all(_case_safe(char) for char in set(text) if not char.isascii())
+
+
+def matches_lowered(title: str, lowered_title: str, text: str, lowered: str, terms: Sequence[str],
+                    aligned: bool) -> bool:
+    """:func:`matches_historical_text` of ``title`` and ``text``, computed on their lower cases (``lowered_title``,
+    ``lowered``) for each ASCII lower-case term when ``aligned`` (:func:`case_aligned` of both: then it is the same
+    answer, found with a case-sensitive search, several times faster), on the texts themselves otherwise."""
+    if not aligned:
+        return matches_historical_text(title, text, terms)
+    for term in terms:
+        if term.isascii() and term == term.lower():
+            pattern = word_pattern(term, ignore_case=False)
+            if pattern.search(lowered_title) or pattern.search(lowered):
+                return True
+        elif matches_historical_text(title, text, [term]):
+            return True
+    return False
+
+
 def future_reference(text: str, cutoff: datetime, *, own: str | None = None) -> str | None:
     """Evidence of the first reference in ``text`` that could not exist before ``cutoff``, or ``None``.
 

@@ -21,7 +21,7 @@ from frozen_search.source import Shown
 from frozen_search.stages.memo import GenerationMemo
 from frozen_search.stages.rank import snippet_at, snippet_start
 from frozen_search.store import RevisionRow, Store
-from frozen_search.verify import Displayed, query_rejection, verify
+from frozen_search.verify import Displayed, case_aligned, matches_lowered, query_rejection, verify
 
 TEXT_CACHE_CHARS = 50_000_000  # characters of displayed text kept in memory
 SCAN_CACHE_ENTRIES = 200_000  # future-reference scans kept, by text sha256
@@ -42,6 +42,8 @@ class Prepared:
     verdict: Rejection | None
     as_of: str
     hit: HitRecord
+    lowered_title: str = ""
+    aligned: bool = False  # verify.case_aligned of title and text: check 3 may search their lower cases
     snippets: dict[tuple[int, int], str] = dataclasses.field(default_factory=dict, compare=False)
 
     def snippet(self, terms: list[str], width: int) -> str:
@@ -133,7 +135,8 @@ class Reverifier:
         verdict = self.check(displayed, None)
         lowered = self.lowered(text)
         found = Prepared(text, text.lower() if lowered is None else lowered, displayed, verdict, row.as_of,
-                         HitRecord(id=row.doc_id, version=row.version, valid_from=row.as_of, sha256=row.sha256))
+                         HitRecord(id=row.doc_id, version=row.version, valid_from=row.as_of, sha256=row.sha256),
+                         displayed.title.lower(), case_aligned(displayed.title) and case_aligned(displayed.text))
         if verdict is None:
             self._prepared.put(generation, key, found, weight=2 * len(text))
         return found
@@ -145,7 +148,11 @@ class Reverifier:
         verdict = prepared.verdict
         if verdict is not None and verdict.reason != "future_reference":
             return verdict
-        unmatched = query_rejection(prepared.displayed, terms)
+        shown = prepared.displayed
+        if shown.text is prepared.text and matches_lowered(shown.title, prepared.lowered_title, shown.text,
+                                                           prepared.lowered, terms, prepared.aligned):
+            return verdict  # check 3 passed (on the lower cases where that is the same test: verify.case_aligned)
+        unmatched = query_rejection(shown, terms)
         return unmatched if unmatched is not None else verdict
 
     def _displayed(self, shown: Shown, text: str) -> Displayed:
