@@ -47,7 +47,7 @@ import rfc8785
 
 from frozen_search.cutoff import iso_before, iso_utc, parse_cutoff
 from frozen_search.errors import ConfigError, FrozenSearchError, InvalidRequest
-from frozen_search.models import Outcome, SearchResponse
+from frozen_search.models import HitRecord, Outcome, SearchResponse, SearchResult
 from frozen_search.verify import future_reference
 
 GENESIS = "0" * 64
@@ -266,6 +266,54 @@ def _key_text(key: str) -> str:
     return found
 
 
+_KEY_BYTES: dict[str, bytes] = {}
+
+
+def _spliced_bytes(parts: Mapping[str, bytes]) -> bytes:
+    """:func:`_spliced` of values already encoded as UTF-8 bytes (the keys: top-level line field names)."""
+    keys = _KEY_BYTES
+    out = []
+    for key in sorted(parts):
+        name = keys.get(key)
+        if name is None:
+            name = _key_text(key).encode("utf-8") + b":"
+            if len(keys) < 256:
+                keys[key] = name
+        out.append(name + parts[key])
+    return b"{" + b",".join(out) + b"}"
+
+
+def _jcs_parts(fields: Mapping[str, Any], json_native: Collection[str], plain: Collection[str],
+               encoded: Mapping[str, bytes] | None = None) -> dict[str, bytes] | None:
+    """Each top-level value of a line about to be written as its RFC 8785 (JCS) text in UTF-8, written by ``orjson``
+    where that is the same text as :func:`canonical_json` and :func:`jcs` give (strings; ``null``, booleans and
+    integers under 10**15; values :func:`_native` proves plain, and ``plain`` fields of ``json_native``, see
+    :meth:`QueryLog.append`; floats by :func:`jcs`), or ``None`` when any value is not one of those or cannot be
+    JCS (a lone surrogate, which ``orjson`` refuses; a NaN): the line then takes :meth:`QueryLog._append_exact`.
+    ``encoded``: bytes already made for some ``plain`` fields (:attr:`CallRecorder.encoded`), taken as they are."""
+    parts: dict[str, bytes] = {}
+    try:
+        for key, value in fields.items():
+            kind = type(value)
+            if encoded is not None and key in encoded and key in plain and key in json_native:
+                parts[key] = encoded[key]
+            elif kind is str or value is None or kind is bool:
+                parts[key] = orjson.dumps(value)
+            elif kind is int:
+                if not -_SAFE_INTEGER < value < _SAFE_INTEGER:
+                    return None
+                parts[key] = str(value).encode("ascii")
+            elif kind is float:
+                parts[key] = jcs(value).encode("ascii")
+            elif (key in plain and key in json_native) or _native(value):
+                parts[key] = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+            else:
+                return None
+    except (TypeError, ValueError):  # orjson.JSONEncodeError (a TypeError): a lone surrogate; jcs: NaN, infinity
+        return None
+    return parts
+
+
 def line_signature(key: bytes, line_hash: str) -> str:
     """``sig`` of a line: HMAC-SHA256 (RFC 2104, :mod:`hmac`) of its ``hash`` (64 hex characters, ASCII) under
     ``key``, as 64 hex characters."""
@@ -401,6 +449,47 @@ def _event_fields() -> tuple[str, ...]:
     return tuple(f.name for f in fields(QueryEvent))
 
 
+def result_record(result: SearchResult) -> dict[str, str]:
+    """What the log keeps of a shown search result: ``model_dump(mode="json")`` of it, built directly (every field
+    a string)."""
+    return {"id": result.id, "title": result.title, "url": result.url, "text": result.text, "source": result.source,
+            "as_of": result.as_of}
+
+
+def hit_record(hit: HitRecord) -> dict[str, str]:
+    """What the log keeps of a shown hit: ``model_dump(mode="json")`` of the :class:`HitRecord`, built directly."""
+    return {"id": hit.id, "version": hit.version, "valid_from": hit.valid_from, "sha256": hit.sha256}
+
+
+def record_json(record: dict[str, str]) -> bytes | None:
+    """The JCS bytes of a record of strings (:func:`plain_text`'s text, UTF-8), or ``None`` when ``orjson`` refuses
+    it (a lone surrogate: the line is then encoded the exact way)."""
+    try:
+        return orjson.dumps(record, option=orjson.OPT_SORT_KEYS)
+    except TypeError:  # orjson.JSONEncodeError
+        return None
+
+
+@dataclass(frozen=True)
+class LoggedHit:
+    """A shown search result and its hit record, each with the dict the log keeps of it (:func:`result_record`,
+    :func:`hit_record`) and that dict's JCS bytes (:func:`record_json`), made once and shown by every search that
+    shows the same snippet of the same prepared hit (``stages.reverify.Prepared.shown``). Immutable."""
+
+    result: SearchResult
+    hit: HitRecord
+    result_record: dict[str, str]
+    hit_record: dict[str, str]
+    result_json: bytes | None
+    hit_json: bytes | None
+
+    @classmethod
+    def of(cls, result: SearchResult, hit: HitRecord) -> LoggedHit:
+        """``result`` and ``hit`` with their records and bytes."""
+        shown, record = result_record(result), hit_record(hit)
+        return cls(result, hit, shown, record, record_json(shown), record_json(record))
+
+
 @dataclass
 class CallRecorder:
     """Filled by the body of :meth:`QueryLog.call`; ``record`` is the line as written once the block exits."""
@@ -413,23 +502,39 @@ class CallRecorder:
     record: dict[str, Any] | None = None
     native: bool = False  # response, hits and rejections are Pydantic JSON dumps (see QueryLog.append)
     plain: tuple[str, ...] = ()  # of those, the ones made of strings only (see QueryLog.append)
+    encoded: dict[str, bytes] | None = None  # of those, JCS bytes already made (see set_outcome)
 
     def set_outcome(self, outcome: Outcome) -> None:
         """Take response (``model_dump(mode="json")``), hits and rejections from a service outcome (a search's
-        response, hits and rejections, whose every field is a string, built as those dumps directly)."""
+        response, hits and rejections, whose every field is a string, built as those dumps directly). A search
+        whose every result and hit the service took from prepared hits (``outcome.logged``: one
+        :class:`LoggedHit` per result, the very result objects shown) also hands over their encoded bytes
+        (:attr:`encoded`), so the line is spliced from them."""
         response = outcome.response
         if isinstance(response, SearchResponse):
-            self.response = {"results": [{"id": r.id, "title": r.title, "url": r.url, "text": r.text,
-                                          "source": r.source, "as_of": r.as_of} for r in response.results]}
-            if response.errors:
-                self.response["errors"] = [{"source": e.source, "code": e.code, "message": e.message}
-                                           for e in response.errors]
+            shown: list[LoggedHit] | None = outcome.logged
+            if (shown is not None and not response.errors and len(shown) == len(response.results)
+                    and len(shown) == len(outcome.hits)
+                    and all(a.result is b and a.hit is h for a, b, h in zip(shown, response.results, outcome.hits,
+                                                                             strict=True))):
+                self.response = {"results": [dict(one.result_record) for one in shown]}
+                self.hits = [dict(one.hit_record) for one in shown]
+                results = [one.result_json for one in shown if one.result_json is not None]
+                hits = [one.hit_json for one in shown if one.hit_json is not None]
+                if len(results) == len(hits) == len(shown):  # else a lone surrogate: encoded from the dicts
+                    self.encoded = {"response": b'{"results":[' + b",".join(results) + b"]}",
+                                    "hits": b"[" + b",".join(hits) + b"]"}
+            else:
+                self.response = {"results": [result_record(r) for r in response.results]}
+                if response.errors:
+                    self.response["errors"] = [{"source": e.source, "code": e.code, "message": e.message}
+                                               for e in response.errors]
+                self.hits = [hit_record(h) for h in outcome.hits]
             self.plain = ("response", "hits", "rejections")
         else:
             self.response = None if response is None else response.model_dump(mode="json")
             self.plain = ("hits", "rejections")
-        self.hits = [{"id": h.id, "version": h.version, "valid_from": h.valid_from, "sha256": h.sha256}
-                     for h in outcome.hits]
+            self.hits = [hit_record(h) for h in outcome.hits]
         self.rejections = [{"id": r.id, "reason": r.reason, "evidence": r.evidence} for r in outcome.rejections]
         self.native = True
 
@@ -517,7 +622,7 @@ class QueryLog:
             raise
 
     def append(self, event: QueryEvent, *, json_native: Collection[str] = (),
-               plain: Collection[str] = ()) -> dict[str, Any]:
+               plain: Collection[str] = (), encoded: Mapping[str, bytes] | None = None) -> dict[str, Any]:
         """Write one line for ``event``; return the record as written (with ``prev`` and ``hash``).
 
         ``json_native``: names of fields whose values are known to be plain JSON values that decode to themselves
@@ -525,12 +630,52 @@ class QueryLog:
         every other field takes (see below). ``plain``: of those, fields known to hold only strings, lists and
         objects with ASCII keys (a search's response, hits and rejections), whose canonical JSON is their JCS form
         without walking them (:func:`_plain`; a lone surrogate is still refused when the line is encoded)."""
+        fields = event.to_record()
+        parts = _jcs_parts(fields, json_native, plain, encoded)
+        if parts is not None:
+            return self._append_parts(fields, parts)
+        return self._append_exact(fields, json_native, plain)
+
+    def _append_parts(self, record: dict[str, Any], parts: dict[str, bytes]) -> dict[str, Any]:
+        """Write a version-2 line from its values' JCS bytes (:func:`_jcs_parts`): the same bytes as
+        :meth:`_append_exact` writes for it (a test compares the two), spliced as bytes, with one ``write(2)``."""
+        with self._lock:
+            fcntl.flock(self._handle.fileno(), fcntl.LOCK_EX)  # against other processes appending to the same file
+            try:
+                if os.fstat(self._handle.fileno()).st_size != self._size:  # another writer appended: chain to it
+                    self._prev = _last_hash(self.path)
+                record["prev"] = self._prev
+                parts["prev"] = b'"' + self._prev.encode("ascii") + b'"'
+                record["hash"] = hashlib.sha256(_spliced_bytes(parts)).hexdigest()
+                parts["hash"] = b'"' + record["hash"].encode("ascii") + b'"'
+                if self._key is not None:
+                    record["sig"] = line_signature(self._key, record["hash"])
+                    parts["sig"] = b'"' + record["sig"].encode("ascii") + b'"'
+                self._write(memoryview(_spliced_bytes(parts) + b"\n"))
+                self._prev = record["hash"]
+            finally:
+                fcntl.flock(self._handle.fileno(), fcntl.LOCK_UN)
+        return record
+
+    def _write(self, line: memoryview) -> None:
+        """Append ``line`` (under the ``flock``) and chain the next line to the hash just written."""
+        done = 0
+        while done < len(line):  # one write(2) in practice (O_APPEND, under the flock)
+            done += os.write(self._handle.fileno(), line[done:])
+        if self._fsync:
+            os.fsync(self._handle.fileno())
+        self._size += len(line)  # no other writer appends while the flock is held
+
+    def _append_exact(self, fields: dict[str, Any], json_native: Collection[str],
+                      plain: Collection[str]) -> dict[str, Any]:
+        """:meth:`append` for any line: each value encoded with :func:`canonical_json` and :func:`jcs` (a line JCS
+        cannot represent is written as version 1)."""
         # Each top-level value is encoded once; the hashed text and the line are spliced from those encodings in
         # sorted key order, which is byte for byte canonical_json() of the record with prev (and hash, sig) added.
         record: dict[str, Any] = {}
         encoded: dict[str, str] = {}  # version 1 (canonical_json) text of each value
         scalar: set[str] = set()  # keys whose value's version 1 text is already its JCS text
-        for key, value in event.to_record().items():
+        for key, value in fields.items():
             kind = type(value)
             if kind is str:
                 record[key] = value
@@ -574,14 +719,8 @@ class QueryLog:
                 if self._key is not None:
                     record["sig"] = line_signature(self._key, record["hash"])
                     written_as["sig"] = f'"{record["sig"]}"'
-                line = memoryview(_encode(_spliced(written_as)) + b"\n")
-                done = 0
-                while done < len(line):  # one write(2) in practice (O_APPEND, under the flock)
-                    done += os.write(self._handle.fileno(), line[done:])
-                if self._fsync:
-                    os.fsync(self._handle.fileno())
+                self._write(memoryview(_encode(_spliced(written_as)) + b"\n"))
                 self._prev = record["hash"]
-                self._size += len(line)  # no other writer appends while the flock is held
             finally:
                 fcntl.flock(self._handle.fileno(), fcntl.LOCK_UN)
         return record
@@ -614,7 +753,8 @@ class QueryLog:
                                sorted(set(recorder.withheld)), truncated or None,
                                attempted_cutoff or None, search_from, upstream)  # fmt: skip
             native = ("response", "hits", "rejections") if recorder.native and recorder.error is None else ()
-            recorder.record = self.append(event, json_native=native, plain=recorder.plain if native else ())
+            recorder.record = self.append(event, json_native=native, plain=recorder.plain if native else (),
+                                          encoded=recorder.encoded if native else None)
 
     def close(self) -> None:
         """Close the file; a later append raises ``ValueError``."""

@@ -15,7 +15,8 @@ from datetime import datetime
 
 from frozen_search.config import Settings
 from frozen_search.cutoff import instant_bound
-from frozen_search.models import HitRecord, Rejection
+from frozen_search.models import HitRecord, Rejection, SearchResult
+from frozen_search.querylog import LoggedHit
 from frozen_search.registry import Registry
 from frozen_search.source import Shown
 from frozen_search.stages.memo import GenerationMemo
@@ -44,15 +45,27 @@ class Prepared:
     hit: HitRecord
     lowered_title: str = ""
     aligned: bool = False  # verify.case_aligned of title and text: check 3 may search their lower cases
-    snippets: dict[tuple[int, int], str] = dataclasses.field(default_factory=dict, compare=False)
+    row_id: str = ""  # the row's doc_id, title and source, as a search result shows them
+    row_title: str = ""
+    row_source: str = ""
+    snippets: dict[tuple[int, int], LoggedHit] = dataclasses.field(default_factory=dict, compare=False)
 
     def snippet(self, terms: list[str], width: int) -> str:
         """:func:`~frozen_search.stages.rank.snippet` of the text for ``terms``, ``width`` characters (the few
         distinct snippets of one text are kept, by where they start)."""
+        return self.shown(terms, width).result.text
+
+    def shown(self, terms: list[str], width: int) -> LoggedHit:
+        """The search result showing this hit for ``terms`` (its :meth:`snippet`, ``width`` characters) with its
+        hit record, and what the query log writes of both (:class:`~frozen_search.querylog.LoggedHit`); the few
+        distinct ones of one text are kept, by where the snippet starts (a result is immutable, validated once)."""
         start = snippet_start(self.lowered, terms, width)
         found = self.snippets.get((start, width))
         if found is None:
-            found = snippet_at(self.text, start, width)
+            text = snippet_at(self.text, start, width)
+            result = SearchResult(id=self.row_id, title=self.row_title, url=self.displayed.url,
+                                  source=self.row_source, as_of=self.as_of, text=text)
+            found = LoggedHit.of(result, self.hit)
             if len(self.snippets) < SNIPPETS_KEPT:
                 self.snippets[start, width] = found
         return found
@@ -136,7 +149,8 @@ class Reverifier:
         lowered = self.lowered(text)
         found = Prepared(text, text.lower() if lowered is None else lowered, displayed, verdict, row.as_of,
                          HitRecord(id=row.doc_id, version=row.version, valid_from=row.as_of, sha256=row.sha256),
-                         displayed.title.lower(), case_aligned(displayed.title) and case_aligned(displayed.text))
+                         displayed.title.lower(), case_aligned(displayed.title) and case_aligned(displayed.text),
+                         row.doc_id, row.title, row.source)
         if verdict is None:
             self._prepared.put(generation, key, found, weight=2 * len(text))
         return found
