@@ -82,7 +82,7 @@ def test_the_first_read_ranks_as_the_whole_search(wiki_data_dir: Path) -> None:
             limit, step = rng.choice([(30, 10), (9, 3), (6, 2), (3, 1)])
             whole = [(score, rev) for score, rev, _ in index.search_hits(terms, [], service.bound, None, limit)]
             ranked = index.ranked_hits(terms, [], service.bound, None, limit, first=step)
-            heads += ranked._head is not None
+            heads += len(ranked._head) >= step
             stepped = [(score, rev) for start in range(0, limit, step)
                        for score, rev, _ in ranked[start:start + step]]
             assert stepped == whole, terms
@@ -93,13 +93,13 @@ def test_the_first_read_ranks_as_the_whole_search(wiki_data_dir: Path) -> None:
 
 
 def test_a_first_read_cut_inside_a_tie_is_not_trusted(tmp_path: Path) -> None:
-    """Twenty documents tied in score, added backwards in several segments (so tantivy's order is not ``rev``
-    order): a first read of ``first + 1`` hits that ends inside the tie is dropped for the whole search, so every
-    step still ranks the tie by ``rev``."""
+    """Twenty documents tied in score below six that are not, added backwards in several segments (so tantivy's
+    order is not ``rev`` order): of a first read of ``first + 1`` hits that ends inside the tie only the hits above
+    it are kept, the rest comes from the whole search, so every step still ranks the tie by ``rev``."""
     index = RevisionIndex.create(tmp_path / "tied", fresh=True)
     with index.writer(threads=1) as writer:
         for at, rev in enumerate(range(26, 0, -1), start=1):
-            text = "water " + ("salt " * rev if rev > 20 else "")
+            text = "water " * (rev - 19) if rev > 20 else "water "  # 21..26 above the tie, each its own score
             writer.add(IndexedRevision(rev, f"wikipedia:Doc_{rev}", "wikipedia", 1_000, None, f"Doc {rev}", text))
             if at % 3 == 0:
                 writer.checkpoint(1)
@@ -109,4 +109,7 @@ def test_a_first_read_cut_inside_a_tie_is_not_trusted(tmp_path: Path) -> None:
     for first in (2, 4, 8, 12):
         ranked = frozen.ranked_hits(["water"], [], 2_000, None, 24, first=first)
         assert [rev for start in range(0, 24, 4) for _, rev, _ in ranked[start:start + 4]] == whole, first
-    assert frozen.ranked_hits(["water"], [], 2_000, None, 24, first=8)._head is None  # place 8 is tied: dropped
+    assert whole[:6] == [26, 25, 24, 23, 22, 21] and whole[6:] == list(range(1, 19))
+    assert [rev for _, rev, _ in frozen.ranked_hits(["water"], [], 2_000, None, 24, first=8)._head] == whole[:6]
+    assert [rev for _, rev, _ in frozen.ranked_hits(["water"], [], 2_000, None, 24, first=4)._head] == whole[:4]
+    assert [rev for _, rev, _ in frozen.ranked_hits(["water"], [], 2_000, None, 24, first=12)._head] == whole[:6]
