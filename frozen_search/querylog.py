@@ -266,21 +266,19 @@ def _key_text(key: str) -> str:
     return found
 
 
-_KEY_BYTES: dict[str, bytes] = {}
+_KEY_ORDERS: dict[tuple[str, ...], list[tuple[str, bytes]]] = {}
 
 
 def _spliced_bytes(parts: Mapping[str, bytes]) -> bytes:
-    """:func:`_spliced` of values already encoded as UTF-8 bytes (the keys: top-level line field names)."""
-    keys = _KEY_BYTES
-    out = []
-    for key in sorted(parts):
-        name = keys.get(key)
-        if name is None:
-            name = _key_text(key).encode("utf-8") + b":"
-            if len(keys) < 256:
-                keys[key] = name
-        out.append(name + parts[key])
-    return b"{" + b",".join(out) + b"}"
+    """:func:`_spliced` of values already encoded as UTF-8 bytes (the keys: top-level line field names; their
+    sorted order and encoded names are remembered for the few key sets lines have)."""
+    given = tuple(parts)
+    order = _KEY_ORDERS.get(given)
+    if order is None:
+        order = [(key, _key_text(key).encode("utf-8") + b":") for key in sorted(given)]
+        if len(_KEY_ORDERS) < 256:
+            _KEY_ORDERS[given] = order
+    return b"{" + b",".join([name + parts[key] for key, name in order]) + b"}"
 
 
 def _jcs_parts(fields: Mapping[str, Any], json_native: Collection[str], plain: Collection[str],
@@ -434,13 +432,29 @@ class QueryEvent:
         _checked_cutoff(self.cutoff)
 
     def to_record(self) -> dict[str, Any]:
-        """The line before chaining: ``event``, ``schema_version`` and the fields above."""
-        values = {name: getattr(self, name) for name in _event_fields()}
-        for optional in ("live_sources", "sites", "withheld", TRUNCATED, "attempted_cutoff", "search_from",
-                         "upstream"):
-            if not values[optional]:
-                del values[optional]
-        return {"event": self.NAME, "schema_version": self.VERSION, **values}
+        """The line before chaining: ``event``, ``schema_version`` and the fields above (:func:`_event_record`)."""
+        return _event_record(*(getattr(self, name) for name in _event_fields()))
+
+
+_OPTIONAL_FIELDS = ("live_sources", "sites", "withheld", "truncated", "attempted_cutoff", "search_from", "upstream")
+
+
+def _event_record(ts: str, session: str, tool: str, arguments: dict[str, Any], cutoff: str,
+                  response: dict[str, Any] | None, error: dict[str, str] | None, hits: list[dict[str, Any]],
+                  rejections: list[dict[str, Any]], latency_ms: float, mode: str = "local",
+                  live_sources: list[str] | None = None, sites: str | None = None, withheld: list[str] | None = None,
+                  truncated: list[str] | None = None, attempted_cutoff: dict[str, Any] | None = None,
+                  search_from: str | None = None, upstream: dict[str, str] | None = None) -> dict[str, Any]:
+    """:meth:`QueryEvent.to_record` of an event with these fields (in :class:`QueryEvent`'s order), built without the
+    event: the optional fields only when given (not empty)."""
+    record = {"event": QueryEvent.NAME, "schema_version": QueryEvent.VERSION, "ts": ts, "session": session,
+              "tool": tool, "arguments": arguments, "cutoff": cutoff, "response": response, "error": error,
+              "hits": hits, "rejections": rejections, "latency_ms": latency_ms, "mode": mode}
+    for name, value in zip(_OPTIONAL_FIELDS, (live_sources, sites, withheld, truncated, attempted_cutoff,
+                                              search_from, upstream), strict=True):
+        if value:
+            record[name] = value
+    return record
 
 
 @functools.cache
@@ -630,7 +644,11 @@ class QueryLog:
         every other field takes (see below). ``plain``: of those, fields known to hold only strings, lists and
         objects with ASCII keys (a search's response, hits and rejections), whose canonical JSON is their JCS form
         without walking them (:func:`_plain`; a lone surrogate is still refused when the line is encoded)."""
-        fields = event.to_record()
+        return self._append_record(event.to_record(), json_native, plain, encoded)
+
+    def _append_record(self, fields: dict[str, Any], json_native: Collection[str], plain: Collection[str],
+                       encoded: Mapping[str, bytes] | None) -> dict[str, Any]:
+        """:meth:`append` of the event whose :meth:`QueryEvent.to_record` is ``fields``."""
         parts = _jcs_parts(fields, json_native, plain, encoded)
         if parts is not None:
             return self._append_parts(fields, parts)
@@ -748,13 +766,14 @@ class QueryLog:
             raise
         finally:
             latency_ms = (time.perf_counter() - started) * 1000.0
-            event = QueryEvent(ts, session, tool, dict(arguments), cutoff_iso, recorder.response, recorder.error,
-                               recorder.hits, recorder.rejections, latency_ms, mode, live_sources, sites,
-                               sorted(set(recorder.withheld)), truncated or None,
-                               attempted_cutoff or None, search_from, upstream)  # fmt: skip
+            _check_call(tool, arguments)  # what QueryEvent checks (its cutoff was written from a parsed instant)
+            fields = _event_record(ts, session, tool, dict(arguments), cutoff_iso, recorder.response, recorder.error,
+                                   recorder.hits, recorder.rejections, latency_ms, mode, live_sources, sites,
+                                   sorted(set(recorder.withheld)), truncated or None,
+                                   attempted_cutoff or None, search_from, upstream)  # fmt: skip
             native = ("response", "hits", "rejections") if recorder.native and recorder.error is None else ()
-            recorder.record = self.append(event, json_native=native, plain=recorder.plain if native else (),
-                                          encoded=recorder.encoded if native else None)
+            recorder.record = self._append_record(fields, native, recorder.plain if native else (),
+                                                  recorder.encoded if native else None)
 
     def close(self) -> None:
         """Close the file; a later append raises ``ValueError``."""

@@ -46,7 +46,7 @@ from frozen_search.stages.resolve import resolve_from_store, resolve_reference
 from frozen_search.stages.reverify import Reverifier
 from frozen_search.stages.snapshot import SnapshotIndex
 from frozen_search.store import RevisionRow, Store
-from frozen_search.verify import REASON_CODES
+from frozen_search.verify import REASON_CODES, first_in_lowered
 
 TOOL_ARGUMENTS = {"search": frozenset({"query", "source", "limit"}), "fetch": frozenset({"id", "offset", "max_chars"})}
 REQUIRED_ARGUMENTS = {"search": "query", "fetch": "id"}
@@ -294,10 +294,11 @@ class FrozenSearchService:
             return
         if generation is not None:  # a local hit: prepared once per store generation, checked for this query
             prepared = self.reverifier.prepared(shown, generation)
-            rejection = self.reverifier.check_prepared(prepared, terms)
+            first = first_in_lowered(prepared.lowered, terms)  # the snippet's search, reused by check 3
+            rejection = self.reverifier.check_prepared(prepared, terms, first)
             if rejection is None:
                 seen.add(row.doc_id)
-                shown_hit = prepared.shown(terms, self.settings.snippet_chars)  # the result, validated once
+                shown_hit = prepared.shown(terms, self.settings.snippet_chars, first)  # the result, validated once
                 response.results.append(shown_hit.result)
                 outcome.hits.append(shown_hit.hit)
                 logged.append(shown_hit)

@@ -226,13 +226,29 @@ def case_aligned(text: str) -> bool:
     return all(_case_safe(char) for char in set(text) if not char.isascii())
 
 
+def first_in_lowered(lowered: str, terms: Sequence[str]) -> tuple[int, int]:
+    """``(i, start)``: the first of ``terms`` (in order) that occurs as a whole word in ``lowered`` (a lower-cased
+    text, searched case-sensitively: :func:`word_pattern` with ``ignore_case=False``), and where; ``(-1, 0)`` when
+    none does. The snippet starts from it (:func:`~frozen_search.stages.rank.snippet_start`), and
+    :func:`matches_lowered` may take it as its own search."""
+    for number, term in enumerate(terms):
+        found = word_pattern(term, ignore_case=False).search(lowered)
+        if found is not None:
+            return number, found.start()
+    return -1, 0
+
+
 def matches_lowered(title: str, lowered_title: str, text: str, lowered: str, terms: Sequence[str],
-                    aligned: bool) -> bool:
+                    aligned: bool, first: int = -1) -> bool:
     """:func:`matches_historical_text` of ``title`` and ``text``, computed on their lower cases (``lowered_title``,
     ``lowered``) for each ASCII lower-case term when ``aligned`` (:func:`case_aligned` of both: then it is the same
-    answer, found with a case-sensitive search, several times faster), on the texts themselves otherwise."""
+    answer, found with a case-sensitive search, several times faster), on the texts themselves otherwise.
+    ``first``: :func:`first_in_lowered` of ``lowered`` already computed (its term index): when that term is ASCII
+    lower-case and the texts are aligned, it is the match itself."""
     if not aligned:
         return matches_historical_text(title, text, terms)
+    if first >= 0 and terms[first].isascii() and terms[first] == terms[first].lower():
+        return True  # that very search, on the aligned lower case, found the term as a whole word
     for term in terms:
         if term.isascii() and term == term.lower():
             pattern = word_pattern(term, ignore_case=False)

@@ -20,9 +20,9 @@ from frozen_search.querylog import LoggedHit
 from frozen_search.registry import Registry
 from frozen_search.source import Shown
 from frozen_search.stages.memo import GenerationMemo
-from frozen_search.stages.rank import snippet_at, snippet_start
+from frozen_search.stages.rank import snippet_at
 from frozen_search.store import RevisionRow, Store
-from frozen_search.verify import Displayed, case_aligned, matches_lowered, query_rejection, verify
+from frozen_search.verify import Displayed, case_aligned, first_in_lowered, matches_lowered, query_rejection, verify
 
 TEXT_CACHE_CHARS = 50_000_000  # characters of displayed text kept in memory
 SCAN_CACHE_ENTRIES = 200_000  # future-reference scans kept, by text sha256
@@ -55,11 +55,13 @@ class Prepared:
         distinct snippets of one text are kept, by where they start)."""
         return self.shown(terms, width).result.text
 
-    def shown(self, terms: list[str], width: int) -> LoggedHit:
+    def shown(self, terms: list[str], width: int, first: tuple[int, int] | None = None) -> LoggedHit:
         """The search result showing this hit for ``terms`` (its :meth:`snippet`, ``width`` characters) with its
         hit record, and what the query log writes of both (:class:`~frozen_search.querylog.LoggedHit`); the few
-        distinct ones of one text are kept, by where the snippet starts (a result is immutable, validated once)."""
-        start = snippet_start(self.lowered, terms, width)
+        distinct ones of one text are kept, by where the snippet starts (a result is immutable, validated once).
+        ``first``: :func:`~frozen_search.verify.first_in_lowered` of the lower-cased text, when already computed."""
+        number, at = first_in_lowered(self.lowered, terms) if first is None else first
+        start = max(0, at - width // 3) if number >= 0 else 0  # rank.snippet_start
         found = self.snippets.get((start, width))
         if found is None:
             text = snippet_at(self.text, start, width)
@@ -156,15 +158,19 @@ class Reverifier:
         return found
 
     @staticmethod
-    def check_prepared(prepared: Prepared, terms: list[str]) -> Rejection | None:
+    def check_prepared(prepared: Prepared, terms: list[str], first: tuple[int, int] | None = None
+                       ) -> Rejection | None:
         """The first re-verification failure of a prepared hit for a search of ``terms``, in :meth:`check`'s order
-        (checks 5, 1, 2, then the query's check 3, then 4), or ``None`` when it may be shown."""
+        (checks 5, 1, 2, then the query's check 3, then 4), or ``None`` when it may be shown. ``first``:
+        :func:`~frozen_search.verify.first_in_lowered` of the prepared lower-cased text, when already computed (the
+        snippet's search, which check 3 then reuses where that is the same test)."""
         verdict = prepared.verdict
         if verdict is not None and verdict.reason != "future_reference":
             return verdict
         shown = prepared.displayed
         if shown.text is prepared.text and matches_lowered(shown.title, prepared.lowered_title, shown.text,
-                                                           prepared.lowered, terms, prepared.aligned):
+                                                           prepared.lowered, terms, prepared.aligned,
+                                                           -1 if first is None else first[0]):
             return verdict  # check 3 passed (on the lower cases where that is the same test: verify.case_aligned)
         unmatched = query_rejection(shown, terms)
         return unmatched if unmatched is not None else verdict

@@ -1,6 +1,7 @@
 """Shortcuts on the search path (issue 15 item 3, third pass), each proven to give exactly what the long way gives:
 check 3 (the query's whole-word match) searched on the lower-cased text where that is the same test
-(:func:`frozen_search.verify.case_aligned`), and the index asked only for the hits the first step reads
+(:func:`frozen_search.verify.case_aligned`; the snippet's own search taken as check 3's where it is), and the index
+asked only for the hits the first step reads
 (:meth:`frozen_search.index.RevisionIndex.ranked_hits`)."""
 
 from __future__ import annotations
@@ -12,7 +13,13 @@ from pathlib import Path
 import pytest
 
 from frozen_search.index import IndexedRevision, RevisionIndex
-from frozen_search.verify import _case_safe, case_aligned, matches_historical_text, matches_lowered
+from frozen_search.verify import (
+    _case_safe,
+    case_aligned,
+    first_in_lowered,
+    matches_historical_text,
+    matches_lowered,
+)
 from tests.conftest import make_service
 
 ASCII_ALNUM = "abcdefghijklmnopqrstuvwxyz0123456789"
@@ -53,8 +60,12 @@ def test_check_3_on_the_lower_case_answers_as_the_regex_on_the_text() -> None:
         aligned = case_aligned(title) and case_aligned(text)
         aligned_seen += aligned
         unaligned_seen += not aligned
-        assert matches_lowered(title, title.lower(), text, text.lower(), terms, aligned) == \
-            matches_historical_text(title, text, terms), (title, text, terms)
+        expected = matches_historical_text(title, text, terms)
+        assert matches_lowered(title, title.lower(), text, text.lower(), terms, aligned) == expected, \
+            (title, text, terms)
+        first = first_in_lowered(text.lower(), terms)[0]  # the snippet's search, taken as check 3's own
+        assert matches_lowered(title, title.lower(), text, text.lower(), terms, aligned, first) == expected, \
+            (title, text, terms)
     assert aligned_seen > 1_000 and unaligned_seen > 1_000
 
 
