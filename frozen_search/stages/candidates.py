@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from frozen_search.config import Settings
@@ -83,7 +83,8 @@ class LocalHits:
 
     def _resolve(self, chunk: Sequence[tuple[float, int, str | Callable[[], str]]]) -> list[Shown]:
         memo, generation = self.memo, self.generation
-        known = {} if memo is None else {rev_pk: memo.get(generation, rev_pk) for _, rev_pk, _ in chunk}
+        revs: list[Hashable] = [rev_pk for _, rev_pk, _ in chunk]
+        known = {} if memo is None else dict(zip(revs, memo.get_many(generation, revs), strict=True))
         missing = [rev_pk for _, rev_pk, _ in chunk if known.get(rev_pk) is None]
         rows = self.store.revisions(missing) if missing else {}
         out: list[Shown] = []

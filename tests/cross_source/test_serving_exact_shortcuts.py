@@ -124,3 +124,17 @@ def test_a_first_read_cut_inside_a_tie_is_not_trusted(tmp_path: Path) -> None:
     assert [rev for _, rev, _ in frozen.ranked_hits(["water"], [], 2_000, None, 24, first=8)._head] == whole[:6]
     assert [rev for _, rev, _ in frozen.ranked_hits(["water"], [], 2_000, None, 24, first=4)._head] == whole[:4]
     assert [rev for _, rev, _ in frozen.ranked_hits(["water"], [], 2_000, None, 24, first=12)._head] == whole[:6]
+
+
+def test_get_many_answers_as_get_one_by_one() -> None:
+    from frozen_search.stages.memo import GenerationMemo
+
+    memo: GenerationMemo[str] = GenerationMemo(entries=3)
+    for key in "abcd":  # "a" dropped: three entries kept
+        memo.put(5, key, key.upper())
+    assert memo.get_many(5, ["a", "b", "x", "d"]) == [memo.get(5, k) for k in ["a", "b", "x", "d"]] == \
+        [None, "B", None, "D"]
+    assert memo.get_many(4, ["b"]) == [None]  # another generation: nothing
+    memo.get_many(5, ["b"])  # used: "c" is now the least recently used
+    memo.put(5, "e", "E")
+    assert memo.get_many(5, ["b", "c", "d", "e"]) == ["B", None, "D", "E"]
