@@ -281,6 +281,20 @@ def _spliced_bytes(parts: Mapping[str, bytes]) -> bytes:
     return b"{" + b",".join([name + parts[key] for key, name in order]) + b"}"
 
 
+def _flat_plain(value: Any) -> bool:
+    """:func:`_native` of the usual arguments, without its walks: an object of ASCII keys whose values are strings,
+    ``null``, booleans or integers under 10**15 in magnitude."""
+    if type(value) is not dict:
+        return False
+    for key, item in value.items():
+        kind = type(item)
+        if type(key) is not str or not key.isascii():
+            return False
+        if not (kind is str or item is None or kind is bool or (kind is int and -_SAFE_INTEGER < item < _SAFE_INTEGER)):
+            return False
+    return True
+
+
 def _jcs_parts(fields: Mapping[str, Any], json_native: Collection[str], plain: Collection[str],
                encoded: Mapping[str, bytes] | None = None) -> dict[str, bytes] | None:
     """Each top-level value of a line about to be written as its RFC 8785 (JCS) text in UTF-8, written by ``orjson``
@@ -303,7 +317,7 @@ def _jcs_parts(fields: Mapping[str, Any], json_native: Collection[str], plain: C
                 parts[key] = str(value).encode("ascii")
             elif kind is float:
                 parts[key] = jcs(value).encode("ascii")
-            elif (key in plain and key in json_native) or _native(value):
+            elif (key in plain and key in json_native) or _flat_plain(value) or _native(value):
                 parts[key] = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
             else:
                 return None
