@@ -24,6 +24,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import re
+import unicodedata
 from collections.abc import Collection, MutableMapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -196,6 +197,14 @@ def matches_historical_text(title: str, text: str, terms: Sequence[str]) -> bool
 
 
 _WORD_CHAR = re.compile(r"[^\W_]")  # a letter or digit, as the whole-word patterns read one
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+_CASE_UNSAFE = ("\u00df\u0130\u0131\u0149\u017f\u01f0\u1e96\u1e97\u1e98\u1e99\u1e9a\u1e9e\u212a\ufb00\ufb01\ufb02"
+                "\ufb03\ufb04\ufb05\ufb06")
+"""Every character above ASCII that :func:`_case_safe` refuses, under Unicode :data:`_CASE_UNSAFE_UNICODE` (sharp s,
+dotted capital I, dotless i, ʼn, long s, ǰ, ẖ ẗ ẘ ẙ ẚ ẞ, KELVIN SIGN, the ligatures ﬀ–ﬆ); a test recomputes it
+over every code point. Under another Unicode version :func:`case_aligned` asks :func:`_case_safe` itself."""
+_CASE_UNSAFE_UNICODE = "14.0.0"
+_CASE_UNSAFE_FOUND = re.compile("[" + re.escape(_CASE_UNSAFE) + "]")
 _ASCII_ALNUM = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
 
 
@@ -223,7 +232,9 @@ def case_aligned(text: str) -> bool:
     digits, so the two searches test the same positions alike."""
     if text.isascii():
         return True
-    return all(_case_safe(char) for char in set(text) if not char.isascii())
+    if unicodedata.unidata_version == _CASE_UNSAFE_UNICODE:  # the characters _case_safe refuses, known: one scan
+        return _CASE_UNSAFE_FOUND.search(text) is None
+    return all(_case_safe(char) for char in set(_NON_ASCII.findall(text)))
 
 
 def first_in_lowered(lowered: str, terms: Sequence[str]) -> tuple[int, int]:

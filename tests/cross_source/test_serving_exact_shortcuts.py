@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import random
 import re
+import unicodedata
 from pathlib import Path
 
 import pytest
 
 from frozen_search.index import IndexedRevision, RevisionIndex
 from frozen_search.verify import (
+    _CASE_UNSAFE,
+    _CASE_UNSAFE_UNICODE,
     _case_safe,
     case_aligned,
     first_in_lowered,
@@ -31,6 +34,12 @@ def test_no_case_safe_character_equals_an_ascii_letter_or_digit_to_the_regex_eng
     ``re`` itself, the engine check 3 runs on), nor its lower case, and it is a word character exactly when its
     lower case is."""
     safe = [chr(c) for c in range(0x80, 0x110000) if not 0xD800 <= c <= 0xDFFF and _case_safe(chr(c))]
+    refused = "".join(chr(c) for c in range(0x80, 0x110000) if not _case_safe(chr(c)))
+    if unicodedata.unidata_version == _CASE_UNSAFE_UNICODE:
+        assert refused == _CASE_UNSAFE  # the list case_aligned scans for is every character refused
+    for char in refused:
+        assert not case_aligned(f"a {char} \u00e9")
+    assert case_aligned("".join(chr(c) for c in range(0x80, 0x3000) if chr(c) not in refused))
     assert len(safe) > 1_000_000
     together, lowered = "".join(safe), "".join(c.lower() for c in safe)
     assert len(lowered) == len(together)
