@@ -500,22 +500,36 @@ def record_json(record: dict[str, str]) -> bytes | None:
 
 @dataclass(frozen=True)
 class LoggedHit:
-    """A shown search result and its hit record, each with the dict the log keeps of it (:func:`result_record`,
-    :func:`hit_record`) and that dict's JCS bytes (:func:`record_json`), made once and shown by every search that
+    """A shown search result and its hit record, each with the JCS bytes of the dict the log keeps of it
+    (:func:`record_json` of :func:`result_record`, :func:`hit_record`), made once and shown by every search that
     shows the same snippet of the same prepared hit (``stages.reverify.Prepared.shown``). Immutable."""
 
     result: SearchResult
     hit: HitRecord
-    result_record: dict[str, str]
-    hit_record: dict[str, str]
     result_json: bytes | None
     hit_json: bytes | None
 
     @classmethod
     def of(cls, result: SearchResult, hit: HitRecord) -> LoggedHit:
-        """``result`` and ``hit`` with their records and bytes."""
-        shown, record = result_record(result), hit_record(hit)
-        return cls(result, hit, shown, record, record_json(shown), record_json(record))
+        """``result`` and ``hit`` with their records' bytes."""
+        return cls(result, hit, record_json(result_record(result)), record_json(hit_record(hit)))
+
+
+def _encoded_results(shown: list[LoggedHit] | None, results: list[SearchResult], hits: list[HitRecord]
+                     ) -> dict[str, bytes] | None:
+    """The JCS bytes of a search response without errors (``{"results": [...]}``) and of its hit records, joined
+    from ``shown`` when it holds, in order, the very result and hit objects of the outcome (each frozen, its bytes
+    made from the same record :func:`result_record` / :func:`hit_record` gives), else ``None``."""
+    if shown is None or len(shown) != len(results) or len(shown) != len(hits):
+        return None
+    results_json: list[bytes] = []
+    hits_json: list[bytes] = []
+    for one, result, hit in zip(shown, results, hits, strict=True):
+        if one.result is not result or one.hit is not hit or one.result_json is None or one.hit_json is None:
+            return None  # another object, or a lone surrogate orjson refused: encoded from the records
+        results_json.append(one.result_json)
+        hits_json.append(one.hit_json)
+    return {"response": b'{"results":[' + b",".join(results_json) + b"]}", "hits": b"[" + b",".join(hits_json) + b"]"}
 
 
 @dataclass
@@ -536,28 +550,17 @@ class CallRecorder:
         """Take response (``model_dump(mode="json")``), hits and rejections from a service outcome (a search's
         response, hits and rejections, whose every field is a string, built as those dumps directly). A search
         whose every result and hit the service took from prepared hits (``outcome.logged``: one
-        :class:`LoggedHit` per result, the very result objects shown) also hands over their encoded bytes
-        (:attr:`encoded`), so the line is spliced from them."""
+        :class:`LoggedHit` per result, the very result and hit objects shown, in order) also hands over their
+        encoded bytes (:attr:`encoded`), so the line is spliced from them."""
         response = outcome.response
         if isinstance(response, SearchResponse):
-            shown: list[LoggedHit] | None = outcome.logged
-            if (shown is not None and not response.errors and len(shown) == len(response.results)
-                    and len(shown) == len(outcome.hits)
-                    and all(a.result is b and a.hit is h for a, b, h in zip(shown, response.results, outcome.hits,
-                                                                             strict=True))):
-                self.response = {"results": [dict(one.result_record) for one in shown]}
-                self.hits = [dict(one.hit_record) for one in shown]
-                results = [one.result_json for one in shown if one.result_json is not None]
-                hits = [one.hit_json for one in shown if one.hit_json is not None]
-                if len(results) == len(hits) == len(shown):  # else a lone surrogate: encoded from the dicts
-                    self.encoded = {"response": b'{"results":[' + b",".join(results) + b"]}",
-                                    "hits": b"[" + b",".join(hits) + b"]"}
+            self.response = {"results": [result_record(r) for r in response.results]}
+            self.hits = [hit_record(h) for h in outcome.hits]
+            if response.errors:
+                self.response["errors"] = [{"source": e.source, "code": e.code, "message": e.message}
+                                           for e in response.errors]
             else:
-                self.response = {"results": [result_record(r) for r in response.results]}
-                if response.errors:
-                    self.response["errors"] = [{"source": e.source, "code": e.code, "message": e.message}
-                                               for e in response.errors]
-                self.hits = [hit_record(h) for h in outcome.hits]
+                self.encoded = _encoded_results(outcome.logged, response.results, outcome.hits)
             self.plain = ("response", "hits", "rejections")
         else:
             self.response = None if response is None else response.model_dump(mode="json")
