@@ -281,7 +281,6 @@ class RevisionIndex:
         return [(occur, tantivy.Query.const_score_query(q, 0.0)) for occur, q in filters]
 
 
-
 Hit = tuple[float, int, Callable[[], str]]
 """``(score, rev_pk, doc_id)`` of :meth:`RevisionIndex.search_hits`."""
 
