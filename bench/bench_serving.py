@@ -5,9 +5,13 @@ Over a data dir (e.g. the synthetic 100,000-revision export of ``bench/synth_wik
 
 1. **bare tantivy**: the snapshot folder opened with ``tantivy.Index.open``, one searcher, the same query the
    service's index call builds (cutoff filters, each term in ``body`` or boosted ``title``), top 30 hits and the
-   stored ``rev``/``doc_id`` of each; and ``bare_tantivy_fast_field``: the same with each hit's ``rev`` read from
-   the fast field instead (``Searcher.fast_field_values``: no stored document read), each service figure's ratio
-   given against both (``ratio_p50``, ``ratio_p50_fast_field``; ``ratio_cpu`` against the first);
+   stored ``rev``/``doc_id`` of each; ``bare_tantivy_fast_field``: the same with each hit's ``rev`` read from the
+   fast field instead (``Searcher.fast_field_values``: no stored document read); and ``bare_tantivy_top10``: the
+   same query, top 10 only, each hit's stored ``doc_id`` (the least a bare caller reads to show a page of 10, ties
+   in tantivy's order); and ``bare_tantivy_same_top10``: the service's own top 10 (ties ranked by ``rev``: every hit
+   tied with place 10 read, ``rev`` from the fast field) and each shown hit's stored ``doc_id``; each service
+   figure's ratio given against all four (``ratio_p50``, ``ratio_p50_fast_field``, ``ratio_p50_top10``,
+   ``ratio_p50_same_top10``; ``ratio_cpu`` against the first);
 2. **service, no log**: ``FrozenSearchService.search`` with ``logging=False``;
 3. **service, logged**: the same, writing the query log to a temporary file;
 
@@ -61,7 +65,7 @@ import tantivy
 
 from frozen_search.config import Settings
 from frozen_search.cutoff import instant_bound, parse_cutoff
-from frozen_search.index import OPEN_END, _schema, tokenize
+from frozen_search.index import MAX_TIE_FACTOR, OPEN_END, _schema, tokenize
 from frozen_search.ops.replay import replay_log
 from frozen_search.querylog import read_log, verify_chain
 from frozen_search.registry import default_registry
@@ -346,8 +350,29 @@ def main() -> None:
         return list(zip([score for score, _ in found.hits],
                         searcher.fast_field_values("rev", [address for _, address in found.hits]), strict=True))
 
+    def bare_top10(query: str) -> object:
+        # what a bare tantivy caller needs to show a page of 10: the same query, top 10, each hit's stored doc_id
+        found = searcher.search(bare_query(schema, query, bound), 10, count=False)
+        return [searcher.doc(address)["doc_id"][0] for _, address in found.hits]
+
+    def bare_same_top10(query: str) -> object:
+        # the service's own top 10: ties ranked by rev, so every hit tied with place 10 is read (as the index call
+        # does, MAX_TIE_FACTOR), revs from the fast field; then each shown hit's stored doc_id
+        parsed = bare_query(schema, query, bound)
+        want = 11
+        while True:
+            found = searcher.search(parsed, want, count=False).hits
+            if len(found) < want or found[-1][0] < found[9][0] or want >= 10 * MAX_TIE_FACTOR:
+                break
+            want *= 2
+        revs = searcher.fast_field_values("rev", [address for _, address in found])
+        top = sorted(zip(found, revs, strict=True), key=lambda hit: (-hit[0][0], hit[1]))[:10]
+        return [searcher.doc(address)["doc_id"][0] for (_, address), _ in top]
+
     results["bare_tantivy"] = timed(bare, args.reps)
     results["bare_tantivy_fast_field"] = timed(bare_fast, args.reps)
+    results["bare_tantivy_top10"] = timed(bare_top10, args.reps)
+    results["bare_tantivy_same_top10"] = timed(bare_same_top10, args.reps)
     with tempfile.TemporaryDirectory() as scratch:
         settings = Settings.from_env({}, data_dir=args.data_dir, cutoff=cutoff, log_path=Path(scratch) / "log.jsonl")
         quiet = FrozenSearchService(settings, logging=False)
@@ -378,9 +403,13 @@ def main() -> None:
                              "bare_chain_check_lines_per_s": lines / chain_s, "chain_breaks": len(breaks)}
     bare_p50 = results["bare_tantivy"]["p50_ms"]  # type: ignore[index]
     fast_p50 = results["bare_tantivy_fast_field"]["p50_ms"]  # type: ignore[index]
+    top10_p50 = results["bare_tantivy_top10"]["p50_ms"]  # type: ignore[index]
+    same_p50 = results["bare_tantivy_same_top10"]["p50_ms"]  # type: ignore[index]
     for name in ("service_no_log", "service_logged"):
         results[name]["ratio_p50"] = results[name]["p50_ms"] / bare_p50  # type: ignore[index]
         results[name]["ratio_p50_fast_field"] = results[name]["p50_ms"] / fast_p50  # type: ignore[index]
+        results[name]["ratio_p50_top10"] = results[name]["p50_ms"] / top10_p50  # type: ignore[index]
+        results[name]["ratio_p50_same_top10"] = results[name]["p50_ms"] / same_p50  # type: ignore[index]
         results[name]["ratio_cpu"] = results[name]["cpu_ms"] / results["bare_tantivy"]["cpu_ms"]  # type: ignore[index]
     if args.http_seconds > 0:
         bare_qps = 1000.0 / results["bare_tantivy"]["p50_ms"]  # type: ignore[index]

@@ -235,6 +235,24 @@ class RevisionIndex:
         Raises:
             InvalidRequest: no terms.
         """
+        query, searcher = self._query(terms, phrases, bound, source)
+        return _ranked(searcher, query, limit)
+
+    def ranked_hits(self, terms: Sequence[str], phrases: Sequence[Sequence[str]], bound: int, source: str | None,
+                    limit: int, first: int) -> RankedHits:
+        """:meth:`search_hits` (``limit``) read lazily: a slice of the hits a search of ``first + 1`` hits ranks
+        exactly (those scored above the last one read: they are the first of :meth:`search_hits` in the same order)
+        comes from that search; any other slice from :meth:`search_hits` itself, run once. A search that fills its
+        page from the first hits asks tantivy for no more.
+
+        Raises:
+            InvalidRequest: no terms.
+        """
+        query, searcher = self._query(terms, phrases, bound, source)
+        return RankedHits(searcher, query, limit, first)
+
+    def _query(self, terms: Sequence[str], phrases: Sequence[Sequence[str]], bound: int, source: str | None
+               ) -> tuple[tantivy.Query, tantivy.Searcher]:
         if not terms:
             raise InvalidRequest("the query has no searchable words")
         query = tantivy.Query.boolean_query(self._filters(bound, source) + _matchers(self._schema, terms, phrases))
@@ -242,19 +260,7 @@ class RevisionIndex:
         if searcher is None:
             self._index.reload()
             searcher = self._index.searcher()
-        want = limit + 1  # one more than asked: is the last place tied with a hit beyond it?
-        while True:
-            hits = searcher.search(query, want, count=False).hits
-            if (len(hits) < want or len(hits) <= limit or hits[-1][0] < hits[limit - 1][0]
-                    or want >= limit * MAX_TIE_FACTOR):
-                break
-            want *= 2  # every hit tied with the last place is read, so that ties are broken by rev, not by segment
-        revs = [rev for rev in searcher.fast_field_values("rev", [address for _, address in hits])
-                if type(rev) is int]
-        if len(revs) != len(hits):  # a segment without the column (never written so): the stored field
-            revs = [int(searcher.doc(address)["rev"][0]) for _, address in hits]
-        ranked = sorted(zip(hits, revs, strict=True), key=lambda hit: (-hit[0][0], hit[1]))[:limit]
-        return [(float(score), rev, _stored_doc_id(searcher, address)) for (score, address), rev in ranked]
+        return query, searcher
 
     def _filters(self, bound: int, source: str | None) -> list[tuple[tantivy.Occur, tantivy.Query]]:
         key = (bound, source)  # the same few filters on every search: built once (tantivy queries are immutable)
@@ -274,6 +280,63 @@ class RevisionIndex:
             filters.append((tantivy.Occur.Must, tantivy.Query.term_query(self._schema, "source", source)))
         return [(occur, tantivy.Query.const_score_query(q, 0.0)) for occur, q in filters]
 
+
+Hit = tuple[float, int, Callable[[], str]]
+"""``(score, rev_pk, doc_id)`` of :meth:`RevisionIndex.search_hits`."""
+
+
+def _ranked(searcher: tantivy.Searcher, query: tantivy.Query, limit: int) -> list[Hit]:
+    """The top ``limit`` hits of ``query`` by score, hits equal in score by ``rev`` (every hit tied with the last
+    place read, see :data:`MAX_TIE_FACTOR`)."""
+    want = limit + 1  # one more than asked: is the last place tied with a hit beyond it?
+    while True:
+        hits = searcher.search(query, want, count=False).hits
+        if (len(hits) < want or len(hits) <= limit or hits[-1][0] < hits[limit - 1][0]
+                or want >= limit * MAX_TIE_FACTOR):
+            break
+        want *= 2  # every hit tied with the last place is read, so that ties are broken by rev, not by segment
+    return _by_rev(searcher, hits)[:limit]
+
+
+def _by_rev(searcher: tantivy.Searcher, hits: list[tuple[float, tantivy.DocAddress]]) -> list[Hit]:
+    """``hits`` as :data:`Hit`, best first, equal scores by ``rev`` (read from the fast field)."""
+    revs = [rev for rev in searcher.fast_field_values("rev", [address for _, address in hits])
+            if type(rev) is int]
+    if len(revs) != len(hits):  # a segment without the column (never written so): the stored field
+        revs = [int(searcher.doc(address)["rev"][0]) for _, address in hits]
+    ranked = sorted(zip(hits, revs, strict=True), key=lambda hit: (-hit[0][0], hit[1]))
+    return [(float(score), rev, _stored_doc_id(searcher, address)) for (score, address), rev in ranked]
+
+
+class RankedHits:
+    """The hits of :meth:`RevisionIndex.search_hits` (``limit``), sliced (``hits[start:stop]``, a list) and searched
+    only as far as a slice needs: see :meth:`RevisionIndex.ranked_hits`. ``len()`` runs the whole search."""
+
+    def __init__(self, searcher: tantivy.Searcher, query: tantivy.Query, limit: int, first: int) -> None:
+        self._searcher, self._query, self._limit = searcher, query, limit
+        self._head: list[Hit] = []
+        self._all: list[Hit] | None = None
+        if 0 < first < limit:
+            read = searcher.search(query, first + 1, count=False).hits
+            # Exact: every hit scored above the last one read (all of them when fewer exist). Tantivy's top
+            # first + 1 holds every document scored above that last score, so those are the same documents,
+            # ranked alike, at the head of any longer read; hits tied with the last one read may go on beyond it.
+            exact = len(read) if len(read) <= first else sum(1 for score, _ in read if score > read[first][0])
+            self._head = _by_rev(searcher, read)[:exact]
+
+    def _everything(self) -> list[Hit]:
+        if self._all is None:
+            self._all = _ranked(self._searcher, self._query, self._limit)
+        return self._all
+
+    def __getitem__(self, part: slice) -> list[Hit]:
+        start, stop, step = part.indices(self._limit)
+        if stop <= len(self._head) and step == 1:
+            return self._head[start:stop]
+        return self._everything()[part]
+
+    def __len__(self) -> int:
+        return len(self._everything())
 
 
 def _stored_doc_id(searcher: tantivy.Searcher, address: tantivy.DocAddress) -> Callable[[], str]:

@@ -12,6 +12,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    PrivateAttr,
     SerializerFunctionWrapHandler,
     WithJsonSchema,
     field_validator,
@@ -145,3 +146,15 @@ class Outcome(BaseModel):
     response: SearchResponse | FetchResponse | None = None
     hits: list[HitRecord] = Field(default_factory=list)
     rejections: list[Rejection] = Field(default_factory=list)
+    _logged: Any = PrivateAttr(default=None)
+
+    @property
+    def logged(self) -> Any:
+        """What the query log may write of a search's results and hits without encoding them again: one
+        ``querylog.LoggedHit`` per result, in order (set by the service when every shown hit was prepared), or
+        ``None``. Not part of the model (never serialized or compared)."""
+        return self._logged
+
+    @logged.setter
+    def logged(self, value: Any) -> None:
+        self._logged = value

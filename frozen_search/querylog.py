@@ -47,7 +47,7 @@ import rfc8785
 
 from frozen_search.cutoff import iso_before, iso_utc, parse_cutoff
 from frozen_search.errors import ConfigError, FrozenSearchError, InvalidRequest
-from frozen_search.models import Outcome, SearchResponse
+from frozen_search.models import HitRecord, Outcome, SearchResponse, SearchResult
 from frozen_search.verify import future_reference
 
 GENESIS = "0" * 64
@@ -266,6 +266,66 @@ def _key_text(key: str) -> str:
     return found
 
 
+_KEY_ORDERS: dict[tuple[str, ...], list[tuple[str, bytes]]] = {}
+
+
+def _spliced_bytes(parts: Mapping[str, bytes]) -> bytes:
+    """:func:`_spliced` of values already encoded as UTF-8 bytes (the keys: top-level line field names; their
+    sorted order and encoded names are remembered for the few key sets lines have)."""
+    given = tuple(parts)
+    order = _KEY_ORDERS.get(given)
+    if order is None:
+        order = [(key, _key_text(key).encode("utf-8") + b":") for key in sorted(given)]
+        if len(_KEY_ORDERS) < 256:
+            _KEY_ORDERS[given] = order
+    return b"{" + b",".join([name + parts[key] for key, name in order]) + b"}"
+
+
+def _flat_plain(value: Any) -> bool:
+    """:func:`_native` of the usual arguments, without its walks: an object of ASCII keys whose values are strings,
+    ``null``, booleans or integers under 10**15 in magnitude."""
+    if type(value) is not dict:
+        return False
+    for key, item in value.items():
+        kind = type(item)
+        if type(key) is not str or not key.isascii():
+            return False
+        if not (kind is str or item is None or kind is bool or (kind is int and -_SAFE_INTEGER < item < _SAFE_INTEGER)):
+            return False
+    return True
+
+
+def _jcs_parts(fields: Mapping[str, Any], json_native: Collection[str], plain: Collection[str],
+               encoded: Mapping[str, bytes] | None = None) -> dict[str, bytes] | None:
+    """Each top-level value of a line about to be written as its RFC 8785 (JCS) text in UTF-8, written by ``orjson``
+    where that is the same text as :func:`canonical_json` and :func:`jcs` give (strings; ``null``, booleans and
+    integers under 10**15; values :func:`_native` proves plain, and ``plain`` fields of ``json_native``, see
+    :meth:`QueryLog.append`; floats by :func:`jcs`), or ``None`` when any value is not one of those or cannot be
+    JCS (a lone surrogate, which ``orjson`` refuses; a NaN): the line then takes :meth:`QueryLog._append_exact`.
+    ``encoded``: bytes already made for some ``plain`` fields (:attr:`CallRecorder.encoded`), taken as they are."""
+    parts: dict[str, bytes] = {}
+    try:
+        for key, value in fields.items():
+            kind = type(value)
+            if encoded is not None and key in encoded and key in plain and key in json_native:
+                parts[key] = encoded[key]
+            elif kind is str or value is None or kind is bool:
+                parts[key] = orjson.dumps(value)
+            elif kind is int:
+                if not -_SAFE_INTEGER < value < _SAFE_INTEGER:
+                    return None
+                parts[key] = str(value).encode("ascii")
+            elif kind is float:
+                parts[key] = jcs(value).encode("ascii")
+            elif (key in plain and key in json_native) or _flat_plain(value) or _native(value):
+                parts[key] = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+            else:
+                return None
+    except (TypeError, ValueError):  # orjson.JSONEncodeError (a TypeError): a lone surrogate; jcs: NaN, infinity
+        return None
+    return parts
+
+
 def line_signature(key: bytes, line_hash: str) -> str:
     """``sig`` of a line: HMAC-SHA256 (RFC 2104, :mod:`hmac`) of its ``hash`` (64 hex characters, ASCII) under
     ``key``, as 64 hex characters."""
@@ -386,19 +446,90 @@ class QueryEvent:
         _checked_cutoff(self.cutoff)
 
     def to_record(self) -> dict[str, Any]:
-        """The line before chaining: ``event``, ``schema_version`` and the fields above."""
-        values = {name: getattr(self, name) for name in _event_fields()}
-        for optional in ("live_sources", "sites", "withheld", TRUNCATED, "attempted_cutoff", "search_from",
-                         "upstream"):
-            if not values[optional]:
-                del values[optional]
-        return {"event": self.NAME, "schema_version": self.VERSION, **values}
+        """The line before chaining: ``event``, ``schema_version`` and the fields above (:func:`_event_record`)."""
+        return _event_record(*(getattr(self, name) for name in _event_fields()))
+
+
+_OPTIONAL_FIELDS = ("live_sources", "sites", "withheld", "truncated", "attempted_cutoff", "search_from", "upstream")
+
+
+def _event_record(ts: str, session: str, tool: str, arguments: dict[str, Any], cutoff: str,
+                  response: dict[str, Any] | None, error: dict[str, str] | None, hits: list[dict[str, Any]],
+                  rejections: list[dict[str, Any]], latency_ms: float, mode: str = "local",
+                  live_sources: list[str] | None = None, sites: str | None = None, withheld: list[str] | None = None,
+                  truncated: list[str] | None = None, attempted_cutoff: dict[str, Any] | None = None,
+                  search_from: str | None = None, upstream: dict[str, str] | None = None) -> dict[str, Any]:
+    """:meth:`QueryEvent.to_record` of an event with these fields (in :class:`QueryEvent`'s order), built without the
+    event: the optional fields only when given (not empty)."""
+    record = {"event": QueryEvent.NAME, "schema_version": QueryEvent.VERSION, "ts": ts, "session": session,
+              "tool": tool, "arguments": arguments, "cutoff": cutoff, "response": response, "error": error,
+              "hits": hits, "rejections": rejections, "latency_ms": latency_ms, "mode": mode}
+    for name, value in zip(_OPTIONAL_FIELDS, (live_sources, sites, withheld, truncated, attempted_cutoff,
+                                              search_from, upstream), strict=True):
+        if value:
+            record[name] = value
+    return record
 
 
 @functools.cache
 def _event_fields() -> tuple[str, ...]:
     """The field names of :class:`QueryEvent`, in order (read once)."""
     return tuple(f.name for f in fields(QueryEvent))
+
+
+def result_record(result: SearchResult) -> dict[str, str]:
+    """What the log keeps of a shown search result: ``model_dump(mode="json")`` of it, built directly (every field
+    a string)."""
+    return {"id": result.id, "title": result.title, "url": result.url, "text": result.text, "source": result.source,
+            "as_of": result.as_of}
+
+
+def hit_record(hit: HitRecord) -> dict[str, str]:
+    """What the log keeps of a shown hit: ``model_dump(mode="json")`` of the :class:`HitRecord`, built directly."""
+    return {"id": hit.id, "version": hit.version, "valid_from": hit.valid_from, "sha256": hit.sha256}
+
+
+def record_json(record: dict[str, str]) -> bytes | None:
+    """The JCS bytes of a record of strings (:func:`plain_text`'s text, UTF-8), or ``None`` when ``orjson`` refuses
+    it (a lone surrogate: the line is then encoded the exact way)."""
+    try:
+        return orjson.dumps(record, option=orjson.OPT_SORT_KEYS)
+    except TypeError:  # orjson.JSONEncodeError
+        return None
+
+
+@dataclass(frozen=True)
+class LoggedHit:
+    """A shown search result and its hit record, each with the JCS bytes of the dict the log keeps of it
+    (:func:`record_json` of :func:`result_record`, :func:`hit_record`), made once and shown by every search that
+    shows the same snippet of the same prepared hit (``stages.reverify.Prepared.shown``). Immutable."""
+
+    result: SearchResult
+    hit: HitRecord
+    result_json: bytes | None
+    hit_json: bytes | None
+
+    @classmethod
+    def of(cls, result: SearchResult, hit: HitRecord) -> LoggedHit:
+        """``result`` and ``hit`` with their records' bytes."""
+        return cls(result, hit, record_json(result_record(result)), record_json(hit_record(hit)))
+
+
+def _encoded_results(shown: list[LoggedHit] | None, results: list[SearchResult], hits: list[HitRecord]
+                     ) -> dict[str, bytes] | None:
+    """The JCS bytes of a search response without errors (``{"results": [...]}``) and of its hit records, joined
+    from ``shown`` when it holds, in order, the very result and hit objects of the outcome (each frozen, its bytes
+    made from the same record :func:`result_record` / :func:`hit_record` gives), else ``None``."""
+    if shown is None or len(shown) != len(results) or len(shown) != len(hits):
+        return None
+    results_json: list[bytes] = []
+    hits_json: list[bytes] = []
+    for one, result, hit in zip(shown, results, hits, strict=True):
+        if one.result is not result or one.hit is not hit or one.result_json is None or one.hit_json is None:
+            return None  # another object, or a lone surrogate orjson refused: encoded from the records
+        results_json.append(one.result_json)
+        hits_json.append(one.hit_json)
+    return {"response": b'{"results":[' + b",".join(results_json) + b"]}", "hits": b"[" + b",".join(hits_json) + b"]"}
 
 
 @dataclass
@@ -413,23 +544,28 @@ class CallRecorder:
     record: dict[str, Any] | None = None
     native: bool = False  # response, hits and rejections are Pydantic JSON dumps (see QueryLog.append)
     plain: tuple[str, ...] = ()  # of those, the ones made of strings only (see QueryLog.append)
+    encoded: dict[str, bytes] | None = None  # of those, JCS bytes already made (see set_outcome)
 
     def set_outcome(self, outcome: Outcome) -> None:
         """Take response (``model_dump(mode="json")``), hits and rejections from a service outcome (a search's
-        response, hits and rejections, whose every field is a string, built as those dumps directly)."""
+        response, hits and rejections, whose every field is a string, built as those dumps directly). A search
+        whose every result and hit the service took from prepared hits (``outcome.logged``: one
+        :class:`LoggedHit` per result, the very result and hit objects shown, in order) also hands over their
+        encoded bytes (:attr:`encoded`), so the line is spliced from them."""
         response = outcome.response
         if isinstance(response, SearchResponse):
-            self.response = {"results": [{"id": r.id, "title": r.title, "url": r.url, "text": r.text,
-                                          "source": r.source, "as_of": r.as_of} for r in response.results]}
+            self.response = {"results": [result_record(r) for r in response.results]}
+            self.hits = [hit_record(h) for h in outcome.hits]
             if response.errors:
                 self.response["errors"] = [{"source": e.source, "code": e.code, "message": e.message}
                                            for e in response.errors]
+            else:
+                self.encoded = _encoded_results(outcome.logged, response.results, outcome.hits)
             self.plain = ("response", "hits", "rejections")
         else:
             self.response = None if response is None else response.model_dump(mode="json")
             self.plain = ("hits", "rejections")
-        self.hits = [{"id": h.id, "version": h.version, "valid_from": h.valid_from, "sha256": h.sha256}
-                     for h in outcome.hits]
+            self.hits = [hit_record(h) for h in outcome.hits]
         self.rejections = [{"id": r.id, "reason": r.reason, "evidence": r.evidence} for r in outcome.rejections]
         self.native = True
 
@@ -517,7 +653,7 @@ class QueryLog:
             raise
 
     def append(self, event: QueryEvent, *, json_native: Collection[str] = (),
-               plain: Collection[str] = ()) -> dict[str, Any]:
+               plain: Collection[str] = (), encoded: Mapping[str, bytes] | None = None) -> dict[str, Any]:
         """Write one line for ``event``; return the record as written (with ``prev`` and ``hash``).
 
         ``json_native``: names of fields whose values are known to be plain JSON values that decode to themselves
@@ -525,12 +661,56 @@ class QueryLog:
         every other field takes (see below). ``plain``: of those, fields known to hold only strings, lists and
         objects with ASCII keys (a search's response, hits and rejections), whose canonical JSON is their JCS form
         without walking them (:func:`_plain`; a lone surrogate is still refused when the line is encoded)."""
+        return self._append_record(event.to_record(), json_native, plain, encoded)
+
+    def _append_record(self, fields: dict[str, Any], json_native: Collection[str], plain: Collection[str],
+                       encoded: Mapping[str, bytes] | None) -> dict[str, Any]:
+        """:meth:`append` of the event whose :meth:`QueryEvent.to_record` is ``fields``."""
+        parts = _jcs_parts(fields, json_native, plain, encoded)
+        if parts is not None:
+            return self._append_parts(fields, parts)
+        return self._append_exact(fields, json_native, plain)
+
+    def _append_parts(self, record: dict[str, Any], parts: dict[str, bytes]) -> dict[str, Any]:
+        """Write a version-2 line from its values' JCS bytes (:func:`_jcs_parts`): the same bytes as
+        :meth:`_append_exact` writes for it (a test compares the two), spliced as bytes, with one ``write(2)``."""
+        with self._lock:
+            fcntl.flock(self._handle.fileno(), fcntl.LOCK_EX)  # against other processes appending to the same file
+            try:
+                if os.fstat(self._handle.fileno()).st_size != self._size:  # another writer appended: chain to it
+                    self._prev = _last_hash(self.path)
+                record["prev"] = self._prev
+                parts["prev"] = b'"' + self._prev.encode("ascii") + b'"'
+                record["hash"] = hashlib.sha256(_spliced_bytes(parts)).hexdigest()
+                parts["hash"] = b'"' + record["hash"].encode("ascii") + b'"'
+                if self._key is not None:
+                    record["sig"] = line_signature(self._key, record["hash"])
+                    parts["sig"] = b'"' + record["sig"].encode("ascii") + b'"'
+                self._write(memoryview(_spliced_bytes(parts) + b"\n"))
+                self._prev = record["hash"]
+            finally:
+                fcntl.flock(self._handle.fileno(), fcntl.LOCK_UN)
+        return record
+
+    def _write(self, line: memoryview) -> None:
+        """Append ``line`` (under the ``flock``) and chain the next line to the hash just written."""
+        done = 0
+        while done < len(line):  # one write(2) in practice (O_APPEND, under the flock)
+            done += os.write(self._handle.fileno(), line[done:])
+        if self._fsync:
+            os.fsync(self._handle.fileno())
+        self._size += len(line)  # no other writer appends while the flock is held
+
+    def _append_exact(self, fields: dict[str, Any], json_native: Collection[str],
+                      plain: Collection[str]) -> dict[str, Any]:
+        """:meth:`append` for any line: each value encoded with :func:`canonical_json` and :func:`jcs` (a line JCS
+        cannot represent is written as version 1)."""
         # Each top-level value is encoded once; the hashed text and the line are spliced from those encodings in
         # sorted key order, which is byte for byte canonical_json() of the record with prev (and hash, sig) added.
         record: dict[str, Any] = {}
         encoded: dict[str, str] = {}  # version 1 (canonical_json) text of each value
         scalar: set[str] = set()  # keys whose value's version 1 text is already its JCS text
-        for key, value in event.to_record().items():
+        for key, value in fields.items():
             kind = type(value)
             if kind is str:
                 record[key] = value
@@ -574,14 +754,8 @@ class QueryLog:
                 if self._key is not None:
                     record["sig"] = line_signature(self._key, record["hash"])
                     written_as["sig"] = f'"{record["sig"]}"'
-                line = memoryview(_encode(_spliced(written_as)) + b"\n")
-                done = 0
-                while done < len(line):  # one write(2) in practice (O_APPEND, under the flock)
-                    done += os.write(self._handle.fileno(), line[done:])
-                if self._fsync:
-                    os.fsync(self._handle.fileno())
+                self._write(memoryview(_encode(_spliced(written_as)) + b"\n"))
                 self._prev = record["hash"]
-                self._size += len(line)  # no other writer appends while the flock is held
             finally:
                 fcntl.flock(self._handle.fileno(), fcntl.LOCK_UN)
         return record
@@ -609,12 +783,14 @@ class QueryLog:
             raise
         finally:
             latency_ms = (time.perf_counter() - started) * 1000.0
-            event = QueryEvent(ts, session, tool, dict(arguments), cutoff_iso, recorder.response, recorder.error,
-                               recorder.hits, recorder.rejections, latency_ms, mode, live_sources, sites,
-                               sorted(set(recorder.withheld)), truncated or None,
-                               attempted_cutoff or None, search_from, upstream)  # fmt: skip
+            _check_call(tool, arguments)  # what QueryEvent checks (its cutoff was written from a parsed instant)
+            fields = _event_record(ts, session, tool, dict(arguments), cutoff_iso, recorder.response, recorder.error,
+                                   recorder.hits, recorder.rejections, latency_ms, mode, live_sources, sites,
+                                   sorted(set(recorder.withheld)), truncated or None,
+                                   attempted_cutoff or None, search_from, upstream)  # fmt: skip
             native = ("response", "hits", "rejections") if recorder.native and recorder.error is None else ()
-            recorder.record = self.append(event, json_native=native, plain=recorder.plain if native else ())
+            recorder.record = self._append_record(fields, native, recorder.plain if native else (),
+                                                  recorder.encoded if native else None)
 
     def close(self) -> None:
         """Close the file; a later append raises ``ValueError``."""

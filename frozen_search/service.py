@@ -27,7 +27,14 @@ from frozen_search.disclosure import collecting, disclosed
 from frozen_search.errors import FrozenSearchError, InvalidRequest, VerificationFailed
 from frozen_search.live import LiveSet, open_live
 from frozen_search.models import FetchResponse, HitRecord, Outcome, Rejection, SearchResponse, SearchResult
-from frozen_search.querylog import PREFIX_CHARS, QueryLog, canonical_json, logged_text_length, truncated_value
+from frozen_search.querylog import (
+    PREFIX_CHARS,
+    LoggedHit,
+    QueryLog,
+    canonical_json,
+    logged_text_length,
+    truncated_value,
+)
 from frozen_search.registry import Registry, default_registry
 from frozen_search.source import LiveSource, Shown
 from frozen_search.stages.arguments import MAX_REFERENCE_CHARS, fetch_arguments, search_arguments
@@ -39,7 +46,7 @@ from frozen_search.stages.resolve import resolve_from_store, resolve_reference
 from frozen_search.stages.reverify import Reverifier
 from frozen_search.stages.snapshot import SnapshotIndex
 from frozen_search.store import RevisionRow, Store
-from frozen_search.verify import REASON_CODES
+from frozen_search.verify import REASON_CODES, first_in_lowered
 
 TOOL_ARGUMENTS = {"search": frozenset({"query", "source", "limit"}), "fetch": frozenset({"id", "offset", "max_chars"})}
 REQUIRED_ARGUMENTS = {"search": "query", "fetch": "id"}
@@ -265,42 +272,50 @@ class FrozenSearchService:
         response = SearchResponse(results=[], errors=found.errors)
         outcome = Outcome(response=response, rejections=found.rejections)
         outcome.rejections = found.rejections  # the same list: local hits met later add their rejections to it
+        logged: list[LoggedHit | None] = []  # each shown hit's log record, encoded once (None: a live hit)
         pool = found.local
         if self.lives and not self.strict:
             pool = merge_ranked(found.local, found.fresh, terms, phrases, self.reverifier.text, outcome.rejections)
         seen: set[str] = set()
         fresh = {id(shown) for shown in found.fresh}  # learned live: never memoized
         for shown in pool:  # the limit checked after each hit: no candidate past the page is read or resolved
-            self._consider(shown, terms, seen, response, outcome, None if id(shown) in fresh else generation)
+            self._consider(shown, terms, seen, response, outcome, None if id(shown) in fresh else generation,
+                           logged)
             if len(outcome.hits) >= limit:
                 break
+        if None not in logged:  # every result from a prepared hit: the log splices their bytes
+            outcome.logged = logged
         return outcome
 
     def _consider(self, shown: Shown, terms: list[str], seen: set[str], response: SearchResponse,
-                  outcome: Outcome, generation: int | None) -> None:
+                  outcome: Outcome, generation: int | None, logged: list[LoggedHit | None]) -> None:
         row = shown.row
         if row.doc_id in seen:
             return
         if generation is not None:  # a local hit: prepared once per store generation, checked for this query
             prepared = self.reverifier.prepared(shown, generation)
-            rejection = self.reverifier.check_prepared(prepared, terms)
+            first = first_in_lowered(prepared.lowered, terms)  # the snippet's search, reused by check 3
+            rejection = self.reverifier.check_prepared(prepared, terms, first)
             if rejection is None:
-                url, as_of, hit = prepared.displayed.url, prepared.as_of, prepared.hit
-                text = prepared.snippet(terms, self.settings.snippet_chars)
+                seen.add(row.doc_id)
+                shown_hit = prepared.shown(terms, self.settings.snippet_chars, first)  # the result, validated once
+                response.results.append(shown_hit.result)
+                outcome.hits.append(shown_hit.hit)
+                logged.append(shown_hit)
+                return
         else:
             full = self.reverifier.text(row)  # learned live: everything afresh
             displayed = self.reverifier.displayed(shown, full)
             rejection = self.reverifier.check(displayed, terms)
             if rejection is None:
-                url, as_of, hit = displayed.url, row.as_of, _hit(row)
+                seen.add(row.doc_id)
                 text = snippet(full, terms, self.settings.snippet_chars, self.reverifier.lowered(full))
-        if rejection is not None:
-            outcome.rejections.append(rejection)
-            return
-        seen.add(row.doc_id)
-        response.results.append(SearchResult(id=row.doc_id, title=row.title, url=url, source=row.source, as_of=as_of,
-                                             text=text))
-        outcome.hits.append(hit)
+                response.results.append(SearchResult(id=row.doc_id, title=row.title, url=displayed.url,
+                                                     source=row.source, as_of=row.as_of, text=text))
+                outcome.hits.append(_hit(row))
+                logged.append(None)  # the log encodes this search's results itself
+                return
+        outcome.rejections.append(rejection)
 
     # -- fetch --------------------------------------------------------------------------------------------------
 

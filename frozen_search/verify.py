@@ -24,6 +24,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import re
+import unicodedata
 from collections.abc import Collection, MutableMapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -191,6 +192,80 @@ def matches_historical_text(title: str, text: str, terms: Sequence[str]) -> bool
     for term in terms:
         pattern = word_pattern(term)
         if pattern.search(title) or pattern.search(text):
+            return True
+    return False
+
+
+_WORD_CHAR = re.compile(r"[^\W_]")  # a letter or digit, as the whole-word patterns read one
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+_CASE_UNSAFE = ("\u00df\u0130\u0131\u0149\u017f\u01f0\u1e96\u1e97\u1e98\u1e99\u1e9a\u1e9e\u212a\ufb00\ufb01\ufb02"
+                "\ufb03\ufb04\ufb05\ufb06")
+"""Every character above ASCII that :func:`_case_safe` refuses, under Unicode :data:`_CASE_UNSAFE_UNICODE` (sharp s,
+dotted capital I, dotless i, ʼn, long s, ǰ, ẖ ẗ ẘ ẙ ẚ ẞ, KELVIN SIGN, the ligatures ﬀ–ﬆ); a test recomputes it
+over every code point. Under another Unicode version :func:`case_aligned` asks :func:`_case_safe` itself."""
+_CASE_UNSAFE_UNICODE = "14.0.0"
+_CASE_UNSAFE_FOUND = re.compile("[" + re.escape(_CASE_UNSAFE) + "]")
+_ASCII_ALNUM = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+
+
+@functools.lru_cache(maxsize=65536)
+def _case_safe(char: str) -> bool:
+    """Whether a non-ASCII character leaves a whole-word match of an ASCII term where it was (see
+    :func:`case_aligned`): it lowers to one character, not an ASCII one; it is a letter or digit exactly when its lower
+    case is; and neither its lower case, upper case nor case fold holds an ASCII letter or digit (so no ASCII
+    character equals it ignoring case: not ``K`` KELVIN SIGN, ``ſ``, ``ı`` or ``İ``; a test checks every code point
+    against the regex engine itself)."""
+    lowered = char.lower()
+    if len(lowered) != 1 or lowered.isascii():
+        return False
+    if bool(_WORD_CHAR.match(char)) != bool(_WORD_CHAR.match(lowered)):
+        return False
+    return not any(other in _ASCII_ALNUM for other in lowered + char.upper() + char.casefold())
+
+
+def case_aligned(text: str) -> bool:
+    """Whether searching ``text.lower()`` case-sensitively for an ASCII lower-case term as a whole word
+    (:func:`word_pattern` with ``ignore_case=False``) finds a match exactly when searching ``text`` ignoring case does
+    (:func:`word_pattern`): true when every character of ``text`` is ASCII or :func:`_case_safe`. Then ``text`` and
+    its lower case are aligned character for character, an ASCII character equals an ASCII term character ignoring
+    case exactly when its lower case equals it, no other character equals one, and letters and digits stay letters and
+    digits, so the two searches test the same positions alike."""
+    if text.isascii():
+        return True
+    if unicodedata.unidata_version == _CASE_UNSAFE_UNICODE:  # the characters _case_safe refuses, known: one scan
+        return _CASE_UNSAFE_FOUND.search(text) is None
+    return all(_case_safe(char) for char in set(_NON_ASCII.findall(text)))
+
+
+def first_in_lowered(lowered: str, terms: Sequence[str]) -> tuple[int, int]:
+    """``(i, start)``: the first of ``terms`` (in order) that occurs as a whole word in ``lowered`` (a lower-cased
+    text, searched case-sensitively: :func:`word_pattern` with ``ignore_case=False``), and where; ``(-1, 0)`` when
+    none does. The snippet starts from it (:func:`~frozen_search.stages.rank.snippet_start`), and
+    :func:`matches_lowered` may take it as its own search."""
+    for number, term in enumerate(terms):
+        found = word_pattern(term, ignore_case=False).search(lowered)
+        if found is not None:
+            return number, found.start()
+    return -1, 0
+
+
+def matches_lowered(title: str, lowered_title: str, text: str, lowered: str, terms: Sequence[str],
+                    aligned: bool, first: int = -1) -> bool:
+    """:func:`matches_historical_text` of ``title`` and ``text``, computed on their lower cases (``lowered_title``,
+    ``lowered``) for each ASCII lower-case term when ``aligned`` (:func:`case_aligned` of both: then it is the same
+    answer, found with a case-sensitive search, several times faster), on the texts themselves otherwise.
+    ``first``: :func:`first_in_lowered` of ``lowered`` already computed (its term index): when that term is ASCII
+    lower-case and the texts are aligned, it is the match itself."""
+    if not aligned:
+        return matches_historical_text(title, text, terms)
+    if first >= 0 and terms[first].isascii() and terms[first] == terms[first].lower():
+        return True  # that very search, on the aligned lower case, found the term as a whole word
+    for term in terms:
+        if term.isascii() and term == term.lower():
+            pattern = word_pattern(term, ignore_case=False)
+            if pattern.search(lowered_title) or pattern.search(lowered):
+                return True
+        elif matches_historical_text(title, text, [term]):
             return True
     return False
 

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from frozen_search.config import Settings
 from frozen_search.disclosure import upstream_failure
 from frozen_search.errors import FrozenSearchError, UpstreamUnavailable
-from frozen_search.index import RevisionIndex
+from frozen_search.index import RankedHits, RevisionIndex
 from frozen_search.models import Rejection, SourceError
 from frozen_search.registry import Registry
 from frozen_search.source import LiveSource, Shown
@@ -40,9 +40,12 @@ def local_candidates(index: RevisionIndex, store: Store, registry: Registry, set
     time as they are consumed (:class:`LocalHits`); hits that cannot be shown become rejections in
     ``found.rejections`` as they are met. ``memo``: each hit's resolution kept for the store generation the index
     reflects (:mod:`frozen_search.stages.memo`), so a hit met again is neither read nor resolved again."""
-    hits = index.search_hits(terms, phrases, bound, source, limit)  # rev_pk from a fast field, no stored doc read
-    found.local = LocalHits(hits, store, registry, settings, bound, found.rejections, step or max(1, limit // 3),
-                            memo=memo, generation=index.generation)
+    step = step or max(1, limit // 3)
+    # rev_pk from a fast field, no stored doc read; tantivy first asked for two steps' hits (a page that a refused or
+    # repeated hit leaves short is still filled from that read), for all of them only when more are needed
+    hits = index.ranked_hits(terms, phrases, bound, source, limit, first=2 * step)
+    found.local = LocalHits(hits, store, registry, settings, bound, found.rejections, step, memo=memo,
+                            generation=index.generation)
 
 
 class LocalHits:
@@ -53,7 +56,7 @@ class LocalHits:
     is appended to ``rejections`` when it is first met; a step once resolved is kept (iterating again, or asking
     whether any hit can be shown, resolves nothing twice)."""
 
-    def __init__(self, hits: Sequence[tuple[float, int, str | Callable[[], str]]],
+    def __init__(self, hits: Sequence[tuple[float, int, str | Callable[[], str]]] | RankedHits,
                  store: Store, registry: Registry, settings: Settings,
                  bound: int, rejections: list[Rejection], step: int, *,
                  memo: GenerationMemo[Shown | Rejection] | None = None, generation: int = -1) -> None:
@@ -63,10 +66,16 @@ class LocalHits:
         self._resolved: list[list[Shown]] = []  # the shown hits of each step resolved so far, in order
 
     def __iter__(self) -> Iterator[Shown]:
-        for number, start in enumerate(range(0, len(self.hits), self.step)):
+        number = 0
+        while True:
             if number == len(self._resolved):
-                self._resolved.append(self._resolve(self.hits[start:start + self.step]))
+                start = number * self.step
+                chunk = self.hits[start:start + self.step]  # RankedHits: tantivy asked only as far as needed
+                if not chunk:
+                    return
+                self._resolved.append(self._resolve(chunk))
             yield from self._resolved[number]
+            number += 1
 
     def __bool__(self) -> bool:
         """Whether any hit can be shown (resolving steps only until the first one that can)."""
@@ -74,7 +83,8 @@ class LocalHits:
 
     def _resolve(self, chunk: Sequence[tuple[float, int, str | Callable[[], str]]]) -> list[Shown]:
         memo, generation = self.memo, self.generation
-        known = {} if memo is None else {rev_pk: memo.get(generation, rev_pk) for _, rev_pk, _ in chunk}
+        revs: list[Hashable] = [rev_pk for _, rev_pk, _ in chunk]
+        known = {} if memo is None else dict(zip(revs, memo.get_many(generation, revs), strict=True))
         missing = [rev_pk for _, rev_pk, _ in chunk if known.get(rev_pk) is None]
         rows = self.store.revisions(missing) if missing else {}
         out: list[Shown] = []

@@ -45,6 +45,18 @@ class GenerationMemo(Generic[Value]):
                 self._values.move_to_end(key)
             return found
 
+    def get_many(self, generation: int, keys: list[Hashable]) -> list[Value | None]:
+        """:meth:`get` of each of ``keys``, in order, under one acquisition of the lock."""
+        with self._lock:
+            if generation != self._generation:
+                return [None] * len(keys)
+            values = self._values
+            found = [values.get(key) for key in keys]
+            for key, value in zip(keys, found, strict=True):
+                if value is not None:
+                    values.move_to_end(key)
+            return found
+
     def put(self, generation: int, key: Hashable, value: Value, weight: int = 0) -> None:
         """Remember ``value`` for ``key`` at ``generation`` (a newer generation forgets every older value; a value
         computed at an older generation than the memo's is dropped); ``weight`` counts against ``budget``."""

@@ -9,7 +9,7 @@ from frozen_search.index import IndexedRevision, rank
 from frozen_search.models import Rejection
 from frozen_search.source import Shown
 from frozen_search.store import RevisionRow
-from frozen_search.verify import word_pattern
+from frozen_search.verify import first_in_lowered
 
 
 def merge_ranked(local: Iterable[Shown], fresh: list[Shown], terms: list[str], phrases: list[list[str]],
@@ -40,11 +40,8 @@ def snippet(text: str, terms: list[str], width: int, lowered: str | None = None)
 def snippet_start(lowered: str, terms: list[str], width: int) -> int:
     """Where :func:`snippet` starts looking (characters): ``width // 3`` before the first whole-word occurrence in
     ``lowered`` of the first term that occurs, 0 when none does."""
-    for term in terms:
-        found = word_pattern(term, ignore_case=False).search(lowered)
-        if found is not None:
-            return max(0, found.start() - width // 3)
-    return 0
+    number, at = first_in_lowered(lowered, terms)
+    return max(0, at - width // 3) if number >= 0 else 0
 
 
 def snippet_at(text: str, start: int, width: int) -> str:

@@ -15,13 +15,14 @@ from datetime import datetime
 
 from frozen_search.config import Settings
 from frozen_search.cutoff import instant_bound
-from frozen_search.models import HitRecord, Rejection
+from frozen_search.models import HitRecord, Rejection, SearchResult
+from frozen_search.querylog import LoggedHit
 from frozen_search.registry import Registry
 from frozen_search.source import Shown
 from frozen_search.stages.memo import GenerationMemo
-from frozen_search.stages.rank import snippet_at, snippet_start
+from frozen_search.stages.rank import snippet_at
 from frozen_search.store import RevisionRow, Store
-from frozen_search.verify import Displayed, query_rejection, verify
+from frozen_search.verify import Displayed, case_aligned, first_in_lowered, matches_lowered, query_rejection, verify
 
 TEXT_CACHE_CHARS = 50_000_000  # characters of displayed text kept in memory
 SCAN_CACHE_ENTRIES = 200_000  # future-reference scans kept, by text sha256
@@ -42,15 +43,31 @@ class Prepared:
     verdict: Rejection | None
     as_of: str
     hit: HitRecord
-    snippets: dict[tuple[int, int], str] = dataclasses.field(default_factory=dict, compare=False)
+    lowered_title: str = ""
+    aligned: bool = False  # verify.case_aligned of title and text: check 3 may search their lower cases
+    row_id: str = ""  # the row's doc_id, title and source, as a search result shows them
+    row_title: str = ""
+    row_source: str = ""
+    snippets: dict[tuple[int, int], LoggedHit] = dataclasses.field(default_factory=dict, compare=False)
 
     def snippet(self, terms: list[str], width: int) -> str:
         """:func:`~frozen_search.stages.rank.snippet` of the text for ``terms``, ``width`` characters (the few
         distinct snippets of one text are kept, by where they start)."""
-        start = snippet_start(self.lowered, terms, width)
+        return self.shown(terms, width).result.text
+
+    def shown(self, terms: list[str], width: int, first: tuple[int, int] | None = None) -> LoggedHit:
+        """The search result showing this hit for ``terms`` (its :meth:`snippet`, ``width`` characters) with its
+        hit record, and what the query log writes of both (:class:`~frozen_search.querylog.LoggedHit`); the few
+        distinct ones of one text are kept, by where the snippet starts (a result is immutable, validated once).
+        ``first``: :func:`~frozen_search.verify.first_in_lowered` of the lower-cased text, when already computed."""
+        number, at = first_in_lowered(self.lowered, terms) if first is None else first
+        start = max(0, at - width // 3) if number >= 0 else 0  # rank.snippet_start
         found = self.snippets.get((start, width))
         if found is None:
-            found = snippet_at(self.text, start, width)
+            text = snippet_at(self.text, start, width)
+            result = SearchResult(id=self.row_id, title=self.row_title, url=self.displayed.url,
+                                  source=self.row_source, as_of=self.as_of, text=text)
+            found = LoggedHit.of(result, self.hit)
             if len(self.snippets) < SNIPPETS_KEPT:
                 self.snippets[start, width] = found
         return found
@@ -133,19 +150,29 @@ class Reverifier:
         verdict = self.check(displayed, None)
         lowered = self.lowered(text)
         found = Prepared(text, text.lower() if lowered is None else lowered, displayed, verdict, row.as_of,
-                         HitRecord(id=row.doc_id, version=row.version, valid_from=row.as_of, sha256=row.sha256))
+                         HitRecord(id=row.doc_id, version=row.version, valid_from=row.as_of, sha256=row.sha256),
+                         displayed.title.lower(), case_aligned(displayed.title) and case_aligned(displayed.text),
+                         row.doc_id, row.title, row.source)
         if verdict is None:
             self._prepared.put(generation, key, found, weight=2 * len(text))
         return found
 
     @staticmethod
-    def check_prepared(prepared: Prepared, terms: list[str]) -> Rejection | None:
+    def check_prepared(prepared: Prepared, terms: list[str], first: tuple[int, int] | None = None
+                       ) -> Rejection | None:
         """The first re-verification failure of a prepared hit for a search of ``terms``, in :meth:`check`'s order
-        (checks 5, 1, 2, then the query's check 3, then 4), or ``None`` when it may be shown."""
+        (checks 5, 1, 2, then the query's check 3, then 4), or ``None`` when it may be shown. ``first``:
+        :func:`~frozen_search.verify.first_in_lowered` of the prepared lower-cased text, when already computed (the
+        snippet's search, which check 3 then reuses where that is the same test)."""
         verdict = prepared.verdict
         if verdict is not None and verdict.reason != "future_reference":
             return verdict
-        unmatched = query_rejection(prepared.displayed, terms)
+        shown = prepared.displayed
+        if shown.text is prepared.text and matches_lowered(shown.title, prepared.lowered_title, shown.text,
+                                                           prepared.lowered, terms, prepared.aligned,
+                                                           -1 if first is None else first[0]):
+            return verdict  # check 3 passed (on the lower cases where that is the same test: verify.case_aligned)
+        unmatched = query_rejection(shown, terms)
         return unmatched if unmatched is not None else verdict
 
     def _displayed(self, shown: Shown, text: str) -> Displayed:
