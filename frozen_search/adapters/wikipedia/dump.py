@@ -39,7 +39,7 @@ import warnings
 import xml.etree.ElementTree as ElementTree
 import zlib
 from collections import deque
-from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -804,15 +804,26 @@ ARRIVAL_LOGS = {("import", "upload"), ("import", "interwiki"), ("create", "creat
 page's creation (revisions stamped before it came by import or merge): before the item, the page did not exist."""
 
 
-def _log_item(item: Any, namespaces: frozenset[int], report: IngestReport, moves: list[LoggedMove]) -> None:
+def prefixed_title(namespace: int | None, title: str, prefixes: Mapping[int, str]) -> str:
+    """The full title of a ``<logitem>``'s page: the readers (mwxml and :mod:`.xmlreader`) split ``<logtitle>``
+    (MediaWiki writes ``Title::getPrefixedText``, ``Template:Bar``) into the namespace number and the title without
+    its prefix (``10``, ``Bar``); ``prefixes`` maps each ``<siteinfo>`` namespace number to its name (``""`` for
+    the main namespace)."""
+    prefix = prefixes.get(namespace or 0, "")
+    return f"{prefix}:{title}" if prefix else title
+
+
+def _log_item(item: Any, namespaces: frozenset[int], report: IngestReport, moves: list[LoggedMove],
+              prefixes: Mapping[int, str]) -> None:
     """Read one ``<logitem>``: a move of a page in ``namespaces`` is kept, an import or creation kept as an arrival
-    (a :class:`LoggedMove` with ``old`` empty), every other item is counted and skipped."""
+    (a :class:`LoggedMove` with ``old`` empty), every other item is counted and skipped. Titles are full titles
+    (:func:`prefixed_title`, ``prefixes``: the dump's namespace names), as a ``<page>``'s title is."""
     report.log_items += 1
     page = getattr(item, "page", None)
     if (item.type, item.action) in ARRIVAL_LOGS and item.timestamp is not None and page is not None:
         if page.namespace in namespaces and page.title:
             try:
-                title = wikipedia.normalize_title(page.title)
+                title = wikipedia.normalize_title(prefixed_title(page.namespace, page.title, prefixes))
             except InvalidRequest:
                 return
             moves.append(LoggedMove(stored_instant(int(item.timestamp.unix())), "", title))
@@ -826,7 +837,7 @@ def _log_item(item: Any, namespaces: frozenset[int], report: IngestReport, moves
         target = move_target(item.params)
         if target is None:
             return
-        old = wikipedia.normalize_title(page.title)
+        old = wikipedia.normalize_title(prefixed_title(page.namespace, page.title, prefixes))
         new = wikipedia.normalize_title(target)
     except (InvalidRequest, UnicodeDecodeError):
         return  # no valid titles: nothing to record
@@ -875,6 +886,7 @@ def _ingest_file(path: Path, page_writer: _PageWriter, namespaces: frozenset[int
                 progress(raw.furthest, report.revisions, counter.count)
 
         page_writer.tick = tick
+        prefixes = {namespace.id: namespace.name for namespace in dump.site_info.namespaces or ()}
         page_writer.provenance = {"file": path.name, "dump_generator": dump.site_info.generator,
                                   "dbname": dump.site_info.dbname}
         try:
@@ -886,7 +898,7 @@ def _ingest_file(path: Path, page_writer: _PageWriter, namespaces: frozenset[int
                     page_writer.where = f"{path}: page {number}"
                     # log items are read again on a resumed run: moves are stored at the end
                     if isinstance(item, mwxml.LogItem | xmlreader.LogItem):
-                        _log_item(item, namespaces, report, moves)
+                        _log_item(item, namespaces, report, moves, prefixes)
                         continue
                     position.pages += 1
                     if position.pages <= position.resume_after:  # committed by the interrupted run

@@ -1,0 +1,88 @@
+"""Audit of Wikipedia log items outside the main namespace (leak classes 3, 4 and 5).
+
+``<logtitle>`` holds the full title MediaWiki writes (``Title::getPrefixedText``: ``Template:Bar``); both readers (mwxml
+and the lxml reader) split it into a namespace number and a title without its prefix (``10``, ``Bar``), as they
+do for ``<page>`` elements only when no ``<ns>`` is given. The exports here carry the real English Wikipedia
+``<siteinfo>`` (read from the real 2014 Pear export), so that ``Template:``, ``Draft:`` and ``User:`` titles are split
+as in a real dump.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from frozen_search.adapters.wikipedia import dump as wikipedia_dump
+from frozen_search.config import Settings
+from frozen_search.cutoff import parse_cutoff
+from frozen_search.errors import FrozenSearchError
+from frozen_search.service import FrozenSearchService
+from tests.conftest import PEAR_2014, wiki_file
+from tests.leaks.formats import SITEINFO, LogItem, Page, Rev, ingested, mediawiki_export, write
+
+CUTOFF = "2026-01-06"
+LILY = Page("Lily theorem", 77000001, [
+    Rev(9700001, "2025-06-01T10:00:00Z", "The '''lily theorem''' ({{CURRENTYEAR}}) is {{Bar|big}}."),
+])
+BAR = Page("Template:Bar", 77000002, [Rev(9700002, "2025-05-01T10:00:00Z", "an imported {{{1}}} flower")], ns=10)
+BAR_IMPORTED = LogItem(8700001, "2026-02-01T09:00:00Z", "import", "upload", "Template:Bar",
+                       comment="imported from another wiki")
+
+
+def _real_siteinfo(export: str) -> str:
+    """``export`` with its ``<mediawiki>`` element and ``<siteinfo>`` those of the real 2014 Pear export."""
+    real = wiki_file(PEAR_2014).read_text(encoding="utf-8")
+    head = real[:real.index("</siteinfo>") + len("</siteinfo>\n")]
+    assert export.startswith(SITEINFO) and re.search(r'key="118"[^>]*>Draft<', head)
+    return head + export[len(SITEINFO):]
+
+
+def _observe(data: Path, ids: tuple[str, ...], queries: tuple[str, ...]) -> dict[str, str]:
+    service = FrozenSearchService.open(Settings.from_env({}, data_dir=data, cutoff=parse_cutoff(CUTOFF),
+                                                         log_path=data / "log.jsonl"))
+    seen: dict[str, str] = {}
+    try:
+        for id in ids:
+            try:
+                seen[id] = service.fetch(id).model_dump_json()
+            except FrozenSearchError as exc:
+                seen[id] = str(exc)
+        for query in queries:
+            seen[query] = service.search(query).model_dump_json()
+    finally:
+        service.close()
+    return seen
+
+
+@pytest.mark.parametrize("reader", ["lxml", "mwxml"])
+def test_a_template_imported_after_the_cutoff_is_not_shown_nor_expanded(tmp_path: Path, reader: str,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Template:Bar's revision is stamped 2025-05 but the page was imported on 2026-02-01: at ``T`` it did not
+    exist. Its arrival was recorded under ``Bar`` (the readers' title without its prefix), so its text was fetched
+    and expanded into Lily theorem at ``T``."""
+    monkeypatch.setattr(wikipedia_dump, "XML_READER", reader)
+    data = ingested(tmp_path / "data", "wikipedia", [write(tmp_path / "export.xml", _real_siteinfo(
+        mediawiki_export([LILY, BAR], [BAR_IMPORTED])))])
+    seen = _observe(data, ("wikipedia:Template:Bar", "wikipedia:Lily_theorem"), ("lily theorem flower",))
+    assert seen["wikipedia:Template:Bar"].startswith("[not_found_before_cutoff]")
+    assert "imported" not in seen["wikipedia:Lily_theorem"]
+    assert "imported" not in seen["lily theorem flower"]
+
+
+OLD_MOVED = LogItem(8700003, "2026-02-01T09:00:00Z", "move", "move", "Template:Old",
+                    params='a:2:{s:9:"4::target";s:12:"Template:New";s:10:"5::noredir";s:1:"0";}')
+
+
+def test_a_template_moved_after_the_cutoff_is_shown_under_its_title_then(tmp_path: Path) -> None:
+    """Template:Old was moved to Template:New on 2026-02-01 (the export lists the page under Template:New). The move
+    was recorded from ``Old`` (no prefix), so at ``T`` the template was shown as the article "Old"."""
+    moved = Page("Template:New", 77000004, [Rev(9700004, "2025-05-01T10:00:00Z", "a {{{1}}} orchid")], ns=10)
+    data = ingested(tmp_path / "data", "wikipedia", [write(tmp_path / "export.xml", _real_siteinfo(
+        mediawiki_export([moved], [OLD_MOVED])))])
+    seen = _observe(data, ("wikipedia:Template:Old", "wikipedia:Template:New", "wikipedia:Old"), ())
+    assert '"title":"Template:Old"' in seen["wikipedia:Template:Old"]
+    assert seen["wikipedia:Template:New"] == ("[not_found_before_cutoff] wikipedia:Template:New has no state before "
+                                              "the cutoff 2026-01-06T00:00:00Z")
+    assert seen["wikipedia:Old"].startswith("[not_found_before_cutoff]")
