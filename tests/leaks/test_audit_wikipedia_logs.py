@@ -86,3 +86,25 @@ def test_a_template_moved_after_the_cutoff_is_shown_under_its_title_then(tmp_pat
     assert seen["wikipedia:Template:New"] == ("[not_found_before_cutoff] wikipedia:Template:New has no state before "
                                               "the cutoff 2026-01-06T00:00:00Z")
     assert seen["wikipedia:Old"].startswith("[not_found_before_cutoff]")
+
+
+def test_a_store_whose_only_template_arrived_after_the_cutoff_renders_as_one_without_templates(
+        tmp_path: Path) -> None:
+    """Whether pages are expanded at ``T`` (time magic words, parser functions) or shown as stored depended on any
+    Template revision stamped before ``T``, even of a page imported after ``T``: Lily theorem read "(2026) is ..."
+    beside the import and "() is ." without it. Twin stores, with and without the imported template, and with a
+    page moved into the Template namespace after ``T`` (an article at ``T``), answer alike."""
+    article = Page("Template:Rose", 77000005, [Rev(9700005, "2025-04-01T10:00:00Z", "The '''rose''' is red.")],
+                   ns=10)
+    made_template = LogItem(8700004, "2026-03-01T09:00:00Z", "move", "move", "Rose",
+                            params='a:2:{s:9:"4::target";s:13:"Template:Rose";s:10:"5::noredir";s:1:"1";}')
+    worlds = {"imported": mediawiki_export([LILY, BAR], [BAR_IMPORTED]), "none": mediawiki_export([LILY]),
+              "moved in": mediawiki_export([LILY, article], [made_template]),
+              "article": mediawiki_export([LILY, Page("Rose", 77000005, article.revisions)])}
+    seen = {}
+    for name, export in worlds.items():
+        data = ingested(tmp_path / name.replace(" ", "-"), "wikipedia",
+                        [write(tmp_path / f"{name.replace(' ', '-')}.xml", _real_siteinfo(export))])
+        seen[name] = _observe(data, ("wikipedia:Lily_theorem",), ("lily theorem",))
+    assert seen["imported"] == seen["none"]
+    assert seen["moved in"] == seen["article"]
