@@ -108,3 +108,20 @@ def test_a_store_whose_only_template_arrived_after_the_cutoff_renders_as_one_wit
         seen[name] = _observe(data, ("wikipedia:Lily_theorem",), ("lily theorem",))
     assert seen["imported"] == seen["none"]
     assert seen["moved in"] == seen["article"]
+
+
+def test_a_template_moved_after_the_cutoff_expands_as_if_never_moved(tmp_path: Path) -> None:
+    """Lily theorem calls {{Old|big}}; Template:Old was moved to Template:New after ``T``. At ``T`` the call expands
+    with the template as it stood under its title then, as in the world where it was never moved (it was stripped:
+    the lookup took only pages stored under the title)."""
+    lily = Page("Lily theorem", 77000001, [Rev(9700001, "2025-06-01T10:00:00Z",
+                                               "The '''lily theorem''' is {{Old|big}}.")])
+    revisions = [Rev(9700004, "2025-05-01T10:00:00Z", "a {{{1}}} orchid")]
+    moved = mediawiki_export([lily, Page("Template:New", 77000004, revisions, ns=10)], [OLD_MOVED])
+    kept = mediawiki_export([lily, Page("Template:Old", 77000004, revisions, ns=10)])
+    seen = []
+    for name, export in (("moved", moved), ("kept", kept)):
+        data = ingested(tmp_path / name, "wikipedia", [write(tmp_path / f"{name}.xml", _real_siteinfo(export))])
+        seen.append(_observe(data, ("wikipedia:Lily_theorem",), ("lily theorem orchid",)))
+    assert "a big orchid" in seen[1]["wikipedia:Lily_theorem"]
+    assert seen[0] == seen[1]

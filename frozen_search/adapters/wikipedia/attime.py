@@ -173,12 +173,13 @@ class ExpansionsAt:
         yield from self.store.titles_moved_away("Template:", self.bound)
 
     def lookup(self, title: str) -> TemplateRevision | None:
-        """The last dump revision before ``T`` of the page titled ``title`` at ``T``, or ``None``."""
+        """The last dump revision before ``T`` of the page titled ``title`` at ``T`` (a page moved away from it after
+        ``T`` included, one a move after ``T`` gave it excluded: :func:`~.bridge.page_at`), or ``None``."""
         if title in self._lookups:
             return self._lookups[title]
         found: TemplateRevision | None = None
-        row = self.store.snapshot(wikipedia.doc_id(title), self.bound)
-        if row is not None and title_at(self.store, row, self.bound) is None:  # no move after T gave it this title
+        row = titled_page_at(self.store, title, self.bound)
+        if row is not None:
             wikitext, stored, read = _read(self.store, row)
             self._inputs[title] = _input(f"template revision {row.version} of {title}", title, row, wikitext,
                                          stored, read)
