@@ -125,3 +125,40 @@ def test_a_template_moved_after_the_cutoff_expands_as_if_never_moved(tmp_path: P
         seen.append(_observe(data, ("wikipedia:Lily_theorem",), ("lily theorem orchid",)))
     assert "a big orchid" in seen[1]["wikipedia:Lily_theorem"]
     assert seen[0] == seen[1]
+
+
+ORCHID = [Rev(9700006, "2025-07-01T10:00:00Z", "The '''orchid lemma''' bounds the petals of an orchid.")]
+ACCEPTED = LogItem(8700005, "2026-02-02T09:00:00Z", "move", "move", "Draft:Orchid lemma",
+                   params='a:2:{s:9:"4::target";s:12:"Orchid lemma";s:10:"5::noredir";s:1:"1";}',
+                   comment="accepted draft")
+
+
+@pytest.mark.parametrize("draft", ["Draft:Orchid lemma", "User:Alice/Orchid lemma"])
+def test_a_draft_moved_into_the_main_namespace_after_the_cutoff_is_absent_at_it(tmp_path: Path, draft: str) -> None:
+    """A draft (Draft or User namespace, not ingested) accepted into the main namespace after ``T`` was an article
+    at ``T`` under its later title: the move from a namespace not kept was skipped. In the world where the draft was
+    never accepted the export lists it in its own namespace, which is not ingested."""
+    length = len(b"Orchid lemma")
+    move = LogItem(ACCEPTED.id, ACCEPTED.timestamp, "move", "move", draft,
+                   params=f'a:2:{{s:9:"4::target";s:{length}:"Orchid lemma";s:10:"5::noredir";s:1:"1";}}',
+                   comment=ACCEPTED.comment)
+    namespace = 118 if draft.startswith("Draft:") else 2
+    worlds = {"accepted": mediawiki_export([LILY, Page("Orchid lemma", 77000006, ORCHID)], [move]),
+              "draft": mediawiki_export([LILY, Page(draft, 77000006, ORCHID, ns=namespace)])}
+    seen = {}
+    for name, export in worlds.items():
+        data = ingested(tmp_path / name, "wikipedia", [write(tmp_path / f"{name}.xml", _real_siteinfo(export))])
+        seen[name] = _observe(data, ("wikipedia:Orchid_lemma", "wikipedia:" + draft.replace(" ", "_")),
+                              ("orchid lemma petals",))
+    assert seen["draft"]["orchid lemma petals"] == '{"results":[]}'
+    assert seen["accepted"] == seen["draft"]
+
+
+def test_a_draft_accepted_before_the_cutoff_is_an_article_at_it(tmp_path: Path) -> None:
+    """Not over-refused: accepted on 2025-08-01, the page is an article at ``T`` with its last revision before it."""
+    move = LogItem(ACCEPTED.id, "2025-08-01T09:00:00Z", "move", "move", "Draft:Orchid lemma", params=ACCEPTED.params)
+    data = ingested(tmp_path / "data", "wikipedia", [write(tmp_path / "export.xml", _real_siteinfo(
+        mediawiki_export([Page("Orchid lemma", 77000006, ORCHID)], [move])))])
+    seen = _observe(data, ("wikipedia:Orchid_lemma",), ("orchid lemma petals",))
+    assert "bounds the petals" in seen["wikipedia:Orchid_lemma"]
+    assert '"id":"wikipedia:Orchid_lemma"' in seen["orchid lemma petals"]

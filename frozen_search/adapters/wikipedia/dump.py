@@ -816,8 +816,11 @@ def prefixed_title(namespace: int | None, title: str, prefixes: Mapping[int, str
 def _log_item(item: Any, namespaces: frozenset[int], report: IngestReport, moves: list[LoggedMove],
               prefixes: Mapping[int, str]) -> None:
     """Read one ``<logitem>``: a move of a page in ``namespaces`` is kept, an import or creation kept as an arrival
-    (a :class:`LoggedMove` with ``old`` empty), every other item is counted and skipped. Titles are full titles
-    (:func:`prefixed_title`, ``prefixes``: the dump's namespace names), as a ``<page>``'s title is."""
+    (a :class:`LoggedMove` with ``old`` empty), and so is a move into ``namespaces`` from a namespace not kept (a
+    draft in ``Draft:`` or ``User:`` accepted as an article: the export lists it under its new title, with the
+    draft's revisions, but before the move no kept page bore them); every other item is counted and skipped.
+    Titles are full titles (:func:`prefixed_title`, ``prefixes``: the dump's namespace names), as a ``<page>``'s
+    title is."""
     report.log_items += 1
     page = getattr(item, "page", None)
     if (item.type, item.action) in ARRIVAL_LOGS and item.timestamp is not None and page is not None:
@@ -831,7 +834,7 @@ def _log_item(item: Any, namespaces: frozenset[int], report: IngestReport, moves
         return
     if item.type != "move" or item.action not in ("move", "move_redir") or item.timestamp is None or page is None:
         return
-    if page.namespace not in namespaces or not page.title:
+    if not page.title:
         return
     try:
         target = move_target(item.params)
@@ -841,8 +844,25 @@ def _log_item(item: Any, namespaces: frozenset[int], report: IngestReport, moves
         new = wikipedia.normalize_title(target)
     except (InvalidRequest, UnicodeDecodeError):
         return  # no valid titles: nothing to record
-    moves.append(LoggedMove(stored_instant(int(item.timestamp.unix())), old, new))
+    moved_at = stored_instant(int(item.timestamp.unix()))
+    if page.namespace not in namespaces:  # from a namespace not kept (a draft accepted into the main namespace):
+        if _namespace_of(new, prefixes) in namespaces:  # before the move the page was none of the kept ones
+            moves.append(LoggedMove(moved_at, "", new))
+            report.log_arrivals += 1
+        return
+    moves.append(LoggedMove(moved_at, old, new))
     report.log_moves += 1
+
+
+def _namespace_of(title: str, prefixes: Mapping[int, str]) -> int:
+    """The namespace number of a full title (``Draft:X`` is 118 in English Wikipedia's ``<siteinfo>``), by the
+    dump's namespace names (``prefixes``); 0 when it names none."""
+    head, colon, _ = title.partition(":")
+    if colon:
+        for number, name in prefixes.items():
+            if name and name == head:
+                return number
+    return 0
 
 
 def _record_logged_moves(store: Store, moves: list[LoggedMove]) -> None:
