@@ -162,3 +162,19 @@ def test_a_draft_accepted_before_the_cutoff_is_an_article_at_it(tmp_path: Path) 
     seen = _observe(data, ("wikipedia:Orchid_lemma",), ("orchid lemma petals",))
     assert "bounds the petals" in seen["wikipedia:Orchid_lemma"]
     assert '"id":"wikipedia:Orchid_lemma"' in seen["orchid lemma petals"]
+
+
+def test_a_draft_accepted_after_the_cutoff_by_a_move_revision_is_absent_at_it(tmp_path: Path) -> None:
+    """A dump without log items (pages-meta-history): the move shows only as the null revision MediaWiki saves with
+    the comment "moved page [[Draft:…]] to [[…]]". The page was shown at ``T`` as "Draft:Orchid lemma", a page the
+    world where the draft was never accepted does not hold (its namespace is not ingested)."""
+    null = Rev(9700007, "2026-02-02T09:00:00Z", ORCHID[0].text,
+               comment="Alice moved page [[Draft:Orchid lemma]] to [[Orchid lemma]]: accepted draft")
+    worlds = {"accepted": mediawiki_export([LILY, Page("Orchid lemma", 77000006, [*ORCHID, null])]),
+              "draft": mediawiki_export([LILY, Page("Draft:Orchid lemma", 77000006, ORCHID, ns=118)])}
+    seen = {}
+    for name, export in worlds.items():
+        data = ingested(tmp_path / name, "wikipedia", [write(tmp_path / f"{name}.xml", _real_siteinfo(export))])
+        seen[name] = _observe(data, ("wikipedia:Orchid_lemma", "wikipedia:Draft:Orchid_lemma"),
+                              ("orchid lemma petals",))
+    assert seen["accepted"] == seen["draft"]

@@ -926,7 +926,7 @@ def _ingest_file(path: Path, page_writer: _PageWriter, namespaces: frozenset[int
                             pass
                         continue
                     try:
-                        _ingest_page(item, page_writer, namespaces, report)
+                        _ingest_page(item, page_writer, namespaces, report, prefixes)
                     except InvalidRequest as exc:  # a title MediaWiki could not have written
                         raise IngestError(f"{path}: page {number}: {exc.message}") from exc
                     tick()
@@ -968,7 +968,11 @@ def run_key(paths: Sequence[Path], namespaces: frozenset[int]) -> str:
     return f"wikipedia:{digest}"
 
 
-def _ingest_page(page: Any, page_writer: _PageWriter, namespaces: frozenset[int], report: IngestReport) -> None:
+def _ingest_page(page: Any, page_writer: _PageWriter, namespaces: frozenset[int], report: IngestReport,
+                 prefixes: Mapping[int, str] | None = None) -> None:
+    """Store one ``<page>`` of ``namespaces``; a revision whose comment records a move (MediaWiki's null revision)
+    records it, or, for a move from a namespace not kept (``prefixes``: the dump's namespace names), the page's
+    arrival, as :func:`_log_item` does for a logged move."""
     if page.namespace not in namespaces:
         report.skipped_pages += 1
         for _ in page:
@@ -983,7 +987,11 @@ def _ingest_page(page: Any, page_writer: _PageWriter, namespaces: frozenset[int]
             continue
         move = wikipedia.MOVE_COMMENT.search(revision.comment or "")
         if move is not None:
-            _record_move(page_writer.store, doc, stored_instant(int(revision.timestamp.unix())), move[1], move[2])
+            moved_at = stored_instant(int(revision.timestamp.unix()))
+            if _namespace_of(move[1], prefixes or {}) not in namespaces:  # a draft accepted: arrived then
+                page_writer.store.add_arrival(doc, moved_at, "move")
+            else:
+                _record_move(page_writer.store, doc, moved_at, move[1], move[2])
         page_writer.add(doc, title, page.namespace, page.id, revision)
     page_writer.end_page(doc)
 
