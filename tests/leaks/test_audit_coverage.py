@@ -12,8 +12,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from frozen_search.config import Settings
 from frozen_search.cutoff import parse_cutoff
+from frozen_search.errors import IngestError
 from frozen_search.ops.ingest import ingest
 from frozen_search.service import FrozenSearchService
 from frozen_search.store import Store
@@ -86,3 +89,26 @@ def test_a_declared_dump_storing_nothing_new_leaves_the_cover_as_it_was(tmp_path
         assert {row.basis for row in store.coverage()} == {"declared"}
     finally:
         store.close()
+
+
+@pytest.mark.xfail(strict=True, reason="open finding for wt-cov: a refused --dump-date leaves the run's revisions in "
+                   "an existing store with no coverage row, so the source still covers T by its other files; the "
+                   "same date over the same file cut at T is accepted and stops the cover")
+def test_a_refused_dump_date_before_the_cutoff_changes_no_answer(tmp_path: Path) -> None:
+    """Both stores hold a dump declared dumped on 2015-07-01 (covers ``T``), then an export declared dumped on
+    2012-12-01 (before ``T``). In one world that export also holds an edit of 2014 (after ``T``): the date is refused
+    (``ingest_failed``) but its revisions stay, with no coverage, and ``auto`` stays strict; in the other the date is
+    accepted, the source no longer covers ``T`` and ``auto`` asks upstream."""
+    lily = Page("Lily theorem", 76000009, [Rev(9600091, "2012-06-01T10:00:00Z", "The '''lily theorem''' holds.")])
+    later = Page(lily.title, lily.id, [*lily.revisions, Rev(9600092, "2014-03-01T10:00:00Z", "It was refuted.")])
+    made = []
+    for name, page in (("later", later), ("before", lily)):
+        data = ingested(tmp_path / name, "wikipedia", [write(tmp_path / f"{name}-dump.xml", mediawiki_export(
+            [_cut(ZINNIA)]))], dump_date="2015-07-01")
+        try:
+            ingest(Settings.from_env({}, data_dir=data), "wikipedia",
+                   [write(tmp_path / f"{name}-export.xml", mediawiki_export([page]))], dump_date="2012-12-01")
+        except IngestError:
+            assert name == "later"
+        made.append(data)
+    assert _auto_strict(made[0]) is _auto_strict(made[1])
