@@ -178,3 +178,22 @@ def test_a_draft_accepted_after_the_cutoff_by_a_move_revision_is_absent_at_it(tm
         seen[name] = _observe(data, ("wikipedia:Orchid_lemma", "wikipedia:Draft:Orchid_lemma"),
                               ("orchid lemma petals",))
     assert seen["accepted"] == seen["draft"]
+
+
+def test_a_title_given_after_the_cutoff_does_not_rank_at_it(tmp_path: Path) -> None:
+    """The snapshot at ``T`` indexed each page under its export title, the one a move after ``T`` gave: a page titled
+    "Orchid" at ``T`` and "Flower orchid" since ranked for "flower" with the title boost (above Rose, which says
+    flower more often) where, never moved, it ranks below. Twin stores answer alike."""
+    rose = Page("Rose", 77000010, [Rev(9700010, "2025-03-01T10:00:00Z",
+                                       "The '''rose''' is a flower; a flower garden holds many a flower.")])
+    revisions = [Rev(9700011, "2025-03-01T10:00:00Z", "The '''orchid''' is a flower of the tropics.")]
+    moved = LogItem(8700011, "2026-02-01T09:00:00Z", "move", "move", "Orchid",
+                    params='a:2:{s:9:"4::target";s:13:"Flower orchid";s:10:"5::noredir";s:1:"1";}')
+    worlds = {"moved": mediawiki_export([rose, Page("Flower orchid", 77000011, revisions)], [moved]),
+              "kept": mediawiki_export([rose, Page("Orchid", 77000011, revisions)])}
+    seen = {}
+    for name, export in worlds.items():
+        data = ingested(tmp_path / name, "wikipedia", [write(tmp_path / f"{name}.xml", _real_siteinfo(export))])
+        seen[name] = _observe(data, (), ("flower", "orchid flower"))
+    assert seen["kept"]["flower"].index("wikipedia:Rose") < seen["kept"]["flower"].index("wikipedia:Orchid")
+    assert seen["moved"] == seen["kept"]
