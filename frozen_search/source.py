@@ -217,3 +217,9 @@ class Source(ABC):
     def indexable(self, row: RevisionRow) -> bool:
         """Whether ``row`` may be found by search at all (a state refused when stored is never indexed)."""
         return True
+
+    def indexed_title(self, row: RevisionRow, store: Store, bound: int) -> str:
+        """The title the snapshot at ``T`` (``bound``: ``instant_bound(T)``, UTC milliseconds) indexes ``row``
+        under: the one it bore at ``T`` (ranked with a boost, so never one given after ``T``); by default the
+        row's own."""
+        return row.title

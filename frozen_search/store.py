@@ -624,12 +624,28 @@ class Store:
             "ORDER BY valid_from DESC, rev_pk DESC LIMIT 1", (doc_id, bound, bound)).fetchone()
         return None if found is None else _row(found)
 
-    def has_doc_prefix(self, prefix: str, bound: int) -> bool:
-        """Whether a dump revision with ``valid_from < bound`` (UTC milliseconds) has a doc id starting with
-        ``prefix`` (``wikipedia:Template:``): one index seek."""
-        found = self._db.execute("SELECT 1 FROM revisions WHERE doc_id >= ? AND doc_id < ? AND valid_from < ? AND "
-                                 "origin='dump' LIMIT 1", (prefix, prefix + "\U0010ffff", bound)).fetchone()
-        return found is not None
+    def docs_with_prefix(self, prefix: str, bound: int, batch: int = 100) -> Iterator[str]:
+        """The doc ids starting with ``prefix`` (``wikipedia:Template:``) that have a dump revision with
+        ``valid_from < bound`` (``instant_bound(T)``, UTC milliseconds) and no arrival at or after ``bound`` (see
+        :meth:`arrived_by`), in doc id order, read ``batch`` at a time (the first is one index seek)."""
+        last, end = prefix, prefix + "\U0010ffff"
+        first = True
+        while True:
+            found = self._db.execute(
+                f"SELECT DISTINCT doc_id FROM revisions WHERE doc_id {'>=' if first else '>'} ? AND doc_id < ? AND "
+                f"valid_from < ? AND origin='dump' AND {_ARRIVED_BY} ORDER BY doc_id LIMIT ?",
+                (last, end, bound, bound, batch)).fetchall()
+            if not found:
+                return
+            yield from (str(row[0]) for row in found)
+            last, first = str(found[-1][0]), False
+
+    def titles_moved_away(self, prefix: str, since: int) -> list[str]:
+        """The titles starting with ``prefix`` (``Template:``) a page was moved away from at or after ``since`` (an
+        ``instant_bound(T)``, UTC milliseconds), sorted."""
+        found = self._db.execute("SELECT DISTINCT old_title FROM moves WHERE old_title >= ? AND old_title < ? AND "
+                                 "moved_at >= ? ORDER BY old_title", (prefix, prefix + "\U0010ffff", since))
+        return [str(row[0]) for row in found.fetchall()]
 
     def get(self, doc_id: str, version: str) -> RevisionRow | None:
         """The revision ``version`` of ``doc_id`` (any origin), or ``None``."""

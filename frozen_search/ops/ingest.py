@@ -97,7 +97,7 @@ def ingest(settings: Settings, source_name: str, paths: Sequence[Path], *, progr
         store = Store(settings.store_path)
         try:
             index = RevisionIndex.create(settings.index_path, texts=False)
-            files = FileBoundaries(store, on_file, source.dated_by_events, declared)
+            files = FileBoundaries(store, on_file, source.dated_by_events, declared, source.row_sources(settings))
             report = source.ingest(list(paths), store, index, settings=settings, progress=progress,
                                    on_file=files.start, **options)
             recorded = files.record()
@@ -156,15 +156,21 @@ class FileBoundaries:
 
     A declared date before the start of a file's newest event is refused (:class:`IngestError`: a dump holds no
     edit made after it was taken, so the date is wrong) and nothing of the run's coverage is recorded; an event in
-    the same second as the date (whole-second stamps) is taken as before it. A file that stored no new revision
-    (all already stored) records nothing, and a crash before :meth:`record` leaves the source without coverage:
-    both only make the store claim less. A source whose states are not dated by events of the file
-    (``dated_by_events`` false: OpenAlex's publication dates may follow the snapshot) records none.
+    the same second as the date (whole-second stamps) is taken as before it. A declared file that stored no new
+    revision (all already stored) records nothing, and a crash before :meth:`record` leaves the run without
+    coverage: both only make the store claim less. An undeclared file records a row for each of ``row_sources``
+    (the source's, ``Source.row_sources``) even where it stored nothing of it (an empty range, ``first_rev_pk`` 0
+    and ``last_rev_pk`` -1, no document's file): whether it stored anything may depend on edits after a cutoff (a
+    newer dump stores only what changed since the last), and a stored row keeps its source from covering any
+    cutoff, so that "covers ``T``" never tells whether anything changed after ``T``. A source whose states are not
+    dated by events of the file (``dated_by_events`` false: OpenAlex's publication dates may follow the
+    snapshot) records none.
     """
 
     def __init__(self, store: Store, on_file: FileHook | None, dated_by_events: bool = True,
-                 dump_date: int | None = None) -> None:
+                 dump_date: int | None = None, row_sources: tuple[str, ...] = ()) -> None:
         self.store, self.on_file, self.dated_by_events, self.dump_date = store, on_file, dated_by_events, dump_date
+        self.row_sources = row_sources
         self._starts: list[tuple[Path, int]] = []
 
     def start(self, path: Path) -> None:
@@ -188,6 +194,9 @@ class FileBoundaries:
         if self.dump_date is None:
             rows = [CoverageRow(source, path.name, first, last, newest, "newest_event")
                     for path, (source, first, last, newest, _) in found]
+            stored = {(path, source) for path, (source, *_) in found}
+            rows += [CoverageRow(source, path.name, 0, -1, 0, "newest_event") for path, _ in self._starts
+                     for source in self.row_sources if (path, source) not in stored]  # see the class docstring
         else:
             for path, (source, _, _, _, start) in found:
                 if start > self.dump_date:

@@ -128,6 +128,11 @@ class WikipediaSource(Source):
         which would also skew BM25's statistics at ``T``); an article is found by the text they expand to."""
         return row.metadata.get("namespace", 0) not in TEMPLATE_NAMESPACES
 
+    def indexed_title(self, row: RevisionRow, store: Store, bound: int) -> str:
+        """The page's title at ``T``: its export title with every move after ``T`` undone (a title a later move gave
+        would rank it, with the title boost, by a fact from after ``T``)."""
+        return bridge.title_at(store, row, bound) or row.title
+
     def resolve_local(self, reference: ids.WikiReference, store: Store, bound: int, settings: Settings) -> Shown:
         """The dump snapshot at ``T`` of a title (a redirect followed one hop) or a saved oldid.
 

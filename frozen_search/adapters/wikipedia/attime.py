@@ -31,11 +31,12 @@ import hashlib
 import threading
 import weakref
 from collections import OrderedDict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from frozen_search.adapters.wikipedia import ids as wikipedia
+from frozen_search.adapters.wikipedia.bridge import page_at as titled_page_at
 from frozen_search.adapters.wikipedia.bridge import title_at
 from frozen_search.adapters.wikipedia.expand import CallMemo, Expander, TemplateRevision
 from frozen_search.adapters.wikipedia.wikitext import (
@@ -151,18 +152,34 @@ class ExpansionsAt:
         return datetime.fromtimestamp((self.bound - 1) / 1000, UTC)
 
     def has_templates(self) -> bool:
-        """Whether the store holds a Template page revision before ``T``."""
+        """Whether the store holds a page titled ``Template:…`` at ``T`` with a revision before ``T`` (one a
+        :meth:`lookup` could find): not a page imported or created after ``T`` whatever its stamps, nor one that a
+        move after ``T`` brought into the Template namespace, but one a move after ``T`` took out of it. Decided
+        by nothing after ``T``, since it decides whether any page is expanded at ``T``."""
         if self._templates is None:
-            self._templates = self.store.has_doc_prefix(wikipedia.ID_PREFIX + "Template:", self.bound)
+            self._templates = any(
+                titled_page_at(self.store, title, self.bound) is not None for title in self._template_titles())
         return self._templates
 
+    def _template_titles(self) -> Iterator[str]:
+        """Titles that may be a Template page's at ``T`` (the first usually is): the stored titles of Template pages
+        that had arrived by ``T``, each as it stood at ``T``, then titles moved away from after ``T``."""
+        for doc in self.store.docs_with_prefix(wikipedia.ID_PREFIX + "Template:", self.bound):
+            row = self.store.snapshot(doc, self.bound)
+            if row is not None:
+                title = title_at(self.store, row, self.bound) or row.title
+                if title.startswith("Template:"):
+                    yield title
+        yield from self.store.titles_moved_away("Template:", self.bound)
+
     def lookup(self, title: str) -> TemplateRevision | None:
-        """The last dump revision before ``T`` of the page titled ``title`` at ``T``, or ``None``."""
+        """The last dump revision before ``T`` of the page titled ``title`` at ``T`` (a page moved away from it after
+        ``T`` included, one a move after ``T`` gave it excluded: :func:`~.bridge.page_at`), or ``None``."""
         if title in self._lookups:
             return self._lookups[title]
         found: TemplateRevision | None = None
-        row = self.store.snapshot(wikipedia.doc_id(title), self.bound)
-        if row is not None and title_at(self.store, row, self.bound) is None:  # no move after T gave it this title
+        row = titled_page_at(self.store, title, self.bound)
+        if row is not None:
             wikitext, stored, read = _read(self.store, row)
             self._inputs[title] = _input(f"template revision {row.version} of {title}", title, row, wikitext,
                                          stored, read)

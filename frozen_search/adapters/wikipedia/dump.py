@@ -39,7 +39,7 @@ import warnings
 import xml.etree.ElementTree as ElementTree
 import zlib
 from collections import deque
-from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -804,15 +804,29 @@ ARRIVAL_LOGS = {("import", "upload"), ("import", "interwiki"), ("create", "creat
 page's creation (revisions stamped before it came by import or merge): before the item, the page did not exist."""
 
 
-def _log_item(item: Any, namespaces: frozenset[int], report: IngestReport, moves: list[LoggedMove]) -> None:
+def prefixed_title(namespace: int | None, title: str, prefixes: Mapping[int, str]) -> str:
+    """The full title of a ``<logitem>``'s page: the readers (mwxml and :mod:`.xmlreader`) split ``<logtitle>``
+    (MediaWiki writes ``Title::getPrefixedText``, ``Template:Bar``) into the namespace number and the title without
+    its prefix (``10``, ``Bar``); ``prefixes`` maps each ``<siteinfo>`` namespace number to its name (``""`` for
+    the main namespace)."""
+    prefix = prefixes.get(namespace or 0, "")
+    return f"{prefix}:{title}" if prefix else title
+
+
+def _log_item(item: Any, namespaces: frozenset[int], report: IngestReport, moves: list[LoggedMove],
+              prefixes: Mapping[int, str]) -> None:
     """Read one ``<logitem>``: a move of a page in ``namespaces`` is kept, an import or creation kept as an arrival
-    (a :class:`LoggedMove` with ``old`` empty), every other item is counted and skipped."""
+    (a :class:`LoggedMove` with ``old`` empty), and so is a move into ``namespaces`` from a namespace not kept (a
+    draft in ``Draft:`` or ``User:`` accepted as an article: the export lists it under its new title, with the
+    draft's revisions, but before the move no kept page bore them); every other item is counted and skipped.
+    Titles are full titles (:func:`prefixed_title`, ``prefixes``: the dump's namespace names), as a ``<page>``'s
+    title is."""
     report.log_items += 1
     page = getattr(item, "page", None)
     if (item.type, item.action) in ARRIVAL_LOGS and item.timestamp is not None and page is not None:
         if page.namespace in namespaces and page.title:
             try:
-                title = wikipedia.normalize_title(page.title)
+                title = wikipedia.normalize_title(prefixed_title(page.namespace, page.title, prefixes))
             except InvalidRequest:
                 return
             moves.append(LoggedMove(stored_instant(int(item.timestamp.unix())), "", title))
@@ -820,18 +834,35 @@ def _log_item(item: Any, namespaces: frozenset[int], report: IngestReport, moves
         return
     if item.type != "move" or item.action not in ("move", "move_redir") or item.timestamp is None or page is None:
         return
-    if page.namespace not in namespaces or not page.title:
+    if not page.title:
         return
     try:
         target = move_target(item.params)
         if target is None:
             return
-        old = wikipedia.normalize_title(page.title)
+        old = wikipedia.normalize_title(prefixed_title(page.namespace, page.title, prefixes))
         new = wikipedia.normalize_title(target)
     except (InvalidRequest, UnicodeDecodeError):
         return  # no valid titles: nothing to record
-    moves.append(LoggedMove(stored_instant(int(item.timestamp.unix())), old, new))
+    moved_at = stored_instant(int(item.timestamp.unix()))
+    if page.namespace not in namespaces:  # from a namespace not kept (a draft accepted into the main namespace):
+        if _namespace_of(new, prefixes) in namespaces:  # before the move the page was none of the kept ones
+            moves.append(LoggedMove(moved_at, "", new))
+            report.log_arrivals += 1
+        return
+    moves.append(LoggedMove(moved_at, old, new))
     report.log_moves += 1
+
+
+def _namespace_of(title: str, prefixes: Mapping[int, str]) -> int:
+    """The namespace number of a full title (``Draft:X`` is 118 in English Wikipedia's ``<siteinfo>``), by the
+    dump's namespace names (``prefixes``); 0 when it names none."""
+    head, colon, _ = title.partition(":")
+    if colon:
+        for number, name in prefixes.items():
+            if name and name == head:
+                return number
+    return 0
 
 
 def _record_logged_moves(store: Store, moves: list[LoggedMove]) -> None:
@@ -875,6 +906,7 @@ def _ingest_file(path: Path, page_writer: _PageWriter, namespaces: frozenset[int
                 progress(raw.furthest, report.revisions, counter.count)
 
         page_writer.tick = tick
+        prefixes = {namespace.id: namespace.name for namespace in dump.site_info.namespaces or ()}
         page_writer.provenance = {"file": path.name, "dump_generator": dump.site_info.generator,
                                   "dbname": dump.site_info.dbname}
         try:
@@ -886,7 +918,7 @@ def _ingest_file(path: Path, page_writer: _PageWriter, namespaces: frozenset[int
                     page_writer.where = f"{path}: page {number}"
                     # log items are read again on a resumed run: moves are stored at the end
                     if isinstance(item, mwxml.LogItem | xmlreader.LogItem):
-                        _log_item(item, namespaces, report, moves)
+                        _log_item(item, namespaces, report, moves, prefixes)
                         continue
                     position.pages += 1
                     if position.pages <= position.resume_after:  # committed by the interrupted run
@@ -894,7 +926,7 @@ def _ingest_file(path: Path, page_writer: _PageWriter, namespaces: frozenset[int
                             pass
                         continue
                     try:
-                        _ingest_page(item, page_writer, namespaces, report)
+                        _ingest_page(item, page_writer, namespaces, report, prefixes)
                     except InvalidRequest as exc:  # a title MediaWiki could not have written
                         raise IngestError(f"{path}: page {number}: {exc.message}") from exc
                     tick()
@@ -936,7 +968,11 @@ def run_key(paths: Sequence[Path], namespaces: frozenset[int]) -> str:
     return f"wikipedia:{digest}"
 
 
-def _ingest_page(page: Any, page_writer: _PageWriter, namespaces: frozenset[int], report: IngestReport) -> None:
+def _ingest_page(page: Any, page_writer: _PageWriter, namespaces: frozenset[int], report: IngestReport,
+                 prefixes: Mapping[int, str] | None = None) -> None:
+    """Store one ``<page>`` of ``namespaces``; a revision whose comment records a move (MediaWiki's null revision)
+    records it, or, for a move from a namespace not kept (``prefixes``: the dump's namespace names), the page's
+    arrival, as :func:`_log_item` does for a logged move."""
     if page.namespace not in namespaces:
         report.skipped_pages += 1
         for _ in page:
@@ -951,7 +987,11 @@ def _ingest_page(page: Any, page_writer: _PageWriter, namespaces: frozenset[int]
             continue
         move = wikipedia.MOVE_COMMENT.search(revision.comment or "")
         if move is not None:
-            _record_move(page_writer.store, doc, stored_instant(int(revision.timestamp.unix())), move[1], move[2])
+            moved_at = stored_instant(int(revision.timestamp.unix()))
+            if _namespace_of(move[1], prefixes or {}) not in namespaces:  # a draft accepted: arrived then
+                page_writer.store.add_arrival(doc, moved_at, "move")
+            else:
+                _record_move(page_writer.store, doc, moved_at, move[1], move[2])
         page_writer.add(doc, title, page.namespace, page.id, revision)
     page_writer.end_page(doc)
 
