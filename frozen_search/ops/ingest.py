@@ -154,17 +154,20 @@ class FileBoundaries:
     holds records datestamped 2016-10-21; one response is one page of a harvest, ``from``/``until`` a selection),
     so it is not read as one.
 
-    A declared date before the start of a file's newest event is refused (:class:`IngestError`: a dump holds no
-    edit made after it was taken, so the date is wrong) and nothing of the run's coverage is recorded; an event in
-    the same second as the date (whole-second stamps) is taken as before it. A declared file that stored no new
-    revision (all already stored) records nothing, and a crash before :meth:`record` leaves the run without
-    coverage: both only make the store claim less. An undeclared file records a row for each of ``row_sources``
-    (the source's, ``Source.row_sources``) even where it stored nothing of it (an empty range, ``first_rev_pk`` 0
-    and ``last_rev_pk`` -1, no document's file): whether it stored anything may depend on edits after a cutoff (a
-    newer dump stores only what changed since the last), and a stored row keeps its source from covering any
-    cutoff, so that "covers ``T``" never tells whether anything changed after ``T``. A source whose states are not
-    dated by events of the file (``dated_by_events`` false: OpenAlex's publication dates may follow the
-    snapshot) records none.
+    A declared date before the start of a file's newest event is refused (:class:`IngestError`: a dump holds no edit
+    made after it was taken, so the date is wrong; an event in the same second as the date, whole-second stamps, is
+    taken as before it), after the run's declared coverage is recorded all the same: the dump was taken after its
+    newest event, so the declared date only understates, and a store kept after the refusal must not depend on
+    whether the file held an event after a cutoff (recording nothing would leave the source covering a cutoff by its
+    other files where the same file cut at that cutoff, accepted, stops the cover). A declared file that stored no
+    new revision (all already stored) records nothing, and a crash before :meth:`record` leaves the run without
+    coverage: both only make the store claim less. An undeclared file records a row for each of ``row_sources`` (the
+    source's, ``Source.row_sources``) even where it stored nothing of it (an empty range, ``first_rev_pk`` 0 and
+    ``last_rev_pk`` -1, no document's file): whether it stored anything may depend on edits after a cutoff (a newer
+    dump stores only what changed since the last), and a stored row keeps its source from covering any cutoff, so
+    that "covers ``T``" never tells whether anything changed after ``T``. A source whose states are not dated by
+    events of the file (``dated_by_events`` false: OpenAlex's publication dates may follow the snapshot) records
+    none.
     """
 
     def __init__(self, store: Store, on_file: FileHook | None, dated_by_events: bool = True,
@@ -183,7 +186,7 @@ class FileBoundaries:
         """Record the coverage of every file read (after the ingest committed); returns the rows written.
 
         Raises:
-            IngestError: the declared dump date is before the start of a file's newest event (nothing recorded).
+            IngestError: the declared dump date is before the start of a file's newest event (recorded first).
         """
         if not self.dated_by_events:
             return 0
@@ -198,17 +201,19 @@ class FileBoundaries:
             rows += [CoverageRow(source, path.name, 0, -1, 0, "newest_event") for path, _ in self._starts
                      for source in self.row_sources if (path, source) not in stored]  # see the class docstring
         else:
-            for path, (source, _, _, _, start) in found:
-                if start > self.dump_date:
-                    raise IngestError(
-                        f"{path.name}: its newest {source} event ({_iso_ms(start)}) is after the dump date "
-                        f"{_iso_ms(self.dump_date)} given with --dump-date; a dump holds no event made after it was "
-                        "taken: give the date it was taken (no coverage was recorded for this ingest)")
             rows = [CoverageRow(source, path.name, first, last, self.dump_date, DECLARED)
                     for path, (source, first, last, _, _) in found]
-        if rows:
+        if rows:  # recorded even when refused below: see the class docstring
             with self.store.transaction():
                 self.store.record_coverage(rows, datetime.now(UTC).isoformat())
+        declared = self.dump_date
+        for path, (source, _, _, _, start) in found:
+            if declared is not None and start > declared:
+                raise IngestError(
+                    f"{path.name}: its newest {source} event ({_iso_ms(start)}) is after the dump date "
+                    f"{_iso_ms(declared)} given with --dump-date; a dump holds no event made after it was "
+                    "taken: give the date it was taken (its revisions were stored, covered only up to the date "
+                    "given)")
         return len(rows)
 
 

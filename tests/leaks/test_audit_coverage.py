@@ -12,8 +12,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from frozen_search.config import Settings
 from frozen_search.cutoff import parse_cutoff
 from frozen_search.errors import IngestError
@@ -91,9 +89,6 @@ def test_a_declared_dump_storing_nothing_new_leaves_the_cover_as_it_was(tmp_path
         store.close()
 
 
-@pytest.mark.xfail(strict=True, reason="open finding for wt-cov: a refused --dump-date leaves the run's revisions in "
-                   "an existing store with no coverage row, so the source still covers T by its other files; the "
-                   "same date over the same file cut at T is accepted and stops the cover")
 def test_a_refused_dump_date_before_the_cutoff_changes_no_answer(tmp_path: Path) -> None:
     """Both stores hold a dump declared dumped on 2015-07-01 (covers ``T``), then an export declared dumped on
     2012-12-01 (before ``T``). In one world that export also holds an edit of 2014 (after ``T``): the date is refused
