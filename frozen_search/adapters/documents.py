@@ -410,9 +410,12 @@ def ingest_states(source: str, paths: Sequence[Path], store: Store, index: Revis
 
     ``every``: each checkpoint commits whole documents (every state of a document or none), the store's record of
     the documents committed (``ingest_progress`` under :func:`ingest_key`, in the same transaction), then the
-    index. A killed ingest, run again on the same files (same names, sizes, mtimes), reads them again and stores
-    from the first document not committed; the report counts the whole ingest (the problems of the skipped part
-    are found again).
+    index. A file for which ``read.whole_file(path)`` is true (when ``read`` has that method: e.g. an arXiv OAI-PMH
+    response, refused as a whole when one value is past libxml2's limits) is never cut by a checkpoint: the
+    checkpoint due inside it commits at its end, so a file refused as a whole leaves nothing of itself stored. A
+    killed ingest, run again on the same files (same names, sizes, mtimes), reads them again and stores from the
+    first document not committed; the report counts the whole ingest (the problems of the skipped part are found
+    again).
 
     Raises:
         IngestError: a file is missing or unusable as a whole, or none of its records could be read (what is not
@@ -437,6 +440,14 @@ def ingest_states(source: str, paths: Sequence[Path], store: Store, index: Revis
         transaction.enter_context(store.transaction())
         with transaction:  # an exception rolls back the open checkpoint (the index writer rolls back too)
             state_writer = StateWriter(store, writer)
+
+            def checkpoint(committed: int) -> None:
+                generation = store.bump_generation()
+                store.set_ingest_progress(key, committed, report.documents, earlier + state_writer.revisions)
+                transaction.close()  # COMMIT
+                writer.checkpoint(generation)
+                transaction.enter_context(store.transaction())
+
             for path in paths:
                 if on_file is not None:
                     on_file(path)
@@ -446,6 +457,7 @@ def ingest_states(source: str, paths: Sequence[Path], store: Store, index: Revis
 
                 pending: list[DocState | WireState] = []
                 documents_before, problems_before = report.documents, len(report.problems)
+                whole = bool(getattr(read, "whole_file", lambda _: False)(path))
                 in_worker = factory is not None and (parallel if parallel is not None else (
                     path.stat().st_size >= PARALLEL_FROM_BYTES and (os.cpu_count() or 1) > 1))
                 found = (states_in_worker(str(factory), paths, path, report, tick) if in_worker
@@ -461,15 +473,10 @@ def ingest_states(source: str, paths: Sequence[Path], store: Store, index: Revis
                             state_writer.write_bulk(pending)
                             pending = []
                         since += 1
-                        if every and since >= every:
+                        if every and since >= every and not whole:
                             state_writer.write_bulk(pending)
                             pending, since = [], 0
-                            generation = store.bump_generation()
-                            store.set_ingest_progress(key, ordinal, report.documents,
-                                                      earlier + state_writer.revisions)
-                            transaction.close()  # COMMIT
-                            writer.checkpoint(generation)
-                            transaction.enter_context(store.transaction())
+                            checkpoint(ordinal)
                 finally:
                     close = getattr(found, "close", None)
                     if close is not None:
@@ -479,6 +486,9 @@ def ingest_states(source: str, paths: Sequence[Path], store: Store, index: Revis
                 if report.documents == documents_before and len(report.problems) > problems_before:
                     raise IngestError(f"no record of {path} could be read (first: "
                                       f"{report.problems[problems_before]}); is it the right file?")
+                if every and since >= every and ordinal > skip:  # the checkpoint due inside a whole file
+                    since = 0
+                    checkpoint(ordinal)
                 report.raw_bytes += path.stat().st_size
                 tick(path.stat().st_size)
             report.revisions, report.duplicates = earlier + state_writer.revisions, state_writer.duplicates

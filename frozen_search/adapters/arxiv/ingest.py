@@ -17,6 +17,8 @@ Each version becomes a state (see :func:`frozen_search.adapters.arxiv.ids.paper_
 (a broken OAI record, a JSON line without ``id``, a bad date) is skipped and reported by position; a file that is not
 arXiv metadata at all raises :class:`~frozen_search.errors.IngestError` and nothing of the current checkpoint is
 stored (an ingest commits every :data:`~frozen_search.adapters.documents.CHECKPOINT_DOCUMENTS` papers and resumes).
+libxml2's size limits hold (no ``huge_tree``): an OAI-PMH file with a value past them (10,000,000 bytes of text)
+raises ``IngestError`` as a whole, and since no checkpoint falls inside an OAI-PMH file, nothing of it is stored.
 """
 
 from __future__ import annotations
@@ -86,11 +88,18 @@ class ArxivReader:
                     self.first.setdefault(path, []).append(paper)
                 self.groups[paper].add(versions, own, path.name)
 
+    def whole_file(self, path: Path) -> bool:
+        """Whether ``path`` is stored all or nothing (no checkpoint inside it): an OAI-PMH response, which a value
+        past libxml2's limits refuses as a whole (see :func:`~frozen_search.adapters.documents.ingest_states`);
+        an OAI harvest is a series of such responses, each small. Other formats fail record by record."""
+        return detect_format(path) == "oai"
+
     def __call__(self, path: Path, report: StateIngestReport, tick: Tick) -> Iterator[list[DocState]]:
         """Yield each paper's states from one file.
 
         Raises:
-            IngestError: the file is empty or not arXiv metadata.
+            IngestError: the file is empty or not arXiv metadata; an OAI-PMH file with a value past libxml2's size
+                limits (10,000,000 bytes of text; the parse stops there).
         """
         kind = detect_format(path)
         if kind == "abs":
@@ -186,8 +195,9 @@ def _oai_stream(path: Path, handle: Any, report: StateIngestReport, tick: Tick) 
 
     numbers: dict[int, int] = {}  # start line -> the ordinal of the last record started on it
     open_records: list[int] = []  # start lines of the records started and not ended (nested only when malformed)
-    # recover: a malformed record costs that record only (reported), not the rest of the file
-    context = etree.iterparse(handle, events=("start", "end"), recover=True, huge_tree=True)
+    # recover: a malformed record costs that record only (reported), not the rest of the file. libxml2's limits
+    # hold (no huge_tree): a value past them stops the parse, and the whole file is refused below (_over_limit)
+    context = etree.iterparse(handle, events=("start", "end"), recover=True)
     for event, element in context:
         tag = element.tag
         if event == "start":
@@ -234,10 +244,29 @@ def _oai_stream(path: Path, handle: Any, report: StateIngestReport, tick: Tick) 
             tick(handle.tell())
     if not seen_root:
         raise IngestError(f"{path} holds no XML element")
-    yield from settle(float("inf"))
     errors = [e for e in context.error_log if e.level >= etree.ErrorLevels.ERROR]
+    limit = next((e for e in errors if _over_limit(e)), None)
+    if limit is not None:  # the parse stopped there: what follows would be lost, what came before cut off from it
+        where = f" (record {numbers.get(open_records[-1], lines)}, line {open_records[-1]})" if open_records else ""
+        raise IngestError(f"{path}: a value at line {limit.line}{where} is past libxml2's size limits "
+                          f"({clean(limit.message)}; an arXivRaw record holds kilobytes); the parse stopped there, "
+                          "so nothing of this file is stored")
+    yield from settle(float("inf"))
     for error in errors[:20]:
         report.problems.append(f"{path.name}: XML error at line {error.line}: {error.message}")
+
+
+# libxml2's limits without huge_tree (10,000,000 bytes of text, an attribute, a comment, a CDATA section or a
+# processing instruction; 50,000 of a name): each stops a recovering parse where it is met. libxml2 2.14 codes most
+# as XML_ERR_RESOURCE_LIMIT (114) or XML_ERR_NAME_TOO_LONG (110); a processing instruction or CDATA section past the
+# limit only by its message ("PI x too big found", "CData section too big found").
+_LIMIT_CODES = frozenset({110, 114})
+_LIMIT_WORDS = ("too big", "too long", "XML_PARSE_HUGE", "Resource limit")
+
+
+def _over_limit(error: Any) -> bool:
+    """Whether a libxml2 error of a recovering parse is one of its size limits (the parse stopped there)."""
+    return error.type in _LIMIT_CODES or any(word in error.message for word in _LIMIT_WORDS)
 
 
 _OAI_ROOT, _OAI_RECORD, _OAI_REQUEST, _OAI_ERROR = (f"{{{OAI}}}{name}" for name in (
