@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import itertools
 import json
 import os
 import subprocess
@@ -370,6 +371,19 @@ class StateIngestReport:
                 f"{len(self.problems)} records skipped)")
 
 
+@dataclass
+class SharedBlock:
+    """One block of a file read by several worker processes (a reader's ``share``): its documents' states, in file
+    order; its skipped records ``(number within the block from 1, position, why)``; how many records it held and
+    how many of them were the source's at all (a file with none is the wrong file); the file's bytes read by then."""
+
+    groups: list[list[DocState]] = field(default_factory=list)
+    problems: list[tuple[int, str, str]] = field(default_factory=list)
+    records: int = 0
+    works: int = 0
+    read: int = 0
+
+
 Progress = Callable[[int, int], None]  # (bytes read so far in this file, states stored so far)
 # Reads one input file: yields each document's states (a list); reports skipped records in the report's problems;
 # calls ``tick(bytes_read)`` now and then. Raises IngestError when the file as a whole is unusable.
@@ -460,7 +474,9 @@ def ingest_states(source: str, paths: Sequence[Path], store: Store, index: Revis
                 whole = bool(getattr(read, "whole_file", lambda _: False)(path))
                 in_worker = factory is not None and (parallel if parallel is not None else (
                     path.stat().st_size >= PARALLEL_FROM_BYTES and (os.cpu_count() or 1) > 1))
-                found = (states_in_worker(str(factory), paths, path, report, tick) if in_worker
+                shares = int(getattr(read, "shares", lambda _: 1)(path)) if in_worker else 1
+                found = (states_in_workers(str(factory), paths, path, report, tick, shares, read) if shares > 1
+                         else states_in_worker(str(factory), paths, path, report, tick) if in_worker
                          else read(path, report, tick))
                 try:
                     for states in found:
@@ -661,15 +677,62 @@ def states_in_worker(factory: str, paths: Sequence[Path], path: Path, report: St
             yield states
 
 
+def states_in_workers(factory: str, paths: Sequence[Path], path: Path, report: StateIngestReport,
+                      tick: Callable[[int], None], count: int, read: Any) -> Generator[list[WireState], None, None]:
+    """What ``read(path, report, tick)`` yields, read by ``count`` worker processes at once: worker ``i`` sends
+    blocks ``i``, ``i + count``, ... of ``read.share`` (a :class:`SharedBlock` per message), and they are taken here
+    in file order, so the states come in the order one reader gives them, and each skipped record is told with
+    its running number in the file (``"<file>: record N (<position>): <why>"``). Closing the generator stops the
+    workers.
+
+    Raises:
+        IngestError: a worker's reader raised it (same message), a worker failed or stopped, or no record of the
+            file was the source's (``read.empty(path)``).
+    """
+    streams = [worker_messages("frozen_search.adapters.state_worker", {
+        "factory": factory, "paths": [str(p) for p in paths], "path": str(path), "share": [i, count]},
+        "ingest worker", f"reading {path} stopped early; nothing of this ingest was stored") for i in range(count)]
+    records = works = 0
+    try:
+        for block in itertools.count():
+            message = next(streams[block % count])
+            if message["done"]:  # no block `block`: the file ended; every other worker must say so too
+                for stream in streams:
+                    if any(not other["done"] for other in stream):
+                        raise IngestError(f"the parse workers of {path} disagree on where it ends")
+                break
+            for number, position, why in message["problems"]:
+                report.problems.append(f"{path.name}: record {records + int(number)} ({position}): {why}")
+            records += int(message["records"])
+            works += int(message["works"])
+            tick(int(message["read"]))
+            for _, states in wire_states(message):
+                yield states
+        if works == 0:
+            raise IngestError(str(read.empty(path)))
+    finally:
+        for stream in streams:
+            stream.close()
+
+
 def worker_main(arguments: dict[str, Any], out: IO[bytes]) -> None:
     """The worker of :func:`states_in_worker`: reads ``arguments["path"]`` with the reader the factory makes and
     writes its states to ``out`` (``{"texts", "threads", "problems", "read", "done"}`` messages); a coded failure
-    as ``{"error": message}``."""
+    as ``{"error": message}``. With ``arguments["share"]`` (``[index, count]``), one of the workers of
+    :func:`states_in_workers`: the blocks of the reader's ``share``, one message each, then ``{"done": true}``."""
     try:
         module, _, name = str(arguments["factory"]).partition(":")
         if not module.startswith(_WORKER_MODULES):
             raise IngestError(f"no reader factory {arguments['factory']!r}")
         read: DocumentReader = getattr(importlib.import_module(module), name)([Path(p) for p in arguments["paths"]])
+        if "share" in arguments:  # one of several workers of the file (states_in_workers): a message per block
+            index, count = (int(n) for n in arguments["share"])
+            for block in cast(Any, read).share(Path(arguments["path"]), index, count):
+                write_message(out, {**encode_states([(0, g) for g in block.groups], prepared=True),
+                                    "problems": block.problems, "records": block.records, "works": block.works,
+                                    "read": block.read, "done": False}, floatless=True)
+            write_message(out, {"done": True})
+            return
         report = StateIngestReport(source="worker")
         read_so_far = [0]
         pending: list[tuple[int, list[DocState]]] = []

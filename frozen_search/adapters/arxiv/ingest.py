@@ -274,6 +274,8 @@ _OAI_ROOT, _OAI_RECORD, _OAI_REQUEST, _OAI_ERROR = (f"{{{OAI}}}{name}" for name 
 _RAW_VERSION, _RAW_DATE, _RAW_SIZE, _RAW_SOURCE_TYPE = (f"{{{RAW}}}{name}" for name in (
     "version", "date", "size", "source_type"))
 _VERSION_LABEL = re.compile(r"v[1-9]\d*")
+_RAW_TAGS = {name: f"{{{RAW}}}{name}" for name in (
+    "id", "title", "authors", "abstract", "categories", "comments", "journal-ref", "doi", "report-no")}
 
 
 def _oai_record(element: Any) -> PaperRecord | None:
@@ -292,8 +294,10 @@ def _oai_record(element: Any) -> PaperRecord | None:
             fields[child.tag] = child
 
     def text(name: str) -> str | None:
-        found = fields.get(f"{{{RAW}}}{name}")
-        return None if found is None else "".join(found.itertext())
+        found = fields.get(_RAW_TAGS[name])
+        if found is None:
+            return None
+        return (found.text or "") if not len(found) else "".join(found.itertext())  # no child: its text alone
 
     paper = clean(text("id"))
     if not paper:
@@ -303,9 +307,12 @@ def _oai_record(element: Any) -> PaperRecord | None:
         label = version.get("version", "")
         if not _VERSION_LABEL.fullmatch(label):
             raise ValueError(f"{paper}: version label {label!r}")
-        date = version.findtext(_RAW_DATE)
-        size = version.findtext(_RAW_SIZE)
-        versions.append(VersionEntry(int(label[1:]), _gmt(date), _kb(size), clean(version.findtext(_RAW_SOURCE_TYPE))))
+        found = {}  # tag -> the text of its first child of that tag (what findtext gives)
+        for child in version:
+            if child.tag not in found:
+                found[child.tag] = child.text or ""
+        versions.append(VersionEntry(int(label[1:]), _gmt(found.get(_RAW_DATE)), _kb(found.get(_RAW_SIZE)),
+                                     clean(found.get(_RAW_SOURCE_TYPE))))
     versions.sort(key=lambda v: v.number)  # arXivRaw lists v1, v10, v11, ..., v2 (string order)
     title, authors, abstract = clean(text("title")), clean(text("authors")), clean(text("abstract"))
     if not (title and versions):
