@@ -15,7 +15,7 @@ varied), then, each in a ``spawn`` child of its own (so CPU and peak RSS are its
 Printed side by side: rows (SE: PostHistory rows; else records), wall seconds and CPU seconds of both, the ratios
 ingest/bare, rows/s, peak RSS (ingest process, worker), and the sizes of the input (decompressed), the store and
 the index. Timings on a shared machine vary: the ratios, measured in the same run, are the figures to read.
-``BENCH_PARSE_WORKERS=N``: OpenAlex parts parsed by N worker processes (default: the reader's, the cores up to 4).
+``BENCH_PARSE_WORKERS=N``: OpenAlex parts parsed by N worker processes (default: the reader's, the cores but one).
 
     python bench/bench_docs_ingest.py --source se --records 100000
     python bench/bench_docs_ingest.py --source arxiv-snapshot,arxiv-oai,openalex --records 100000,1000000

@@ -247,7 +247,9 @@ class OpenAlexReader:
     (:func:`~frozen_search.adapters.documents.states_in_workers`): each inflates the whole part (ISA-L: a fraction of
     the parse) and parses the lines of every ``count``-th block of :data:`SHARE_BYTES`; the ingesting process takes the
     blocks in file order, so the states, their order and the problems' running record numbers are those of one
-    reader. ``workers``: how many (default: the cores, at most :data:`MAX_PARSE_WORKERS`)."""
+    reader. ``workers``: how many (default: a core left to the ingesting process, the others parse, at most
+    :data:`MAX_PARSE_WORKERS`; on 2 cores one worker: each added worker inflates the whole part again, ~20 % more
+    CPU in all, which two cores shared with the ingesting process do not win back -- bench/README)."""
 
     def __init__(self, workers: int | None = None) -> None:
         self.workers = workers
@@ -264,7 +266,7 @@ class OpenAlexReader:
     def shares(self, path: Path) -> int:
         """How many worker processes parse ``path``: more than one only for a JSON-lines file (a part), one for a
         whole-file response or anything unreadable (the one reader tells what is wrong)."""
-        count = self.workers if self.workers is not None else min(MAX_PARSE_WORKERS, os.cpu_count() or 1)
+        count = self.workers if self.workers is not None else min(MAX_PARSE_WORKERS, (os.cpu_count() or 1) - 1)
         if count < 2:
             return 1
         try:
@@ -368,7 +370,8 @@ def ingest_openalex(paths: Sequence[Path], store: Store, index: RevisionIndex, *
     ``settings`` is accepted for the registry's calling convention and unused; ``parallel`` (an option) reads each
     file in a worker process while this one stores (default: for a large file; see
     :func:`~frozen_search.adapters.documents.ingest_states`), and a large JSON-lines part in ``parse_workers``
-    processes (an option; default: the cores, at most :data:`MAX_PARSE_WORKERS`; see :class:`OpenAlexReader`);
+    processes (an option; default: the cores but one, at most :data:`MAX_PARSE_WORKERS`; see
+    :class:`OpenAlexReader`);
     other ``options`` are refused.
 
     Raises:
