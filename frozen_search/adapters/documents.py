@@ -677,6 +677,52 @@ def states_in_worker(factory: str, paths: Sequence[Path], path: Path, report: St
             yield states
 
 
+def line_blocks(stream: IO[bytes], first: bytes, index: int, count: int, size: int,
+                bounded: Callable[[int, int], None] | None = None
+                ) -> Iterator[tuple[list[tuple[int, bytes]], int]]:
+    """Blocks ``index``, ``index + count``, ... of the lines of ``stream`` (for one of ``count`` workers of
+    :func:`states_in_workers`): block ``k`` holds the lines that end in the ``k``-th ``size`` bytes read, block 0
+    also ``first`` (line 1, read already; ``b""`` for none), and one block more holds a last line without a line
+    end. Each block comes as its lines ``(number from 1, bytes with the line end)`` and the bytes of the underlying
+    file read by then (``stream.fileobj``'s position for a gzip stream); the other workers' blocks are only counted
+    (an empty block is one too). ``bounded(length, number)`` is told the length of each line that ends in a later
+    block than it began, and of what is held of one not ended yet (it raises to refuse a line too long).
+
+    Raises:
+        What reading ``stream`` or ``bounded`` raises.
+    """
+    on_disk = getattr(stream, "fileobj", stream)
+    pending: list[bytes] = []  # the start of a line not ended yet
+    held = ended = 0  # its length; the lines ended so far
+    block = 0
+    for block in itertools.count():
+        data = stream.read(size)
+        if block == 0:
+            data = first + data
+        if not data:
+            break
+        start = data.find(b"\n")
+        if start < 0:
+            pending.append(data)
+            held += len(data)
+            if bounded is not None:
+                bounded(held, ended + 1)
+            if block % count == index:
+                yield [], on_disk.tell()
+            continue
+        if bounded is not None:
+            bounded(held + start + 1, ended + 1)
+        last = data.rfind(b"\n")
+        if block % count == index:
+            lines = (b"".join([*pending, data[:last]]) if pending else data[:last]).split(b"\n")
+            yield [(ended + 1 + i, line + b"\n") for i, line in enumerate(lines)], on_disk.tell()
+        ended += data.count(b"\n", 0, last + 1)
+        pending = [data[last + 1:]] if last + 1 < len(data) else []
+        held = len(data) - last - 1
+    if pending and block % count == index:  # the last line, without a line end: a block of its own
+        yield [(ended + 1, b"".join(pending))], on_disk.tell()
+
+
 def states_in_workers(factory: str, paths: Sequence[Path], path: Path, report: StateIngestReport,
                       tick: Callable[[int], None], count: int, read: Any) -> Generator[list[WireState], None, None]:
     """What ``read(path, report, tick)`` yields, read by ``count`` worker processes at once: worker ``i`` sends

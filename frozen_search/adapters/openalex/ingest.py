@@ -18,7 +18,6 @@ whole ingest is stored.
 from __future__ import annotations
 
 import gzip
-import itertools
 import os
 import zlib
 from collections.abc import Callable, Iterator, Sequence
@@ -35,6 +34,7 @@ from frozen_search.adapters.documents import (
     SharedBlock,
     StateIngestReport,
     ingest_states,
+    line_blocks,
 )
 from frozen_search.adapters.openalex.ids import SOURCE, RecordError, work_key, work_state
 from frozen_search.errors import IngestError
@@ -310,35 +310,8 @@ class OpenAlexReader:
 
     def _blocks(self, path: Path, stream: IO[bytes], first: bytes, index: int, count: int, size: int
                 ) -> Iterator[SharedBlock]:
-        on_disk = getattr(stream, "fileobj", stream)
-        pending: list[bytes] = []  # the start of a line not ended yet
-        held = ended = 0  # its length; the lines ended so far
-        block = 0
-        for block in itertools.count():
-            data = stream.read(size)
-            if block == 0:
-                data = first + data  # block 0 begins with line 1
-            if not data:
-                break
-            start = data.find(b"\n")
-            if start < 0:
-                pending.append(data)
-                held += len(data)
-                _bounded(held, ended + 1)
-                if block % count == index:
-                    yield SharedBlock(read=on_disk.tell())
-                continue
-            _bounded(held + start + 1, ended + 1)
-            last = data.rfind(b"\n")
-            if block % count == index:
-                lines = (b"".join([*pending, data[:last]]) if pending else data[:last]).split(b"\n")
-                yield self._block(path, [(ended + 1 + i, line + b"\n") for i, line in enumerate(lines)],
-                                  on_disk.tell())
-            ended += data.count(b"\n", 0, last + 1)
-            pending = [data[last + 1:]] if last + 1 < len(data) else []
-            held = len(data) - last - 1
-        if pending and block % count == index:  # the last line, without a line end: a block of its own
-            yield self._block(path, [(ended + 1, b"".join(pending))], on_disk.tell())
+        for lines, read in line_blocks(stream, first, index, count, size, _bounded):
+            yield self._block(path, lines, read)
 
     @staticmethod
     def _block(path: Path, chunk: list[tuple[int, bytes]], read: int) -> SharedBlock:
