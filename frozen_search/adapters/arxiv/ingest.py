@@ -24,8 +24,9 @@ raises ``IngestError`` as a whole, and since no checkpoint falls inside an OAI-P
 from __future__ import annotations
 
 import json
+import os
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -36,7 +37,16 @@ from lxml import etree
 
 from frozen_search.adapters import fastjson
 from frozen_search.adapters.arxiv.ids import PaperRecord, VersionEntry, VersionText, clean, late_fields, paper_states
-from frozen_search.adapters.documents import CHECKPOINT_DOCUMENTS, DocState, StateIngestReport, ingest_states
+from frozen_search.adapters.documents import (
+    CHECKPOINT_DOCUMENTS,
+    MAX_SHARES,
+    SHARE_BYTES,
+    DocState,
+    SharedBlock,
+    StateIngestReport,
+    ingest_states,
+    line_blocks,
+)
 from frozen_search.errors import IngestError
 from frozen_search.index import RevisionIndex
 from frozen_search.store import Store
@@ -53,13 +63,15 @@ _MAX_FIRST_LINE = 64_000_000  # bytes of the first JSON line read to detect the 
 def ingest_arxiv(paths: Sequence[Path], store: Store, index: RevisionIndex, *,
                  progress: Callable[[int, int], None] | None = None,
                  on_file: Callable[[Path], None] | None = None, parallel: bool | None = None,
-                 every: int | None = CHECKPOINT_DOCUMENTS) -> StateIngestReport:
+                 every: int | None = CHECKPOINT_DOCUMENTS, parse_workers: int | None = None) -> StateIngestReport:
     """Ingest arXiv metadata files into ``store`` and ``index`` in checkpoints of ``every`` papers (``None``: one
     transaction, all or nothing): a killed ingest, run again on the same files, resumes after the last checkpoint
     (see :func:`~frozen_search.adapters.documents.ingest_states`).
 
     ``parallel``: read each file in a worker process while this one stores (default: for a large file; see
-    :func:`~frozen_search.adapters.documents.ingest_states`).
+    :func:`~frozen_search.adapters.documents.ingest_states`); a bulk snapshot in ``parse_workers`` processes
+    (default: the cores but one, at most :data:`~frozen_search.adapters.documents.MAX_SHARES`), each parsing every n-th
+    block of it (:meth:`ArxivReader.share`): the same states, order and problems.
 
     Raw abs files given together are grouped per paper (a per-version file proves late fields of the next version).
 
@@ -68,16 +80,20 @@ def ingest_arxiv(paths: Sequence[Path], store: Store, index: RevisionIndex, *,
             checkpoint is not stored.
     """
     paths = list(paths)
-    return ingest_states("arxiv", paths, store, index, ArxivReader(paths), progress=progress, on_file=on_file,
+    return ingest_states("arxiv", paths, store, index, ArxivReader(paths, parse_workers), progress=progress,
+                         on_file=on_file,
                          factory="frozen_search.adapters.arxiv.ingest:ArxivReader", parallel=parallel,
                          every=every)
 
 
 class ArxivReader:
     """The :data:`~frozen_search.adapters.documents.DocumentReader` of arXiv files: formats detected from content;
-    raw abs files among ``paths`` are read up front and grouped by paper (yielded with the paper's first file)."""
+    raw abs files among ``paths`` are read up front and grouped by paper (yielded with the paper's first file).
+    A large bulk snapshot may be read by ``workers`` processes at once (:meth:`shares`, :meth:`share`; default:
+    the cores but one)."""
 
-    def __init__(self, paths: Sequence[Path]) -> None:
+    def __init__(self, paths: Sequence[Path], workers: int | None = None) -> None:
+        self.workers = workers
         self.groups: dict[str, _AbsGroup] = {}
         self.first: dict[Path, list[str]] = {}
         for path in paths:
@@ -107,6 +123,45 @@ class ArxivReader:
         else:
             records = _READERS[kind](path, report, tick)
         yield from _states(path, report, records)
+
+
+    def shares(self, path: Path) -> int:
+        """How many worker processes read ``path``: for the bulk snapshot ``workers``, by default the cores but one
+        (one core for the ingesting process; at most :data:`~frozen_search.adapters.documents.MAX_SHARES`); one
+        for any other format. On 2 cores a second worker cost ~15 % more worker CPU and gave the same wall time
+        under load (bench/README), so it is not added there by default."""
+        count = self.workers if self.workers is not None else min(MAX_SHARES, (os.cpu_count() or 1) - 1)
+        return count if count > 1 and detect_format(path) == "snapshot" else 1
+
+    def share(self, path: Path, index: int, count: int, size: int = SHARE_BYTES) -> Iterator[SharedBlock]:
+        """Blocks ``index``, ``index + count``, ... of the bulk snapshot ``path``
+        (:func:`~frozen_search.adapters.documents.line_blocks`), each read into states as this reader reads the
+        file: a problem told by line number comes whole (``(0, "", sentence)``), one of a record's history by its
+        number within the block."""
+        with path.open("rb") as handle:
+            for lines, read in line_blocks(handle, b"", index, count, size):
+                yield _snapshot_block(path, lines, read)
+
+
+def _snapshot_block(path: Path, lines: list[tuple[int, bytes]], read: int) -> SharedBlock:
+    """One block of the bulk snapshot read into states (:meth:`ArxivReader.share`)."""
+    block = SharedBlock(read=read)
+    report = StateIngestReport(source="arxiv")
+
+    def told() -> None:  # the problems by line so far, in the order the one reader tells them
+        block.problems.extend((0, "", problem) for problem in report.problems)
+        report.problems.clear()
+
+    for position, record in enumerate(_snapshot_values(path, report, _json_values(path, report, lines,
+                                                                                   lambda: None)), start=1):
+        told()
+        block.records = block.works = position
+        try:
+            block.groups.append(paper_states(record))
+        except ValueError as exc:
+            block.problems.append((position, str(record.provenance["position"]), str(exc)))
+    told()
+    return block
 
 
 def read_arxiv(path: Path, report: StateIngestReport, tick: Tick) -> Iterator[list[DocState]]:
@@ -328,23 +383,33 @@ def _oai_record(element: Any) -> PaperRecord | None:
 
 def _json_lines(path: Path, report: StateIngestReport, tick: Tick) -> Iterator[tuple[int, dict[str, Any]]]:
     with path.open("rb") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                value = fastjson.loads(line)
-                if not isinstance(value, dict):
-                    raise ValueError("not a JSON object")
-            except (ValueError, RecursionError) as exc:  # RecursionError: nested past json's limit (fastjson)
-                report.problems.append(f"{path.name}: record {number} (line {number}): not a JSON object ({exc})")
-                continue
-            if number % 500 == 0:
-                tick(handle.tell())
-            yield number, value
+        yield from _json_values(path, report, enumerate(handle, start=1), lambda: tick(handle.tell()))
+
+
+def _json_values(path: Path, report: StateIngestReport, lines: Iterable[tuple[int, bytes]],
+                 tick: Callable[[], None]) -> Iterator[tuple[int, dict[str, Any]]]:
+    for number, line in lines:
+        if not line.strip():
+            continue
+        try:
+            value = fastjson.loads(line)
+            if not isinstance(value, dict):
+                raise ValueError("not a JSON object")
+        except (ValueError, RecursionError) as exc:  # RecursionError: nested past json's limit (fastjson)
+            report.problems.append(f"{path.name}: record {number} (line {number}): not a JSON object ({exc})")
+            continue
+        if number % 500 == 0:
+            tick()
+        yield number, value
 
 
 def _snapshot_records(path: Path, report: StateIngestReport, tick: Tick) -> Iterator[PaperRecord]:
-    for number, line in _json_lines(path, report, tick):
+    yield from _snapshot_values(path, report, _json_lines(path, report, tick))
+
+
+def _snapshot_values(path: Path, report: StateIngestReport, values: Iterable[tuple[int, dict[str, Any]]]
+                     ) -> Iterator[PaperRecord]:
+    for number, line in values:
         try:
             paper = clean(line.get("id"))
             if not paper:

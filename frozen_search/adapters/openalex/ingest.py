@@ -28,6 +28,8 @@ from typing import IO, Any, cast
 from frozen_search.adapters import fastjson
 from frozen_search.adapters.documents import (
     CHECKPOINT_DOCUMENTS,
+    MAX_SHARES,
+    SHARE_BYTES,
     DocState,
     DocumentReader,
     Progress,
@@ -234,11 +236,6 @@ def _record_state(path: Path, position: str, record: Any) -> tuple[bool, DocStat
         return True, exc
 
 
-SHARE_BYTES = READ_BYTES  # 4 MB blocks cost ~15 % more CPU than 1 MB ones (measured on 100,000 works)
-"""Decompressed bytes of a JSON-lines part whose lines one parse worker reads into states at a time
-(:meth:`OpenAlexReader.share`); the other workers only count their line ends."""
-MAX_PARSE_WORKERS = 4
-"""Parse workers of one large JSON-lines part at most (:meth:`OpenAlexReader.shares`)."""
 
 
 class OpenAlexReader:
@@ -248,7 +245,7 @@ class OpenAlexReader:
     the parse) and parses the lines of every ``count``-th block of :data:`SHARE_BYTES`; the ingesting process takes the
     blocks in file order, so the states, their order and the problems' running record numbers are those of one
     reader. ``workers``: how many (default: a core left to the ingesting process, the others parse, at most
-    :data:`MAX_PARSE_WORKERS`; on 2 cores one worker: each added worker inflates the whole part again, ~20 % more
+    :data:`MAX_SHARES`; on 2 cores one worker: each added worker inflates the whole part again, ~20 % more
     CPU in all, which two cores shared with the ingesting process do not win back -- bench/README)."""
 
     def __init__(self, workers: int | None = None) -> None:
@@ -266,7 +263,7 @@ class OpenAlexReader:
     def shares(self, path: Path) -> int:
         """How many worker processes parse ``path``: more than one only for a JSON-lines file (a part), one for a
         whole-file response or anything unreadable (the one reader tells what is wrong)."""
-        count = self.workers if self.workers is not None else min(MAX_PARSE_WORKERS, (os.cpu_count() or 1) - 1)
+        count = self.workers if self.workers is not None else min(MAX_SHARES, (os.cpu_count() or 1) - 1)
         if count < 2:
             return 1
         try:
@@ -343,7 +340,7 @@ def ingest_openalex(paths: Sequence[Path], store: Store, index: RevisionIndex, *
     ``settings`` is accepted for the registry's calling convention and unused; ``parallel`` (an option) reads each
     file in a worker process while this one stores (default: for a large file; see
     :func:`~frozen_search.adapters.documents.ingest_states`), and a large JSON-lines part in ``parse_workers``
-    processes (an option; default: the cores but one, at most :data:`MAX_PARSE_WORKERS`; see
+    processes (an option; default: the cores but one, at most :data:`MAX_SHARES`; see
     :class:`OpenAlexReader`);
     other ``options`` are refused.
 
