@@ -5,10 +5,16 @@ output."""
 
 from __future__ import annotations
 
+import gc
 import json
 import sys
 
 from frozen_search.adapters.documents import worker_main
 
 if __name__ == "__main__":
+    # the modules loaded so far never become garbage: left out of every collection; and a collection every 50,000
+    # allocations, not 700 (a reader allocates a few hundred objects per record, nearly all freed by reference
+    # counting): ~5 % of the worker's CPU on the arXiv snapshot
+    gc.freeze()
+    gc.set_threshold(50_000, 20, 20)
     worker_main(json.loads(sys.argv[1]), sys.stdout.buffer)

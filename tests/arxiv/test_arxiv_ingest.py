@@ -9,6 +9,7 @@ import pytest
 
 from frozen_search.adapters.arxiv.ids import author_list
 from frozen_search.adapters.arxiv.ingest import detect_format, ingest_arxiv
+from frozen_search.adapters.documents import ingest_key
 from frozen_search.errors import ContentUnproven, IngestError, NotFoundBeforeCutoff, VerificationFailed
 from frozen_search.index import RevisionIndex
 from frozen_search.store import Store
@@ -179,6 +180,47 @@ def test_a_file_cut_inside_the_last_record_does_not_store_that_record(tmp_path: 
     assert any(p.startswith("ListRecords.xml: record 387 (line ") for p in report.problems)
     assert report.documents == 386 and store.get("arxiv:1008.4940", "v2") is not None
     store.close()
+
+
+def _past_the_limit(tmp_path: Path) -> Path:
+    """The real ListRecords response with record 4's abstract (1007.2706) grown past libxml2's 10,000,000 bytes."""
+    text = arxiv_file(LISTRECORDS).read_text()
+    at = text.index("</abstract>", text.index("<id>1007.2706</id>"))
+    path = tmp_path / "ListRecords_huge.xml"
+    path.write_text(text[:at] + " more" * 2_100_000 + text[at:])
+    return path
+
+
+@pytest.mark.parametrize("parallel", [False, True])
+def test_a_record_past_libxml2s_limit_refuses_the_whole_oai_file(tmp_path: Path, parallel: bool) -> None:
+    # with huge_tree the record was read whole into memory; without it and without this refusal, libxml2 stops at
+    # the record and the 3 records before it were stored (committed by the checkpoints of 2 documents)
+    path = _past_the_limit(tmp_path)
+    store = Store(tmp_path / "store.sqlite3")
+    with pytest.raises(IngestError, match=r"line 222 \(record 4, line 179\) is past libxml2's size limits .*"
+                                          "nothing of this file"):
+        ingest_arxiv([path], store, RevisionIndex.create(tmp_path / "index"), parallel=parallel, every=2)
+    assert store.count_revisions() == 0 and store.ingest_progress(ingest_key("arxiv", [path])) is None
+    store.close()
+
+
+def test_an_oai_file_refused_as_a_whole_after_checkpoints_of_other_files_resumes_alike(tmp_path: Path) -> None:
+    snapshot, path = arxiv_file(SNAPSHOT), _past_the_limit(tmp_path)
+    key = ingest_key("arxiv", [snapshot, path])
+    contents = []
+    for _ in range(2):  # the same ingest again resumes after the snapshot's checkpoints and is refused the same way
+        store = Store(tmp_path / "store.sqlite3")
+        index = RevisionIndex.create(tmp_path / "index") if not contents else RevisionIndex.open(tmp_path / "index")
+        with pytest.raises(IngestError, match="past libxml2's size limits"):
+            ingest_arxiv([snapshot, path], store, index, every=10, parallel=False)
+        progress = store.ingest_progress(key)
+        assert progress is not None and progress[:2] == (200, 200)  # the 200 snapshot papers, committed
+        assert RevisionIndex.open(tmp_path / "index").generation == store.generation
+        for paper in ("1008.4940", "0803.4354", "1606.07946"):  # records before, and after, the one past the limit
+            assert store.history(f"arxiv:{paper}") == []
+        contents.append((store.count_revisions(), sorted(r.version for r in store.history("arxiv:0704.0005"))))
+        store.close()
+    assert contents[0] == contents[1] and contents[0][0] > 200
 
 
 @pytest.mark.parametrize("name", ["api/arxivpy_legacy_2016/id_list_1111.2011v2.xml", "SOURCES.md",

@@ -6,12 +6,15 @@ character-by-character loop did, and a real arXiv snapshot read in a worker stor
 from __future__ import annotations
 
 import io
+import json
 import random
 import re
 from pathlib import Path
 from typing import Any
 
-from frozen_search.adapters.arxiv.ids import _without_affiliation_list, author_list, clean
+import pytest
+
+from frozen_search.adapters.arxiv.ids import _without_affiliation_list, author_list
 from frozen_search.adapters.arxiv.ingest import ingest_arxiv
 from frozen_search.adapters.documents import (
     DocState,
@@ -22,7 +25,7 @@ from frozen_search.adapters.documents import (
     write_message,
 )
 from frozen_search.index import RevisionIndex
-from frozen_search.store import Store
+from frozen_search.store import Store, revision_json
 from tests.conftest import realdata
 from tests.cross_source.test_ingest_worker import _state, mixed_states, run, stored
 
@@ -34,7 +37,7 @@ def _author_list_by_characters(authors: str) -> list[str]:
     parentheses."""
     names: list[str] = []
     depth, start = 0, 0
-    text = _without_affiliation_list(clean(authors))
+    text = _without_affiliation_list(_clean_by_splitting(authors))
     position = 0
     while position < len(text):
         char = text[position]
@@ -53,17 +56,34 @@ def _author_list_by_characters(authors: str) -> list[str]:
     return [name.strip() for name in names if name.strip()]
 
 
+def _clean_by_splitting(value: str | None) -> str:
+    """``clean`` written out (the splitter's fast path must not depend on it)."""
+    return " ".join((value or "").split())
+
+
 def test_the_author_splitter_splits_as_the_character_loop_did() -> None:
     rng = random.Random(15)
     pieces = ["A", "b", " ", "  ", ",", ", ", ";", " ; ", "and", " and ", "and ", "(", ")", "((1) X, (2) Y)", "\t",
-              "Smith", "J.", "(MIT, Cambridge)", "sand", "andy", ",and", ")and("]
+              "Smith", "J.", "(MIT, Cambridge)", "sand", "andy", ",and", ")and(", "and\n", "\u2003", " ,", ",,"]
     samples = ["".join(rng.choice(pieces) for _ in range(rng.randint(0, 14))) for _ in range(20_000)]
+    samples += ["".join(rng.choice(pieces[:8] + pieces[15:18]) for _ in range(rng.randint(0, 14)))  # commas only
+                for _ in range(20_000)]
     real = realdata("arxiv", "snapshot", "kaggle_arxiv-metadata-oai-snapshot_0704.0001-0704.0200.jsonl")
     samples += re.findall(r'"authors": ?"((?:[^"\\]|\\.)*)"', real.read_text(encoding="utf-8"))
     differing = [s for s in samples if author_list(s) != _author_list_by_characters(s)]
     assert differing == []
     assert author_list("A. Smith (MIT, Cambridge) and B. Jones; C (1), D") == \
         ["A. Smith (MIT, Cambridge)", "B. Jones", "C (1)", "D"]
+
+
+def test_revision_json_is_json_dumps_with_sorted_keys() -> None:
+    values: list[Any] = [{"b": [1, 2.5, float("nan"), float("inf"), -0.0, 2 ** 70, None, True], "a": "é\u2028\x7f\"\\",
+                          "c": {"z": {}, "y": [], "\ud83d": "\U0001f600"}}, "text", 3, 1e-300, [], {}, None,
+                         {"display": {"title": "Ünïcode", "authors": ["A", "B"]}, "dated": [["v", 1]]}]
+    for value in values:
+        assert revision_json(value) == json.dumps(value, sort_keys=True)
+    with pytest.raises(TypeError):
+        revision_json({"a": object()})
 
 
 def _mixed() -> tuple[list[DocState], list[DocState]]:

@@ -74,7 +74,7 @@ def test_a_killed_ingest_resumes_to_the_store_of_an_uninterrupted_one(tmp_path: 
         monkeypatch.setattr(openalex_ingest, "read_openalex", _killing(openalex_ingest.read_openalex))
     else:
         original = arxiv_ingest.ArxivReader
-        monkeypatch.setattr(arxiv_ingest, "ArxivReader", lambda paths: _killing(original(paths)))
+        monkeypatch.setattr(arxiv_ingest, "ArxivReader", lambda paths, *rest: _killing(original(paths, *rest)))
     with pytest.raises(KeyboardInterrupt):
         _ingest(source, path, tmp_path / "resumed")
     monkeypatch.undo()

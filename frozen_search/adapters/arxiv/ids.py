@@ -187,6 +187,7 @@ _AUTHOR_SEPARATOR = re.compile(r",\s*(?:and\s+)?|\s+and\s+|\s*;\s*")
 # a parenthesis, or else a separator: scanned left to right, this finds what testing each position for "(", ")",
 # then a separator would find (a separator holds no parenthesis, so one matched inside parentheses skips none)
 _AUTHOR_SCAN = re.compile(r"(\()|(\))|" + _AUTHOR_SEPARATOR.pattern)
+_ONLY_COMMAS = re.compile(r"[();]|and\s")  # absent: every separator is a comma (and the spaces after it)
 
 
 def author_list(authors: str) -> list[str]:
@@ -202,7 +203,10 @@ def author_list(authors: str) -> list[str]:
     """
     names: list[str] = []
     depth, start = 0, 0
-    text = _without_affiliation_list(clean(authors))
+    text = clean(authors)
+    if _ONLY_COMMAS.search(text) is None:  # no parenthesis, semicolon or "and ": the separators are the commas
+        return [name.strip() for name in text.split(",") if name.strip()]
+    text = _without_affiliation_list(text)
     for found in _AUTHOR_SCAN.finditer(text):
         if found.group(1) is not None:
             depth += 1

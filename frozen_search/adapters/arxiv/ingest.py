@@ -17,13 +17,16 @@ Each version becomes a state (see :func:`frozen_search.adapters.arxiv.ids.paper_
 (a broken OAI record, a JSON line without ``id``, a bad date) is skipped and reported by position; a file that is not
 arXiv metadata at all raises :class:`~frozen_search.errors.IngestError` and nothing of the current checkpoint is
 stored (an ingest commits every :data:`~frozen_search.adapters.documents.CHECKPOINT_DOCUMENTS` papers and resumes).
+libxml2's size limits hold (no ``huge_tree``): an OAI-PMH file with a value past them (10,000,000 bytes of text)
+raises ``IngestError`` as a whole, and since no checkpoint falls inside an OAI-PMH file, nothing of it is stored.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -34,7 +37,16 @@ from lxml import etree
 
 from frozen_search.adapters import fastjson
 from frozen_search.adapters.arxiv.ids import PaperRecord, VersionEntry, VersionText, clean, late_fields, paper_states
-from frozen_search.adapters.documents import CHECKPOINT_DOCUMENTS, DocState, StateIngestReport, ingest_states
+from frozen_search.adapters.documents import (
+    CHECKPOINT_DOCUMENTS,
+    MAX_SHARES,
+    SHARE_BYTES,
+    DocState,
+    SharedBlock,
+    StateIngestReport,
+    ingest_states,
+    line_blocks,
+)
 from frozen_search.errors import IngestError
 from frozen_search.index import RevisionIndex
 from frozen_search.store import Store
@@ -51,13 +63,15 @@ _MAX_FIRST_LINE = 64_000_000  # bytes of the first JSON line read to detect the 
 def ingest_arxiv(paths: Sequence[Path], store: Store, index: RevisionIndex, *,
                  progress: Callable[[int, int], None] | None = None,
                  on_file: Callable[[Path], None] | None = None, parallel: bool | None = None,
-                 every: int | None = CHECKPOINT_DOCUMENTS) -> StateIngestReport:
+                 every: int | None = CHECKPOINT_DOCUMENTS, parse_workers: int | None = None) -> StateIngestReport:
     """Ingest arXiv metadata files into ``store`` and ``index`` in checkpoints of ``every`` papers (``None``: one
     transaction, all or nothing): a killed ingest, run again on the same files, resumes after the last checkpoint
     (see :func:`~frozen_search.adapters.documents.ingest_states`).
 
     ``parallel``: read each file in a worker process while this one stores (default: for a large file; see
-    :func:`~frozen_search.adapters.documents.ingest_states`).
+    :func:`~frozen_search.adapters.documents.ingest_states`); a bulk snapshot in ``parse_workers`` processes
+    (default: the cores but one, at most :data:`~frozen_search.adapters.documents.MAX_SHARES`), each parsing every n-th
+    block of it (:meth:`ArxivReader.share`): the same states, order and problems.
 
     Raw abs files given together are grouped per paper (a per-version file proves late fields of the next version).
 
@@ -66,16 +80,20 @@ def ingest_arxiv(paths: Sequence[Path], store: Store, index: RevisionIndex, *,
             checkpoint is not stored.
     """
     paths = list(paths)
-    return ingest_states("arxiv", paths, store, index, ArxivReader(paths), progress=progress, on_file=on_file,
+    return ingest_states("arxiv", paths, store, index, ArxivReader(paths, parse_workers), progress=progress,
+                         on_file=on_file,
                          factory="frozen_search.adapters.arxiv.ingest:ArxivReader", parallel=parallel,
                          every=every)
 
 
 class ArxivReader:
     """The :data:`~frozen_search.adapters.documents.DocumentReader` of arXiv files: formats detected from content;
-    raw abs files among ``paths`` are read up front and grouped by paper (yielded with the paper's first file)."""
+    raw abs files among ``paths`` are read up front and grouped by paper (yielded with the paper's first file).
+    A large bulk snapshot may be read by ``workers`` processes at once (:meth:`shares`, :meth:`share`; default:
+    the cores but one)."""
 
-    def __init__(self, paths: Sequence[Path]) -> None:
+    def __init__(self, paths: Sequence[Path], workers: int | None = None) -> None:
+        self.workers = workers
         self.groups: dict[str, _AbsGroup] = {}
         self.first: dict[Path, list[str]] = {}
         for path in paths:
@@ -86,11 +104,18 @@ class ArxivReader:
                     self.first.setdefault(path, []).append(paper)
                 self.groups[paper].add(versions, own, path.name)
 
+    def whole_file(self, path: Path) -> bool:
+        """Whether ``path`` is stored all or nothing (no checkpoint inside it): an OAI-PMH response, which a value
+        past libxml2's limits refuses as a whole (see :func:`~frozen_search.adapters.documents.ingest_states`);
+        an OAI harvest is a series of such responses, each small. Other formats fail record by record."""
+        return detect_format(path) == "oai"
+
     def __call__(self, path: Path, report: StateIngestReport, tick: Tick) -> Iterator[list[DocState]]:
         """Yield each paper's states from one file.
 
         Raises:
-            IngestError: the file is empty or not arXiv metadata.
+            IngestError: the file is empty or not arXiv metadata; an OAI-PMH file with a value past libxml2's size
+                limits (10,000,000 bytes of text; the parse stops there).
         """
         kind = detect_format(path)
         if kind == "abs":
@@ -98,6 +123,45 @@ class ArxivReader:
         else:
             records = _READERS[kind](path, report, tick)
         yield from _states(path, report, records)
+
+
+    def shares(self, path: Path) -> int:
+        """How many worker processes read ``path``: for the bulk snapshot ``workers``, by default the cores but one
+        (one core for the ingesting process; at most :data:`~frozen_search.adapters.documents.MAX_SHARES`); one
+        for any other format. On 2 cores a second worker cost ~15 % more worker CPU and gave the same wall time
+        under load (bench/README), so it is not added there by default."""
+        count = self.workers if self.workers is not None else min(MAX_SHARES, (os.cpu_count() or 1) - 1)
+        return count if count > 1 and detect_format(path) == "snapshot" else 1
+
+    def share(self, path: Path, index: int, count: int, size: int = SHARE_BYTES) -> Iterator[SharedBlock]:
+        """Blocks ``index``, ``index + count``, ... of the bulk snapshot ``path``
+        (:func:`~frozen_search.adapters.documents.line_blocks`), each read into states as this reader reads the
+        file: a problem told by line number comes whole (``(0, "", sentence)``), one of a record's history by its
+        number within the block."""
+        with path.open("rb") as handle:
+            for lines, read in line_blocks(handle, b"", index, count, size):
+                yield _snapshot_block(path, lines, read)
+
+
+def _snapshot_block(path: Path, lines: list[tuple[int, bytes]], read: int) -> SharedBlock:
+    """One block of the bulk snapshot read into states (:meth:`ArxivReader.share`)."""
+    block = SharedBlock(read=read)
+    report = StateIngestReport(source="arxiv")
+
+    def told() -> None:  # the problems by line so far, in the order the one reader tells them
+        block.problems.extend((0, "", problem) for problem in report.problems)
+        report.problems.clear()
+
+    for position, record in enumerate(_snapshot_values(path, report, _json_values(path, report, lines,
+                                                                                   lambda: None)), start=1):
+        told()
+        block.records = block.works = position
+        try:
+            block.groups.append(paper_states(record))
+        except ValueError as exc:
+            block.problems.append((position, str(record.provenance["position"]), str(exc)))
+    told()
+    return block
 
 
 def read_arxiv(path: Path, report: StateIngestReport, tick: Tick) -> Iterator[list[DocState]]:
@@ -186,8 +250,9 @@ def _oai_stream(path: Path, handle: Any, report: StateIngestReport, tick: Tick) 
 
     numbers: dict[int, int] = {}  # start line -> the ordinal of the last record started on it
     open_records: list[int] = []  # start lines of the records started and not ended (nested only when malformed)
-    # recover: a malformed record costs that record only (reported), not the rest of the file
-    context = etree.iterparse(handle, events=("start", "end"), recover=True, huge_tree=True)
+    # recover: a malformed record costs that record only (reported), not the rest of the file. libxml2's limits
+    # hold (no huge_tree): a value past them stops the parse, and the whole file is refused below (_over_limit)
+    context = etree.iterparse(handle, events=("start", "end"), recover=True)
     for event, element in context:
         tag = element.tag
         if event == "start":
@@ -234,10 +299,29 @@ def _oai_stream(path: Path, handle: Any, report: StateIngestReport, tick: Tick) 
             tick(handle.tell())
     if not seen_root:
         raise IngestError(f"{path} holds no XML element")
-    yield from settle(float("inf"))
     errors = [e for e in context.error_log if e.level >= etree.ErrorLevels.ERROR]
+    limit = next((e for e in errors if _over_limit(e)), None)
+    if limit is not None:  # the parse stopped there: what follows would be lost, what came before cut off from it
+        where = f" (record {numbers.get(open_records[-1], lines)}, line {open_records[-1]})" if open_records else ""
+        raise IngestError(f"{path}: a value at line {limit.line}{where} is past libxml2's size limits "
+                          f"({clean(limit.message)}; an arXivRaw record holds kilobytes); the parse stopped there, "
+                          "so nothing of this file is stored")
+    yield from settle(float("inf"))
     for error in errors[:20]:
         report.problems.append(f"{path.name}: XML error at line {error.line}: {error.message}")
+
+
+# libxml2's limits without huge_tree (10,000,000 bytes of text, an attribute, a comment, a CDATA section or a
+# processing instruction; 50,000 of a name): each stops a recovering parse where it is met. libxml2 2.14 codes most
+# as XML_ERR_RESOURCE_LIMIT (114) or XML_ERR_NAME_TOO_LONG (110); a processing instruction or CDATA section past the
+# limit only by its message ("PI x too big found", "CData section too big found").
+_LIMIT_CODES = frozenset({110, 114})
+_LIMIT_WORDS = ("too big", "too long", "XML_PARSE_HUGE", "Resource limit")
+
+
+def _over_limit(error: Any) -> bool:
+    """Whether a libxml2 error of a recovering parse is one of its size limits (the parse stopped there)."""
+    return error.type in _LIMIT_CODES or any(word in error.message for word in _LIMIT_WORDS)
 
 
 _OAI_ROOT, _OAI_RECORD, _OAI_REQUEST, _OAI_ERROR = (f"{{{OAI}}}{name}" for name in (
@@ -245,6 +329,8 @@ _OAI_ROOT, _OAI_RECORD, _OAI_REQUEST, _OAI_ERROR = (f"{{{OAI}}}{name}" for name 
 _RAW_VERSION, _RAW_DATE, _RAW_SIZE, _RAW_SOURCE_TYPE = (f"{{{RAW}}}{name}" for name in (
     "version", "date", "size", "source_type"))
 _VERSION_LABEL = re.compile(r"v[1-9]\d*")
+_RAW_TAGS = {name: f"{{{RAW}}}{name}" for name in (
+    "id", "title", "authors", "abstract", "categories", "comments", "journal-ref", "doi", "report-no")}
 
 
 def _oai_record(element: Any) -> PaperRecord | None:
@@ -263,8 +349,10 @@ def _oai_record(element: Any) -> PaperRecord | None:
             fields[child.tag] = child
 
     def text(name: str) -> str | None:
-        found = fields.get(f"{{{RAW}}}{name}")
-        return None if found is None else "".join(found.itertext())
+        found = fields.get(_RAW_TAGS[name])
+        if found is None:
+            return None
+        return (found.text or "") if not len(found) else "".join(found.itertext())  # no child: its text alone
 
     paper = clean(text("id"))
     if not paper:
@@ -274,9 +362,12 @@ def _oai_record(element: Any) -> PaperRecord | None:
         label = version.get("version", "")
         if not _VERSION_LABEL.fullmatch(label):
             raise ValueError(f"{paper}: version label {label!r}")
-        date = version.findtext(_RAW_DATE)
-        size = version.findtext(_RAW_SIZE)
-        versions.append(VersionEntry(int(label[1:]), _gmt(date), _kb(size), clean(version.findtext(_RAW_SOURCE_TYPE))))
+        found = {}  # tag -> the text of its first child of that tag (what findtext gives)
+        for child in version:
+            if child.tag not in found:
+                found[child.tag] = child.text or ""
+        versions.append(VersionEntry(int(label[1:]), _gmt(found.get(_RAW_DATE)), _kb(found.get(_RAW_SIZE)),
+                                     clean(found.get(_RAW_SOURCE_TYPE))))
     versions.sort(key=lambda v: v.number)  # arXivRaw lists v1, v10, v11, ..., v2 (string order)
     title, authors, abstract = clean(text("title")), clean(text("authors")), clean(text("abstract"))
     if not (title and versions):
@@ -292,23 +383,33 @@ def _oai_record(element: Any) -> PaperRecord | None:
 
 def _json_lines(path: Path, report: StateIngestReport, tick: Tick) -> Iterator[tuple[int, dict[str, Any]]]:
     with path.open("rb") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                value = fastjson.loads(line)
-                if not isinstance(value, dict):
-                    raise ValueError("not a JSON object")
-            except (ValueError, RecursionError) as exc:  # RecursionError: nested past json's limit (fastjson)
-                report.problems.append(f"{path.name}: record {number} (line {number}): not a JSON object ({exc})")
-                continue
-            if number % 500 == 0:
-                tick(handle.tell())
-            yield number, value
+        yield from _json_values(path, report, enumerate(handle, start=1), lambda: tick(handle.tell()))
+
+
+def _json_values(path: Path, report: StateIngestReport, lines: Iterable[tuple[int, bytes]],
+                 tick: Callable[[], None]) -> Iterator[tuple[int, dict[str, Any]]]:
+    for number, line in lines:
+        if not line.strip():
+            continue
+        try:
+            value = fastjson.loads(line)
+            if not isinstance(value, dict):
+                raise ValueError("not a JSON object")
+        except (ValueError, RecursionError) as exc:  # RecursionError: nested past json's limit (fastjson)
+            report.problems.append(f"{path.name}: record {number} (line {number}): not a JSON object ({exc})")
+            continue
+        if number % 500 == 0:
+            tick()
+        yield number, value
 
 
 def _snapshot_records(path: Path, report: StateIngestReport, tick: Tick) -> Iterator[PaperRecord]:
-    for number, line in _json_lines(path, report, tick):
+    yield from _snapshot_values(path, report, _json_lines(path, report, tick))
+
+
+def _snapshot_values(path: Path, report: StateIngestReport, values: Iterable[tuple[int, dict[str, Any]]]
+                     ) -> Iterator[PaperRecord]:
+    for number, line in values:
         try:
             paper = clean(line.get("id"))
             if not paper:

@@ -18,26 +18,41 @@ whole ingest is stored.
 from __future__ import annotations
 
 import gzip
+import os
 import zlib
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import IO, Any
+from types import ModuleType
+from typing import IO, Any, cast
 
 from frozen_search.adapters import fastjson
 from frozen_search.adapters.documents import (
     CHECKPOINT_DOCUMENTS,
+    MAX_SHARES,
+    SHARE_BYTES,
     DocState,
     DocumentReader,
     Progress,
+    SharedBlock,
     StateIngestReport,
     ingest_states,
+    line_blocks,
 )
 from frozen_search.adapters.openalex.ids import SOURCE, RecordError, work_key, work_state
 from frozen_search.errors import IngestError
 from frozen_search.index import RevisionIndex
 from frozen_search.store import Store
 
-_UNREADABLE = (OSError, EOFError, zlib.error)  # gzip.BadGzipFile is an OSError
+_gzip: ModuleType  # what opens a .gz part
+try:  # ISA-L's inflate (the ``dumps`` extra): the same bytes as gzip's, ~3x less CPU on OpenAlex parts (bench/README)
+    from isal import igzip, isal_zlib
+
+    _gzip = igzip
+    _UNREADABLE: tuple[type[BaseException], ...] = (OSError, EOFError, zlib.error,
+                                                    cast(type[BaseException], isal_zlib.error))
+except ImportError:  # pragma: no cover - without the extra: the standard library's gzip
+    _gzip = gzip
+    _UNREADABLE = (OSError, EOFError, zlib.error)  # gzip.BadGzipFile is an OSError (isal's too)
 MAX_LINE_BYTES = 64 << 20
 """The longest JSON line read (bytes): a real work is ~13.5 kB, one with thousands of authors a few MB; a longer line
 (a ``.gz`` of a few MB can hold one of gigabytes) is refused before it is read whole."""
@@ -49,7 +64,7 @@ Record = tuple[str, Any]  # (position, parsed record or the RecordError that sto
 def _open(path: Path) -> IO[bytes]:
     with path.open("rb") as probe:
         gzipped = probe.read(2) == b"\x1f\x8b"
-    stream: IO[bytes] = gzip.open(path, "rb") if gzipped else path.open("rb")  # type: ignore[assignment]
+    stream: IO[bytes] = _gzip.open(path, "rb") if gzipped else path.open("rb")
     return stream
 
 
@@ -77,17 +92,20 @@ def _json_lines(first: bytes, stream: IO[bytes], tick: Callable[[int], None]) ->
     for number, line in enumerate(_chain(first, stream), start=1):
         if number % 2000 == 0:
             tick(on_disk.tell())
-        if not line.strip():
-            continue
-        try:
-            parsed = fastjson.loads(line)
-        except (ValueError, RecursionError) as exc:
-            yield f"line {number}", RecordError(f"not JSON ({exc})")
-            continue
-        if isinstance(parsed, dict) and isinstance(parsed.get("results"), list):
-            yield from ((f"line {number} results[{i}]", work) for i, work in enumerate(parsed["results"]))
-        else:
-            yield f"line {number}", parsed
+        yield from _line_records(number, line)
+
+
+def _line_records(number: int, line: bytes) -> list[Record]:
+    """The records of line ``number`` of a JSON-lines file: none for a blank line, each work of a list response."""
+    if not line.strip():
+        return []
+    try:
+        parsed = fastjson.loads(line)
+    except (ValueError, RecursionError) as exc:
+        return [(f"line {number}", RecordError(f"not JSON ({exc})"))]
+    if isinstance(parsed, dict) and isinstance(parsed.get("results"), list):
+        return [(f"line {number} results[{i}]", work) for i, work in enumerate(parsed["results"])]
+    return [(f"line {number}", parsed)]
 
 
 def _chain(first: bytes, stream: IO[bytes]) -> Iterator[bytes]:
@@ -155,7 +173,7 @@ def records(path: Path, tick: Callable[[int], None]) -> Iterator[Record]:
             while first and not first.strip():
                 first = stream.readline(MAX_LINE_BYTES + 1)
         except _UNREADABLE as exc:
-            raise IngestError(f"{path} cannot be read: {exc}") from exc
+            raise _first_line_error(path, exc) from exc
         if not first:
             raise IngestError(f"{path} is empty")
         if len(first) > MAX_LINE_BYTES:
@@ -182,19 +200,133 @@ def read_openalex(path: Path, report: StateIngestReport, tick: Callable[[int], N
     """
     works = 0  # records carrying an OpenAlex work id, usable or not
     for number, (position, record) in enumerate(records(path, tick), start=1):
-        try:
-            if isinstance(record, RecordError):
-                raise record
-            work_key(record.get("id") if isinstance(record, dict) else None)
-            works += 1
-            state = work_state(record, {"file": path.name, "position": position})
-        except RecordError as exc:
-            report.problems.append(f"{path.name}: record {number} ({position}): {exc}")
+        work, state = _record_state(path, position, record)
+        works += work
+        if isinstance(state, RecordError):
+            report.problems.append(f"{path.name}: record {number} ({position}): {state}")
             continue
         yield [state]
     if works == 0:
-        raise IngestError(f"{path} holds no OpenAlex work (no record has an https://openalex.org/W… id): "
-                          "nothing was stored")
+        raise IngestError(_no_work(path))
+
+
+def _first_line_error(path: Path, exc: BaseException) -> IngestError:
+    """A file whose first line cannot be read: cut short (a small part is inflated whole at its first read), or
+    not readable at all."""
+    if isinstance(exc, EOFError):
+        return IngestError(f"{path} cannot be read to its end (truncated or damaged): {exc}")
+    return IngestError(f"{path} cannot be read: {exc}")
+
+
+def _no_work(path: Path) -> str:
+    return f"{path} holds no OpenAlex work (no record has an https://openalex.org/W… id): nothing was stored"
+
+
+def _record_state(path: Path, position: str, record: Any) -> tuple[bool, DocState | RecordError]:
+    """Whether ``record`` carries an OpenAlex work id, and its state or why it is skipped."""
+    try:
+        if isinstance(record, RecordError):
+            raise record
+        work_key(record.get("id") if isinstance(record, dict) else None)
+    except RecordError as exc:
+        return False, exc
+    try:
+        return True, work_state(record, {"file": path.name, "position": position})
+    except RecordError as exc:
+        return True, exc
+
+
+
+
+class OpenAlexReader:
+    """The :data:`~frozen_search.adapters.documents.DocumentReader` of OpenAlex files (:func:`read_openalex`), whose
+    large JSON-lines parts may also be read by several worker processes at once
+    (:func:`~frozen_search.adapters.documents.states_in_workers`): each inflates the whole part (ISA-L: a fraction of
+    the parse) and parses the lines of every ``count``-th block of :data:`SHARE_BYTES`; the ingesting process takes the
+    blocks in file order, so the states, their order and the problems' running record numbers are those of one
+    reader. ``workers``: how many (default: a core left to the ingesting process, the others parse, at most
+    :data:`MAX_SHARES`; on 2 cores one worker: each added worker inflates the whole part again, ~20 % more
+    CPU in all, which two cores shared with the ingesting process do not win back -- bench/README)."""
+
+    def __init__(self, workers: int | None = None) -> None:
+        self.workers = workers
+
+    def __call__(self, path: Path, report: StateIngestReport, tick: Callable[[int], None]
+                 ) -> Iterator[list[DocState]]:
+        """Yield each work's state (:func:`read_openalex`).
+
+        Raises:
+            IngestError: see :func:`read_openalex`.
+        """
+        yield from read_openalex(path, report, tick)
+
+    def shares(self, path: Path) -> int:
+        """How many worker processes parse ``path``: more than one only for a JSON-lines file (a part), one for a
+        whole-file response or anything unreadable (the one reader tells what is wrong)."""
+        count = self.workers if self.workers is not None else min(MAX_SHARES, (os.cpu_count() or 1) - 1)
+        if count < 2:
+            return 1
+        try:
+            with _open(path) as stream:
+                first = stream.readline(MAX_LINE_BYTES + 1)
+                while first and not first.strip():
+                    first = stream.readline(MAX_LINE_BYTES + 1)
+        except _UNREADABLE:
+            return 1
+        try:
+            one_line = fastjson.loads(first) if 0 < len(first) <= MAX_LINE_BYTES else None
+        except (ValueError, RecursionError):
+            return 1
+        return count if isinstance(one_line, dict) else 1
+
+    def share(self, path: Path, index: int, count: int, size: int = SHARE_BYTES) -> Iterator[SharedBlock]:
+        """Blocks ``index``, ``index + count``, ... of the JSON-lines file ``path``, each read into states as
+        :func:`read_openalex` reads them, its lines numbered as it numbers them (from the first line that is not
+        blank). Block ``k`` holds the lines that end in the ``k``-th ``size`` bytes read after line 1 (block 0 also
+        line 1; one block more for a last line without a line end); the blocks of other workers are only counted.
+
+        Raises:
+            IngestError: the file cannot be read to its end, or holds a line past :data:`MAX_LINE_BYTES` (as
+                :func:`lines_of` says it).
+        """
+        try:
+            stream = _open(path)
+        except OSError as exc:
+            raise IngestError(f"{path} cannot be read: {exc}") from exc
+        with stream:
+            try:  # the first line that is not blank is line 1 (read as records() reads it: the same errors)
+                first = stream.readline(MAX_LINE_BYTES + 1)
+                while first and not first.strip():
+                    first = stream.readline(MAX_LINE_BYTES + 1)
+            except _UNREADABLE as exc:
+                raise _first_line_error(path, exc) from exc
+            try:
+                yield from self._blocks(path, stream, first, index, count, size)
+            except _UNREADABLE as exc:
+                raise IngestError(f"{path} cannot be read to its end (truncated or damaged): {exc}") from exc
+
+    def _blocks(self, path: Path, stream: IO[bytes], first: bytes, index: int, count: int, size: int
+                ) -> Iterator[SharedBlock]:
+        for lines, read in line_blocks(stream, first, index, count, size, _bounded):
+            yield self._block(path, lines, read)
+
+    @staticmethod
+    def _block(path: Path, chunk: list[tuple[int, bytes]], read: int) -> SharedBlock:
+        block = SharedBlock(read=read)
+        for number, line in chunk:
+            for position, record in _line_records(number, line):
+                block.records += 1
+                work, state = _record_state(path, position, record)
+                block.works += work
+                if isinstance(state, RecordError):
+                    block.problems.append((block.records, position, str(state)))
+                else:
+                    block.groups.append([state])
+        return block
+
+    def empty(self, path: Path) -> str:
+        """The :class:`IngestError` message of a file none of whose records is an OpenAlex work."""
+        return _no_work(path)
 
 
 def ingest_openalex(paths: Sequence[Path], store: Store, index: RevisionIndex, *, settings: Any = None,
@@ -207,7 +339,10 @@ def ingest_openalex(paths: Sequence[Path], store: Store, index: RevisionIndex, *
 
     ``settings`` is accepted for the registry's calling convention and unused; ``parallel`` (an option) reads each
     file in a worker process while this one stores (default: for a large file; see
-    :func:`~frozen_search.adapters.documents.ingest_states`); other ``options`` are refused.
+    :func:`~frozen_search.adapters.documents.ingest_states`), and a large JSON-lines part in ``parse_workers``
+    processes (an option; default: the cores but one, at most :data:`MAX_SHARES`; see
+    :class:`OpenAlexReader`);
+    other ``options`` are refused.
 
     Raises:
         IngestError: a file is missing, unreadable, not OpenAlex, or an unknown option was given; what is not
@@ -215,14 +350,15 @@ def ingest_openalex(paths: Sequence[Path], store: Store, index: RevisionIndex, *
     """
     parallel = options.pop("parallel", None)
     every = options.pop("every", CHECKPOINT_DOCUMENTS)
+    workers = options.pop("parse_workers", None)
     if options:
         raise IngestError(f"ingest openalex takes no option {sorted(options)[0]!r}")
-    return ingest_states(SOURCE, [Path(p) for p in paths], store, index, read_openalex, progress=progress,
+    return ingest_states(SOURCE, [Path(p) for p in paths], store, index, OpenAlexReader(workers), progress=progress,
                          on_file=on_file, factory="frozen_search.adapters.openalex.ingest:openalex_reader",
                          parallel=parallel, every=every)
 
 
 def openalex_reader(paths: Sequence[Path]) -> DocumentReader:
-    """The reader of OpenAlex files (:func:`read_openalex`, whatever ``paths``): the factory a worker process of
+    """The reader of OpenAlex files (:class:`OpenAlexReader`, whatever ``paths``): the factory a worker process of
     :func:`~frozen_search.adapters.documents.ingest_states` calls."""
-    return read_openalex
+    return OpenAlexReader()

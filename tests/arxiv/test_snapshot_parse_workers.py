@@ -1,0 +1,94 @@
+"""The arXiv bulk snapshot read by several parse workers (``ArxivReader.share``, ``states_in_workers``) gives what
+one reader gives: the same states in the same order, the same problems (told by line number, or by running record
+number), the same store row by row (real papers from ../shared, ids varied)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from itertools import count
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from frozen_search.adapters.arxiv.ingest import ArxivReader, ingest_arxiv, read_arxiv
+from frozen_search.adapters.documents import StateIngestReport, encode_states
+from frozen_search.index import RevisionIndex
+from frozen_search.store import Store
+from tests.arxiv.conftest import SNAPSHOT, arxiv_file
+
+
+def _snapshot(path: Path, copies: int, *, last_newline: bool = True) -> Path:
+    """The 200 real snapshot papers ``copies`` times (new-style ids ``YYMM.NNNNN``, distinct), with odd lines:
+    blank ones, one not JSON, one without an id, one whose versions go back in time."""
+    real = [json.loads(line) for line in arxiv_file(SNAPSHOT).read_text().splitlines() if line.strip()]
+    serial = count(1)
+    lines = []
+    for copy in range(copies):
+        for paper in real:
+            lines.append(json.dumps({**paper, "id": f"{2001 + copy % 12:04d}.{next(serial):05d}"}))
+        backwards = {**real[5], "id": f"2001.9{copy:04d}", "versions": [
+            {"version": "v1", "created": "Mon, 2 Apr 2007 19:18:42 GMT"},
+            {"version": "v2", "created": "Mon, 2 Apr 2001 19:18:42 GMT"}]}
+        lines += ["", "  ", '{"id": "2001.00001", "title": ', json.dumps({"title": "no id"}), json.dumps(backwards)]
+    path.write_text("\n".join(lines) + ("\n" if last_newline else ""))
+    return path
+
+
+def _merged(path: Path, workers: int, size: int) -> tuple[list[dict[str, Any]], list[str]]:
+    reader = ArxivReader([path], workers)
+    streams = [reader.share(path, i, workers, size) for i in range(workers)]
+    states, problems, records = [], [], 0
+    for block in count():
+        found = next(streams[block % workers], None)
+        if found is None:
+            assert all(next(stream, None) is None for stream in streams)
+            break
+        problems += [f"{path.name}: record {records + n} ({where}): {why}" if n else why
+                     for n, where, why in found.problems]
+        records += found.records
+        states += found.groups
+    return [encode_states([(0, group)]) for group in states], problems
+
+
+def _single(path: Path) -> tuple[list[dict[str, Any]], list[str]]:
+    report = StateIngestReport(source="arxiv")
+    states = list(read_arxiv(path, report, lambda _: None))
+    return [encode_states([(0, group)]) for group in states], report.problems
+
+
+@pytest.mark.parametrize(("workers", "size"), [(2, 4096), (3, 65_536), (2, 1 << 20), (4, 5)])
+@pytest.mark.parametrize("last_newline", [True, False])
+def test_blocks_taken_in_order_give_what_one_reader_gives(tmp_path: Path, workers: int, size: int,
+                                                          last_newline: bool) -> None:
+    path = _snapshot(tmp_path / "snapshot.jsonl", 1 if size < 100 else 3, last_newline=last_newline)
+    single = _single(path)
+    copies = 1 if size < 100 else 3
+    assert len(single[0]) == copies * 200 and len(single[1]) == copies * 3
+    assert single[1][0].startswith("snapshot.jsonl: record 203 (line 203): not a JSON object")
+    assert single[1][2].startswith("snapshot.jsonl: record 201 (line 205): ")  # the 201st record read: by count
+    assert _merged(path, workers, size) == single
+
+
+def _rows(data: Path) -> list[list[Any]]:
+    db = sqlite3.connect(data / "store.sqlite3")
+    tables = [db.execute(f"SELECT * FROM {t} ORDER BY 1, 2").fetchall()  # noqa: S608 (fixed names)
+              for t in ("revisions", "chunks", "aliases", "ingest_progress")]
+    db.close()
+    return tables
+
+
+@pytest.mark.slow
+def test_parse_workers_store_what_one_worker_stores(tmp_path: Path) -> None:
+    path = _snapshot(tmp_path / "snapshot.jsonl", 12)  # ~3.4 MB: several 1 MB blocks for each of 2 workers
+    reports = {}
+    for workers in (1, 2):
+        data = tmp_path / f"workers{workers}"
+        store = Store(data / "store.sqlite3")
+        report = ingest_arxiv([path], store, RevisionIndex.create(data / "index"), parallel=True,
+                              parse_workers=workers, every=500)
+        store.close()
+        reports[workers] = (report.documents, report.revisions, report.problems)
+    assert reports[1] == reports[2] and reports[1][0] == 12 * 200 and len(reports[1][2]) == 12 * 3
+    assert _rows(tmp_path / "workers1") == _rows(tmp_path / "workers2")

@@ -1,0 +1,135 @@
+"""An OpenAlex part read by several parse workers (``OpenAlexReader.share``, ``states_in_workers``) gives what one
+reader gives: the same states in the same order, the same problems with the same running record numbers, the same
+store row by row; and the same coded errors (real works from ../shared)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import sqlite3
+from itertools import count, zip_longest
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from frozen_search.adapters.documents import StateIngestReport, encode_states
+from frozen_search.adapters.openalex.ingest import OpenAlexReader, ingest_openalex, read_openalex
+from frozen_search.errors import IngestError
+from frozen_search.index import RevisionIndex
+from frozen_search.store import Store
+from tests.openalex.realworks import real_works
+
+
+def _part(path: Path, copies: int, *, leading: bytes = b"", odd: bool = True, last_newline: bool = False) -> Path:
+    """A snapshot part of ``copies`` x the 65 real works (distinct ids), with odd lines among them: blank lines, a
+    line that is not JSON, a record without an OpenAlex id, a list response of two works, no final line end."""
+    lines = [leading] if leading else []
+    serial = count()
+    for copy in range(copies):
+        for work in real_works():
+            work["id"] = f"https://openalex.org/W{9_000_000_000 + next(serial)}"
+            if work.get("doi"):
+                work["doi"] = f"{work['doi']}.c{copy}"
+            lines.append(json.dumps(work).encode() + b"\n")
+        if odd:
+            lines += [b"\n", b"   \n", b'{"id": "https://openalex.org/W1", "publication_date": \n',
+                      json.dumps({"title": "no id"}).encode() + b"\n",
+                      json.dumps({"meta": {}, "results": [real_works()[0] | {"id": f"https://openalex.org/W{copy + 5}"},
+                                                          {"id": "not a work"}]}).encode() + b"\n"]
+    data = b"".join(lines)
+    with gzip.open(path, "wb") as out:
+        out.write(data if last_newline else data.rstrip(b"\n"))
+    return path
+
+
+def _merged(path: Path, workers: int, size: int) -> tuple[list[dict[str, Any]], list[str]]:
+    """What the ingesting process makes of ``workers`` readers' blocks of ``size`` bytes, taken in file order."""
+    reader = OpenAlexReader(workers)
+    streams = [reader.share(path, i, workers, size) for i in range(workers)]
+    states, problems, records = [], [], 0
+    for block in count():
+        found = next(streams[block % workers], None)
+        if found is None:
+            assert all(next(stream, None) is None for stream in streams)
+            break
+        problems += [f"{path.name}: record {records + n} ({where}): {why}" for n, where, why in found.problems]
+        records += found.records
+        states += found.groups
+    return [encode_states([(0, group)]) for group in states], problems
+
+
+def _single(path: Path) -> tuple[list[dict[str, Any]], list[str]]:
+    report = StateIngestReport(source="openalex")
+    states = list(read_openalex(path, report, lambda _: None))
+    return [encode_states([(0, group)]) for group in states], report.problems
+
+
+@pytest.mark.parametrize(("workers", "size"), [(2, 4096), (3, 50_000), (2, 1 << 20), (4, 7)])
+@pytest.mark.parametrize("last_newline", [False, True])
+def test_blocks_taken_in_order_give_what_one_reader_gives(tmp_path: Path, workers: int, size: int,
+                                                          last_newline: bool) -> None:
+    copies = 1 if size < 100 else 3  # blocks of 7 bytes: mostly empty ones, many
+    path = _part(tmp_path / "part_000.gz", copies, leading=b"\n \n", last_newline=last_newline)
+    single = _single(path)
+    assert len(single[0]) == copies * 66 and len(single[1]) == copies * 3  # the odd lines are told, numbered
+    assert single[1][0].startswith("part_000.gz: record 66 (line 68): not JSON (Expecting value: line 2 column 1")
+    merged = _merged(path, workers, size)
+    assert [a == b for a, b in zip_longest(*merged[0:1], *single[0:1])] == [True] * len(single[0])
+    assert merged == single
+
+
+def test_a_line_past_the_limit_is_told_alike(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from frozen_search.adapters.openalex import ingest
+
+    monkeypatch.setattr(ingest, "MAX_LINE_BYTES", 30_000)  # a real work is ~13.5 kB; make one line longer
+    path = tmp_path / "part_000.gz"
+    works = real_works()
+    works[3]["title"] = "x" * 40_000
+    with gzip.open(path, "wb") as out:
+        out.write(b"".join(json.dumps(w).encode() + b"\n" for w in works))
+    with pytest.raises(IngestError) as one:
+        _single(path)
+    with pytest.raises(IngestError) as several:
+        _merged(path, 2, 8192)
+    assert str(one.value) == str(several.value) and "line 4 is longer than 30000 bytes" in str(one.value)
+
+
+def _rows(data: Path) -> list[list[Any]]:
+    db = sqlite3.connect(data / "store.sqlite3")
+    tables = [db.execute(f"SELECT * FROM {t} ORDER BY 1, 2").fetchall()  # noqa: S608 (fixed names)
+              for t in ("revisions", "chunks", "aliases", "ingest_progress")]
+    db.close()
+    return tables
+
+
+@pytest.mark.slow
+def test_parse_workers_store_what_one_worker_stores(tmp_path: Path) -> None:
+    path = _part(tmp_path / "part_000.gz", 30)  # ~27 MB of JSON: many 1 MB blocks for each of 2 workers
+    reports = {}
+    for workers in (1, 2):
+        data = tmp_path / f"workers{workers}"
+        store = Store(data / "store.sqlite3")
+        report = ingest_openalex([path], store, RevisionIndex.create(data / "index"), parallel=True,
+                                 parse_workers=workers, every=500)
+        store.close()
+        reports[workers] = (report.documents, report.revisions, report.problems)
+    assert reports[1] == reports[2] and reports[1][0] == 30 * 66 and len(reports[1][2]) == 30 * 3
+    assert _rows(tmp_path / "workers1") == _rows(tmp_path / "workers2")
+
+
+@pytest.mark.slow
+def test_parse_workers_refuse_a_truncated_part_and_a_part_without_works(tmp_path: Path) -> None:
+    whole = _part(tmp_path / "whole.gz", 12).read_bytes()  # ~11 MB of JSON: several blocks
+    cut = tmp_path / "part_001.gz"
+    cut.write_bytes(whole[:len(whole) // 2])
+    empty = tmp_path / "part_002.gz"
+    with gzip.open(empty, "wb") as out:
+        out.write(b'{"id": "not a work"}\n' * 10)
+    for bad, why in ((cut, "cannot be read to its end"), (empty, "holds no OpenAlex work")):
+        store = Store(tmp_path / bad.stem / "store.sqlite3")
+        with pytest.raises(IngestError, match=why):
+            ingest_openalex([bad], store, RevisionIndex.create(tmp_path / bad.stem / "index"), parallel=True,
+                            parse_workers=2)
+        assert store.count_revisions() == 0
+        store.close()
