@@ -269,16 +269,23 @@ def _key_text(key: str) -> str:
 _KEY_ORDERS: dict[tuple[str, ...], list[tuple[str, bytes]]] = {}
 
 
-def _spliced_bytes(parts: Mapping[str, bytes]) -> bytes:
+def _spliced_bytes(parts: Mapping[str, bytes], end: bytes = b"}") -> bytes:
     """:func:`_spliced` of values already encoded as UTF-8 bytes (the keys: top-level line field names; their
-    sorted order and encoded names are remembered for the few key sets lines have)."""
+    sorted order and encoded names are remembered for the few key sets lines have), followed by ``end`` instead of
+    the closing brace alone (``b"}\n"``: the line as written). Joined once: each value's bytes copied once."""
     given = tuple(parts)
     order = _KEY_ORDERS.get(given)
     if order is None:
         order = [(key, _key_text(key).encode("utf-8") + b":") for key in sorted(given)]
         if len(_KEY_ORDERS) < 256:
             _KEY_ORDERS[given] = order
-    return b"{" + b",".join([name + parts[key] for key, name in order]) + b"}"
+    pieces = [b"{"]
+    for key, name in order:
+        pieces += (name, parts[key], b",")
+    if len(pieces) == 1:
+        return b"{" + end
+    pieces[-1] = end  # the last comma
+    return b"".join(pieces)
 
 
 def _flat_plain(value: Any) -> bool:
@@ -544,14 +551,17 @@ def _encoded_results(shown: list[LoggedHit] | None, results: list[SearchResult],
     made from the same record :func:`result_record` / :func:`hit_record` gives), else ``None``."""
     if shown is None or len(shown) != len(results) or len(shown) != len(hits):
         return None
-    results_json: list[bytes] = []
-    hits_json: list[bytes] = []
+    results_json: list[bytes] = [b'{"results":[']
+    hits_json: list[bytes] = [b"["]
     for one, result, hit in zip(shown, results, hits, strict=True):
         if one.result is not result or one.hit is not hit or one.result_json is None or one.hit_json is None:
             return None  # another object, or a lone surrogate orjson refused: encoded from the records
-        results_json.append(one.result_json)
-        hits_json.append(one.hit_json)
-    return {"response": b'{"results":[' + b",".join(results_json) + b"]}", "hits": b"[" + b",".join(hits_json) + b"]"}
+        results_json += (one.result_json, b",")
+        hits_json += (one.hit_json, b",")
+    if len(results_json) == 1:
+        return {"response": b'{"results":[]}', "hits": b"[]"}
+    results_json[-1], hits_json[-1] = b"]}", b"]"  # each last comma
+    return {"response": b"".join(results_json), "hits": b"".join(hits_json)}  # each record's bytes copied once
 
 
 class CallRecorder:
@@ -772,7 +782,7 @@ class QueryLog:
                 if self._key is not None:
                     record["sig"] = line_signature(self._key, record["hash"])
                     parts["sig"] = b'"' + record["sig"].encode("ascii") + b'"'
-                self._write(memoryview(_spliced_bytes(parts) + b"\n"))
+                self._write(memoryview(_spliced_bytes(parts, b"}\n")))
                 self._prev = record["hash"]
             finally:
                 fcntl.flock(self._handle.fileno(), fcntl.LOCK_UN)
