@@ -155,7 +155,7 @@ class Outcome(BaseModel):
         ``None``. Not part of the model (never serialized or compared). Read and written in the model's private
         dict directly (pydantic's own attribute path for a private attribute costs ~1-2 µs a call)."""
         private = self.__pydantic_private__
-        return None if private is None else private.get("_logged")
+        return self._logged if private is None else private.get("_logged")
 
     @logged.setter
     def logged(self, value: Any) -> None:
