@@ -269,16 +269,23 @@ def _key_text(key: str) -> str:
 _KEY_ORDERS: dict[tuple[str, ...], list[tuple[str, bytes]]] = {}
 
 
-def _spliced_bytes(parts: Mapping[str, bytes]) -> bytes:
+def _spliced_bytes(parts: Mapping[str, bytes], end: bytes = b"}") -> bytes:
     """:func:`_spliced` of values already encoded as UTF-8 bytes (the keys: top-level line field names; their
-    sorted order and encoded names are remembered for the few key sets lines have)."""
+    sorted order and encoded names are remembered for the few key sets lines have), followed by ``end`` instead of
+    the closing brace alone (``b"}\n"``: the line as written). Joined once: each value's bytes copied once."""
     given = tuple(parts)
     order = _KEY_ORDERS.get(given)
     if order is None:
         order = [(key, _key_text(key).encode("utf-8") + b":") for key in sorted(given)]
         if len(_KEY_ORDERS) < 256:
             _KEY_ORDERS[given] = order
-    return b"{" + b",".join([name + parts[key] for key, name in order]) + b"}"
+    pieces = [b"{"]
+    for key, name in order:
+        pieces += (name, parts[key], b",")
+    if len(pieces) == 1:
+        return b"{" + end
+    pieces[-1] = end  # the last comma
+    return b"".join(pieces)
 
 
 def _flat_plain(value: Any) -> bool:
@@ -372,6 +379,28 @@ def logged_text_length(value: Any) -> int:
         return len(canonical_json(value))
     except (TypeError, ValueError):
         return 1 << 62
+
+
+_TS_SECOND: tuple[int, str] = (-1, "")  # the last whole second _utc_text wrote, and its text (one tuple: threads)
+
+
+def _utc_text(nanoseconds: int) -> str:
+    """:func:`~frozen_search.cutoff.iso_utc` of the UTC instant ``nanoseconds`` after the epoch (a year 1000-9999),
+    cut to the microsecond as ``datetime.now`` cuts it (rounded down), without making a ``datetime``: the text of
+    the whole second is remembered for the next line of the same second."""
+    global _TS_SECOND
+    seconds, rest = divmod(nanoseconds, 1_000_000_000)
+    known = _TS_SECOND
+    if known[0] != seconds:
+        known = _TS_SECOND = (seconds, time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds)))
+    micro = rest // 1000
+    return f"{known[1]}.{micro:06d}".rstrip("0") + "Z" if micro else known[1] + "Z"
+
+
+def _system_ts() -> str:
+    """``iso_utc(system_clock())``: now, written as a line's ``ts`` (``time.time_ns``, the clock ``datetime.now``
+    reads)."""
+    return _utc_text(time.time_ns())
 
 
 def system_clock() -> datetime:
@@ -522,46 +551,113 @@ def _encoded_results(shown: list[LoggedHit] | None, results: list[SearchResult],
     made from the same record :func:`result_record` / :func:`hit_record` gives), else ``None``."""
     if shown is None or len(shown) != len(results) or len(shown) != len(hits):
         return None
-    results_json: list[bytes] = []
-    hits_json: list[bytes] = []
+    results_json: list[bytes] = [b'{"results":[']
+    hits_json: list[bytes] = [b"["]
     for one, result, hit in zip(shown, results, hits, strict=True):
         if one.result is not result or one.hit is not hit or one.result_json is None or one.hit_json is None:
             return None  # another object, or a lone surrogate orjson refused: encoded from the records
-        results_json.append(one.result_json)
-        hits_json.append(one.hit_json)
-    return {"response": b'{"results":[' + b",".join(results_json) + b"]}", "hits": b"[" + b",".join(hits_json) + b"]"}
+        results_json += (one.result_json, b",")
+        hits_json += (one.hit_json, b",")
+    if len(results_json) == 1:
+        return {"response": b'{"results":[]}', "hits": b"[]"}
+    results_json[-1], hits_json[-1] = b"]}", b"]"  # each last comma
+    return {"response": b"".join(results_json), "hits": b"".join(hits_json)}  # each record's bytes copied once
 
 
-@dataclass
 class CallRecorder:
-    """Filled by the body of :meth:`QueryLog.call`; ``record`` is the line as written once the block exits."""
+    """Filled by the body of :meth:`QueryLog.call` (or between :meth:`QueryLog.begin` and :meth:`QueryLog.finish`);
+    ``record`` is the line as written once the call is logged.
 
-    response: dict[str, Any] | None = None
-    error: dict[str, str] | None = None
-    hits: list[dict[str, Any]] = field(default_factory=list)
-    rejections: list[dict[str, Any]] = field(default_factory=list)
-    withheld: list[str] = field(default_factory=list)
-    record: dict[str, Any] | None = None
-    native: bool = False  # response, hits and rejections are Pydantic JSON dumps (see QueryLog.append)
-    plain: tuple[str, ...] = ()  # of those, the ones made of strings only (see QueryLog.append)
-    encoded: dict[str, bytes] | None = None  # of those, JCS bytes already made (see set_outcome)
+    ``response``, ``hits``, ``rejections``: the JSON values logged (see :meth:`set_outcome`); ``error``: ``{"code",
+    "message"}`` or ``None``; ``withheld``: values learned from after the cutoff (strings); ``native``/``plain``:
+    which of those fields are Pydantic JSON dumps and which hold strings only (see :meth:`QueryLog.append`);
+    ``encoded``: JCS bytes already made of some of them. A search whose records arrive as bytes
+    (:meth:`set_outcome`) makes its ``response`` and ``hits`` dicts only when they are read: the line is written
+    from the bytes, and the dicts read back are the very records those bytes encode."""
+
+    def __init__(self) -> None:
+        self._response: dict[str, Any] | None = None
+        self.error: dict[str, str] | None = None
+        self._hits: list[dict[str, Any]] = []
+        self.rejections: list[dict[str, Any]] = []
+        self.withheld: list[str] = []
+        self._record: dict[str, Any] | None = None
+        self.native = False  # response, hits and rejections are Pydantic JSON dumps (see QueryLog.append)
+        self.plain: tuple[str, ...] = ()  # of those, the ones made of strings only (see QueryLog.append)
+        self.encoded: dict[str, bytes] | None = None  # of those, JCS bytes already made (see set_outcome)
+        self._shown: list[LoggedHit] | None = None  # whose records ``response`` and ``hits`` are, made when read
+        self.call: tuple[Any, ...] = ()  # the call's own fields, set by QueryLog.begin
+        self.started = 0.0  # time.perf_counter() when the call began (QueryLog.begin)
+
+    def _made(self) -> None:
+        """Make the ``response`` and ``hits`` dicts of a search logged from bytes (see :meth:`set_outcome`)."""
+        shown, self._shown = self._shown, None
+        if shown is not None:
+            self._response = {"results": [result_record(one.result) for one in shown]}
+            self._hits = [hit_record(one.hit) for one in shown]
+            if self._record is not None:
+                self._record["response"], self._record["hits"] = self._response, self._hits
+
+    @property
+    def response(self) -> dict[str, Any] | None:
+        """The response as logged (``model_dump(mode="json")`` of it), or ``None``."""
+        if self._shown is not None:
+            self._made()
+        return self._response
+
+    @response.setter
+    def response(self, value: dict[str, Any] | None) -> None:
+        self._made()
+        self._response = value
+
+    @property
+    def hits(self) -> list[dict[str, Any]]:
+        """The hit records as logged (``model_dump(mode="json")`` of each :class:`HitRecord`)."""
+        if self._shown is not None:
+            self._made()
+        return self._hits
+
+    @hits.setter
+    def hits(self, value: list[dict[str, Any]]) -> None:
+        self._made()
+        self._hits = value
+
+    @property
+    def record(self) -> dict[str, Any] | None:
+        """The line as written (with ``prev``, ``hash`` and, signed, ``sig``), once the call is logged."""
+        if self._shown is not None:
+            self._made()
+        return self._record
+
+    @record.setter
+    def record(self, value: dict[str, Any] | None) -> None:
+        self._record = value
+
+    @property
+    def from_bytes(self) -> bool:
+        """Whether ``response`` and ``hits`` are still only bytes (:attr:`encoded`), their dicts not yet made."""
+        return self._shown is not None
 
     def set_outcome(self, outcome: Outcome) -> None:
         """Take response (``model_dump(mode="json")``), hits and rejections from a service outcome (a search's
         response, hits and rejections, whose every field is a string, built as those dumps directly). A search
         whose every result and hit the service took from prepared hits (``outcome.logged``: one
         :class:`LoggedHit` per result, the very result and hit objects shown, in order) also hands over their
-        encoded bytes (:attr:`encoded`), so the line is spliced from them."""
+        encoded bytes (:attr:`encoded`), so the line is spliced from them; its ``response`` and ``hits`` dicts
+        are then made from those same objects only if read."""
         response = outcome.response
         if isinstance(response, SearchResponse):
-            self.response = {"results": [result_record(r) for r in response.results]}
-            self.hits = [hit_record(h) for h in outcome.hits]
-            if response.errors:
-                self.response["errors"] = [{"source": e.source, "code": e.code, "message": e.message}
-                                           for e in response.errors]
-            else:
-                self.encoded = _encoded_results(outcome.logged, response.results, outcome.hits)
             self.plain = ("response", "hits", "rejections")
+            encoded = None if response.errors else _encoded_results(outcome.logged, response.results, outcome.hits)
+            if encoded is not None:
+                self._made()
+                self.encoded, self._shown = encoded, outcome.logged
+            else:
+                self.response = {"results": [result_record(r) for r in response.results]}
+                self.hits = [hit_record(h) for h in outcome.hits]
+                if response.errors:
+                    self.response["errors"] = [{"source": e.source, "code": e.code, "message": e.message}
+                                               for e in response.errors]
         else:
             self.response = None if response is None else response.model_dump(mode="json")
             self.plain = ("hits", "rejections")
@@ -686,7 +782,7 @@ class QueryLog:
                 if self._key is not None:
                     record["sig"] = line_signature(self._key, record["hash"])
                     parts["sig"] = b'"' + record["sig"].encode("ascii") + b'"'
-                self._write(memoryview(_spliced_bytes(parts) + b"\n"))
+                self._write(memoryview(_spliced_bytes(parts, b"}\n")))
                 self._prev = record["hash"]
             finally:
                 fcntl.flock(self._handle.fileno(), fcntl.LOCK_UN)
@@ -771,26 +867,68 @@ class QueryLog:
 
         ``ts`` comes from the clock on entry, ``latency_ms`` from ``time.perf_counter``. A string ``cutoff`` is
         parsed with :func:`parse_cutoff` (:class:`InvalidRequest`); tool and arguments are checked on entry.
-        ``truncated``/``attempted_cutoff``/``search_from``: see :class:`QueryEvent`.
+        ``truncated``/``attempted_cutoff``/``search_from``: see :class:`QueryEvent`. The same as :meth:`begin`,
+        the body, then :meth:`finish` in a ``finally`` (an exception recorded with ``set_error`` first).
         """
-        _check_call(tool, arguments)
-        cutoff_iso = _cutoff_text(parse_cutoff(cutoff) if isinstance(cutoff, str) else cutoff)
-        ts, recorder, started = iso_utc(self._clock()), CallRecorder(), time.perf_counter()
+        recorder = self.begin(session, tool, arguments, cutoff, mode, live_sources, sites, truncated,
+                              attempted_cutoff, search_from, upstream)
         try:
             yield recorder
         except BaseException as exc:
             recorder.set_error(exc)
             raise
         finally:
-            latency_ms = (time.perf_counter() - started) * 1000.0
-            _check_call(tool, arguments)  # what QueryEvent checks (its cutoff was written from a parsed instant)
-            fields = _event_record(ts, session, tool, dict(arguments), cutoff_iso, recorder.response, recorder.error,
-                                   recorder.hits, recorder.rejections, latency_ms, mode, live_sources, sites,
-                                   sorted(set(recorder.withheld)), truncated or None,
-                                   attempted_cutoff or None, search_from, upstream)  # fmt: skip
-            native = ("response", "hits", "rejections") if recorder.native and recorder.error is None else ()
-            recorder.record = self._append_record(fields, native, recorder.plain if native else (),
-                                                  recorder.encoded if native else None)
+            self.finish(recorder)
+
+    def begin(
+        self, session: str, tool: Tool, arguments: dict[str, Any], cutoff: datetime | str, mode: str = "local",
+        live_sources: list[str] | None = None, sites: str | None = None, truncated: list[str] | None = None,
+        attempted_cutoff: dict[str, Any] | None = None, search_from: str | None = None,
+        upstream: dict[str, str] | None = None,
+    ) -> CallRecorder:
+        """The recorder of one call about to run (arguments as :meth:`call`'s): ``ts`` read from the clock now,
+        the latency timed from now. The caller fills it (``set_outcome``, or ``set_error`` on an exception) and
+        must hand it to :meth:`finish` in a ``finally``, before the call answers. :meth:`call` without a generator
+        (the service's own path).
+
+        Raises:
+            ValueError: an unknown tool or an argument named ``cutoff``.
+            InvalidRequest: an unparseable string ``cutoff``.
+        """
+        _check_call(tool, arguments)
+        cutoff_iso = _cutoff_text(parse_cutoff(cutoff) if isinstance(cutoff, str) else cutoff)
+        ts = _system_ts() if self._clock is system_clock else iso_utc(self._clock())
+        recorder = CallRecorder()
+        recorder.call = (ts, session, tool, arguments, cutoff_iso, mode, live_sources, sites, truncated,
+                         attempted_cutoff, search_from, upstream)
+        recorder.started = time.perf_counter()
+        return recorder
+
+    def finish(self, recorder: CallRecorder) -> None:
+        """Write the line of the call ``recorder`` (from :meth:`begin`) records, with its latency until now; the
+        line as written becomes ``recorder.record``. Raises what writing raises (``OSError``; ``ValueError`` once
+        closed)."""
+        latency_ms = (time.perf_counter() - recorder.started) * 1000.0
+        (ts, session, tool, arguments, cutoff_iso, mode, live_sources, sites, truncated, attempted_cutoff,
+         search_from, upstream) = recorder.call
+        _check_call(tool, arguments)  # what QueryEvent checks (its cutoff was written from a parsed instant)
+        native = recorder.native and recorder.error is None
+        from_bytes = native and recorder.from_bytes  # the response and hits dicts not made: the line from bytes
+        fields = _event_record(ts, session, tool, dict(arguments), cutoff_iso,
+                               None if from_bytes else recorder.response, recorder.error,
+                               [] if from_bytes else recorder.hits, recorder.rejections, latency_ms, mode,
+                               live_sources, sites, sorted(set(recorder.withheld)) if recorder.withheld else None,
+                               truncated or None, attempted_cutoff or None, search_from, upstream)  # fmt: skip
+        names = ("response", "hits", "rejections") if native else ()
+        plain = recorder.plain if native else ()
+        encoded = recorder.encoded if native else None
+        parts = _jcs_parts(fields, names, plain, encoded)
+        if parts is not None:
+            recorder.record = self._append_parts(fields, parts)
+            return
+        if from_bytes:  # the exact writer reads the values themselves
+            fields["response"], fields["hits"] = recorder.response, recorder.hits
+        recorder.record = self._append_exact(fields, names, plain)
 
     def close(self) -> None:
         """Close the file; a later append raises ``ValueError``."""

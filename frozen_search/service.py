@@ -189,13 +189,20 @@ class FrozenSearchService:
         if self.log is None:
             return self.execute(tool, given).response
         logged, cut = self._bounded(tool, given)
-        with self.log.call(self.session, tool, logged, self.cutoff,  # type: ignore[arg-type]
-                           self.settings.mode, self._live_sources(), self._sites(), cut,
-                           logged_headers, search_from="store" if self.strict else None, upstream=self._upstream()
-                           ) as recorder, collecting() as withheld:
-            recorder.withheld = withheld  # values learned from after T while answering: logged, audited, never shown
-            outcome = self.execute(tool, given)  # refuses an attempt to set the cutoff
-            recorder.set_outcome(outcome)
+        # QueryLog.call's steps without its generator: the line is written in the finally, before the answer
+        recorder = self.log.begin(self.session, tool, logged, self.cutoff,  # type: ignore[arg-type]
+                                  self.settings.mode, self._live_sources(), self._sites(), cut, logged_headers,
+                                  search_from="store" if self.strict else None, upstream=self._upstream())
+        try:
+            with collecting() as withheld:
+                recorder.withheld = withheld  # values learned from after T while answering: logged, never shown
+                outcome = self.execute(tool, given)  # refuses an attempt to set the cutoff
+                recorder.set_outcome(outcome)
+        except BaseException as exc:
+            recorder.set_error(exc)
+            raise
+        finally:
+            self.log.finish(recorder)
         return outcome.response
 
     def _bounded(self, tool: str, arguments: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
