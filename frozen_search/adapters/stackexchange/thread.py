@@ -105,7 +105,6 @@ _MATH = re.compile(r"\$\$.+?\$\$|(?<![\\$])\$(?!\$).+?(?<![\\$])\$|\\\[.+?\\\]|\
 _CMARK_OPTIONS = cmarkgfm.Options.CMARK_OPT_UNSAFE
 _SPACES_BEFORE_NEWLINE = re.compile(r"[ \t]+\n")
 _LOOSE_ITEM = re.compile(r"^-\n+", re.MULTILINE)
-_BLANK_LINES = re.compile(r"\n{3,}")
 _BLOCKS = {"p", "div", "pre", "blockquote", "ul", "ol", "li", "h1", "h2", "h3", "h4", "h5", "h6", "table", "tr",
            "hr"}
 
@@ -143,20 +142,62 @@ def render_html(markup: str, *, strict: bool = False) -> str:
     """
     if not markup.strip():
         return ""
-    root = _parsed(markup, strict)
-    if root is None:
-        return ""
-    out: list[str] = []
-    _walk(root, out)
-    text = "".join(out)
+    text = _fragment_text(markup)
+    if text is None:  # what the fast path cannot read exactly as lxml.html would: lxml.html's own path
+        root = _parsed(markup, strict)
+        if root is None:
+            return ""
+        out: list[str] = []
+        _walk(root, out)
+        text = "".join(out)
     # each pattern is tried only where the text holds what any match of it must hold (the same text, faster)
     if " \n" in text or "\t\n" in text:
         text = _SPACES_BEFORE_NEWLINE.sub("\n", text)
     if "-\n" in text:
         text = _LOOSE_ITEM.sub("- ", text)  # a loose list item's paragraph: on the dash's line
-    if "\n\n\n" in text:
-        text = _BLANK_LINES.sub("\n\n", text)
+    while "\n\n\n" in text:  # runs of 3 or more newlines become 2, as the pattern \n{3,} -> \n\n makes them
+        text = text.replace("\n\n\n", "\n\n")
     return text.strip()
+
+
+_PLAIN_HTML = etree.HTMLParser()  # lxml.html's parser and options, without its Python element classes
+_LOOKS_LIKE_DOCUMENT = re.compile(r"^\s*<(?:html|!doctype)", re.IGNORECASE).match  # lxml.html's own test
+_STRING = etree.XPath("string()", smart_strings=False)  # what lxml.html's text_content() is
+
+
+def _fragment_text(markup: str) -> str | None:
+    """What :func:`_walk` gives for ``html.fragment_fromstring(markup, create_parent="div")``, read with plain lxml
+    elements (lxml.html looks up a Python class for every element: about half of its parse), or ``None`` wherever
+    lxml.html's own steps might do otherwise (markup that starts like a whole document, no single ``<body>``, leading
+    text XML cannot hold): the caller then takes lxml.html's path. lxml.html wraps the markup in
+    ``<html><body>…</body></html>``, parses it with the same libxml2 parser, keeps the body's leading text only when
+    it is not blank, and moves the body's children (with their tails) into a new ``div``."""
+    if _LOOKS_LIKE_DOCUMENT(markup):
+        return None
+    try:
+        document = etree.fromstring(f"<html><body>{markup}</body></html>", _PLAIN_HTML)
+    except (etree.ParserError, ValueError):
+        return None
+    if document is None or document.tag != "html":
+        return None
+    bodies = [element for element in document if element.tag == "body"]
+    if len(bodies) != 1:
+        return None
+    body = bodies[0]
+    out = ["\n\n"]  # the div's own start
+    if body.text and body.text.strip():
+        try:
+            etree.Element("div").text = body.text  # lxml.html sets it on the div: text XML cannot hold fails there
+        except ValueError:
+            return None
+        out.append(body.text)
+    for child in body:
+        _walk(child, out)
+        tail = child.tail
+        if tail:
+            out.append(tail)
+    out.append("\n")  # the div's own end
+    return "".join(out)
 
 
 def _parsed(markup: str, strict: bool = False) -> Any:
@@ -175,9 +216,31 @@ def _parsed(markup: str, strict: bool = False) -> Any:
             return None
 
 
+_SPECIAL = frozenset(_BLOCKS | {"br", "img", "a", "script", "style"})  # tags _walk does more for than take text
+
+
 def _walk(node: Any, out: list[str]) -> None:
-    tag = node.tag if isinstance(node.tag, str) else ""
-    if tag in _BLOCKS:
+    """Append the text of ``node`` (an lxml element, plain or lxml.html's) to ``out``: its text, then each child's
+    text and tail; block elements on lines of their own, list items as ``- ``, ``<br>`` a newline, an image its alt
+    (or src), a link its href when that differs from its text; script and style text left out (a comment's or
+    processing instruction's text is taken)."""
+    tag = node.tag
+    if type(tag) is str and tag in _SPECIAL:
+        _walk_special(node, tag, out)
+        return
+    text = node.text
+    if text:
+        out.append(text)
+    for child in node:
+        _walk(child, out)
+        tail = child.tail
+        if tail:
+            out.append(tail)
+
+
+def _walk_special(node: Any, tag: str, out: list[str]) -> None:
+    block = tag in _BLOCKS
+    if block:
         out.append("\n\n" if tag not in ("li", "tr") else "\n")
     if tag == "li":
         out.append("- ")
@@ -189,11 +252,14 @@ def _walk(node: Any, out: list[str]) -> None:
         out.append(node.text)
     for child in node:
         _walk(child, out)
-        if child.tail:
-            out.append(child.tail)
-    if tag == "a" and node.get("href") and node.get("href") != node.text_content().strip():
-        out.append(f" <{node.get('href')}>")
-    if tag in _BLOCKS:
+        tail = child.tail
+        if tail:
+            out.append(tail)
+    if tag == "a":
+        href = node.get("href")
+        if href and href != _STRING(node).strip():
+            out.append(f" <{href}>")
+    if block:
         out.append("\n")
 
 
