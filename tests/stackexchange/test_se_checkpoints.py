@@ -167,7 +167,7 @@ def test_a_worker_killed_mid_ingest_leaves_whole_threads_and_the_ingest_resumes_
     expected = states_by_doc(whole)
     monkeypatch.setattr(dump, "CHECKPOINT_THREADS", 3)
     monkeypatch.setattr(dump, "WORKER_BATCH", 5)  # many small messages
-    original = dump.decode_states
+    original = dump.wire_states
     seen: dict[str, Any] = {"messages": 0}
     real_popen = subprocess.Popen
 
@@ -183,14 +183,14 @@ def test_a_worker_killed_mid_ingest_leaves_whole_threads_and_the_ingest_resumes_
         return original(message)  # a message read whole is never lost (dropping one here skipped its threads)
 
     monkeypatch.setattr(subprocess, "Popen", popen)
-    monkeypatch.setattr(dump, "decode_states", decoding)
+    monkeypatch.setattr(dump, "wire_states", decoding)
     data = tmp_path / "killed"
     with pytest.raises(IngestError, match="thread worker stopped"):
         run(data, parallel=True)
     partial = states_by_doc(data)
     assert 0 < len(partial) < len(expected)
     assert all(partial[doc] == expected[doc] for doc in partial)  # whole threads only
-    monkeypatch.setattr(dump, "decode_states", original)
+    monkeypatch.setattr(dump, "wire_states", original)
     resumed = run(data, parallel=True)
     assert states_by_doc(data) == expected
     assert resumed.documents == len(expected)
