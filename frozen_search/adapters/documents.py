@@ -150,7 +150,8 @@ class WireState:
     """One :class:`DocState` as a worker process sent it (:func:`encode_states` with ``prepared``): the fields
     :meth:`StateWriter.write_bulk` reads, its displayed ``parts``, its stored ``metadata``/``provenance`` already
     encoded by :func:`~frozen_search.store.revision_json` (in the worker, so this process does not), and
-    :meth:`state`, the :class:`DocState` itself (equal to :func:`decode_states`' form)."""
+    :meth:`state`, the :class:`DocState` itself (equal to the state sent, ``display`` and ``provenance`` as JSON
+    reads them)."""
 
     __slots__ = ("_dates", "_fields", "aliases", "doc_id", "metadata_json", "parent_version", "parts", "precision_ms",
                  "provenance_json", "refused", "sole", "source", "title", "valid_from", "version")
@@ -164,8 +165,8 @@ class WireState:
         self.refused: bool = refusal is not None
 
     def state(self) -> DocState:
-        """The state as :func:`decode_states` gives it back (``display`` and ``provenance`` read back from their
-        stored JSON: JSON's values, as a message gives them)."""
+        """The state as it was sent (``display`` and ``provenance`` read back from their stored JSON: JSON's
+        values)."""
         (doc, source, version, valid_from, title, url, _, dated, _, _, parent, _, refusal, sole,
          precision) = self._fields[:15]
         display, provenance = json.loads(self.metadata_json)["display"], json.loads(self.provenance_json)
@@ -541,24 +542,6 @@ def wire_states(message: dict[str, Any]) -> list[tuple[int, list[WireState]]]:
     texts = message["texts"]
     dates = [(str(what), int(at)) for what, at in message["dated"]]
     return [(int(key), [WireState(fields, texts, dates) for fields in states]) for key, states in message["threads"]]
-
-
-def decode_states(message: dict[str, Any]) -> list[tuple[int, list[DocState]]]:
-    """The groups of :func:`encode_states`' form, as they were (``display``/``provenance`` as JSON gives them back,
-    which is how they are stored anyway)."""
-    texts, displays = message["texts"], message["displays"]
-    dates = [(str(what), int(at)) for what, at in message["dated"]]
-    out = []
-    for key, states in message["threads"]:
-        out.append((int(key), [DocState(
-            doc_id=d, source=src, version=v, valid_from=vf, title=t, url=u,
-            parts=None if parts is None else tuple(map(texts.__getitem__, parts)),
-            dated=tuple(map(dates.__getitem__, dated)), display=displays[display], provenance=provenance,
-            parent_version=parent, aliases=tuple(aliases), sole=sole, precision_ms=precision,
-            refusal=None if refusal is None else (refusal[0], refusal[1]))
-            for d, src, v, vf, t, u, parts, dated, display, provenance, parent, aliases, refusal, sole, precision
-            in states]))
-    return out
 
 
 def write_message(out: IO[bytes], message: dict[str, Any], *, floatless: bool = False) -> None:

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from frozen_search.adapters.arxiv.ingest import ingest_arxiv
-from frozen_search.adapters.documents import DocState, decode_states, encode_states, read_message, write_message
+from frozen_search.adapters.documents import DocState, encode_states, read_message, wire_states, write_message
 from frozen_search.adapters.openalex.ingest import ingest_openalex
 from frozen_search.errors import IngestError
 from frozen_search.index import RevisionIndex
@@ -84,7 +84,8 @@ def test_states_sent_between_processes_come_back_as_they_were() -> None:
               DocState(doc_id="arxiv:1", source="arxiv", version="v2", valid_from=2_000, title="T", url="u",
                        parts=None, refusal=("content_unproven", "why"), parent_version="v1", sole=True,
                        precision_ms=1)]
-    assert decode_states(encode_states([(7, states)])) == [(7, states)]
+    sent = wire_states(encode_states([(7, states)], prepared=True))
+    assert [(key, [s.state() for s in group]) for key, group in sent] == [(7, states)]
 
 
 def _state(doc: str, version: str, at: int, parent: str | None = None, **extra: Any) -> DocState:

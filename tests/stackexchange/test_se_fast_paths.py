@@ -3,9 +3,10 @@
 - a thread state's version key is the hash of the state as ``json.dumps`` writes it, although the builder joins
   pieces JSON-encoded once per thread (a state with quotes, non-ASCII and control characters, a closure, locks,
   comments, a deleted answer and an answer arriving later);
-- Markdown rendering skips a cleanup pattern only where it cannot match (edge inputs and every text of the real dump);
-- the worker transport gives back every state field, display dicts and dated entries written once per message, and
-  falls back to the standard library where orjson refuses a value (an integer past 64 bits).
+- Markdown rendering skips a cleanup pattern only where it cannot match (edge inputs and every text of the real dump),
+  and reads the rendered HTML with plain lxml elements exactly as lxml.html's fragment parser reads it (random markup);
+- the worker transport gives back every state field and its stored JSON columns, parts and dated entries written
+  once per message, and falls back to the standard library where orjson refuses a value (an integer past 64 bits).
 """
 
 from __future__ import annotations
@@ -22,7 +23,13 @@ import cmarkgfm  # type: ignore[import-untyped]
 import pytest
 from lxml import etree, html
 
-from frozen_search.adapters.documents import decode_states, encode_states, read_message, write_message
+from frozen_search.adapters.documents import (
+    encode_states,
+    read_message,
+    revision_metadata,
+    wire_states,
+    write_message,
+)
 from frozen_search.adapters.stackexchange import thread as se
 from frozen_search.adapters.stackexchange.thread import (
     Comment,
@@ -35,6 +42,7 @@ from frozen_search.adapters.stackexchange.thread import (
     thread_states,
 )
 from frozen_search.cutoff import MILLISECOND_MS
+from frozen_search.store import revision_json
 from tests.conftest import realdata
 
 SITE = Site("conlang.meta.stackexchange.com")
@@ -203,14 +211,18 @@ def test_render_equals_the_reference_on_every_text_of_the_real_dump() -> None:
 
 def test_the_transport_gives_back_every_state_field() -> None:
     states = thread_states(_thread())
-    message = encode_states([(10, states), (10, states[:2])])
-    assert len(message["displays"]) < len(states)  # equal displays are one dict, written once
+    message = encode_states([(10, states), (10, states[:2])], prepared=True)  # as the thread workers send them
+    assert len(message["texts"]) < sum(len(s.parts or ()) for s in states)  # each distinct part written once
     out = io.BytesIO()
     write_message(out, message, floatless=True)
     out.seek(0)
     found = read_message(out, "test")
     assert found is not None
-    assert decode_states(found) == [(10, states), (10, states[:2])]
+    sent = wire_states(found)
+    assert [(key, [s.state() for s in group]) for key, group in sent] == [(10, states), (10, states[:2])]
+    for state, wire in zip(states, sent[0][1], strict=True):  # the stored columns, encoded in the worker
+        assert wire.metadata_json == revision_json(revision_metadata(state))
+        assert wire.provenance_json == revision_json(state.provenance)
 
 
 def test_a_value_orjson_refuses_is_written_by_the_standard_library() -> None:
