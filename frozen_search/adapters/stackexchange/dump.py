@@ -443,8 +443,10 @@ class DumpReader:
         """:meth:`threads`, computed in ``workers`` worker processes (``python -m
         frozen_search.adapters.stackexchange.worker``, this interpreter and this ``frozen_search``) that read the
         complete spill at ``spill``: worker ``k`` takes every ``workers``-th question from the ``k``-th and writes
-        the states of whole threads, about :data:`WORKER_BATCH` at a time, ready to store
-        (:func:`~frozen_search.adapters.documents.encode_states` ``prepared``), with each question's problems, as
+        the states of whole threads, about :data:`WORKER_BATCH` at a time
+        (:func:`~frozen_search.adapters.documents.encode_states`; their stored JSON columns are joined here from
+        pieces encoded once per message, :func:`~frozen_search.adapters.documents.wire_states`), with each question's
+        problems, as
         length-prefixed JSON on its standard output (no pickle); the pipes' buffers bound what is in flight. The
         threads are taken in question order, and the problems counted and listed in that order, as :meth:`threads`
         gives them. Closing the generator stops the workers.
@@ -689,7 +691,7 @@ def _rows(handle: IO[bytes], path: Path, root: str) -> Iterator[Any]:
 def thread_worker(arguments: dict[str, Any], out: IO[bytes]) -> None:
     """A worker of :meth:`DumpReader.threads_in_worker`: the threads after ``arguments["after"]`` of shard
     ``shard`` of ``shards`` (default 0 of 1), written to ``out`` in messages of about ``batch`` states
-    (:func:`~frozen_search.adapters.documents.encode_states` ``prepared``, with ``"problems": [[question id,
+    (:func:`~frozen_search.adapters.documents.encode_states`, with ``"problems": [[question id,
     [problem, ...]], ...]`` and ``"done"``), each an 8-byte big-endian length and that many bytes of UTF-8 JSON; a
     failure as one ``{"error"}`` message."""
 
@@ -716,8 +718,8 @@ def thread_worker(arguments: dict[str, Any], out: IO[bytes]) -> None:
                 pending.append((question, found))
                 states += len(found)
             if states >= int(arguments["batch"]):
-                write({**encode_states(pending, prepared=True), "problems": problems, "done": False})
+                write({**encode_states(pending), "problems": problems, "done": False})
                 pending, problems, states = [], [], 0
-        write({**encode_states(pending, prepared=True), "problems": problems, "done": True})
+        write({**encode_states(pending), "problems": problems, "done": True})
     except Exception as exc:  # told to the parent, which raises a coded IngestError
         write({"error": f"the Stack Exchange thread worker failed: {type(exc).__name__}: {exc}"})

@@ -478,6 +478,7 @@ class _Builder:
         self.isos: dict[int, str] = {}
         self.aliases: dict[int, tuple[str, str]] = {}
         self.displays: dict[Any, dict[str, Any]] = {}
+        self.display_json: dict[Any, str] = {}  # the JSON of each display dict, as json.dumps writes it in the hash
 
     def iso(self, at: int) -> str:
         found = self.isos.get(at)
@@ -524,8 +525,8 @@ class _Builder:
                  (f"question {question.post_id} tags", q.tags[1])])
         pieces = [head]
         closure = None if q.closed is None else (q.closed[1], json.dumps(q.closed[0], sort_keys=True))
-        key = ("display", q.tags, closure, q.locked)
-        known = self.displays.get(key)  # one dict for equal displays (the transport to the store writes it once)
+        seen = ("display", q.tags, closure, q.locked)
+        known = self.displays.get(seen)  # one dict for equal displays (the transport to the store writes it once)
         display: dict[str, Any] = known if known is not None else {
             "site": thread.site.host, "question_id": question.post_id, "created": self.iso(question.created),
             "tags": list(tags), "closed": None, "locked": None}
@@ -563,10 +564,11 @@ class _Builder:
             aliases.append(alias)
         if known is None:
             display.update(thread.notes)
-            self.displays[key] = display
+            self.displays[seen] = display
+            self.display_json[seen] = json.dumps(display, ensure_ascii=False, sort_keys=True)
         content = (f"[{encode_string(title)}, [{', '.join(j for piece in pieces for j in piece[1])}], "
                    f"[{', '.join(j for piece in pieces for j in piece[2])}], "
-                   f"{json.dumps(display, ensure_ascii=False, sort_keys=True)}, null, "
+                   f"{self.display_json[seen]}, null, "
                    f"[{', '.join(j for _, j in aliases)}]]")
         version = hashlib.sha256(content.encode()).hexdigest()
 
