@@ -90,10 +90,11 @@ PARALLEL_FROM_BYTES = 8_000_000
 than it saves)."""
 WORKER_BATCH = 1_000
 """States (of whole threads) a worker process sends in one message."""
-THREAD_WORKERS = 2
-"""Worker processes of pass 2 by default (at most the machine's cores): worker ``k`` of ``n`` rebuilds every ``n``-th
-question thread from the ``k``-th, and this process takes their threads in question order. Two, on the two cores
-this was measured on: the ingesting process stores about half as fast as one worker rebuilds (see bench/README.md)."""
+THREAD_WORKERS = 4
+"""The most worker processes pass 2 uses: one per core besides the ingesting process's, at least one (worker ``k`` of
+``n`` rebuilds every ``n``-th question thread from the ``k``-th; this process takes their threads in question order).
+The ingesting process needs about 0.6 CPU-s for each CPU-s of thread rebuilding, so past ~3 workers it is the
+bottleneck (see bench/README.md)."""
 SPILL_SHARE = 0.15
 """The share of the progress bar given to pass 1 (measured: spilling takes ~10-20 % of an ingest)."""
 WRITE_BATCH = 1_000
@@ -252,8 +253,9 @@ def ingest_checkpointed(site_dir: Path, site: Site, store: Store, index: Revisio
 
     ``parallel`` (default: when ``PostHistory.xml`` has at least :data:`PARALLEL_FROM_BYTES` bytes and the machine
     more than one core): pass 2's threads are rebuilt and rendered in worker processes reading the spill
-    (:meth:`DumpReader.threads_in_worker`, :data:`THREAD_WORKERS` of them, at most one per core) while this process
-    stores and indexes them; the same states, in the same order, and the same problems, as without.
+    (:meth:`DumpReader.threads_in_worker`: one per core besides this process's, at least one, at most
+    :data:`THREAD_WORKERS`) while this process stores and indexes them; the same states, in the same order, and the
+    same problems, as without.
     ``progress(done, states)``: ``done`` is a share of ``PostHistory.xml``'s size, pass 1 (bytes read) the first
     :data:`SPILL_SHARE` of it, pass 2 (questions done of all) the rest.
 
@@ -296,7 +298,7 @@ def ingest_checkpointed(site_dir: Path, site: Site, store: Store, index: Revisio
 
     threads: Generator[tuple[int, list[DocState]] | tuple[int, list[WireState]], None, None] = (
         reader.threads_in_worker(spill, report, after=last,
-                                 workers=max(1, min(THREAD_WORKERS, os.cpu_count() or 1))) if parallel
+                                 workers=max(1, min(THREAD_WORKERS, (os.cpu_count() or 1) - 1))) if parallel
         else reader.threads(db, report, after=last))
     store.set_cache_mb(BULK_CACHE_MB)
     try:
