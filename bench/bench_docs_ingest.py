@@ -9,13 +9,17 @@ varied), then, each in a ``spawn`` child of its own (so CPU and peak RSS are its
   every line (OpenAlex through ``gzip``); arXiv OAI: lxml ``iterparse`` of every ``record``, cleared;
 - **floor** (arXiv snapshot, OpenAlex): the input decompressed (``inflate-gzip`` / ``inflate-isal``: ISA-L, the
   ``dumps`` extra), and that with every line parsed by ``orjson`` (``floor-gzip`` / ``floor-isal``), 1 MB reads;
+- **bare parse + render** (Stack Exchange only): the bare parse, and each body revision and comment rendered from
+  Markdown once -- the least any ingest of the dump must do;
 - **ingest**: the public ingester (``ingest_stackexchange`` / ``ingest_arxiv`` / ``ingest_openalex``) into a fresh
   temporary data dir, a worker process included (its CPU is counted, and its peak RSS shown apart).
 
 Printed side by side: rows (SE: PostHistory rows; else records), wall seconds and CPU seconds of both, the ratios
-ingest/bare, rows/s, peak RSS (ingest process, worker), and the sizes of the input (decompressed), the store and
-the index. Timings on a shared machine vary: the ratios, measured in the same run, are the figures to read.
-``BENCH_PARSE_WORKERS=N``: OpenAlex parts parsed by N worker processes (default: the reader's, the cores but one).
+ingest/bare, rows/s, peak RSS (ingest process, worker; then sampled every 0.2 s from ``/proc/<pid>/status``, split
+into ``RssAnon`` and ``RssFile``: anonymous memory apart from mapped file pages), and the sizes of the input
+(decompressed), the store and the index. Timings on a shared machine vary: the ratios, measured in the same run, are
+the figures to read. ``BENCH_PARSE_WORKERS=N``: OpenAlex parts parsed by N worker processes (default: the
+reader's, the cores but one).
 
     python bench/bench_docs_ingest.py --source se --records 100000
     python bench/bench_docs_ingest.py --source arxiv-snapshot,arxiv-oai,openalex --records 100000,1000000
@@ -119,11 +123,38 @@ def floor(kind: str, path: str) -> int:
     return rows
 
 
+def bare_render(path: str) -> int:
+    """Stack Exchange: the bare parse plus the Markdown rendering every ingest must do (each body revision --
+    PostHistory types 2, 5, 8 -- and each comment, rendered once by ``render_markdown``), nothing else; returns the
+    PostHistory rows read."""
+    from lxml import etree
+
+    from frozen_search.adapters.stackexchange.thread import render_markdown
+
+    rows = 0
+    for name in ("Posts.xml", "PostHistory.xml", "Comments.xml", "PostLinks.xml"):
+        for _, element in etree.iterparse(str(Path(path) / name), events=("end",), tag="row", huge_tree=True):
+            rows += name == "PostHistory.xml"
+            attributes = dict(element.attrib)
+            if (name == "PostHistory.xml" and attributes.get("PostHistoryTypeId") in ("2", "5", "8")) or (
+                    name == "Comments.xml"):
+                render_markdown(attributes.get("Text") or "")
+            element.clear(keep_tail=True)
+            while element.getprevious() is not None:
+                del element.getparent()[0]
+    return rows
+
+
 def _child(kind: str, source: str, path: str, data_dir: str, queue: Any) -> None:
+    from bench_stackexchange import MemorySampler
+
+    sampler = MemorySampler()  # RssAnon / RssFile of this process and its workers, sampled
     started, cpu = time.perf_counter(), time.process_time()
     extra: dict[str, Any] = {}
     if kind == "bare":
         extra["rows"] = bare(source, path)
+    elif kind == "render":
+        extra["rows"] = bare_render(path)
     elif kind != "ingest":
         extra["rows"] = floor(kind, path)
     else:
@@ -151,6 +182,7 @@ def _child(kind: str, source: str, path: str, data_dir: str, queue: Any) -> None
         store.close()
         extra.update(documents=report.documents, states=report.revisions, problems=len(report.problems))
     seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
+    extra["memory"] = sampler.stop()
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
     queue.put({"seconds": seconds, "cpu": cpu + children.ru_utime + children.ru_stime,
                "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e3,
@@ -194,12 +226,14 @@ def main(argv: list[str] | None = None) -> int:
                 floors = {kind: measure(kind, source, path, Path(tmp)) for kind in (
                     ("inflate-gzip", "inflate-isal", "floor-gzip", "floor-isal") if source == "openalex" else
                     ("floor-gzip",) if source == "arxiv-snapshot" else ())}
+                render_run = measure("render", source, path, Path(tmp)) if source == "se" else None
                 data = Path(tmp) / "data"
                 ingest_run = measure("ingest", source, path, data)
                 store = sum(_size(f) for f in data.glob("store.sqlite3*"))
                 index = _size(data / "index")
-            row = {"source": source, "rows": rows, "input_bytes": size, "bare": bare_run, "ingest": ingest_run,
-                   "floors": floors, "store_bytes": store, "index_bytes": index, "load": os.getloadavg()[0]}
+            row = {"source": source, "rows": rows, "input_bytes": size, "bare": bare_run, "render": render_run,
+                   "ingest": ingest_run, "floors": floors, "store_bytes": store, "index_bytes": index,
+                   "load": os.getloadavg()[0]}
             figures.append(row)
             print(f"{source:>15} {rows:>9} {size / 1e6:>9.1f} | {bare_run['seconds']:>7.1f} {bare_run['cpu']:>6.1f} | "
                   f"{ingest_run['seconds']:>8.1f} {ingest_run['cpu']:>6.1f} "
@@ -212,6 +246,16 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{'':>15} {kind:>20}: {run['seconds']:.1f} s, {run['cpu']:.1f} CPU-s, "
                       f"{rows / run['cpu']:,.0f} rows per CPU-s; ingest CPU x{ingest_run['cpu'] / run['cpu']:.1f}",
                       flush=True)
+            if render_run is not None:
+                print(f"{'':>15} bare parse + Markdown rendering alone: {render_run['seconds']:.1f} s / "
+                      f"{render_run['cpu']:.1f} CPU-s, {rows / render_run['cpu']:.0f} rows per CPU-s; the ingest is "
+                      f"x{ingest_run['seconds'] / render_run['seconds']:.1f} wall, "
+                      f"x{ingest_run['cpu'] / render_run['cpu']:.1f} CPU of it", flush=True)
+            memory = ingest_run["memory"]
+            print(f"{'':>15} peak MB sampled: ingesting process anon {memory['main_anon_mb']:.0f} / file "
+                  f"{memory['main_file_mb']:.0f}; a worker anon {memory['workers_anon_mb']:.0f} / file "
+                  f"{memory['workers_file_mb']:.0f}; all workers anon {memory['workers_total_anon_mb']:.0f}; "
+                  f"bare parse anon {bare_run['memory']['main_anon_mb']:.0f}", flush=True)
     if args.json is not None:
         args.json.write_text(json.dumps(figures, indent=2))
     return 0

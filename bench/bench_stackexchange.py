@@ -113,6 +113,58 @@ def _child(site_dir: str, data_dir: str, queue: Any, reader_only: bool) -> None:
                "ru_maxrss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e3})
 
 
+class MemorySampler:
+    """Samples, every ``interval`` seconds on a thread of its own, the resident memory of this process and of every
+    process it started (the ingest workers), split as Linux reports it in ``/proc/<pid>/status``: ``RssAnon``
+    (heap and other anonymous pages: what the process itself holds) and ``RssFile`` (file pages mapped into it:
+    the spill or the index read through ``mmap``, shared with the page cache). :meth:`stop` returns the peaks in
+    MB (1e6 bytes): ``main_anon_mb``, ``main_file_mb``, ``workers_anon_mb`` / ``workers_file_mb`` (the most any one
+    worker held) and ``workers_total_anon_mb`` (the most all workers held at once)."""
+
+    def __init__(self, interval: float = 0.2) -> None:
+        import threading
+
+        self.interval, self.peaks = interval, {"main_anon_mb": 0.0, "main_file_mb": 0.0, "workers_anon_mb": 0.0,
+                                               "workers_file_mb": 0.0, "workers_total_anon_mb": 0.0}
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    @staticmethod
+    def _status(pid: int) -> tuple[float, float]:
+        anon = file = 0.0
+        try:
+            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                if line.startswith("RssAnon:"):
+                    anon = int(line.split()[1]) * 1024 / 1e6
+                elif line.startswith("RssFile:"):
+                    file = int(line.split()[1]) * 1024 / 1e6
+        except (OSError, ValueError, IndexError):
+            pass  # the process ended between the listing and the read
+        return anon, file
+
+    def _run(self) -> None:
+        me = psutil.Process()
+        while not self.done.wait(self.interval):
+            anon, file = self._status(me.pid)
+            peaks = self.peaks
+            peaks["main_anon_mb"] = max(peaks["main_anon_mb"], anon)
+            peaks["main_file_mb"] = max(peaks["main_file_mb"], file)
+            total = 0.0
+            for child in me.children(recursive=True):
+                anon, file = self._status(child.pid)
+                total += anon
+                peaks["workers_anon_mb"] = max(peaks["workers_anon_mb"], anon)
+                peaks["workers_file_mb"] = max(peaks["workers_file_mb"], file)
+            peaks["workers_total_anon_mb"] = max(peaks["workers_total_anon_mb"], total)
+
+    def stop(self) -> dict[str, float]:
+        """Stop sampling; the peaks."""
+        self.done.set()
+        self.thread.join()
+        return dict(self.peaks)
+
+
 def child_result(child: Any, queue: Any, what: str) -> dict[str, Any]:
     """Start ``child`` (a spawn ``Process``) and return the one result it puts on ``queue``; RuntimeError if it
     dies first."""

@@ -151,7 +151,8 @@ class WireState:
     """One :class:`DocState` as a worker process sent it (:func:`encode_states` with ``prepared``): the fields
     :meth:`StateWriter.write_bulk` reads, its displayed ``parts``, its stored ``metadata``/``provenance`` already
     encoded by :func:`~frozen_search.store.revision_json` (in the worker, so this process does not), and
-    :meth:`state`, the :class:`DocState` itself (equal to :func:`decode_states`' form)."""
+    :meth:`state`, the :class:`DocState` itself (equal to the state sent, ``display`` and ``provenance`` as JSON
+    reads them)."""
 
     __slots__ = ("_dates", "_fields", "aliases", "doc_id", "metadata_json", "parent_version", "parts", "precision_ms",
                  "provenance_json", "refused", "sole", "source", "title", "valid_from", "version")
@@ -165,8 +166,8 @@ class WireState:
         self.refused: bool = refusal is not None
 
     def state(self) -> DocState:
-        """The state as :func:`decode_states` gives it back (``display`` and ``provenance`` read back from their
-        stored JSON: JSON's values, as a message gives them)."""
+        """The state as it was sent (``display`` and ``provenance`` read back from their stored JSON: JSON's
+        values)."""
         (doc, source, version, valid_from, title, url, _, dated, _, _, parent, _, refusal, sole,
          precision) = self._fields[:15]
         display, provenance = json.loads(self.metadata_json)["display"], json.loads(self.provenance_json)
@@ -545,6 +546,7 @@ def encode_states(groups: Sequence[tuple[int, list[DocState]]], *, prepared: boo
     displays: dict[int, int] = {}  # id() of a display dict -> its position (the states, so the dicts, outlive this)
     shown: list[dict[str, Any]] = []
     encoded = []
+    memo: dict[Any, str] = {}  # prepared: JSON of each dated entry, display and provenance, encoded once
     for key, states in groups:
         rows = []
         for s in states:
@@ -559,34 +561,93 @@ def encode_states(groups: Sequence[tuple[int, list[DocState]]], *, prepared: boo
                          [dates.setdefault((d[0], d[1]), len(dates)) for d in s.dated], display,
                          None if prepared else s.provenance, s.parent_version, list(s.aliases),
                          None if s.refusal is None else list(s.refusal), s.sole, s.precision_ms,
-                         *((revision_json(revision_metadata(s)), revision_json(s.provenance)) if prepared else ())])
+                         *(_stored_json(s, memo) if prepared else ())])
         encoded.append([key, rows])
     return {"texts": list(texts), "dated": list(dates), "displays": shown, "threads": encoded}
 
 
+def _stored_json(state: DocState, memo: dict[Any, str]) -> tuple[str, str]:
+    """``(revision_json(revision_metadata(state)), revision_json(state.provenance))``, the metadata joined from the
+    JSON of its pieces (``json.dumps(..., sort_keys=True)`` writes a dict as its sorted keys with ``", "`` and
+    ``": "`` between, each value as it writes that value alone), each piece encoded once per ``memo``: a document's
+    states repeat their ``dated`` entries, ``display`` dict and ``provenance`` dict (kept by ``id()``: the states
+    outlive the memo). A refused state is encoded whole."""
+    provenance = memo.get(("provenance", id(state.provenance)))
+    if provenance is None:
+        provenance = memo[("provenance", id(state.provenance))] = revision_json(state.provenance)
+    if state.refusal is not None:
+        return revision_json(revision_metadata(state)), provenance
+    dated = []
+    for what, at in state.dated:
+        key = (what, at, type(at))  # True == 1, but JSON tells them apart
+        found = memo.get(key)
+        if found is None:
+            found = memo[key] = revision_json([what, at])
+        dated.append(found)
+    display = memo.get(("display", id(state.display)))
+    if display is None:
+        display = memo[("display", id(state.display))] = revision_json(state.display)
+    aliases = f'"aliases": {revision_json(list(state.aliases))}, ' if state.aliases else ""
+    return f'{{{aliases}"dated": [{", ".join(dated)}], "display": {display}, "url": {revision_json(state.url)}}}', \
+        provenance
+
+
 def wire_states(message: dict[str, Any]) -> list[tuple[int, list[WireState]]]:
-    """The groups of :func:`encode_states`' ``prepared`` form, each state as a :class:`WireState`."""
+    """The groups of :func:`encode_states`' form, each state as a :class:`WireState`. A state sent ``prepared``
+    brings its stored columns; one sent plain gets them here, its metadata joined from the JSON of each distinct
+    ``dated`` entry and ``display`` of the message, encoded once (as :func:`_stored_json` joins them): a state's
+    metadata repeats its document's dates, so sending it whole would send every date once per state."""
     texts = message["texts"]
     dates = [(str(what), int(at)) for what, at in message["dated"]]
-    return [(int(key), [WireState(fields, texts, dates) for fields in states]) for key, states in message["threads"]]
-
-
-def decode_states(message: dict[str, Any]) -> list[tuple[int, list[DocState]]]:
-    """The groups of :func:`encode_states`' form, as they were (``display``/``provenance`` as JSON gives them back,
-    which is how they are stored anyway)."""
-    texts, displays = message["texts"], message["displays"]
-    dates = [(str(what), int(at)) for what, at in message["dated"]]
+    dated_json: list[str] | None = None
+    display_json: list[str] = []
+    memo: dict[Any, str] = {}  # the JSON of each url, aliases list and provenance dict of the message
     out = []
     for key, states in message["threads"]:
-        out.append((int(key), [DocState(
-            doc_id=d, source=src, version=v, valid_from=vf, title=t, url=u,
-            parts=None if parts is None else tuple(map(texts.__getitem__, parts)),
-            dated=tuple(map(dates.__getitem__, dated)), display=displays[display], provenance=provenance,
-            parent_version=parent, aliases=tuple(aliases), sole=sole, precision_ms=precision,
-            refusal=None if refusal is None else (refusal[0], refusal[1]))
-            for d, src, v, vf, t, u, parts, dated, display, provenance, parent, aliases, refusal, sole, precision
-            in states]))
+        wired = []
+        for fields in states:
+            if len(fields) == _PLAIN_FIELDS:
+                if dated_json is None:
+                    dated_json = [revision_json([what, at]) for what, at in dates]
+                    display_json = [revision_json(display) for display in message["displays"]]
+                fields = [*fields, *_joined_json(fields, dates, dated_json, message["displays"], display_json, memo)]
+            wired.append(WireState(fields, texts, dates))
+        out.append((int(key), wired))
     return out
+
+
+_PLAIN_FIELDS = 15  # a state's fields in encode_states' plain form (prepared: two more, its stored columns)
+
+
+def _joined_json(fields: list[Any], dates: list[tuple[str, int]], dated_json: list[str],
+                 displays: list[dict[str, Any]], display_json: list[str], memo: dict[Any, str]) -> tuple[str, str]:
+    """The stored ``(metadata, provenance)`` columns of a state in :func:`encode_states`' plain form (``memo``: the
+    JSON of values seen before in the message, by value and type)."""
+    _, _, _, _, _, url, _, dated, display, provenance, _, aliases, refusal, _, _ = fields
+    try:  # a document's states name the same provenance (True == 1, but JSON tells them apart: types in the key)
+        seen: Any = ("provenance", *((key, type(value), value) for key, value in provenance.items()))
+        hash(seen)
+    except TypeError:  # a list or dict inside
+        seen = None
+    provenance_json = memo.get(seen) if seen is not None else None
+    if provenance_json is None:
+        provenance_json = revision_json(provenance)
+        if seen is not None:
+            memo[seen] = provenance_json
+    if refusal is not None:
+        metadata: dict[str, Any] = {"url": url, "dated": [list(dates[i]) for i in dated],
+                                    "display": displays[display], "refusal": {"code": refusal[0],
+                                                                              "message": refusal[1]}}
+        if aliases:
+            metadata["aliases"] = list(aliases)
+        return revision_json(metadata), provenance_json
+    head = ""
+    if aliases:
+        names = ("aliases", *aliases)
+        head = memo.get(names) or memo.setdefault(names, f'"aliases": {revision_json(list(aliases))}, ')
+    url_json = memo.get(("url", url)) or memo.setdefault(("url", url), revision_json(url))
+    return (f'{{{head}"dated": [{", ".join(map(dated_json.__getitem__, dated))}], "display": {display_json[display]}, '
+            f'"url": {url_json}}}', provenance_json)
 
 
 def write_message(out: IO[bytes], message: dict[str, Any], *, floatless: bool = False) -> None:

@@ -13,11 +13,18 @@ from typing import Any
 import pytest
 
 from frozen_search.adapters.arxiv.ingest import ingest_arxiv
-from frozen_search.adapters.documents import DocState, decode_states, encode_states, read_message, write_message
+from frozen_search.adapters.documents import (
+    DocState,
+    encode_states,
+    read_message,
+    revision_metadata,
+    wire_states,
+    write_message,
+)
 from frozen_search.adapters.openalex.ingest import ingest_openalex
 from frozen_search.errors import IngestError
 from frozen_search.index import RevisionIndex
-from frozen_search.store import Store
+from frozen_search.store import Store, revision_json
 from tests.conftest import realdata
 
 
@@ -84,7 +91,8 @@ def test_states_sent_between_processes_come_back_as_they_were() -> None:
               DocState(doc_id="arxiv:1", source="arxiv", version="v2", valid_from=2_000, title="T", url="u",
                        parts=None, refusal=("content_unproven", "why"), parent_version="v1", sole=True,
                        precision_ms=1)]
-    assert decode_states(encode_states([(7, states)])) == [(7, states)]
+    sent = wire_states(encode_states([(7, states)], prepared=True))
+    assert [(key, [s.state() for s in group]) for key, group in sent] == [(7, states)]
 
 
 def _state(doc: str, version: str, at: int, parent: str | None = None, **extra: Any) -> DocState:
@@ -162,3 +170,29 @@ def test_a_message_cut_short_by_the_writers_death_is_the_end_of_the_stream_not_u
     bad = b"{not json"
     with pytest.raises(IngestError, match="wrote something unreadable"):
         read_message(io.BytesIO(len(bad).to_bytes(8, "big") + bad), "test worker")
+
+
+@pytest.mark.parametrize("prepared", [True, False])
+def test_stored_columns_joined_from_pieces_are_what_the_store_encodes_whole(prepared: bool) -> None:
+    # the metadata column is joined from each dated entry's, display's and url's JSON, encoded once per message (in
+    # the worker when prepared, else in the ingesting process)
+    shared = {"b": [1.5, None, "\u00e9"], "a": {"z": 1, "y": "\u4e2d\""}}
+    states = [DocState(doc_id="arxiv:1", source="arxiv", version=f"v{i}", valid_from=1_000 * i, title="T",
+                       url="https://arxiv.org/abs/1?\u00e9", parts=("a",),
+                       dated=(("v1", 1_000), ("v\u00e9\"", 2_000), ("flag", 3_000 + i))[:i + 1],
+                       display=shared if i < 3 else {},
+                       provenance=[{"file": "f", "n": [i]}, {"file": "f", "on": 1}, {"file": "f", "on": True}][i % 3],
+                       aliases=() if i % 2 else ("doi:10.1/x", "doi:10.1/\u00e9"))
+              for i in range(5)]
+    states.append(DocState(doc_id="arxiv:1", source="arxiv", version="v9", valid_from=9_000, title="T", url="u",
+                           parts=None, refusal=("content_unproven", "why \u00e9"), display=shared))
+    message = encode_states([(1, states)], prepared=prepared)
+    out = io.BytesIO()
+    write_message(out, message, floatless=False)  # a float in a display: the standard library writes it
+    out.seek(0)
+    found = read_message(out, "test")
+    assert found is not None
+    sent = wire_states(found)[0][1]
+    for state, wire in zip(states, sent, strict=True):
+        assert wire.metadata_json == revision_json(revision_metadata(state))
+        assert wire.provenance_json == revision_json(state.provenance)

@@ -27,6 +27,7 @@ shown, and ``report.problems`` says why. A missing file, a folder that is not a 
 from __future__ import annotations
 
 import hashlib
+import heapq
 import json
 import os
 import re
@@ -45,8 +46,9 @@ from frozen_search.adapters.documents import (
     DocState,
     StateIngestReport,
     StateWriter,
-    decode_states,
+    WireState,
     encode_states,
+    wire_states,
     worker_messages,
     write_message,
 )
@@ -87,7 +89,12 @@ PARALLEL_FROM_BYTES = 8_000_000
 """``PostHistory.xml`` size from which pass 2 runs in a worker process by default (below, starting it costs more
 than it saves)."""
 WORKER_BATCH = 1_000
-"""States (of whole threads) the worker process sends in one message."""
+"""States (of whole threads) a worker process sends in one message."""
+THREAD_WORKERS = 4
+"""The most worker processes pass 2 uses: one per core besides the ingesting process's, at least one (worker ``k`` of
+``n`` rebuilds every ``n``-th question thread from the ``k``-th; this process takes their threads in question order).
+The ingesting process needs about 0.6 CPU-s for each CPU-s of thread rebuilding, so past ~3 workers it is the
+bottleneck (see bench/README.md)."""
 SPILL_SHARE = 0.15
 """The share of the progress bar given to pass 1 (measured: spilling takes ~10-20 % of an ingest)."""
 WRITE_BATCH = 1_000
@@ -245,10 +252,12 @@ def ingest_checkpointed(site_dir: Path, site: Site, store: Store, index: Revisio
     ingest. A problem found in pass 1 fails before anything is stored, as before.
 
     ``parallel`` (default: when ``PostHistory.xml`` has at least :data:`PARALLEL_FROM_BYTES` bytes and the machine
-    more than one core): pass 2's threads are rebuilt and rendered in a worker process reading the spill
-    (:meth:`DumpReader.threads_in_worker`) while this process stores and indexes them; the same states, in the same
-    order, as without. ``progress(done, states)``: ``done`` is a share of ``PostHistory.xml``'s size, pass 1 (bytes
-    read) the first :data:`SPILL_SHARE` of it, pass 2 (questions done of all) the rest.
+    more than one core): pass 2's threads are rebuilt and rendered in worker processes reading the spill
+    (:meth:`DumpReader.threads_in_worker`: one per core besides this process's, at least one, at most
+    :data:`THREAD_WORKERS`) while this process stores and indexes them; the same states, in the same order, and the
+    same problems, as without.
+    ``progress(done, states)``: ``done`` is a share of ``PostHistory.xml``'s size, pass 1 (bytes read) the first
+    :data:`SPILL_SHARE` of it, pass 2 (questions done of all) the rest.
 
     Raises:
         IngestError: a file is unusable (pass 1: nothing stored); the index is behind the store after a kill
@@ -287,8 +296,10 @@ def ingest_checkpointed(site_dir: Path, site: Site, store: Store, index: Revisio
         if progress is not None and passed[0] % 200 == 0:
             progress(int(size * (SPILL_SHARE + (1 - SPILL_SHARE) * min(1.0, passed[0] / total))), stored)
 
-    threads = (reader.threads_in_worker(spill, report, after=last) if parallel
-               else reader.threads(db, report, after=last))
+    threads: Generator[tuple[int, list[DocState]] | tuple[int, list[WireState]], None, None] = (
+        reader.threads_in_worker(spill, report, after=last,
+                                 workers=max(1, min(THREAD_WORKERS, (os.cpu_count() or 1) - 1))) if parallel
+        else reader.threads(db, report, after=last))
     store.set_cache_mb(BULK_CACHE_MB)
     try:
         with index.writer() as writer:
@@ -297,7 +308,7 @@ def ingest_checkpointed(site_dir: Path, site: Site, store: Store, index: Revisio
             while not done:
                 with store.transaction():
                     count = 0
-                    pending: list[DocState] = []
+                    pending: list[DocState | WireState] = []
                     for question, states in threads:
                         pending.extend(states)
                         if len(pending) >= WRITE_BATCH:
@@ -380,6 +391,7 @@ class DumpReader:
         self.problem_count = 0
         self.documents = 0  # question threads yielded with states
         self.unreadable: dict[int, str] = {}  # post id -> why its history cannot be read
+        self.collected: list[str] | None = None  # pass 2 in a worker: the current question's problems, uncounted
 
     def spill(self, path: Path, report: StateIngestReport, tick: Callable[[int], None], *,
               reuse: bool) -> sqlite3.Connection:
@@ -424,29 +436,60 @@ class DumpReader:
                 ) -> Generator[tuple[int, list[DocState]], None, None]:
         """``(question id, its states)`` of every question thread with states, by question id from ``after``."""
         for question_id, states in self._threads(db, report, after):
-            self.documents += 1
-            yield question_id, states
+            if states:
+                self.documents += 1
+                yield question_id, states
 
-    def threads_in_worker(self, spill: Path, report: StateIngestReport, *, after: int = 0
-                          ) -> Generator[tuple[int, list[DocState]], None, None]:
-        """:meth:`threads`, computed in a worker process (``python -m frozen_search.adapters.stackexchange.worker``,
-        this interpreter and this ``frozen_search``) that reads the complete spill at ``spill`` and writes the
-        states of whole threads, about :data:`WORKER_BATCH` at a time, as length-prefixed JSON on its standard
-        output (no pickle); the pipe's buffer bounds what is in flight. Closing the generator stops the worker.
+    def threads_in_worker(self, spill: Path, report: StateIngestReport, *, after: int = 0, workers: int = 1
+                          ) -> Generator[tuple[int, list[WireState]], None, None]:
+        """:meth:`threads`, computed in ``workers`` worker processes (``python -m
+        frozen_search.adapters.stackexchange.worker``, this interpreter and this ``frozen_search``) that read the
+        complete spill at ``spill``: worker ``k`` takes every ``workers``-th question from the ``k``-th and writes
+        the states of whole threads, about :data:`WORKER_BATCH` at a time
+        (:func:`~frozen_search.adapters.documents.encode_states`; their stored JSON columns are joined here from
+        pieces encoded once per message, :func:`~frozen_search.adapters.documents.wire_states`), with each question's
+        problems, as
+        length-prefixed JSON on its standard output (no pickle); the pipes' buffers bound what is in flight. The
+        threads are taken in question order, and the problems counted and listed in that order, as :meth:`threads`
+        gives them. Closing the generator stops the workers.
 
         Raises:
-            IngestError: the worker failed or stopped (its error message is given).
+            IngestError: a worker failed or stopped (its error message is given).
         """
+        streams = [self._worker_threads(spill, after, shard, workers) for shard in range(workers)]
+        heads: list[tuple[int, int, list[str], list[WireState] | None]] = []
+        try:
+            for shard, stream in enumerate(streams):
+                first = next(stream, None)
+                if first is not None:
+                    heapq.heappush(heads, (first[0], shard, first[1], first[2]))
+            while heads:  # a question is in one shard only: the smallest id next
+                question, shard, problems, states = heapq.heappop(heads)
+                for problem in problems:
+                    self._problem(report, problem)
+                if states:
+                    self.documents += 1
+                    yield question, states
+                following = next(streams[shard], None)
+                if following is not None:
+                    heapq.heappush(heads, (following[0], shard, following[1], following[2]))
+        finally:
+            for stream in streams:
+                stream.close()  # stops its worker now, not when collected
+
+    def _worker_threads(self, spill: Path, after: int, shard: int, shards: int
+                        ) -> Generator[tuple[int, list[str], list[WireState] | None], None, None]:
+        """``(question id, its problems, its states or None)`` from one worker, by question id: every question
+        with problems or states."""
         for message in worker_messages("frozen_search.adapters.stackexchange.worker", {
                 "spill": str(spill), "site_dir": str(self.site_dir), "host": self.site.host, "after": after,
-                "problem_count": self.problem_count, "batch": WORKER_BATCH}, "Stack Exchange thread worker",
+                "shard": shard, "shards": shards, "batch": WORKER_BATCH}, "Stack Exchange thread worker",
                 "the thread pass stopped early; the checkpoints committed are kept: run the same ingest again to "
                 "resume"):
-            report.problems.extend(message["problems"])
-            self.problem_count = message["problem_count"]
-            for question, states in decode_states(message):
-                self.documents += 1
-                yield question, states
+            problems = {int(question): [str(p) for p in found] for question, found in message["problems"]}
+            states = dict(wire_states(message))
+            for question in sorted(problems.keys() | states.keys()):
+                yield question, problems.get(question, []), states.get(question)
 
     # -- pass 1: stream the files into the spill ----------------------------------------------------------------
 
@@ -521,6 +564,9 @@ class DumpReader:
         return int(row.get("PostId")), int(row.get("RelatedPostId")), dump_millis(row.get("CreationDate"))
 
     def _problem(self, report: StateIngestReport, message: str) -> None:
+        if self.collected is not None:  # in a worker: counted and listed by the ingesting process, in order
+            self.collected.append(message)
+            return
         self.problem_count += 1
         if self.problem_count <= MAX_LISTED_PROBLEMS:
             report.problems.append(message)
@@ -543,15 +589,17 @@ class DumpReader:
 
     # -- pass 2: one thread at a time ---------------------------------------------------------------------------
 
-    def _threads(self, db: sqlite3.Connection, report: StateIngestReport, after: int
-                 ) -> Iterator[tuple[int, list[DocState]]]:
+    def _threads(self, db: sqlite3.Connection, report: StateIngestReport, after: int, shard: int = 0,
+                 shards: int = 1) -> Iterator[tuple[int, list[DocState]]]:
+        """Every question after ``after`` by id (of ``shards``, every ``shards``-th from the ``shard``-th) with its
+        states (maybe none)."""
         questions = db.cursor()
         questions.execute("SELECT id, created FROM posts WHERE kind=1 AND id>? ORDER BY id", (after,))
-        for question_id, created in questions:
+        for position, (question_id, created) in enumerate(questions):
+            if position % shards != shard:
+                continue
             thread = self._thread(db, question_id, created, report)
-            states = thread_states(thread)
-            if states:
-                yield question_id, states
+            yield question_id, thread_states(thread)
 
     def _thread(self, db: sqlite3.Connection, question_id: int, created: int,
                 report: StateIngestReport) -> Thread:
@@ -643,9 +691,11 @@ def _rows(handle: IO[bytes], path: Path, root: str) -> Iterator[Any]:
 
 
 def thread_worker(arguments: dict[str, Any], out: IO[bytes]) -> None:
-    """The worker of :meth:`DumpReader.threads_in_worker`: threads after ``arguments["after"]`` on, written to
-    ``out`` in messages of about ``batch`` states (``{"texts", "threads", "problems", "problem_count", "done"}``),
-    each an 8-byte big-endian length and that many bytes of UTF-8 JSON; a failure as one ``{"error"}`` message."""
+    """A worker of :meth:`DumpReader.threads_in_worker`: the threads after ``arguments["after"]`` of shard
+    ``shard`` of ``shards`` (default 0 of 1), written to ``out`` in messages of about ``batch`` states
+    (:func:`~frozen_search.adapters.documents.encode_states`, with ``"problems": [[question id,
+    [problem, ...]], ...]`` and ``"done"``), each an 8-byte big-endian length and that many bytes of UTF-8 JSON; a
+    failure as one ``{"error"}`` message."""
 
     def write(message: dict[str, Any]) -> None:
         write_message(out, message, floatless=True)  # a thread's states hold no float
@@ -655,19 +705,23 @@ def thread_worker(arguments: dict[str, Any], out: IO[bytes]) -> None:
         db.execute("PRAGMA cache_size=-64000")  # 64 MB: a thread's rows are spread over the spill's B-trees
         db.execute("PRAGMA mmap_size=1000000000")
         reader = DumpReader(Path(arguments["site_dir"]), Site(arguments["host"]))
-        reader.problem_count = int(arguments["problem_count"])
         reader.unreadable = {int(post): str(why) for post, why in db.execute("SELECT * FROM unreadable")}
+        reader.collected = []
         report = StateIngestReport(source=reader.site.short)
         pending: list[tuple[int, list[DocState]]] = []
+        problems: list[tuple[int, list[str]]] = []
         states = 0
-        for question, found in reader._threads(db, report, int(arguments["after"])):
-            pending.append((question, found))
-            states += len(found)
+        for question, found in reader._threads(db, report, int(arguments["after"]), int(arguments.get("shard", 0)),
+                                               int(arguments.get("shards", 1))):
+            if reader.collected:
+                problems.append((question, reader.collected))
+                reader.collected = []
+            if found:
+                pending.append((question, found))
+                states += len(found)
             if states >= int(arguments["batch"]):
-                write({**encode_states(pending), "problems": report.problems,
-                       "problem_count": reader.problem_count, "done": False})
-                pending, states, report.problems = [], 0, []
-        write({**encode_states(pending), "problems": report.problems, "problem_count": reader.problem_count,
-               "done": True})
+                write({**encode_states(pending), "problems": problems, "done": False})
+                pending, problems, states = [], [], 0
+        write({**encode_states(pending), "problems": problems, "done": True})
     except Exception as exc:  # told to the parent, which raises a coded IngestError
         write({"error": f"the Stack Exchange thread worker failed: {type(exc).__name__}: {exc}"})

@@ -18,6 +18,7 @@ Nothing from today's state is read: no score, vote, accepted mark, count, last-a
 
 from __future__ import annotations
 
+import ctypes
 import hashlib
 import json
 import re
@@ -28,6 +29,7 @@ from json.encoder import encode_basestring as encode_string  # json.dumps' own, 
 from typing import Any
 
 import cmarkgfm  # type: ignore[import-untyped]  # no type hints shipped
+from cmarkgfm import _cmark  # its cffi module: cmark's own functions
 from lxml import etree, html
 
 from frozen_search.adapters.documents import DocState
@@ -105,7 +107,6 @@ _MATH = re.compile(r"\$\$.+?\$\$|(?<![\\$])\$(?!\$).+?(?<![\\$])\$|\\\[.+?\\\]|\
 _CMARK_OPTIONS = cmarkgfm.Options.CMARK_OPT_UNSAFE
 _SPACES_BEFORE_NEWLINE = re.compile(r"[ \t]+\n")
 _LOOSE_ITEM = re.compile(r"^-\n+", re.MULTILINE)
-_BLANK_LINES = re.compile(r"\n{3,}")
 _BLOCKS = {"p", "div", "pre", "blockquote", "ul", "ol", "li", "h1", "h2", "h3", "h4", "h5", "h6", "table", "tr",
            "hr"}
 
@@ -126,10 +127,30 @@ def render_markdown(text: str) -> str:
 
     text = text.replace("\r\n", "\n")
     parked = _MATH.sub(park, text) if "$" in text or "\\" in text else text  # every math span starts with one
-    rendered = render_html(cmarkgfm.markdown_to_html(parked, options=_CMARK_OPTIONS)) if parked.strip() else ""
+    rendered = render_html(markdown_html(parked)) if parked.strip() else ""
     if not kept:  # nothing parked: no placeholder to put back (a literal "MATHSPAN0X" stays as it is either way)
         return rendered
     return re.sub(r"MATHSPAN(\d+)X", lambda m: kept[int(m.group(1))], rendered)
+
+
+_FREE = ctypes.CDLL(None).free  # the C library's free(): cmark allocates what it returns with the C library's calloc
+_FREE.argtypes, _FREE.restype = [ctypes.c_void_p], None
+
+
+def markdown_html(text: str) -> str:
+    """The HTML cmark-gfm renders from the Markdown ``text`` (``cmarkgfm.markdown_to_html(text,
+    options=CMARK_OPT_UNSAFE)``), its buffer freed: cmark.h says of ``cmark_markdown_to_html`` "It is the caller's
+    responsibility to free the returned buffer", and ``cmarkgfm.markdown_to_html`` never does (theacodes/cmarkgfm
+    issue 53) -- a dump ingest rendering millions of texts kept every rendering in memory (measured: ~0.8 KB a text,
+    about 450 MB per 1,000,000 history rows)."""
+    encoded = text.encode("utf-8")
+    raw = _cmark.lib.cmark_markdown_to_html(encoded, len(encoded), _CMARK_OPTIONS)
+    if raw == _cmark.ffi.NULL:
+        raise MemoryError("cmark could not render a text")
+    try:
+        return str(_cmark.ffi.string(raw).decode("utf-8"))
+    finally:
+        _FREE(int(_cmark.ffi.cast("uintptr_t", raw)))
 
 
 def render_html(markup: str, *, strict: bool = False) -> str:
@@ -143,20 +164,62 @@ def render_html(markup: str, *, strict: bool = False) -> str:
     """
     if not markup.strip():
         return ""
-    root = _parsed(markup, strict)
-    if root is None:
-        return ""
-    out: list[str] = []
-    _walk(root, out)
-    text = "".join(out)
+    text = _fragment_text(markup)
+    if text is None:  # what the fast path cannot read exactly as lxml.html would: lxml.html's own path
+        root = _parsed(markup, strict)
+        if root is None:
+            return ""
+        out: list[str] = []
+        _walk(root, out)
+        text = "".join(out)
     # each pattern is tried only where the text holds what any match of it must hold (the same text, faster)
     if " \n" in text or "\t\n" in text:
         text = _SPACES_BEFORE_NEWLINE.sub("\n", text)
     if "-\n" in text:
         text = _LOOSE_ITEM.sub("- ", text)  # a loose list item's paragraph: on the dash's line
-    if "\n\n\n" in text:
-        text = _BLANK_LINES.sub("\n\n", text)
+    while "\n\n\n" in text:  # runs of 3 or more newlines become 2, as the pattern \n{3,} -> \n\n makes them
+        text = text.replace("\n\n\n", "\n\n")
     return text.strip()
+
+
+_PLAIN_HTML = etree.HTMLParser()  # lxml.html's parser and options, without its Python element classes
+_LOOKS_LIKE_DOCUMENT = re.compile(r"^\s*<(?:html|!doctype)", re.IGNORECASE).match  # lxml.html's own test
+_STRING = etree.XPath("string()", smart_strings=False)  # what lxml.html's text_content() is
+
+
+def _fragment_text(markup: str) -> str | None:
+    """What :func:`_walk` gives for ``html.fragment_fromstring(markup, create_parent="div")``, read with plain lxml
+    elements (lxml.html looks up a Python class for every element: about half of its parse), or ``None`` wherever
+    lxml.html's own steps might do otherwise (markup that starts like a whole document, no single ``<body>``, leading
+    text XML cannot hold): the caller then takes lxml.html's path. lxml.html wraps the markup in
+    ``<html><body>…</body></html>``, parses it with the same libxml2 parser, keeps the body's leading text only when
+    it is not blank, and moves the body's children (with their tails) into a new ``div``."""
+    if _LOOKS_LIKE_DOCUMENT(markup):
+        return None
+    try:
+        document = etree.fromstring(f"<html><body>{markup}</body></html>", _PLAIN_HTML)
+    except (etree.ParserError, ValueError):
+        return None
+    if document is None or document.tag != "html":
+        return None
+    bodies = [element for element in document if element.tag == "body"]
+    if len(bodies) != 1:
+        return None
+    body = bodies[0]
+    out = ["\n\n"]  # the div's own start
+    if body.text and body.text.strip():
+        try:
+            etree.Element("div").text = body.text  # lxml.html sets it on the div: text XML cannot hold fails there
+        except ValueError:
+            return None
+        out.append(body.text)
+    for child in body:
+        _walk(child, out)
+        tail = child.tail
+        if tail:
+            out.append(tail)
+    out.append("\n")  # the div's own end
+    return "".join(out)
 
 
 def _parsed(markup: str, strict: bool = False) -> Any:
@@ -175,9 +238,31 @@ def _parsed(markup: str, strict: bool = False) -> Any:
             return None
 
 
+_SPECIAL = frozenset(_BLOCKS | {"br", "img", "a", "script", "style"})  # tags _walk does more for than take text
+
+
 def _walk(node: Any, out: list[str]) -> None:
-    tag = node.tag if isinstance(node.tag, str) else ""
-    if tag in _BLOCKS:
+    """Append the text of ``node`` (an lxml element, plain or lxml.html's) to ``out``: its text, then each child's
+    text and tail; block elements on lines of their own, list items as ``- ``, ``<br>`` a newline, an image its alt
+    (or src), a link its href when that differs from its text; script and style text left out (a comment's or
+    processing instruction's text is taken)."""
+    tag = node.tag
+    if type(tag) is str and tag in _SPECIAL:
+        _walk_special(node, tag, out)
+        return
+    text = node.text
+    if text:
+        out.append(text)
+    for child in node:
+        _walk(child, out)
+        tail = child.tail
+        if tail:
+            out.append(tail)
+
+
+def _walk_special(node: Any, tag: str, out: list[str]) -> None:
+    block = tag in _BLOCKS
+    if block:
         out.append("\n\n" if tag not in ("li", "tr") else "\n")
     if tag == "li":
         out.append("- ")
@@ -189,11 +274,14 @@ def _walk(node: Any, out: list[str]) -> None:
         out.append(node.text)
     for child in node:
         _walk(child, out)
-        if child.tail:
-            out.append(child.tail)
-    if tag == "a" and node.get("href") and node.get("href") != node.text_content().strip():
-        out.append(f" <{node.get('href')}>")
-    if tag in _BLOCKS:
+        tail = child.tail
+        if tail:
+            out.append(tail)
+    if tag == "a":
+        href = node.get("href")
+        if href and href != _STRING(node).strip():
+            out.append(f" <{href}>")
+    if block:
         out.append("\n")
 
 
@@ -412,6 +500,7 @@ class _Builder:
         self.isos: dict[int, str] = {}
         self.aliases: dict[int, tuple[str, str]] = {}
         self.displays: dict[Any, dict[str, Any]] = {}
+        self.display_json: dict[Any, str] = {}  # the JSON of each display dict, as json.dumps writes it in the hash
 
     def iso(self, at: int) -> str:
         found = self.isos.get(at)
@@ -458,8 +547,8 @@ class _Builder:
                  (f"question {question.post_id} tags", q.tags[1])])
         pieces = [head]
         closure = None if q.closed is None else (q.closed[1], json.dumps(q.closed[0], sort_keys=True))
-        key = ("display", q.tags, closure, q.locked)
-        known = self.displays.get(key)  # one dict for equal displays (the transport to the store writes it once)
+        seen = ("display", q.tags, closure, q.locked)
+        known = self.displays.get(seen)  # one dict for equal displays (the transport to the store writes it once)
         display: dict[str, Any] = known if known is not None else {
             "site": thread.site.host, "question_id": question.post_id, "created": self.iso(question.created),
             "tags": list(tags), "closed": None, "locked": None}
@@ -497,10 +586,11 @@ class _Builder:
             aliases.append(alias)
         if known is None:
             display.update(thread.notes)
-            self.displays[key] = display
+            self.displays[seen] = display
+            self.display_json[seen] = json.dumps(display, ensure_ascii=False, sort_keys=True)
         content = (f"[{encode_string(title)}, [{', '.join(j for piece in pieces for j in piece[1])}], "
                    f"[{', '.join(j for piece in pieces for j in piece[2])}], "
-                   f"{json.dumps(display, ensure_ascii=False, sort_keys=True)}, null, "
+                   f"{self.display_json[seen]}, null, "
                    f"[{', '.join(j for _, j in aliases)}]]")
         version = hashlib.sha256(content.encode()).hexdigest()
 
