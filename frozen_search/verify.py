@@ -240,7 +240,7 @@ def case_aligned(text: str) -> bool:
 def first_in_lowered(lowered: str, terms: Sequence[str]) -> tuple[int, int]:
     """``(i, start)``: the first of ``terms`` (in order) that occurs as a whole word in ``lowered`` (a lower-cased
     text, searched case-sensitively: :func:`word_pattern` with ``ignore_case=False``), and where; ``(-1, 0)`` when
-    none does. The snippet starts from it (:func:`~frozen_search.stages.rank.snippet_start`), and
+    none does. The snippet starts from it (:func:`~frozen_search.stages.rank.snippet`), and
     :func:`matches_lowered` may take it as its own search."""
     for number, term in enumerate(terms):
         found = word_pattern(term, ignore_case=False).search(lowered)
