@@ -26,6 +26,7 @@ from pathlib import Path
 import tantivy
 
 from frozen_search.errors import IndexNotReady, InvalidRequest, StoreBusy
+from frozen_search.verify import query_token
 
 INDEX_FORMAT = 2  # 2: instants in milliseconds (store schema 5)
 OPEN_END = 2**62  # valid_to of a revision with no known successor
@@ -40,8 +41,12 @@ tantivy's order)."""
 
 
 def tokenize(text: str) -> list[str]:
-    """Lower-cased alphanumeric tokens, as tantivy's ``default`` tokenizer makes them (shared with verify)."""
-    return [t for t in _TOKEN.findall(text.lower()) if len(t.encode("utf-8")) < _MAX_TOKEN_BYTES]
+    """Lower-cased alphanumeric tokens, as tantivy's ``default`` tokenizer makes them (shared with verify): the text
+    split into words first, then each word lower-cased as tantivy does (:func:`~frozen_search.verify.query_token`).
+    Lower-casing first split ``İstanbul`` at U+0307 (``i`` + U+0307 is its lower case) and wrote a final ``Σ`` as
+    ``ς``, so neither found the page that says it."""
+    tokens = (query_token(word) for word in _TOKEN.findall(text))
+    return [t for t in tokens if len(t.encode("utf-8")) < _MAX_TOKEN_BYTES]
 
 
 @dataclass(frozen=True)

@@ -187,11 +187,27 @@ def word_pattern(term: str, ignore_case: bool = True) -> re.Pattern[str]:
     return re.compile(rf"{escaped}(?<![^\W_]{escaped})(?![^\W_])", re.IGNORECASE if ignore_case else 0)
 
 
+def query_token(word: str) -> str:
+    """A word (a run of letters and digits, ``[^\\W_]+``) lower-cased as tantivy's ``default`` tokenizer lower-cases
+    it (tantivy ``LowerCaser``: each character's own full lower case, ``char::to_lowercase``, with no final-sigma
+    rule): ``str.lower`` but ``Σ`` is always ``σ`` (``İ`` is ``i`` + U+0307 in both)."""
+    return word.lower() if "\u03a3" not in word else "".join(char.lower() for char in word)
+
+
+_WORD = re.compile(r"[^\W_]+")
+
+
 def matches_historical_text(title: str, text: str, terms: Sequence[str]) -> bool:
-    """True when any query token occurs as a whole word (case-insensitive) in ``title`` or ``text``."""
+    """True when any query token occurs as a whole word (case-insensitive) in ``title`` or ``text``; a token that
+    is no run of word characters (``i`` + U+0307, the lower case of ``İ``, in it) is looked for among the words of
+    ``title`` and ``text`` lower-cased as the index does (:func:`query_token`), which no regular expression over the
+    text itself finds."""
     for term in terms:
         pattern = word_pattern(term)
         if pattern.search(title) or pattern.search(text):
+            return True
+        if "\u0307" in term and ("\u0130" in title or "\u0130" in text) and any(
+                query_token(word) == term for part in (title, text) for word in _WORD.findall(part)):
             return True
     return False
 
@@ -240,7 +256,7 @@ def case_aligned(text: str) -> bool:
 def first_in_lowered(lowered: str, terms: Sequence[str]) -> tuple[int, int]:
     """``(i, start)``: the first of ``terms`` (in order) that occurs as a whole word in ``lowered`` (a lower-cased
     text, searched case-sensitively: :func:`word_pattern` with ``ignore_case=False``), and where; ``(-1, 0)`` when
-    none does. The snippet starts from it (:func:`~frozen_search.stages.rank.snippet_start`), and
+    none does. The snippet starts from it (:func:`~frozen_search.stages.rank.snippet`), and
     :func:`matches_lowered` may take it as its own search."""
     for number, term in enumerate(terms):
         found = word_pattern(term, ignore_case=False).search(lowered)

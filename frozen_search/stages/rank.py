@@ -3,6 +3,7 @@ the snippets cut from that text."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 
 from frozen_search.index import IndexedRevision, rank
@@ -33,19 +34,33 @@ def merge_ranked(local: Iterable[Shown], fresh: list[Shown], terms: list[str], p
 
 def snippet(text: str, terms: list[str], width: int, lowered: str | None = None) -> str:
     """About ``width`` characters of ``text`` around the first whole-word occurrence of a query term (found in
-    ``lowered``: ``text.lower()``, computed here when not given)."""
-    return snippet_at(text, snippet_start(text.lower() if lowered is None else lowered, terms, width), width)
-
-
-def snippet_start(lowered: str, terms: list[str], width: int) -> int:
-    """Where :func:`snippet` starts looking (characters): ``width // 3`` before the first whole-word occurrence in
-    ``lowered`` of the first term that occurs, 0 when none does."""
+    ``lowered``: ``text.lower()``, computed here when not given): the snippet starts ``width // 3`` characters before
+    it (:func:`text_offset`), at 0 when no term occurs."""
+    lowered = text.lower() if lowered is None else lowered
     number, at = first_in_lowered(lowered, terms)
-    return max(0, at - width // 3) if number >= 0 else 0
+    return snippet_at(text, max(0, text_offset(text, lowered, at) - width // 3) if number >= 0 else 0, width)
+
+
+_DOTTED_CAPITAL_I = re.compile("\u0130")
+
+
+def text_offset(text: str, lowered: str, at: int) -> int:
+    """The offset in ``text`` (characters) of the character at offset ``at`` of ``lowered`` (``text.lower()``): ``at``
+    itself unless ``text`` holds U+0130 (LATIN CAPITAL LETTER I WITH DOT ABOVE), the one character whose lower case
+    (Unicode's full mapping, ``str.lower``: ``i`` + U+0307) is two characters long; each one before ``at`` counts
+    one character less."""
+    if len(lowered) == len(text):
+        return at
+    shift = 0
+    for found in _DOTTED_CAPITAL_I.finditer(text):
+        if found.start() + shift >= at:
+            break
+        shift += 1
+    return at - shift
 
 
 def snippet_at(text: str, start: int, width: int) -> str:
-    """The snippet of ``text`` from about ``start`` (:func:`snippet_start`): cut at spaces, whitespace runs made one
+    """The snippet of ``text`` from about ``start`` (:func:`snippet`): cut at spaces, whitespace runs made one
     space, ``…`` where text was cut."""
     if start > 0:
         space = text.find(" ", start)

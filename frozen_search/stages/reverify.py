@@ -20,7 +20,7 @@ from frozen_search.querylog import LoggedHit
 from frozen_search.registry import Registry
 from frozen_search.source import Shown
 from frozen_search.stages.memo import GenerationMemo
-from frozen_search.stages.rank import snippet_at
+from frozen_search.stages.rank import snippet_at, text_offset
 from frozen_search.store import RevisionRow, Store
 from frozen_search.verify import Displayed, case_aligned, first_in_lowered, matches_lowered, query_rejection, verify
 
@@ -61,7 +61,7 @@ class Prepared:
         distinct ones of one text are kept, by where the snippet starts (a result is immutable, validated once).
         ``first``: :func:`~frozen_search.verify.first_in_lowered` of the lower-cased text, when already computed."""
         number, at = first_in_lowered(self.lowered, terms) if first is None else first
-        start = max(0, at - width // 3) if number >= 0 else 0  # rank.snippet_start
+        start = max(0, text_offset(self.text, self.lowered, at) - width // 3) if number >= 0 else 0  # as rank.snippet
         found = self.snippets.get((start, width))
         if found is None:
             text = snippet_at(self.text, start, width)
