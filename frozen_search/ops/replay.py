@@ -5,9 +5,10 @@ line answered live or offline from the HTTP cache in offline mode — never a li
 upstream sources and serving the same Stack Exchange sites as when it was logged.
 
 With ``workers`` of 2 or more, local calls are shared between this process and ``workers - 1`` helper processes
-(``python -m frozen_search.ops.replay_worker``, never :mod:`multiprocessing`: no pickle, the caller's ``__main__``
-never imported again, no store connection or tantivy thread inherited). Each helper opens the store and the log
-itself; it is sent a line's place in the log (line number, byte offset, length and the sha256 of the bytes this
+(never :mod:`multiprocessing`: no pickle, the caller's ``__main__`` never imported again; ``fork``ed before the
+store is opened when this process runs a single thread, else ``python -m frozen_search.ops.replay_worker``: no
+store connection or tantivy thread inherited either way; see :class:`_Helper`). Each helper opens the store and
+the log itself; it is sent a line's place in the log (line number, byte offset, length and the sha256 of the bytes this
 process checked) and answers the line's verdict (:func:`~frozen_search.querylog.recomputed_detail`), over
 length-prefixed frames on its stdin and stdout (:func:`_frame`; requests packed as integers and a digest, replies
 small JSON objects of strings and integers).
@@ -30,7 +31,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, NoReturn
 
 import orjson
 
@@ -47,6 +48,7 @@ from frozen_search.querylog import (
     recomputed_detail,
     replay,
 )
+from frozen_search.registry import default_registry
 from frozen_search.service import FrozenSearchService
 from frozen_search.store import Store
 
@@ -93,9 +95,18 @@ class _LineContext:
     upstream: tuple[tuple[str, str], ...] = ()  # the upstream URLs it asked, when not the default
 
 
+_CONTEXT_FIELDS = ("live_sources", "search_from", "sites", "upstream")
+_LOCAL_DEFAULT: list[_LineContext] = []  # the context of a local line naming none of _CONTEXT_FIELDS, made once
+
+
 def _line_context(record: Mapping[str, Any]) -> _LineContext:
     """The :class:`_LineContext` a logged line names (``mode``, ``live_sources``, ``search_from``, ``sites``,
     ``upstream``; each missing or malformed one at its default)."""
+    if record.get("mode", "local") == "local" and not any(name in record for name in _CONTEXT_FIELDS):
+        # a local line at the default settings (most lines)
+        if not _LOCAL_DEFAULT:
+            _LOCAL_DEFAULT.append(_LineContext())
+        return _LOCAL_DEFAULT[0]
     names = record.get("live_sources")
     logged = record.get("sites")
     urls = record.get("upstream")
@@ -144,9 +155,10 @@ def replay_log(settings: Settings, log_path: Path, *, on_line: Callable[[ReplayL
 
     ``workers`` (2 or more): local lines' calls are recomputed in this process and ``workers - 1`` helper processes
     (see the module's docstring), each call by the one its :func:`_affinity` names (the calls likely to show the
-    same documents in the same process, whose caches then hold them; the same call always in the same one), this
-    process taking them all until a helper has started; lines are still reported in log order, and an offline line
-    runs here after every line before it. A helper that stops has its lines recomputed here.
+    same documents in the same process, whose caches then hold them) unless that would leave one idle
+    (:class:`_Helpers`), this process taking them all until a helper has started; lines are still reported in log
+    order, and an offline line runs here after every line before it. A helper that stops has its lines recomputed
+    here.
 
     With ``settings.read_only`` (``FROZEN_SEARCH_READ_ONLY``) nothing is written into the data dir: the store is
     opened immutable, a missing snapshot is never built and live/offline lines are refused (see
@@ -160,7 +172,16 @@ def replay_log(settings: Settings, log_path: Path, *, on_line: Callable[[ReplayL
     log = existing_log(log_path)
     # Each line sets its own mode (local, else offline: never a live request), so the log is read once, in replay().
     settings = settings.replace(mode="local")
-    store = existing_store(settings)
+    helpers: _Helpers | None = None
+    if workers > 1:
+        default_registry()  # the sources' modules, imported before a helper is forked (it inherits them)
+        helpers = _Helpers(workers - 1)  # before the store is opened: a forked helper inherits no connection
+    try:
+        store = existing_store(settings)
+    except BaseException:
+        if helpers is not None:
+            helpers.close()
+        raise
     recomputer = _Recomputer(settings, store)
     now = [_LineContext()]
     line_number = [0]
@@ -190,11 +211,10 @@ def replay_log(settings: Settings, log_path: Path, *, on_line: Callable[[ReplayL
         return _group_of(context, store.generation)
 
     report = ReplayReport()
-    helpers: _Helpers | None = None
     try:
         with store.pinned():  # one store generation for the whole replay (a concurrent ingest is not seen)
-            if workers > 1:
-                helpers = _Helpers(settings, log, store.generation, workers - 1, recomputer)
+            if helpers is not None:
+                helpers.begin(settings, log, store.generation, recomputer)
             for line in _lines(log, execute, before, group, helpers, report):
                 if on_line is not None:
                     on_line(line)
@@ -270,6 +290,8 @@ _FORGET = b"F"
 _PIPE_BYTES = 1 << 20  # each pipe's capacity when Linux allows it (F_SETPIPE_SZ; else the default 64 KiB)
 _REQUEST_BYTES = _SIZE.size + 1 + _LINE.size
 _BATCH = 8  # line requests written to a helper at once (or sooner: before this process recomputes or waits)
+_LOW_WATER = 4  # a helper with fewer requests outstanding also takes this process's calls (it would soon idle)
+_HIGH_WATER = 48  # a helper with this many requests outstanding has its calls taken here (this one would idle)
 
 
 class _FramingError(OSError):
@@ -332,15 +354,41 @@ def _grow_pipe(fd: int) -> int:
     return 65536
 
 
-class _Helper:
-    """One helper process and this side of its two pipes; its verdicts come back in the order of its requests."""
+def _single_threaded() -> bool:
+    """Whether this process runs one thread, native ones included (Linux ``/proc/self/task``): then a ``fork``
+    copies no lock another thread holds (POSIX ``fork``: only the calling thread goes on in the child)."""
+    try:
+        return len(os.listdir("/proc/self/task")) == 1
+    except OSError:
+        return False
 
-    def __init__(self, init: bytes) -> None:
-        self.process = subprocess.Popen([sys.executable, "-m", "frozen_search.ops.replay_worker"],
-                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=_helper_env())
-        stdin, stdout = self.process.stdin, self.process.stdout
-        assert stdin is not None and stdout is not None  # noqa: S101 - both are pipes (PIPE above)
-        self.write_fd, self.read_fd = stdin.fileno(), stdout.fileno()
+
+class _Helper:
+    """One helper process and this side of its two pipes; its verdicts come back in the order of its requests.
+
+    Started before this process opens the store: ``fork``ed when this process runs a single thread (it inherits
+    the modules imported, no connection or index: none is open yet; it ends with ``os._exit``), else
+    ``python -m frozen_search.ops.replay_worker`` (a new interpreter importing them itself, ~0.4 s). Either way it
+    runs :func:`serve_helper` and is told what to replay by :meth:`begin`.
+    """
+
+    def __init__(self, others: list[_Helper]) -> None:
+        self.process: subprocess.Popen[bytes] | None = None
+        if _single_threaded():
+            to_helper, from_helper = os.pipe(), os.pipe()
+            self.pid = os.fork()
+            if self.pid == 0:  # the helper: never returns into the caller's code
+                _forked_helper(to_helper[0], from_helper[1],
+                               [to_helper[1], from_helper[0], *(fd for other in others for fd in other.fds)])
+            os.close(to_helper[0])
+            os.close(from_helper[1])
+            self.write_fd, self.read_fd = to_helper[1], from_helper[0]
+        else:
+            self.process = subprocess.Popen([sys.executable, "-m", "frozen_search.ops.replay_worker"],
+                                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=_helper_env())
+            stdin, stdout = self.process.stdin, self.process.stdout
+            assert stdin is not None and stdout is not None  # noqa: S101 - both are pipes (PIPE above)
+            self.pid, self.write_fd, self.read_fd = self.process.pid, stdin.fileno(), stdout.fileno()
         # requests never fill the pipe: at most this many outstanding (this process never waits to write)
         self.capacity = min(REPLAY_WINDOW, _grow_pipe(self.write_fd) // _REQUEST_BYTES)
         _grow_pipe(self.read_fd)
@@ -351,6 +399,14 @@ class _Helper:
         self.verdicts: dict[int, str] = {}
         self._buffer = bytearray()
         self._out = bytearray()
+
+    @property
+    def fds(self) -> tuple[int, int]:
+        """This side's two pipe ends (a helper forked later closes them)."""
+        return self.write_fd, self.read_fd
+
+    def begin(self, init: bytes) -> None:
+        """Send the start frame (:func:`serve_helper`)."""
         self._send(init)
         self.flush()
 
@@ -410,13 +466,39 @@ class _Helper:
     def close(self) -> None:
         """End the process: killed (it only reads: the store, the log; nothing of it is left to finish), its
         pipes closed."""
-        if self.process.poll() is None:
-            self.process.kill()
-        self.process.wait()
-        for stream in (self.process.stdin, self.process.stdout):
+        with contextlib.suppress(OSError):
+            os.kill(self.pid, signal.SIGKILL)
+        if self.process is not None:
+            self.process.wait()
+            streams: tuple[IO[bytes] | None, ...] = (self.process.stdin, self.process.stdout)
+            for stream in streams:
+                with contextlib.suppress(OSError):
+                    if stream is not None:
+                        stream.close()
+            return
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(self.pid, 0)
+        for fd in self.fds:
             with contextlib.suppress(OSError):
-                if stream is not None:
-                    stream.close()
+                os.close(fd)
+
+
+def _forked_helper(source: int, sink: int, inherited: list[int]) -> NoReturn:
+    """The forked helper's life: :func:`serve_helper` on the pipe ends ``source`` and ``sink`` (the other pipe ends
+    it ``inherited`` closed first, so that each pipe's end is seen), then ``os._exit`` (no cleanup of the caller's
+    objects, no exception back into its code)."""
+    code = 1
+    try:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        for fd in inherited:
+            os.close(fd)
+        with open(source, "rb") as reader, open(sink, "wb") as writer:
+            serve_helper(reader, writer)
+        code = 0
+    except BaseException:  # noqa: BLE001, S110 - the helper ends; its lines are recomputed by the replaying process
+        pass
+    finally:
+        os._exit(code)
 
 
 @dataclass
@@ -447,30 +529,46 @@ class _HelperVerdict:
 
 class _Helpers:
     """``count`` helper processes for :func:`~frozen_search.querylog.replay` (its ``Helpers``): each grouped call
-    goes to the process its :func:`_affinity` names among this one and the helpers, or here while that helper is
-    starting, has as many requests outstanding as its pipe holds, or has stopped."""
+    goes to the process its :func:`_affinity` names among this one and the helpers, but here while that helper is
+    starting, is :data:`_HIGH_WATER` requests behind or has stopped, and to a helper with fewer than
+    :data:`_LOW_WATER` outstanding rather than here (both processes kept busy; a call recomputed in two processes
+    costs time, never a verdict)."""
 
-    def __init__(self, settings: Settings, log: Path, generation: int, count: int, recomputer: _Recomputer) -> None:
-        values = settings.model_dump(mode="json", exclude={"log_key", "log_key_file"})
-        init = orjson.dumps({"settings": values, "log": str(log.resolve()), "generation": generation})
-        self.recomputer, self.generation = recomputer, generation
-        self.held: OrderedDict[Hashable, Any] = OrderedDict()  # answers of lines recomputed here for a helper
+    def __init__(self, count: int) -> None:
+        """Start ``count`` helpers (:class:`_Helper`); :meth:`begin` tells them what to replay."""
         self.helpers: list[_Helper] = []
+        self.recomputer: _Recomputer | None = None
+        self.held: OrderedDict[Hashable, Any] = OrderedDict()  # answers of lines recomputed here for a helper
         try:
             for _ in range(count):
-                self.helpers.append(_Helper(init))
+                self.helpers.append(_Helper(self.helpers))
         except OSError:  # a process that cannot start: its share is recomputed here
             pass
+
+    def begin(self, settings: Settings, log: Path, generation: int, recomputer: _Recomputer) -> None:
+        """Have the helpers replay ``log`` with ``settings`` over the store at ``generation`` (``recomputer``: this
+        process's, for the lines of a helper that stops)."""
+        values = settings.model_dump(mode="json", exclude={"log_key", "log_key_file"})
+        init = orjson.dumps({"settings": values, "log": str(log.resolve()), "generation": generation})
+        self.recomputer = recomputer
+        for helper in self.helpers:
+            helper.begin(init)
 
     def submit(self, key: Hashable, record: Mapping[str, Any], line: int, offset: int, raw: bytes
                ) -> Verdict | None:
         """See :meth:`~frozen_search.querylog.Helpers.submit`."""
         turn = _affinity(record) % (len(self.helpers) + 1)
         helper = self.helpers[turn - 1] if turn else None
-        if helper is not None and not helper.ready and not helper.broken:
-            helper.poll(block=False)
-        if helper is not None and helper.fatal is not None:
-            raise ConfigError(helper.fatal)
+        for other in self.helpers:
+            if not other.ready and not other.broken:
+                other.poll(block=False)
+            if other.fatal is not None:
+                raise ConfigError(other.fatal)
+        if helper is None:  # this process's call, unless a helper is about to run out of work
+            helper = next((other for other in self.helpers if other.ready and not other.broken
+                           and other.outstanding < _LOW_WATER), None)
+        elif helper.outstanding >= _HIGH_WATER:  # that helper is far behind: this process takes the call
+            helper = None
         if helper is None or not helper.ready or helper.broken or helper.outstanding >= helper.capacity:
             for other in self.helpers:  # the line is recomputed here next: the helpers have their work first
                 other.flush()
@@ -480,6 +578,8 @@ class _Helpers:
 
     def _here(self, key: Hashable, record: Mapping[str, Any]) -> str:
         """A stopped helper's line, recomputed and compared here."""
+        if self.recomputer is None:  # pragma: no cover - begin() comes first
+            raise RuntimeError("replay helpers asked before they began")
         context = _line_context(record)
         return recomputed_detail(record, key, functools.partial(self.recomputer.execute, context), self.held)
 

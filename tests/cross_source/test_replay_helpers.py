@@ -84,7 +84,7 @@ def ready_helpers(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, int]]:
     """Helpers waited for until started (else this process takes their lines while they start), and the lines sent
     to them counted."""
     sent = {"lines": 0}
-    started, request = _Helper.__init__, _Helper.request
+    started, request = _Helper.begin, _Helper.request
 
     def start(self: _Helper, init: bytes) -> None:
         started(self, init)
@@ -95,7 +95,7 @@ def ready_helpers(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, int]]:
         sent["lines"] += 1
         request(self, line, offset, raw)
 
-    monkeypatch.setattr(_Helper, "__init__", start)
+    monkeypatch.setattr(_Helper, "begin", start)
     monkeypatch.setattr(_Helper, "request", counted)
     yield sent
 
@@ -105,8 +105,10 @@ def _verdicts(data: Path, log: Path, workers: int) -> list[str]:
 
 
 @pytest.mark.slow
-def test_helpers_give_the_verdicts_of_one_process(data_and_log: tuple[Path, Path],
-                                                  ready_helpers: dict[str, int]) -> None:
+@pytest.mark.parametrize("forked", [True, False])
+def test_helpers_give_the_verdicts_of_one_process(data_and_log: tuple[Path, Path], ready_helpers: dict[str, int],
+                                                  monkeypatch: pytest.MonkeyPatch, forked: bool) -> None:
+    monkeypatch.setattr(replay_module, "_single_threaded", lambda: forked)  # else: python -m ...replay_worker
     data, log = data_and_log
     alone = _verdicts(data, log, 1)
     assert sum(": identical" in verdict for verdict in alone) < len(alone)
@@ -132,7 +134,7 @@ def test_a_helper_that_stops_has_its_lines_recomputed_here(data_and_log: tuple[P
         request(self, line, offset, raw)
         self.flush()
         if ready_helpers["lines"] == 3:
-            os.kill(self.process.pid, signal.SIGKILL)
+            os.kill(self.pid, signal.SIGKILL)
 
     monkeypatch.setattr(_Helper, "request", killing)
     assert _verdicts(data, log, 2) == alone
@@ -144,13 +146,13 @@ def test_a_helper_at_another_store_generation_stops_the_replay(data_and_log: tup
                                                               ready_helpers: dict[str, int],
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
     data, log = data_and_log
-    started = replay_module._Helpers.__init__
+    started = replay_module._Helpers.begin
 
-    def elsewhere(self: replay_module._Helpers, settings: Settings, log: Path, generation: int, count: int,
+    def elsewhere(self: replay_module._Helpers, settings: Settings, log: Path, generation: int,
                   recomputer: replay_module._Recomputer) -> None:
-        started(self, settings, log, generation + 1, count, recomputer)  # as if an ingest committed meanwhile
+        started(self, settings, log, generation + 1, recomputer)  # as if an ingest committed meanwhile
 
-    monkeypatch.setattr(replay_module._Helpers, "__init__", elsewhere)
+    monkeypatch.setattr(replay_module._Helpers, "begin", elsewhere)
     with pytest.raises(ConfigError, match="the store changed during the replay"):
         replay_log(_settings(data, log), log, workers=2)
 
