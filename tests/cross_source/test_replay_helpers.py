@@ -10,6 +10,8 @@ import io
 import json
 import os
 import signal
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -105,10 +107,11 @@ def _verdicts(data: Path, log: Path, workers: int) -> list[str]:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("forked", [True, False])
 def test_helpers_give_the_verdicts_of_one_process(data_and_log: tuple[Path, Path], ready_helpers: dict[str, int],
-                                                  monkeypatch: pytest.MonkeyPatch, forked: bool) -> None:
-    monkeypatch.setattr(replay_module, "_single_threaded", lambda: forked)  # else: python -m ...replay_worker
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """Helpers started as ``python -m frozen_search.ops.replay_worker`` (this test process runs other threads: it
+    never forks; the forked helper: the test after)."""
+    monkeypatch.setattr(replay_module, "_single_threaded", lambda: False)
     data, log = data_and_log
     alone = _verdicts(data, log, 1)
     assert sum(": identical" in verdict for verdict in alone) < len(alone)
@@ -221,3 +224,47 @@ def test_the_same_call_is_always_sent_to_the_same_process() -> None:
     for odd in ({"tool": "search", "arguments": {"query": 3}}, {"tool": "fetch", "arguments": []},
                 {"tool": "search", "arguments": {"query": "\ud800"}}, {"tool": "search", "arguments": {"query": " "}}):
         assert isinstance(_affinity(odd), int)
+
+
+_FORKED_REPLAY = """
+import json, os, sys
+from pathlib import Path
+from frozen_search.config import Settings
+from frozen_search.cutoff import parse_cutoff
+from frozen_search.ops import replay
+from frozen_search.ops.replay import _Helper, describe, replay_log
+
+sent, forked = [0], []
+request, started = _Helper.request, _Helper.__init__
+def counted(self, line, offset, raw):
+    sent[0] += 1
+    request(self, line, offset, raw)
+def start(self, others):
+    forked.append(replay._single_threaded())
+    started(self, others)
+    forked.append(self.process is None)
+_Helper.request, _Helper.__init__ = counted, start
+data, log, workers = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])
+settings = Settings.from_env({}, data_dir=data, cutoff=parse_cutoff("2008-01-01"), log_path=log)
+lines = [describe(line) for line in replay_log(settings, log, workers=workers).lines]
+print(json.dumps({"lines": lines, "sent": sent[0], "forked": forked, "threads": len(os.listdir("/proc/self/task"))}))
+"""
+
+
+@pytest.mark.slow
+def test_a_forked_helper_in_a_single_threaded_process_gives_the_verdicts_of_one_process(
+        data_and_log: tuple[Path, Path]) -> None:
+    """The path ``frozen-search replay --workers 2`` takes (a new process, one thread: the helper is forked)."""
+    data, log = data_and_log
+    alone = _verdicts(data, log, 1)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(Path(__file__).resolve().parents[2]),
+                                                                     os.environ.get("PYTHONPATH")])))
+    for _ in range(3):  # the forked helper is ready within a few lines: some are sent to it
+        done = subprocess.run([sys.executable, "-c", _FORKED_REPLAY, str(data), str(log), "2"], env=env,
+                              capture_output=True, text=True, check=True, timeout=300)
+        found = json.loads(done.stdout.strip().splitlines()[-1])
+        assert found["forked"] == [True, True]  # single-threaded when forking, and forked (no subprocess)
+        assert found["lines"] == alone
+        if found["sent"]:
+            return
+    pytest.fail("no line was ever sent to the forked helper")
