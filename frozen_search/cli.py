@@ -399,8 +399,9 @@ def mcp(cutoff: str | None, mode: str | None, search_from: str | None, data_dir:
 @main.command("replay")
 @click.argument("log", type=click.Path(path_type=Path), required=False)
 @click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
-              help="Recompute local lines' calls in this many processes (each its own store connection); lines are "
-                   "still printed in log order. Pays off on logs of many distinct calls and idle cores.")
+              help="Recompute local lines' calls in this many processes: this one and N-1 helpers, each with its "
+                   "own store connection, a call going where calls about the same documents go; lines are still "
+                   "printed in log order. Pays off on logs of many distinct calls and idle cores.")
 @_data_dir_option
 @_fail_cleanly
 def replay_command(log: Path | None, workers: int, data_dir: Path | None) -> None:

@@ -35,12 +35,11 @@ import threading
 import time
 from collections import OrderedDict, deque
 from collections.abc import Callable, Collection, Hashable, Iterable, Iterator, Mapping
-from concurrent.futures import Future
 from contextlib import contextmanager
 from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 import orjson
 import rfc8785
@@ -1469,12 +1468,6 @@ class _Answer:
             return cls(pair, None)
         return cls(pair, fast if orjson.loads(fast) == pair else None)
 
-    @classmethod
-    def from_text(cls, text: str) -> _Answer:
-        """The answer from its :func:`canonical_json` text (as :data:`Submit` returns it)."""
-        pair = json.loads(text)
-        return cls.of(pair["response"], pair["error"])
-
     def compare(self, record: Mapping[str, Any], proven: bool) -> str:
         """:func:`compare` of the line's logged response and error with this answer. For a ``proven`` line (read by
         orjson, :func:`_proven_line`) equal orjson bytes decide ``""`` at once: both are then the same JSON
@@ -1491,17 +1484,62 @@ class _Answer:
 
 REPLAY_ANSWERS_HELD = 4096
 """Distinct calls whose recomputed answer :func:`replay` keeps (LRU) to compare the same call logged again."""
-REPLAY_WINDOW = 256
-"""Lines :func:`replay` reads ahead of the one it reports while their calls run elsewhere (``submit``)."""
+REPLAY_WINDOW = 1024
+"""Lines :func:`replay` reads ahead of the one it reports while their calls run elsewhere (``helpers``)."""
 
-Submit = Callable[[Hashable, str, str, dict[str, Any]], "Future[str]"]
-"""``submit(context, cutoff_iso, tool, arguments)``: the call run elsewhere (another process); the future's result
-is the :func:`canonical_json` text of ``{"response", "error"}`` as ``execute`` would give them."""
+
+class Verdict(Protocol):
+    """A line's comparison made elsewhere (:meth:`Helpers.submit`)."""
+
+    def done(self) -> bool:
+        """Whether :meth:`detail` would return at once."""
+
+    def detail(self) -> str:
+        """``""`` (identical) or where the line differs, exactly as :func:`replay` words it (waits for it).
+
+        Raises:
+            ConfigError: the helper saw the store or the log change during the replay.
+        """
+
+
+class Helpers(Protocol):
+    """Other processes recomputing grouped calls for :func:`replay` (see ``frozen_search.ops.replay``)."""
+
+    def submit(self, key: Hashable, record: Mapping[str, Any], line: int, offset: int, raw: bytes
+               ) -> Verdict | None:
+        """Have the call of ``record`` (line ``line``: ``raw``, its bytes, start ``offset`` bytes into the log,
+        proven canonical; ``key`` from :func:`call_key`) recomputed and compared elsewhere, or ``None``: here."""
+
+    def forget(self) -> None:
+        """Drop every answer held elsewhere (a line outside any group ran here, and may have written)."""
+
+
+def call_key(context: Hashable, record: Mapping[str, Any]) -> Hashable:
+    """The key grouping a proven line's call (``record``, whose ``arguments`` is an object and ``cutoff`` a string)
+    under ``context`` (see :func:`replay`'s ``group``): context, cutoff, tool and the arguments' exact JSON bytes."""
+    return (context, record["cutoff"], str(record.get("tool")), orjson.dumps(record["arguments"], option=_FAST))
+
+
+def recomputed_detail(record: Mapping[str, Any], key: Hashable, execute: Execute,
+                      held: OrderedDict[Hashable, Any]) -> str:
+    """The comparison of a proven, grouped line (``key``: :func:`call_key`) with its call's answer, recomputed
+    through ``execute`` unless ``held`` (an LRU of :data:`REPLAY_ANSWERS_HELD` answers by key, owned by the caller)
+    has it: exactly :func:`replay`'s ``detail`` of that line (``""`` when identical). For a helper process."""
+    answer = held.get(key)
+    if answer is None:
+        outcome = _execute(record, execute)
+        if isinstance(outcome, str):
+            return outcome
+        answer = _Answer.of(*outcome)
+        _hold(held, key, answer)
+    else:
+        held.move_to_end(key)
+    return str(answer.compare(record, True))
 
 
 @dataclass
 class _Pending:
-    """A line read, its answer not yet compared: ``answer`` when known, else ``future`` (of ``key``)."""
+    """A line read, its answer not yet compared: ``answer`` when known, else ``verdict`` (made elsewhere)."""
 
     line: int
     tool: str
@@ -1510,14 +1548,14 @@ class _Pending:
     proven: bool
     key: Hashable | None = None
     answer: _Answer | None = None
-    future: Future[str] | None = None
+    verdict: Verdict | None = None
     done: ReplayLine | None = None
 
 
 def replay(path: str | os.PathLike[str], execute: Execute,
            before: Callable[[Mapping[str, Any]], None] | None = None,
            group: Callable[[Mapping[str, Any]], Hashable | None] | None = None,
-           submit: Submit | None = None) -> Iterator[ReplayLine]:
+           helpers: Helpers | None = None) -> Iterator[ReplayLine]:
     """Re-run each logged call through ``execute`` and compare response and error byte for byte (not ts/latency).
 
     ``before(record)``, when given, sees each line just before it is recomputed (the CLI reads ``live_sources``).
@@ -1533,32 +1571,32 @@ def replay(path: str | os.PathLike[str], execute: Execute,
     proven canonical: :func:`_proven_line`) are recomputed once, and every one of them is compared with that one
     answer (the last :data:`REPLAY_ANSWERS_HELD` distinct calls are held). A line whose ``group`` is ``None`` is
     recomputed on its own, after every line before it, and forgets every held answer (it may have written to the
-    store: a live-learned row).
+    store: a live-learned row); a grouped line may be recomputed before lines logged earlier (its answer depends on
+    its call alone).
 
-    ``submit`` (with ``group``): grouped calls are run through it instead of ``execute`` (in other processes), up
-    to :data:`REPLAY_WINDOW` lines ahead; lines are still reported in log order.
+    ``helpers`` (with ``group``): a grouped call not held here is offered to :meth:`Helpers.submit` (other
+    processes recompute and compare it: :func:`recomputed_detail`), up to :data:`REPLAY_WINDOW` lines ahead of the
+    one reported; lines are still reported in log order, and a line outside any group first waits for every
+    verdict before it, then makes the helpers forget their answers (:meth:`Helpers.forget`).
     """
     checker = _ChainChecker()
     held: OrderedDict[Hashable, _Answer] = OrderedDict()
-    running: dict[Hashable, Future[str]] = {}
     pending: deque[_Pending] = deque()
 
     def settle(item: _Pending) -> ReplayLine:
         if item.done is not None:
             return item.done
-        answer = item.answer
-        if answer is None:
-            answer = held.get(item.key)
-        if answer is None:
-            if item.future is None:  # pragma: no cover - a pending line has an answer or a future
-                raise RuntimeError("replay: a pending line has neither an answer nor a future")
-            answer = _Answer.from_text(item.future.result())
-            running.pop(item.key, None)
-            _hold(held, item.key, answer)
-        detail = answer.compare(item.record, item.proven)
+        if item.answer is not None:
+            detail = item.answer.compare(item.record, item.proven)
+        elif item.verdict is not None:
+            detail = item.verdict.detail()
+        else:  # pragma: no cover - a pending line has an answer or a verdict
+            raise RuntimeError("replay: a pending line has neither an answer nor a verdict")
         return ReplayLine(item.line, item.tool, detail == "", detail, item.breaks)
 
+    offset = 0
     for line, raw, record, proven in _read_lines(path, []):
+        start, offset = offset, offset + len(raw)
         breaks = tuple(checker.check(line, raw, record, proven))
         tool = str(record.get("tool"))
         if before is not None:
@@ -1571,18 +1609,19 @@ def replay(path: str | os.PathLike[str], execute: Execute,
             context = None if group is None else group(record)
             if context is not None and proven is not None and isinstance(record.get("arguments"), dict) \
                     and isinstance(record.get("cutoff"), str):
-                item.key = (context, record["cutoff"], tool, orjson.dumps(record["arguments"], option=_FAST))
+                item.key = call_key(context, record)
                 item.answer = held.get(item.key)
                 if item.answer is not None:
                     held.move_to_end(item.key)
-                elif submit is not None:
-                    item.future = running.get(item.key)
-                    if item.future is None:
-                        item.future = running[item.key] = submit(context, record["cutoff"], tool,
-                                                                 record["arguments"])
-            if item.answer is None and item.future is None:
-                while pending:  # every line before it first: a line run here may write (an offline line)
-                    yield settle(pending.popleft())
+                elif helpers is not None:
+                    item.verdict = helpers.submit(item.key, record, line, start, raw)
+            if item.answer is None and item.verdict is None:
+                if context is None:  # every line before it first: it may write (an offline line)
+                    while pending:
+                        yield settle(pending.popleft())
+                    held.clear()
+                    if helpers is not None:
+                        helpers.forget()
                 outcome = _execute(record, execute)
                 if isinstance(outcome, str):
                     item.done = ReplayLine(line, tool, False, outcome, breaks)
@@ -1590,11 +1629,9 @@ def replay(path: str | os.PathLike[str], execute: Execute,
                     item.answer = _Answer.of(*outcome)
                     if item.key is not None:
                         _hold(held, item.key, item.answer)
-                    elif context is None:
-                        held.clear()
         pending.append(item)
-        while pending and (len(pending) > REPLAY_WINDOW or pending[0].future is None
-                           or pending[0].future.done()):
+        while pending and (len(pending) > REPLAY_WINDOW or pending[0].verdict is None
+                           or pending[0].verdict.done()):
             yield settle(pending.popleft())
     while pending:
         yield settle(pending.popleft())
