@@ -193,4 +193,5 @@ class Reverifier:
             found = self._digests.get(id(displayed.text))
         known = None if found is None else (found[0], found[1])
         return verify(displayed, self.cutoff, allowed_sources=self.served, allowed_hosts=self.hosts,
-                      query_terms=terms, scan_cache=self._scans, text_sha256=known)
+                      query_terms=terms, scan_cache=self._scans, text_sha256=known,
+                      text_lowered=None if found is None else (found[0], found[2]))

@@ -275,7 +275,9 @@ def expansions_at(store: Store, bound: int) -> ExpansionsAt:
     """The (shared) :class:`ExpansionsAt` of ``store`` at ``bound`` for the store's current generation."""
     generation = store.generation
     with _REGISTRY_LOCK:
-        per_store = _BY_STORE.setdefault(store, {})
+        per_store = _BY_STORE.get(store)  # setdefault would make a weak reference with a callback on every call
+        if per_store is None:
+            per_store = _BY_STORE.setdefault(store, {})
         found = per_store.get((bound, generation))
         if found is None:
             for key in [k for k in per_store if k[0] == bound]:
