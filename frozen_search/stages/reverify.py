@@ -149,8 +149,9 @@ class Reverifier:
         displayed = self._displayed(shown, text)
         verdict = self.check(displayed, None)
         lowered = self.lowered(text)
-        found = Prepared(text, text.lower() if lowered is None else lowered, displayed, verdict, row.as_of,
-                         HitRecord(id=row.doc_id, version=row.version, valid_from=row.as_of, sha256=row.sha256),
+        as_of = row.as_of  # formatted once (strftime), shown twice
+        found = Prepared(text, text.lower() if lowered is None else lowered, displayed, verdict, as_of,
+                         HitRecord(id=row.doc_id, version=row.version, valid_from=as_of, sha256=row.sha256),
                          displayed.title.lower(), case_aligned(displayed.title) and case_aligned(displayed.text),
                          row.doc_id, row.title, row.source)
         if verdict is None:
