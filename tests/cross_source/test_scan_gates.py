@@ -26,7 +26,8 @@ MORE_PIECES = ["arxiv", "ARXIV", "arXiv.org/abs/", "ar\u0130v", "arx\u0131v", "a
 
 
 def ungated_future_reference(text: str, cutoff: datetime, own: str | None = None) -> str | None:
-    """:func:`frozen_search.verify.future_reference` as it was before its gates: every pattern scans every text."""
+    """:func:`frozen_search.verify.future_reference` as it was before its gates: every pattern scans every text,
+    every access stamp parsed by dateutil afresh."""
     for pattern in (verify._ARXIV_PREFIXED, verify._ARXIV_BARE, verify._ARXIV_OLD):
         for match in pattern.finditer(text):
             if own is not None and verify._cited_id(match.group(0)) == own.lower():
@@ -44,7 +45,7 @@ def ungated_future_reference(text: str, cutoff: datetime, own: str | None = None
             return f"date {match.group(0)!r} at offset {match.start()} is not before the cutoff"
     bound = cutoff_bound(cutoff)
     for match in verify._RETRIEVED.finditer(text):
-        stamp = verify._parse_loose_date(match.group(1))
+        stamp = verify._parse_loose_date.__wrapped__(match.group(1))  # dateutil itself, not the per-string cache
         if stamp is not None and stamp >= bound:
             return f"access stamp {match.group(0)!r} at offset {match.start()} is not before the cutoff"
     return None
