@@ -18,8 +18,8 @@ Printed side by side: rows (SE: PostHistory rows; else records), wall seconds an
 ingest/bare, rows/s, peak RSS (ingest process, worker; then sampled every 0.2 s from ``/proc/<pid>/status``, split
 into ``RssAnon`` and ``RssFile``: anonymous memory apart from mapped file pages), and the sizes of the input
 (decompressed), the store and the index. Timings on a shared machine vary: the ratios, measured in the same run, are
-the figures to read. ``BENCH_PARSE_WORKERS=N``: OpenAlex parts parsed by N worker processes (default: the
-reader's, the cores but one).
+the figures to read. ``BENCH_PARSE_WORKERS=N``: OpenAlex parts and the arXiv snapshot parsed by N worker processes
+(default: the reader's, the cores but one).
 
     python bench/bench_docs_ingest.py --source se --records 100000
     python bench/bench_docs_ingest.py --source arxiv-snapshot,arxiv-oai,openalex --records 100000,1000000
@@ -178,7 +178,8 @@ def _child(kind: str, source: str, path: str, data_dir: str, queue: Any) -> None
         else:
             from frozen_search.adapters.arxiv.ingest import ingest_arxiv
 
-            report = ingest_arxiv([Path(path)], store, index)
+            workers = os.environ.get("BENCH_PARSE_WORKERS")  # default: the reader's own choice
+            report = ingest_arxiv([Path(path)], store, index, **({"parse_workers": int(workers)} if workers else {}))
         store.close()
         extra.update(documents=report.documents, states=report.revisions, problems=len(report.problems))
     seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
