@@ -5,7 +5,6 @@ number), the same store row by row (real papers from ../shared, ids varied)."""
 from __future__ import annotations
 
 import json
-import sqlite3
 from itertools import count
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ from frozen_search.adapters.documents import StateIngestReport, encode_states
 from frozen_search.index import RevisionIndex
 from frozen_search.store import Store
 from tests.arxiv.conftest import SNAPSHOT, arxiv_file
+from tests.parse_blocks import merged_blocks, store_rows
 
 
 def _snapshot(path: Path, copies: int, *, last_newline: bool = True) -> Path:
@@ -37,19 +37,7 @@ def _snapshot(path: Path, copies: int, *, last_newline: bool = True) -> Path:
 
 
 def _merged(path: Path, workers: int, size: int) -> tuple[list[dict[str, Any]], list[str]]:
-    reader = ArxivReader([path], workers)
-    streams = [reader.share(path, i, workers, size) for i in range(workers)]
-    states, problems, records = [], [], 0
-    for block in count():
-        found = next(streams[block % workers], None)
-        if found is None:
-            assert all(next(stream, None) is None for stream in streams)
-            break
-        problems += [f"{path.name}: record {records + n} ({where}): {why}" if n else why
-                     for n, where, why in found.problems]
-        records += found.records
-        states += found.groups
-    return [encode_states([(0, group)]) for group in states], problems
+    return merged_blocks(ArxivReader([path], workers), path, workers, size)
 
 
 def _single(path: Path) -> tuple[list[dict[str, Any]], list[str]]:
@@ -71,14 +59,6 @@ def test_blocks_taken_in_order_give_what_one_reader_gives(tmp_path: Path, worker
     assert _merged(path, workers, size) == single
 
 
-def _rows(data: Path) -> list[list[Any]]:
-    db = sqlite3.connect(data / "store.sqlite3")
-    tables = [db.execute(f"SELECT * FROM {t} ORDER BY 1, 2").fetchall()  # noqa: S608 (fixed names)
-              for t in ("revisions", "chunks", "aliases", "ingest_progress")]
-    db.close()
-    return tables
-
-
 @pytest.mark.slow
 def test_parse_workers_store_what_one_worker_stores(tmp_path: Path) -> None:
     path = _snapshot(tmp_path / "snapshot.jsonl", 12)  # ~3.4 MB: several 1 MB blocks for each of 2 workers
@@ -91,4 +71,4 @@ def test_parse_workers_store_what_one_worker_stores(tmp_path: Path) -> None:
         store.close()
         reports[workers] = (report.documents, report.revisions, report.problems)
     assert reports[1] == reports[2] and reports[1][0] == 12 * 200 and len(reports[1][2]) == 12 * 3
-    assert _rows(tmp_path / "workers1") == _rows(tmp_path / "workers2")
+    assert store_rows(tmp_path / "workers1") == store_rows(tmp_path / "workers2")

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import gzip
 import json
-import sqlite3
 from itertools import count, zip_longest
 from pathlib import Path
 from typing import Any
@@ -19,6 +18,7 @@ from frozen_search.errors import IngestError
 from frozen_search.index import RevisionIndex
 from frozen_search.store import Store
 from tests.openalex.realworks import real_works
+from tests.parse_blocks import merged_blocks, store_rows
 
 
 def _part(path: Path, copies: int, *, leading: bytes = b"", odd: bool = True, last_newline: bool = False) -> Path:
@@ -45,18 +45,7 @@ def _part(path: Path, copies: int, *, leading: bytes = b"", odd: bool = True, la
 
 def _merged(path: Path, workers: int, size: int) -> tuple[list[dict[str, Any]], list[str]]:
     """What the ingesting process makes of ``workers`` readers' blocks of ``size`` bytes, taken in file order."""
-    reader = OpenAlexReader(workers)
-    streams = [reader.share(path, i, workers, size) for i in range(workers)]
-    states, problems, records = [], [], 0
-    for block in count():
-        found = next(streams[block % workers], None)
-        if found is None:
-            assert all(next(stream, None) is None for stream in streams)
-            break
-        problems += [f"{path.name}: record {records + n} ({where}): {why}" for n, where, why in found.problems]
-        records += found.records
-        states += found.groups
-    return [encode_states([(0, group)]) for group in states], problems
+    return merged_blocks(OpenAlexReader(workers), path, workers, size)
 
 
 def _single(path: Path) -> tuple[list[dict[str, Any]], list[str]]:
@@ -95,14 +84,6 @@ def test_a_line_past_the_limit_is_told_alike(tmp_path: Path, monkeypatch: pytest
     assert str(one.value) == str(several.value) and "line 4 is longer than 30000 bytes" in str(one.value)
 
 
-def _rows(data: Path) -> list[list[Any]]:
-    db = sqlite3.connect(data / "store.sqlite3")
-    tables = [db.execute(f"SELECT * FROM {t} ORDER BY 1, 2").fetchall()  # noqa: S608 (fixed names)
-              for t in ("revisions", "chunks", "aliases", "ingest_progress")]
-    db.close()
-    return tables
-
-
 @pytest.mark.slow
 def test_parse_workers_store_what_one_worker_stores(tmp_path: Path) -> None:
     path = _part(tmp_path / "part_000.gz", 30)  # ~27 MB of JSON: many 1 MB blocks for each of 2 workers
@@ -115,7 +96,7 @@ def test_parse_workers_store_what_one_worker_stores(tmp_path: Path) -> None:
         store.close()
         reports[workers] = (report.documents, report.revisions, report.problems)
     assert reports[1] == reports[2] and reports[1][0] == 30 * 66 and len(reports[1][2]) == 30 * 3
-    assert _rows(tmp_path / "workers1") == _rows(tmp_path / "workers2")
+    assert store_rows(tmp_path / "workers1") == store_rows(tmp_path / "workers2")
 
 
 @pytest.mark.slow
