@@ -70,7 +70,7 @@ from frozen_search.ops.replay import replay_log
 from frozen_search.querylog import read_log, verify_chain
 from frozen_search.registry import default_registry
 from frozen_search.service import FrozenSearchService
-from frozen_search.stages.snapshot import build_snapshot
+from frozen_search.stages.snapshot import build_snapshot, snapshot_path_name
 from frozen_search.store import Store
 
 QUERIES = ("albedo reflection", "mean reciprocal rank", "pear fruit tree", "probability distribution",
@@ -316,7 +316,7 @@ def main() -> None:
     generation = store.generation
     revisions = store.count_revisions()
     store.close()
-    snapshot = args.data_dir / "snapshots" / f"{instant_bound(cutoff)}-{generation}"
+    snapshot = args.data_dir / "snapshots" / snapshot_path_name(instant_bound(cutoff), generation)
     built: dict[str, object] = {}
     if args.build:
         built = build_side_by_side(args.data_dir, cutoff, snapshot)

@@ -3,7 +3,8 @@
 never move a ranking at ``T``.
 
 The main index (``DATA_DIR/index``) holds every revision and must reflect the store (else :class:`IndexNotReady`);
-the snapshot is ``DATA_DIR/snapshots/<bound>-<generation>``, built once per cutoff and store generation.
+the snapshot is ``DATA_DIR/snapshots/<bound>-<generation>.r<rules>``, built once per cutoff, store generation
+and :data:`SNAPSHOT_RULES`.
 
 It is built on purpose (``frozen-search snapshot --cutoff T``, :func:`build_snapshot`): in ``rev_pk`` order, in
 a sibling folder ``<name>.building`` that is checkpointed every :data:`CHECKPOINT_DOCUMENTS` documents (a killed
@@ -74,9 +75,17 @@ class SnapshotProgress:
         return f"{self.done} of {self.total} documents ({share:.0f} %){left}"
 
 
+SNAPSHOT_RULES = 2
+"""The rules a snapshot is built by, in its folder's name: a snapshot built by other rules is never opened (a
+service, ``snapshot`` and a read-only data dir all look for this name), and is dropped by the next build at its
+cutoff. 2: each page indexed under its title at ``T`` (``Source.indexed_title``) and Wikipedia's expansion decided
+by the templates standing at ``T`` (1, unnamed: titles and expansion that moves, imports or edits after ``T``
+could change, so a snapshot built by it may rank by post-cutoff titles)."""
+
+
 def snapshot_path(settings: Settings, bound: int, generation: int) -> Path:
-    """``DATA_DIR/snapshots/<bound>-<generation>``."""
-    return settings.data_dir / "snapshots" / f"{bound}-{generation}"
+    """``DATA_DIR/snapshots/<bound>-<generation>.r<SNAPSHOT_RULES>`` (:data:`SNAPSHOT_RULES`)."""
+    return settings.data_dir / "snapshots" / snapshot_path_name(bound, generation)
 
 
 def read_progress(settings: Settings, bound: int, generation: int) -> SnapshotProgress | None:
@@ -216,10 +225,17 @@ def _building(path: Path) -> Path:
 
 
 def _drop_older(folder: Path, bound: int, generation: int) -> None:
+    current = snapshot_path_name(bound, generation)
     for old in folder.glob(f"{bound}-*"):
         number = old.name.partition("-")[2].split(".")[0]
-        if number.isascii() and number.isdigit() and int(number) < generation and old.is_dir():
-            shutil.rmtree(old, ignore_errors=True)  # an earlier generation's snapshot (or build) of this cutoff
+        if (number.isascii() and number.isdigit() and int(number) <= generation and old.is_dir()
+                and old.name not in (current, current + ".building")):
+            shutil.rmtree(old, ignore_errors=True)  # an earlier generation's (or other rules') snapshot or build
+
+
+def snapshot_path_name(bound: int, generation: int) -> str:
+    """The folder name of :func:`snapshot_path`."""
+    return f"{bound}-{generation}.r{SNAPSHOT_RULES}"
 
 
 def _write_progress(building: Path, state: SnapshotProgress) -> None:

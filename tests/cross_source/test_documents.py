@@ -327,9 +327,11 @@ def test_concurrent_first_searches_build_one_snapshot_index(example: Callable[[s
     # a server answers in a thread pool: the first searches at a new cutoff arrive together
     from concurrent.futures import ThreadPoolExecutor
 
+    from frozen_search.stages.snapshot import snapshot_path_name
+
     service = example("2012-01-01")
     with ThreadPoolExecutor(8) as pool:
         answers = list(pool.map(lambda _: [r.id for r in service.search("sixteen").results], range(16)))
     assert answers == [["example:1"]] * 16
     built = [p.name for p in (tmp_path / "snapshots").iterdir() if p.name != ".build.lock"]  # the builders' lock
-    assert built == [f"{service.bound}-{service.store.generation}"]
+    assert built == [snapshot_path_name(service.bound, service.store.generation)]

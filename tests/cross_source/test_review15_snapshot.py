@@ -33,7 +33,7 @@ def test_a_progress_file_with_fields_of_the_wrong_type_reads_as_no_progress(
     shutil.copytree(wiki_data_dir, data, ignore=shutil.ignore_patterns("snapshots", "querylog.jsonl"))
     monkeypatch.setattr(snapshot_stage, "INLINE_DOCUMENTS", 0)  # every snapshot counts as large
     bound = instant_bound(parse_cutoff(CUTOFF))
-    building = data / "snapshots" / f"{bound}-1.building"
+    building = data / "snapshots" / (snapshot_stage.snapshot_path_name(bound, 1) + ".building")
     building.mkdir(parents=True)
     (building / "progress.json").write_text(json.dumps({**GOOD, "bound": bound, **change}))
     service = make_service(data, CUTOFF)

@@ -17,8 +17,9 @@ from fastapi.testclient import TestClient
 from frozen_search.cli import main
 from frozen_search.config import Settings
 from frozen_search.cutoff import instant_bound, parse_cutoff
-from frozen_search.errors import IndexNotReady
+from frozen_search.errors import ConfigError, IndexNotReady
 from frozen_search.index import IndexedRevision
+from frozen_search.ops.data_dir import require_snapshot
 from frozen_search.ops.snapshot import snapshot
 from frozen_search.registry import Registry, default_registry
 from frozen_search.server.http import create_app
@@ -78,9 +79,35 @@ def test_a_large_missing_snapshot_is_index_not_ready_then_built_on_purpose(
         with pytest.raises(IndexNotReady, match=r"not built \(\d+ documents current at the cutoff\): run "
                                                 r"`frozen-search snapshot --cutoff 2013-01-01T00:00:00Z`"):
             service.search("pear")
-        assert not (data / "snapshots" / f"{instant_bound(parse_cutoff(CUTOFF))}-1").exists()  # nothing built
+        assert not (data / "snapshots" / snapshot_stage.snapshot_path_name(instant_bound(parse_cutoff(CUTOFF)), 1)
+                    ).exists()  # nothing built
         result = snapshot(settings_at(data))
         assert result.documents > 0 and result.resumed == 0
+        assert [[(hit.id, hit.text) for hit in service.search(q).results] for q in QUERIES] == expected
+    finally:
+        service.close()
+
+
+def test_a_snapshot_built_by_other_rules_is_never_opened(
+        wiki_data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A snapshot folder of the name the rules before :data:`SNAPSHOT_RULES` gave (``<bound>-<generation>``: built
+    by titles and expansion that changes after ``T`` could move) is not a snapshot at ``T``: a service answers
+    ``index_not_ready`` rather than open it, a read-only data dir refuses, and the next build drops it."""
+    data = copy_of(wiki_data_dir, tmp_path, "rules")
+    expected = rankings(data)  # built inside the first search, by the current rules
+    bound = instant_bound(parse_cutoff(CUTOFF))
+    current = data / "snapshots" / snapshot_stage.snapshot_path_name(bound, 1)
+    old = current.with_name(f"{bound}-1")
+    current.rename(old)  # as an upgrade finds it: only the old rules' snapshot there
+    monkeypatch.setattr(snapshot_stage, "INLINE_DOCUMENTS", 0)
+    service = make_service(data, CUTOFF)
+    try:
+        with pytest.raises(IndexNotReady, match="not built"):
+            service.search("pear")
+        with pytest.raises(ConfigError, match="no snapshot"):
+            require_snapshot(settings_at(data), service.store)
+        assert snapshot(settings_at(data)).documents > 0
+        assert not old.exists() and (current / "generation.json").is_file()
         assert [[(hit.id, hit.text) for hit in service.search(q).results] for q in QUERIES] == expected
     finally:
         service.close()
@@ -130,7 +157,7 @@ def test_snapshot_command_and_ingest_with_cutoff(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert "snapshot " in result.output and "1 documents" in result.output
     bound = instant_bound(parse_cutoff("2015-01-01"))
-    assert (data / "snapshots" / f"{bound}-1" / "generation.json").is_file()
+    assert (data / "snapshots" / snapshot_stage.snapshot_path_name(bound, 1) / "generation.json").is_file()
     again = runner.invoke(main, ["snapshot", "--cutoff", "2015-01-01", "--data-dir", str(data)])
     assert again.exit_code == 0 and "1 documents" in again.output  # already built: opened, not rebuilt
     found = runner.invoke(main, ["search", "pear", "--cutoff", "2015-01-01", "--data-dir", str(data)])
