@@ -70,6 +70,7 @@ def _real_texts() -> list[str]:
     return texts
 
 
+@pytest.mark.slow  # every real text and 20,000 random ones: ~7 s (the gates' own tests stay in the fast tier)
 @pytest.mark.parametrize("kind", ["random", "real"])
 def test_the_gated_scan_gives_the_ungated_verdict(kind: str) -> None:
     texts = _random_texts() if kind == "random" else _real_texts()

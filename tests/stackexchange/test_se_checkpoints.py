@@ -147,7 +147,7 @@ def test_threads_built_in_a_worker_process_store_exactly_what_one_process_stores
         store.close()
 
 
-@pytest.mark.parametrize("workers", [2, 3])
+@pytest.mark.parametrize("workers", [2, pytest.param(3, marks=pytest.mark.slow)])
 def test_several_workers_give_the_threads_and_problems_in_the_order_one_process_gives(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, workers: int) -> None:
     """Pass 2 split over several worker processes (each every n-th question) stores what one process stores, and

@@ -291,6 +291,7 @@ def _anonymous_kb() -> int:
     raise AssertionError("no RssAnon in /proc/self/status")
 
 
+@pytest.mark.slow  # thousands of renders: ~2.4 s
 @pytest.mark.skipif(not Path("/proc/self/status").is_file(), reason="reads Linux's /proc/self/status")
 def test_rendering_keeps_no_memory_per_text() -> None:
     # cmarkgfm.markdown_to_html never frees cmark's buffer: 1,000 renderings of a 100 KB text kept ~100 MB
