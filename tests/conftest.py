@@ -6,6 +6,7 @@ when ../shared is absent.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,6 +17,7 @@ from frozen_search.adapters.wikipedia.dump import ingest_wikipedia
 from frozen_search.config import Settings
 from frozen_search.cutoff import parse_cutoff
 from frozen_search.index import RevisionIndex
+from frozen_search.querylog import _record_hash, jcs
 from frozen_search.service import FrozenSearchService
 from frozen_search.store import Store
 
@@ -89,3 +91,17 @@ def service_at(wiki_data_dir: Path) -> Iterator[object]:
     yield factory
     for service in made:
         service.close()
+
+
+def rechained(log: Path, edit: int, old: str, new: str) -> None:
+    """Rewrite ``log`` with line ``edit`` (1-based) changed from ``old`` to ``new`` and every hash recomputed from
+    there on: a tampering only replay can find (audit sees an unbroken chain)."""
+    records = [json.loads(line) for line in log.read_text().splitlines()]
+    assert old in json.dumps(records[edit - 1]["response"])
+    records[edit - 1]["response"] = json.loads(json.dumps(records[edit - 1]["response"]).replace(old, new, 1))
+    prev = "0" * 64
+    with log.open("w", encoding="utf-8") as out:
+        for record in records:
+            record["prev"] = prev
+            record["hash"] = prev = _record_hash(record)
+            out.write(jcs(record) + "\n")

@@ -25,9 +25,9 @@ from frozen_search.cutoff import parse_cutoff
 from frozen_search.errors import ConfigError, FrozenSearchError
 from frozen_search.ops import replay as replay_module
 from frozen_search.ops.replay import _LINE, _affinity, _frame, _Helper, describe, replay_log, serve_helper
-from frozen_search.querylog import QueryEvent, QueryLog, _record_hash, jcs
+from frozen_search.querylog import QueryEvent, QueryLog
 from frozen_search.store import Store
-from tests.conftest import MRR, PEAR_2002, PEAR_2014, PYRUS, make_service, wiki_file
+from tests.conftest import MRR, PEAR_2002, PEAR_2014, PYRUS, make_service, rechained, wiki_file
 
 CUTOFFS = ("2008-01-01", "2016-01-01")
 
@@ -63,13 +63,7 @@ def data_and_log(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
                                          mode="offline", live_sources=["wikipedia"]))
     records = [json.loads(line) for line in log.read_text().splitlines()]
     repeat = max(n for n, record in enumerate(records) if record["arguments"].get("query") == "pear")
-    records[repeat]["response"] = json.loads(json.dumps(records[repeat]["response"]).replace("Pear", "Apple", 1))
-    prev = "0" * 64
-    with log.open("w", encoding="utf-8") as out:
-        for record in records:
-            record["prev"] = prev
-            record["hash"] = prev = _record_hash(record)
-            out.write(jcs(record) + "\n")
+    rechained(log, repeat + 1, "Pear", "Apple")
     lines = log.read_bytes().splitlines(keepends=True)
     edited = next(n for n, line in enumerate(lines) if b'"max_chars":300' in line)
     lines[edited] = lines[edited].replace(b'"max_chars":300', b'"max_chars":301')

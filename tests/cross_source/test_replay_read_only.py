@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import hashlib
-import json
 import shutil
 from datetime import UTC, datetime
 from pathlib import Path
@@ -15,8 +14,8 @@ from click.testing import CliRunner, Result
 from frozen_search.cache.http_cache import HttpCache
 from frozen_search.cli import main
 from frozen_search.errors import FrozenSearchError
-from frozen_search.querylog import QueryEvent, QueryLog, _record_hash, jcs
-from tests.conftest import MRR, PEAR_2002, PEAR_2014, PYRUS, make_service, wiki_file
+from frozen_search.querylog import QueryEvent, QueryLog
+from tests.conftest import MRR, PEAR_2002, PEAR_2014, PYRUS, make_service, rechained, wiki_file
 
 CUTOFFS = ("2008-01-01", "2016-01-01")
 READ_ONLY = {"FROZEN_SEARCH_READ_ONLY": "1"}
@@ -104,20 +103,6 @@ def test_read_only_export_writes_nothing_into_the_data_dir(data_and_log: tuple[P
     assert imported.exit_code == 0, imported.output
 
 
-def _rechained(log: Path, edit: int, old: str, new: str) -> None:
-    """Rewrite ``log`` with line ``edit`` (1-based) changed from ``old`` to ``new`` and every hash recomputed from
-    there on: a tampering only replay can find (audit sees an unbroken chain)."""
-    records = [json.loads(line) for line in log.read_text().splitlines()]
-    assert old in json.dumps(records[edit - 1]["response"])
-    records[edit - 1]["response"] = json.loads(json.dumps(records[edit - 1]["response"]).replace(old, new, 1))
-    prev = "0" * 64
-    with log.open("w", encoding="utf-8") as out:
-        for record in records:
-            record["prev"] = prev
-            record["hash"] = prev = _record_hash(record)
-            out.write(jcs(record) + "\n")
-
-
 @pytest.mark.parametrize("workers", ["1", pytest.param("2", marks=pytest.mark.slow)])
 def test_a_tampered_repeat_of_a_call_is_the_one_line_reported(data_and_log: tuple[Path, Path], workers: str) -> None:
     data, log = data_and_log
@@ -125,7 +110,7 @@ def test_a_tampered_repeat_of_a_call_is_the_one_line_reported(data_and_log: tupl
     first = next(n for n, line in enumerate(lines, 1) if '"query":"pear"' in line)
     repeat = next(n for n, line in enumerate(lines, 1) if n > first and line.split('"hash"')[0] ==
                   lines[first - 1].split('"hash"')[0])  # the same call, logged again (arguments, cutoff, answer)
-    _rechained(log, repeat, "Pear", "Apple")
+    rechained(log, repeat, "Pear", "Apple")
     assert run("audit", str(log)).exit_code == 0  # the chain holds: only recomputing finds it
     replayed = run("replay", str(log), "--data-dir", str(data), "--workers", workers)
     assert replayed.exit_code == 1
