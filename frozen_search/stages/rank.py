@@ -17,12 +17,16 @@ def merge_ranked(local: Iterable[Shown], fresh: list[Shown], terms: list[str], p
                  text_of: Callable[[RevisionRow], str], rejections: list[Rejection]) -> list[Shown]:
     """Local hits and live candidates, one per document (live wins), ranked together by BM25 at ``T``; a live
     candidate whose historical text does not match the query is dropped with a ``matched_only_current_text``
-    rejection (upstream search matched today's text)."""
+    rejection (upstream search matched today's text). A document that does not match counts in no statistic (BM25's
+    document count, term frequencies and average length come from the matching ones alone): a candidate proposed
+    only for an edit made after ``T`` must not move the hits shown."""
     by_doc = {shown.row.doc_id: shown for shown in [*local, *fresh]}
     docs = [IndexedRevision(s.row.rev_pk, s.row.doc_id, s.row.source, s.row.valid_from, None, s.row.title,
                             text_of(s.row)) for s in by_doc.values()]
     ranked = rank(docs, terms, phrases)
     matched = {doc for _, _, doc in ranked}
+    if len(matched) < len(docs):  # ranked again without them: whether a document matches needs no statistic
+        ranked = rank([doc for doc in docs if doc.doc_id in matched], terms, phrases)
     for shown in fresh:
         if shown.row.doc_id not in matched:
             rejections.append(Rejection(
