@@ -32,6 +32,7 @@ import importlib
 import itertools
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -1026,7 +1027,7 @@ class StateLive:
 
 
 def showable(rows: list[RevisionRow], reference: DocReference, bound: int, cutoff: str) -> RevisionRow:
-    """The first of ``rows`` that may be shown at ``T`` (sorted by document id); else the first refusal.
+    """The first of ``rows`` that may be shown at ``T`` (in :func:`minted_order`); else the first refusal.
 
     Raises:
         NotFoundBeforeCutoff: no row before ``bound`` (after ``T`` reads exactly as absent).
@@ -1034,7 +1035,7 @@ def showable(rows: list[RevisionRow], reference: DocReference, bound: int, cutof
     """
     named = reference.doc_id or reference.alias
     refusals: list[tuple[str, str, RevisionRow]] = []
-    for row in sorted(rows, key=lambda r: (r.doc_id, r.valid_from)):
+    for row in sorted(rows, key=minted_order):
         if row.valid_from >= bound:
             continue  # after T reads exactly as absent: neither its date nor its existence is told
         refusal = refusal_of(row)
@@ -1047,6 +1048,20 @@ def showable(rows: list[RevisionRow], reference: DocReference, bound: int, cutof
     code, message, row = refusals[0]
     error = {"content_unproven": ContentUnproven, "not_eligible": NotEligible}.get(code, NotFoundBeforeCutoff)
     raise error(f"{row.doc_id} {row.version} ({stored_iso(row.valid_from, row.precision_ms)}): {message}")
+
+
+_NUMBERED = re.compile(r"^(.*?)([0-9]*)$")
+
+
+def minted_order(row: RevisionRow) -> tuple[str, int, str, int]:
+    """The order in which :func:`showable` tries the documents an alias names: by the number that ends the document
+    id (``openalex:W97530217`` before ``openalex:W7100000005``), then the id, then ``valid_from``. OpenAlex mints
+    work ids in increasing order (MAG's, then ``W4…``, then ``W7…``), so the earliest-made record of a DOI comes
+    first: a duplicate record made after ``T`` never displaces one that stood at ``T`` (by the ids' text it did:
+    ``"W7…" < "W9…"``)."""
+    found = _NUMBERED.match(row.doc_id)
+    head, digits = found.groups() if found is not None else (row.doc_id, "")
+    return head, int(digits) if digits else -1, row.doc_id, row.valid_from
 
 
 def carrying(rows: list[RevisionRow], reference: DocReference) -> list[RevisionRow]:

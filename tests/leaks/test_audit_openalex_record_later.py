@@ -99,3 +99,36 @@ def test_the_older_work_is_shown_in_both_worlds(twins: tuple[dict[str, str], dic
 def test_a_record_made_after_t_changes_no_answer(twins: tuple[dict[str, str], dict[str, str]]) -> None:
     later, before = twins
     assert later == before
+
+
+@pytest.fixture(scope="module")
+def doi_twins(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, str], dict[str, str]]:
+    """A DOI named by an old journal record (a MAG-era id, W97530217) and, in one world, by a duplicate record of the
+    same DOI that OpenAlex made after ``T`` (a "Walden" id; real duplicates of one DOI: W4294057474 and W4377151542,
+    the two records of arXiv 2208.14413 in ../shared/realdata/openalex)."""
+    root = tmp_path_factory.mktemp("openalex-later-duplicate")
+    base = json.loads(realdata("openalex", "work_W2741809807_2025-06.json").read_text())
+    doi = "10.5555/tarn.2019.7"
+    old = _work(base, "W97530217", "Tarn sequences in ordered groups", "2019-05-14", "2019-05-20", doi)
+    duplicate = _work(base, "W7100000005", "Tarn sequences in ordered groups POSTCUTOFF_MARKER_2", "2019-05-14",
+                      "2026-03-02", doi)
+    seen = []
+    for name, works in (("later", [old, duplicate]), ("before", [old])):
+        path = write(root / name / "works.json", json.dumps({"meta": {"count": len(works)}, "results": works}))
+        data = ingested(root / name / "data", "openalex", [path])
+        settings = Settings.from_env({}, data_dir=data, cutoff=parse_cutoff(CUTOFF), log_path=data / "log.jsonl")
+        service = FrozenSearchService.open(settings)
+        try:
+            seen.append({"fetch": service.fetch(f"doi:{doi}").model_dump_json(),
+                         "search": service.search("Tarn sequences").model_dump_json()})
+        finally:
+            service.close()
+    return seen[0], seen[1]
+
+
+def test_a_doi_shows_its_earliest_minted_record(doi_twins: tuple[dict[str, str], dict[str, str]]) -> None:
+    """Several records of one DOI: the one shown is chosen by its id's number (OpenAlex mints ids in increasing
+    order: MAG's, then W4…, then W7…), never by the id's text, where ``W7100000005`` sorts before ``W97530217``."""
+    later, before = doi_twins
+    assert '"id":"openalex:W97530217"' in before["fetch"]
+    assert later["fetch"] == before["fetch"]
