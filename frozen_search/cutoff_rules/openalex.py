@@ -10,6 +10,9 @@ pre-"Walden" single work W2741809807):
   W4401066978, Abel Symposia, Springer, DOI 10.1007/978-3-031-57789-5_4). A book series also carries monographs
   and chapters, which are not proceedings, so nothing else in one is eligible;
 - the work is not typed ``preprint`` and ``is_paratext`` is ``false`` (a missing flag proves nothing: refused);
+- the work is not marked retracted (``is_retracted``, or a retraction mark opening its title,
+  :data:`RETRACTION_MARK`): a retraction rewrites the record ("RETRACTED: " titles, a retraction notice for an
+  abstract, at Elsevier) and the record does not say when, so it may be a fact from after ``T``;
 - a primary location in a ``repository`` (arXiv, institutional archives, LA Referencia) is refused: it is a
   preprint or a deposited copy, whose date and text may come from a later version. This covers records typed
   ``article`` (W2950535099, arXiv math/0604030; W3121618067, the repository record of DOI 10.2140/agt.2014.14.229
@@ -54,6 +57,7 @@ says why). Repeated words, word order and LaTeX split across keys are kept.
 from __future__ import annotations
 
 import calendar
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
@@ -63,6 +67,10 @@ from typing import Any
 from frozen_search.cutoff import SECOND_MS, stored_instant
 
 ELIGIBLE_SOURCE_TYPES = ("journal", "conference")
+RETRACTION_MARK = re.compile(r"^\s*(?:RETRACTED|WITHDRAWN)(?: ARTICLE)?\s*[:.\-\u2013]")
+"""The mark publishers set before a retracted article's title ("RETRACTED: …" at Elsevier, "RETRACTED ARTICLE: …"
+at Springer Nature), sometimes without any retraction metadata; upper case only, so a title that merely starts with
+the word ("Retracted papers in …") is not refused."""
 BOOK_SERIES = "book series"
 BOOK_SERIES_WORK_TYPES = ("conference-paper",)
 REPOSITORY = "repository"
@@ -115,6 +123,11 @@ def judge(work: Mapping[str, Any]) -> Verdict:
         return Verdict(False, "the work is typed preprint")
     if work.get("is_paratext") is not False:
         return Verdict(False, "the record does not show that the work is not paratext (front matter, index, cover)")
+    if work.get("is_retracted") is True or RETRACTION_MARK.match(str(work.get("title") or work.get("display_name")
+                                                                      or "")):
+        return Verdict(False, "the record is marked retracted (its is_retracted flag, or a retraction mark opening "
+                              "its title): a retraction, whose date the record does not give, rewrites the title "
+                              "and abstract")
     copies = repository_copies(work)
     if copies and "crossref" not in (work.get("indexed_in") or ()):
         return Verdict(False, "the record merges repository copies and is not indexed in Crossref: its title, "

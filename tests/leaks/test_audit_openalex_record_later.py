@@ -132,3 +132,35 @@ def test_a_doi_shows_its_earliest_minted_record(doi_twins: tuple[dict[str, str],
     later, before = doi_twins
     assert '"id":"openalex:W97530217"' in before["fetch"]
     assert later["fetch"] == before["fetch"]
+
+
+def test_a_retraction_whose_date_the_record_does_not_give_is_never_shown(tmp_path: Path) -> None:
+    """A retraction rewrites the record: Elsevier sets "RETRACTED: " before the title and a retraction notice in place
+    of the abstract, Springer Nature "RETRACTED ARTICLE: " (publishers do so even without retraction metadata), and
+    OpenAlex flags ``is_retracted`` (from Retraction Watch) without a date. Retracted after ``T``, the work's record
+    of today would tell the retraction; it is refused with the fixed ``not_eligible`` sentence, never shown. A title
+    that only starts with the word stays shown."""
+    base = json.loads(realdata("openalex", "work_W2741809807_2025-06.json").read_text())
+    flagged = dict(_work(base, "W7100000011", "RETRACTED: Quillon bounds POSTCUTOFF_MARKER_3", "2024-02-14",
+                         "2024-02-20", "10.5555/quillon.2024.2"), is_retracted=True,
+                   abstract_inverted_index={"This": [0], "article": [1], "has": [2], "been": [3], "retracted": [4]})
+    marked = _work(base, "W7100000012", "RETRACTED ARTICLE: Vell spaces POSTCUTOFF_MARKER_4", "2024-03-11",
+                   "2024-03-15", "10.5555/vell.2024.3")
+    survey = _work(base, "W7100000013", "Retracted papers in algebra: a survey", "2024-04-10", "2024-04-16",
+                   "10.5555/survey.2024.4")
+    path = write(tmp_path / "works.json", json.dumps({"meta": {"count": 3}, "results": [flagged, marked, survey]}))
+    data = ingested(tmp_path / "data", "openalex", [path])
+    service = FrozenSearchService.open(Settings.from_env({}, data_dir=data, cutoff=parse_cutoff(CUTOFF),
+                                                         log_path=data / "log.jsonl"))
+    try:
+        said = [service.search(query).model_dump_json() for query in ("Quillon bounds", "Vell spaces", "retracted")]
+        for id in ("openalex:W7100000011", "doi:10.5555/vell.2024.3"):
+            with pytest.raises(FrozenSearchError) as refused:
+                service.fetch(id)
+            assert refused.value.code == "not_eligible"
+            said.append(str(refused.value))
+        assert "Retracted papers in algebra" in service.fetch("openalex:W7100000013").title
+    finally:
+        service.close()
+    for text in said:
+        assert "POSTCUTOFF_MARKER" not in text and "RETRACTED" not in text, text
