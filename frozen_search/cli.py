@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import json
+import logging
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -287,13 +288,23 @@ def _extras(words: list[str]) -> dict[str, Any]:
 
 def _tool_call(ctx: click.Context, tool: str, arguments: dict[str, Any], cutoff: str | None, mode: str | None,
                data_dir: Path | None, search_from: str | None = None) -> None:
-    """Run one tool call through the service (logged whether it answers or refuses); print its JSON."""
-    service = _service(data_dir, cutoff, mode, search_from)
+    """Run one tool call through the service (logged whether it answers or refuses); print its JSON.
+
+    The caller reads this process's stderr: no log record reaches it (Python's last-resort handler would print a
+    warning there when nothing configured logging, and a warning may carry evidence from after ``T`` that belongs
+    in the query log only); the coded refusal is the one line it gets."""
+    root = logging.getLogger()
+    silent = logging.NullHandler()
+    root.addHandler(silent)
     try:
-        response = service.call(tool, {**{k: v for k, v in arguments.items() if v is not None},
-                                       **_extras(list(ctx.args))})
+        service = _service(data_dir, cutoff, mode, search_from)
+        try:
+            response = service.call(tool, {**{k: v for k, v in arguments.items() if v is not None},
+                                           **_extras(list(ctx.args))})
+        finally:
+            service.close()
     finally:
-        service.close()
+        root.removeHandler(silent)
     click.echo("null" if response is None else response.model_dump_json(indent=2))
 
 

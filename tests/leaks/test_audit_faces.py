@@ -9,10 +9,15 @@ The leak: uvicorn adds ``Date: <now>`` to every response by default, so every an
 
 from __future__ import annotations
 
+import json
+import os
 import socket
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -24,7 +29,7 @@ from frozen_search.cutoff import parse_cutoff
 from frozen_search.server import http as http_face
 from frozen_search.service import FrozenSearchService
 from tests.leaks.formats import Page, Rev, ingested, mediawiki_export, write
-from tests.leaks.harness import leaks_in
+from tests.leaks.harness import REPO, leaks_in
 
 CUTOFF = "2015-01-01"
 
@@ -74,3 +79,36 @@ def test_serve_answers_carry_no_date_of_today(service: FrozenSearchService, monk
         head = "".join(f"{name}: {value}\n" for name, value in answer.headers.items())
         assert "date" not in answer.headers, head
         assert leaks_in(head.encode(), CUTOFF) == [], head
+
+
+def test_the_cli_prints_no_log_line_to_its_caller(tmp_path: Path) -> None:
+    """``frozen-search fetch`` (a process, as an agent runs it): its stderr is the caller's, and must carry only the
+    coded refusal. An adapter's warning (Python's last-resort handler prints it there when nothing configured
+    logging) carried the evidence meant for the query log: here Stack Exchange live's "post 27379 not shown: a
+    revision item has creation_date 1456826400 …", an instant of 2016-03-01, after the cutoff 2016-01-01, from a
+    malformed revision item made after ``T`` (``revision_number`` a string)."""
+    from tests.cross_source.test_http_layer import FakeTime, Reply, Stub
+    from tests.stackexchange.test_se_live import EMPTY, JSON, SITE, question_item, se_path
+    from tests.stackexchange.test_se_live_moves import LATER, _revision
+
+    stub = Stub(FakeTime())
+    recorded = json.loads(se_path("api/codereview_post_27379_revisions.json").read_text())["items"]
+    odd = _revision(27379, "question", LATER, revision_number="8", body="<p>POSTCUTOFF_MARKER_1</p>\n", comment="")
+    stub.script["/2.3/posts/27379/revisions"] = [Reply(body=json.dumps({"items": [odd, *recorded],
+                                                                        "has_more": False}).encode(), headers=JSON)]
+    stub.script["/2.3/questions/27379/answers"] = [Reply(body=EMPTY, headers=JSON)]
+    stub.script["/2.3/posts/27379/comments"] = [Reply(body=EMPTY, headers=JSON)]
+    stub.script["/2.3/questions/27379"] = [Reply(body=question_item(27379), headers=JSON)]
+    env = {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(REPO), "FROZEN_SEARCH_MODE": "live",
+           "FROZEN_SEARCH_LIVE_SOURCES": "stackexchange", "FROZEN_SEARCH_STACKEXCHANGE_API": stub.url("/2.3"),
+           "FROZEN_SEARCH_STACKEXCHANGE_SITES": f"mathoverflow.net,{SITE}",
+           "FROZEN_SEARCH_LOG": str(tmp_path / "log.jsonl")}
+    try:
+        done = subprocess.run([sys.executable, "-m", "frozen_search", "fetch", "codereview.stackexchange:27379",
+                               "--cutoff", "2016-01-01", "--data-dir", str(tmp_path / "data")],
+                              env=env, cwd=REPO, capture_output=True, text=True, timeout=120, check=False)
+    finally:
+        stub.close()
+    assert done.stderr.startswith("[content_unproven] "), done.stderr
+    assert done.stderr.count("\n") == 1, done.stderr  # the coded refusal, one line, and nothing else
+    assert "1456826400" not in done.stderr and "POSTCUTOFF_MARKER" not in done.stderr + done.stdout
