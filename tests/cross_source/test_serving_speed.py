@@ -111,17 +111,19 @@ def test_the_snapshot_is_opened_once_and_not_reloaded_per_search(wiki_data_dir: 
 
 @pytest.mark.parametrize("ignore_case", [True, False])
 def test_the_faster_whole_word_pattern_finds_exactly_the_spans_of_the_plain_one(ignore_case: bool) -> None:
-    import re
+    import regex
 
-    from frozen_search.verify import word_pattern
+    from frozen_search.verify import WORD_CLASS, word_pattern
 
     text = realdata("wikipedia", "enwiki-math-sample-31-pages-2012.pages-only.xml").read_text(encoding="utf-8")
     samples = [text[start:start + 3000] for start in range(0, min(len(text), 300_000), 3000)]
     samples += ["Kelvin \u212a x", "ſtraße STRASSE", "aé b é", "_the the_ the", "x1the the1 the", "", "the",
-                "İstanbul istanbul", "ǅemal ǆ Ǆ", "a-b a_b ab"]
-    words = ["the", "group", "theorem", "zzzq", "é", "k", "s", "istanbul", "ǆ", "a", "b", "1", "x1the"]
+                "İstanbul istanbul", "ǅemal ǆ Ǆ", "a-b a_b ab", "हिन्दी हिन दी हिनदी", "العَرَبِيَّة العربية عَرَب"]
+    words = ["the", "group", "theorem", "zzzq", "é", "k", "s", "istanbul", "ǆ", "a", "b", "1", "x1the", "हिन", "दी",
+             "العَرَبِيَّة", "عَرَب", "عرب"]
     for word in words:
-        plain = re.compile(rf"(?<![^\W_]){re.escape(word)}(?![^\W_])", re.IGNORECASE if ignore_case else 0)
+        plain = regex.compile(rf"(?<!{WORD_CLASS}){regex.escape(word)}(?!{WORD_CLASS})",
+                              regex.IGNORECASE if ignore_case else 0)
         fast = word_pattern(word, ignore_case=ignore_case)
         for sample in samples:
             assert [m.span() for m in fast.finditer(sample)] == [m.span() for m in plain.finditer(sample)], word
