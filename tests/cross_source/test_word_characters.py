@@ -11,6 +11,7 @@ filters as the index's ``default``), asked over every code point."""
 from __future__ import annotations
 
 import json
+import random
 import re
 import sys
 import unicodedata
@@ -24,7 +25,9 @@ from frozen_search.index import IndexedRevision, rank, tokenize
 from frozen_search.verify import (
     WORD_CLASS,
     Displayed,
+    find_word,
     matches_historical_text,
+    plain_words,
     query_rejection,
     query_token,
     word_pattern,
@@ -238,3 +241,51 @@ def test_a_live_search_asks_upstream_for_the_whole_word() -> None:
     from frozen_search.adapters.wikipedia.live import query_words
 
     assert query_words("Hindi हिन्दी, العَرَبِيَّة hindi") == ["hindi", "हिन्दी", "العَرَبِيَّة"]
+
+
+def test_a_plain_text_is_searched_on_re_alone_with_the_same_answer() -> None:
+    """:func:`plain_words` is false for a text holding a tantivy word character that ``re`` does not count (or whose
+    lower case does), and where it is true, :func:`find_word` with ``plain=True`` (a prepared hit's search) answers
+    as without it: random texts, the real math sample's windows (some hold Devanagari vowel signs)."""
+    assert plain_words("plain ASCII") and plain_words("Zürich – Öl, σ, ß")
+    for marked in ("हिन्दी", "العَرَبِيَّة", "\u24b6", "x\u0345", "\U0001f130"):
+        assert not plain_words(f"a {marked} b"), marked
+    rng = random.Random(16)
+    alphabet = list("ab _-.\u00e9\u2013\u00a0") + ["\u093f", "\u0915", "\u064e", "\u24b6", "\u0130", "\u212a"]
+    real = _real_texts()[0]
+    texts = ["".join(rng.choices(alphabet, k=rng.randint(0, 16))) for _ in range(5_000)]
+    texts += [real[at:at + 3_000] for at in range(0, len(real), 3_000)]
+    plain_seen = marked_seen = 0
+    for text in texts:
+        plain = plain_words(text)
+        plain_seen += plain and not text.isascii()
+        marked_seen += not plain
+        assert plain == all(not regex.match(WORD_CLASS, c) or re.match(r"[^\W_]", c)
+                            for c in text + text.lower()), text
+        for term in ("a", "ab", "\u00e9", "\u0915", "mean", "the", "k"):
+            for source in (text, text.lower()):
+                for ignore_case in (True, False):
+                    expected = find_word(term, source, ignore_case)
+                    if plain:
+                        fast = find_word(term, source, ignore_case, plain=True)
+                        assert (fast and fast.span()) == (expected and expected.span()), (term, source)
+    assert plain_seen > 500 and marked_seen > 500
+
+
+def test_a_whole_word_has_no_tantivy_word_character_beside_it() -> None:
+    """:func:`find_word` finds a term between two characters that are no word characters to tantivy, whatever ``re``
+    thinks of them: random texts over ASCII, vowel signs, harakat, a virama, circled letters and ``_``; the answer
+    checked against tantivy's own words of the text (the term is one of them exactly where it is found)."""
+    rng = random.Random(15)
+    alphabet = list("ab _-.") + ["\u093f", "\u094d", "\u0915", "\u064e", "\u0639", "\u24b6", "\u00e9", "1"]
+    for _ in range(5_000):
+        text = "".join(rng.choices(alphabet, k=rng.randint(0, 16)))
+        term = rng.choice(["a", "ab", "b", "\u0915", "\u0915\u093f", "\u0639\u064e", "1", "a1"])
+        found = find_word(term, text, ignore_case=False)
+        tokens = [m for m in regex.finditer(WORD_CLASS + "+", text) if m.group() == term]
+        assert (found and found.span()) == (tokens[0].span() if tokens else None), (term, text)
+        assert words(text) == SIMPLE.analyze(text)
+    assert find_word("दी", "हिन्दी") is not None and find_word("दी", "x दीप") is None
+    assert find_word("a", "\u24b6a a") is not None and find_word("a", "\u24b6a") is None
+
+
