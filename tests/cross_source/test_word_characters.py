@@ -201,6 +201,8 @@ def test_a_page_whose_text_at_t_lacks_the_word_is_refused(script_data_dir: Path)
     try:
         assert [r.title for r in service.search("हिंदी").results] == ["Hindi language"]  # its word at T: found
         assert [r.title for r in service.search("العربية").results] == ["Arabic language"]
+        for later in ("हिन्दी", "العَرَبِيَّة", "Hindustani", "abjad"):  # written on those two pages only after T
+            assert not {"Hindi language", "Arabic language"} & {r.title for r in service.search(later).results}
     finally:
         service.close()
     for text, query in ((HINDI_AT_T, "हिन्दी"), (ARABIC_AT_T, "العَرَبِيَّة"), ("हिनदी दीप", "हिन्दी"),
