@@ -255,7 +255,7 @@ def test_a_plain_text_is_searched_on_re_alone_with_the_same_answer() -> None:
     rng = random.Random(16)
     alphabet = list("ab _-.\u00e9\u2013\u00a0") + ["\u093f", "\u0915", "\u064e", "\u24b6", "\u0130", "\u212a"]
     real = _real_texts()[0]
-    texts = ["".join(rng.choices(alphabet, k=rng.randint(0, 16))) for _ in range(5_000)]
+    texts = ["".join(rng.choices(alphabet, k=rng.randint(0, 16))) for _ in range(2_000)]
     texts += [real[at:at + 3_000] for at in range(0, len(real), 3_000)]
     plain_seen = marked_seen = 0
     for text in texts:
@@ -263,7 +263,7 @@ def test_a_plain_text_is_searched_on_re_alone_with_the_same_answer() -> None:
         plain_seen += plain and not text.isascii()
         marked_seen += not plain
         assert plain == all(not regex.match(WORD_CLASS, c) or re.match(r"[^\W_]", c)
-                            for c in text + text.lower()), text
+                            for c in set(text + text.lower())), text
         for term in ("a", "ab", "\u00e9", "\u0915", "mean", "the", "k"):
             for source in (text, text.lower()):
                 for ignore_case in (True, False):
@@ -271,7 +271,7 @@ def test_a_plain_text_is_searched_on_re_alone_with_the_same_answer() -> None:
                     if plain:
                         fast = find_word(term, source, ignore_case, plain=True)
                         assert (fast and fast.span()) == (expected and expected.span()), (term, source)
-    assert plain_seen > 500 and marked_seen > 500
+    assert plain_seen > 200 and marked_seen > 200
 
 
 def test_a_whole_word_has_no_tantivy_word_character_beside_it() -> None:
