@@ -16,7 +16,6 @@ used. This is the only module that imports tantivy (its on-disk format is tied t
 from __future__ import annotations
 
 import json
-import re
 import shutil
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -26,11 +25,10 @@ from pathlib import Path
 import tantivy
 
 from frozen_search.errors import IndexNotReady, InvalidRequest, StoreBusy
-from frozen_search.verify import query_token
+from frozen_search.verify import query_token, words
 
 INDEX_FORMAT = 2  # 2: instants in milliseconds (store schema 5)
 OPEN_END = 2**62  # valid_to of a revision with no known successor
-_TOKEN = re.compile(r"[^\W_]+")
 _MAX_TOKEN_BYTES = 40  # tantivy's default tokenizer drops longer tokens (RemoveLongFilter)
 TITLE_BOOST = 2.0
 MAX_TIE_FACTOR = 64
@@ -42,11 +40,13 @@ tantivy's order)."""
 
 def tokenize(text: str) -> list[str]:
     """Lower-cased alphanumeric tokens, as tantivy's ``default`` tokenizer makes them (shared with verify): the text
-    split into words first, then each word lower-cased as tantivy does (:func:`~frozen_search.verify.query_token`).
-    Lower-casing first split ``İstanbul`` at U+0307 (``i`` + U+0307 is its lower case) and wrote a final ``Σ`` as
-    ``ς``, so neither found the page that says it."""
-    tokens = (query_token(word) for word in _TOKEN.findall(text))
-    return [t for t in tokens if len(t.encode("utf-8")) < _MAX_TOKEN_BYTES]
+    split into words first (:func:`~frozen_search.verify.words`: runs of Unicode ``Alphabetic`` or ``Numeric``
+    characters, vowel signs and harakat included), a word of :data:`_MAX_TOKEN_BYTES` UTF-8 bytes or more dropped
+    (``RemoveLongFilter``, which tantivy runs before lower-casing: the length is the word's own), then each word
+    lower-cased as tantivy does (:func:`~frozen_search.verify.query_token`). Lower-casing first split ``İstanbul``
+    at U+0307 (``i`` + U+0307 is its lower case) and wrote a final ``Σ`` as ``ς``, so neither found the page that
+    says it; ``\\w`` split ``हिन्दी`` at its vowel signs, so it found nothing either."""
+    return [query_token(word) for word in words(text) if len(word.encode("utf-8")) < _MAX_TOKEN_BYTES]
 
 
 @dataclass(frozen=True)

@@ -301,7 +301,7 @@ class FrozenSearchService:
             return
         if generation is not None:  # a local hit: prepared once per store generation, checked for this query
             prepared = self.reverifier.prepared(shown, generation)
-            first = first_in_lowered(prepared.lowered, terms)  # the snippet's search, reused by check 3
+            first = first_in_lowered(prepared.lowered, terms, prepared.plain)  # the snippet's, reused by check 3
             rejection = self.reverifier.check_prepared(prepared, terms, first)
             if rejection is None:
                 seen.add(row.doc_id)

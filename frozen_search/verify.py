@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from urllib.parse import urlsplit
 
+import regex
 from dateutil import parser as dateutil_parser
 
 from frozen_search.cutoff import SECOND_MS, cutoff_bound, instant_bound, stored_iso
@@ -212,45 +213,140 @@ def _check_sha256(doc: Displayed, cutoff: datetime, sources: Collection[str], ho
     return None
 
 
+WORD_CLASS = r"[\p{Alphabetic}\p{N}]"
+"""A word character, as tantivy's ``default`` tokenizer reads one (``SimpleTokenizer``: a run of characters for which
+Rust's ``char::is_alphanumeric`` holds, i.e. Unicode ``Alphabetic`` or ``Numeric_Type`` Nd/Nl/No = ``\\p{N}``),
+written for the ``regex`` package (its own Unicode tables, not Python's ``unicodedata``). Unlike Python's ``\\w`` it
+holds the marks with ``Other_Alphabetic``: Devanagari vowel signs (U+093F, U+0940 in ``हिन्दी``), Arabic harakat
+(fatha U+064E, shadda U+0651 in ``العَرَبِيَّة``), and the like; the virama U+094D is no letter to either, so ``हिन्दी``
+is the two words ``हिन`` and ``दी``. It also holds the circled and squared letters (U+24B6, U+1F130) and every
+alphanumeric character assigned after Python 3.11's Unicode 14.0; it holds no ``_``.
+
+Where the two Unicode versions differ (``regex`` 2026.11.15 has newer tables than the Unicode 17.0 of the Rust
+standard library tantivy 0.27.0 was built with) this class holds 12,833 more code points, each unassigned in Unicode
+17.0, so in no text written with the characters tantivy knows: next to one, check 3 may refuse a word where tantivy
+split (it fails closed, never finds a word tantivy did not), and a query holding one asks for a token tantivy never
+made (it finds nothing). Both vanish when tantivy is built with those tables. A slow test compares the class with
+tantivy's own tokenizer over every code point (tests/cross_source/test_word_characters.py)."""
+_WORD = regex.compile(WORD_CLASS + "+")
+_WORD_CHAR = regex.compile(WORD_CLASS)  # one word character, as tantivy reads one
+_RE_WORD_CHAR = re.compile(r"[^\W_]")  # one letter or digit to Python's re: the whole-word candidates' test
+
+
 @functools.lru_cache(maxsize=4096)
 def word_pattern(term: str, ignore_case: bool = True) -> re.Pattern[str]:
-    """``term`` as a whole word, case-insensitive unless ``ignore_case`` is false (compiled once per term, not once
-    per hit).
+    """``term`` with no letter or digit of Python's ``re`` (``[^\\W_]``) on either side, case-insensitive unless
+    ``ignore_case`` is false (``re.IGNORECASE``); compiled once per term, not once per hit. Its matches are the
+    candidates of :func:`find_word`: every ``[^\\W_]`` character is a :data:`WORD_CLASS` character, so every whole
+    word is among them.
 
     The pattern starts with the term itself (so the regex engine scans for its first character) and checks the
     character before it afterwards, with a lookbehind over that character and the term matched just now: it
-    finds exactly the spans of ``(?<![^\\W_])term(?![^\\W_])`` (the term, with no letter or digit on either side),
-    3-20 times faster."""
+    finds exactly the spans of ``(?<![^\\W_])term(?![^\\W_])``, 3-20 times faster."""
     escaped = re.escape(term)
     return re.compile(rf"{escaped}(?<![^\W_]{escaped})(?![^\W_])", re.IGNORECASE if ignore_case else 0)
 
 
+def find_word(term: str, text: str, ignore_case: bool = True, pos: int = 0, plain: bool = False
+              ) -> re.Match[str] | None:
+    """The first occurrence of ``term`` in ``text`` at or after ``pos`` (characters) as a whole word: no
+    :data:`WORD_CLASS` character (tantivy's word character) right before or after it; case-insensitive (Python's
+    ``re.IGNORECASE``, as before) unless ``ignore_case`` is false; ``None`` when there is none.
+
+    The search is :func:`word_pattern`'s (Python's ``re``, its speed); a candidate is then refused when a neighbour
+    is a word character to tantivy that ``re`` does not count (a vowel sign, a haraka, a circled letter…: never an
+    ASCII character), and the search goes on after it. That check is skipped, as it finds nothing to refuse, in an
+    ASCII text (``str.isascii`` is constant-time in CPython) and when ``plain`` says ``text`` holds no such character
+    (:func:`plain_words` of it, computed earlier: a prepared hit's)."""
+    pattern = word_pattern(term, ignore_case)
+    found = pattern.search(text, pos)
+    return found if found is None or plain or text.isascii() else _clear_of_marks(pattern, text, found)
+
+
+def _clear_of_marks(pattern: re.Pattern[str], text: str, found: re.Match[str] | None) -> re.Match[str] | None:
+    """The first of ``pattern``'s matches in ``text`` from ``found`` on with no :data:`WORD_CLASS` character beside
+    it (see :func:`find_word`), or ``None``."""
+    while found is not None:
+        start, end = found.span()
+        before, after = text[start - 1:start], text[end:end + 1]  # "" at either end of the text
+        if not (before > "\x7f" and _WORD_CHAR.match(before) or after > "\x7f" and _WORD_CHAR.match(after)):
+            return found
+        found = pattern.search(text, start + 1)
+    return None
+
+
+def plain_words(text: str) -> bool:
+    """Whether ``text`` (and its lower case, ``str.lower``) holds no character that is a word character to tantivy
+    (:data:`WORD_CLASS`) but no letter or digit to Python's ``re`` (``[^\\W_]``): then ``re``'s whole words are
+    tantivy's, and :func:`find_word` may take ``re``'s first match (``plain=True``). Costs one scan of ``text`` for its
+    characters beyond ASCII (about the time of ``str.lower``), so it is computed once per displayed text."""
+    if text.isascii():
+        return True
+    for char in set(_NON_ASCII.findall(text)):
+        for each in {char, *char.lower()}:
+            if each > "\x7f" and not _RE_WORD_CHAR.match(each) and _WORD_CHAR.match(each):
+                return False
+    return True
+
+
+def words(text: str) -> list[str]:
+    """The words of ``text`` (characters), as tantivy's ``default`` tokenizer splits it before lower-casing: the runs
+    of :data:`WORD_CLASS` characters, in order."""
+    return _WORD.findall(text)
+
+
+_NEWER_LOWER = str.maketrans({**{chr(upper): chr(upper + 0x20) for upper in range(0x10D50, 0x10D66)},
+                              **{chr(upper): chr(upper + 0x1B) for upper in range(0x16EA0, 0x16EB9)},
+                              "\u1c89": "\u1c8a", "\ua7cb": "\u0264", "\ua7cc": "\ua7cd", "\ua7ce": "\ua7cf",
+                              "\ua7d2": "\ua7d3", "\ua7d4": "\ua7d5", "\ua7da": "\ua7db", "\ua7dc": "\u019b"})
+"""The lower cases tantivy 0.27.0 (Rust's Unicode 17.0) knows and Python 3.11's ``str.lower`` (Unicode 14.0) does
+not: the capitals of Unicode 16.0-17.0 (CYRILLIC CAPITAL LETTER TJE, the Latin capitals U+A7CB-U+A7DC, Garay
+U+10D50-U+10D65, Beria Erfe U+16EA0-U+16EB8), each lowered to its small letter; a slow test recomputes them from
+tantivy over every code point."""
+
+
 def query_token(word: str) -> str:
-    """A word (a run of letters and digits, ``[^\\W_]+``) lower-cased as tantivy's ``default`` tokenizer lower-cases
-    it (tantivy ``LowerCaser``: each character's own full lower case, ``char::to_lowercase``, with no final-sigma
-    rule): ``str.lower`` but ``Σ`` is always ``σ`` (``İ`` is ``i`` + U+0307 in both)."""
-    return word.lower() if "\u03a3" not in word else "".join(char.lower() for char in word)
+    """A word (:func:`words`) lower-cased as tantivy's ``default`` tokenizer lower-cases it (tantivy ``LowerCaser``:
+    each character's own full lower case, ``char::to_lowercase``, with no final-sigma rule): ``str.lower`` but ``Σ``
+    is always ``σ`` (``İ`` is ``i`` + U+0307 in both), and the capitals of :data:`_NEWER_LOWER` lowered too."""
+    if word.isascii():
+        return word.lower()
+    lowered = word.lower() if "\u03a3" not in word else "".join(char.lower() for char in word)
+    return lowered.translate(_NEWER_LOWER)
 
 
-_WORD = re.compile(r"[^\W_]+")
-
-
-def matches_historical_text(title: str, text: str, terms: Sequence[str]) -> bool:
-    """True when any query token occurs as a whole word (case-insensitive) in ``title`` or ``text``; a token that
-    is no run of word characters (``i`` + U+0307, the lower case of ``İ``, in it) is looked for among the words of
-    ``title`` and ``text`` lower-cased as the index does (:func:`query_token`), which no regular expression over the
-    text itself finds."""
+def matches_historical_text(title: str, text: str, terms: Sequence[str], plain: bool = False) -> bool:
+    """True when any query token occurs as a whole word (case-insensitive, :func:`find_word`) in ``title`` or
+    ``text``; a token that no regular expression over the text itself finds is looked for among the words of
+    ``title`` and ``text`` lower-cased as the index does (:func:`query_token`): one with ``i`` + U+0307 (the lower
+    case of ``İ``, U+0307 being no word character) in a text holding ``İ``, and one with a small letter of
+    :data:`_NEWER_LOWER` in a text holding its capital (Python 3.11's ``re`` does not know the two as a case pair).
+    ``plain``: :func:`plain_words` of both ``title`` and ``text``, when known (see :func:`find_word`)."""
     for term in terms:
-        pattern = word_pattern(term)
-        if pattern.search(title) or pattern.search(text):
-            return True
-        if "\u0307" in term and ("\u0130" in title or "\u0130" in text) and any(
+        pattern = word_pattern(term)  # find_word, inlined: this runs for every hit shown
+        for part in (title, text):
+            found = pattern.search(part)
+            if found is not None and (plain or part.isascii() or _clear_of_marks(pattern, part, found)):
+                return True
+        if _lowered_apart(term, title, text) and any(
                 query_token(word) == term for part in (title, text) for word in _WORD.findall(part)):
             return True
     return False
 
 
-_WORD_CHAR = re.compile(r"[^\W_]")  # a letter or digit, as the whole-word patterns read one
+_NEWER_CAPITALS = frozenset(chr(capital) for capital in _NEWER_LOWER)
+_NEWER_SMALL = frozenset(str(small) for small in _NEWER_LOWER.values())
+
+
+def _lowered_apart(term: str, title: str, text: str) -> bool:
+    """Whether ``term`` may be a word of ``title`` or ``text`` lowered as the index does that :func:`find_word`
+    cannot find (see :func:`matches_historical_text`)."""
+    if "\u0307" in term and ("\u0130" in title or "\u0130" in text):
+        return True
+    return any(char in _NEWER_SMALL for char in term) and any(
+        capital in part for part in (title, text) for capital in _NEWER_CAPITALS)
+
+
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 _CASE_UNSAFE = ("\u00df\u0130\u0131\u0149\u017f\u01f0\u1e96\u1e97\u1e98\u1e99\u1e9a\u1e9e\u212a\ufb00\ufb01\ufb02"
                 "\ufb03\ufb04\ufb05\ufb06")
@@ -265,25 +361,27 @@ _ASCII_ALNUM = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ01
 @functools.lru_cache(maxsize=65536)
 def _case_safe(char: str) -> bool:
     """Whether a non-ASCII character leaves a whole-word match of an ASCII term where it was (see
-    :func:`case_aligned`): it lowers to one character, not an ASCII one; it is a letter or digit exactly when its lower
-    case is; and neither its lower case, upper case nor case fold holds an ASCII letter or digit (so no ASCII
-    character equals it ignoring case: not ``K`` KELVIN SIGN, ``ſ``, ``ı`` or ``İ``; a test checks every code point
-    against the regex engine itself)."""
+    :func:`case_aligned`): it lowers to one character, not an ASCII one; it is a word character exactly when its lower
+    case is, to tantivy (:data:`WORD_CLASS`) and to ``re`` (``[^\\W_]``, :func:`word_pattern`); and neither its lower
+    case, upper case nor case fold holds an ASCII letter or digit (so no ASCII character equals it ignoring case: not
+    ``K`` KELVIN SIGN, ``ſ``, ``ı`` or ``İ``; a test checks every code point against ``re`` itself, the engine
+    :func:`find_word` searches with)."""
     lowered = char.lower()
     if len(lowered) != 1 or lowered.isascii():
         return False
-    if bool(_WORD_CHAR.match(char)) != bool(_WORD_CHAR.match(lowered)):
+    if bool(_WORD_CHAR.match(char)) != bool(_WORD_CHAR.match(lowered)) or \
+            bool(_RE_WORD_CHAR.match(char)) != bool(_RE_WORD_CHAR.match(lowered)):
         return False
     return not any(other in _ASCII_ALNUM for other in lowered + char.upper() + char.casefold())
 
 
 def case_aligned(text: str) -> bool:
     """Whether searching ``text.lower()`` case-sensitively for an ASCII lower-case term as a whole word
-    (:func:`word_pattern` with ``ignore_case=False``) finds a match exactly when searching ``text`` ignoring case does
-    (:func:`word_pattern`): true when every character of ``text`` is ASCII or :func:`_case_safe`. Then ``text`` and
+    (:func:`find_word` with ``ignore_case=False``) finds a match exactly when searching ``text`` ignoring case does
+    (:func:`find_word`): true when every character of ``text`` is ASCII or :func:`_case_safe`. Then ``text`` and
     its lower case are aligned character for character, an ASCII character equals an ASCII term character ignoring
-    case exactly when its lower case equals it, no other character equals one, and letters and digits stay letters and
-    digits, so the two searches test the same positions alike."""
+    case exactly when its lower case equals it, no other character equals one, and word characters (:data:`WORD_CLASS`:
+    letters, digits, vowel signs) stay word characters, so the two searches test the same positions alike."""
     if text.isascii():
         return True
     if unicodedata.unidata_version == _CASE_UNSAFE_UNICODE:  # the characters _case_safe refuses, known: one scan
@@ -291,35 +389,39 @@ def case_aligned(text: str) -> bool:
     return all(_case_safe(char) for char in set(_NON_ASCII.findall(text)))
 
 
-def first_in_lowered(lowered: str, terms: Sequence[str]) -> tuple[int, int]:
+def first_in_lowered(lowered: str, terms: Sequence[str], plain: bool = False) -> tuple[int, int]:
     """``(i, start)``: the first of ``terms`` (in order) that occurs as a whole word in ``lowered`` (a lower-cased
-    text, searched case-sensitively: :func:`word_pattern` with ``ignore_case=False``), and where; ``(-1, 0)`` when
+    text, searched case-sensitively: :func:`find_word` with ``ignore_case=False``), and where; ``(-1, 0)`` when
     none does. The snippet starts from it (:func:`~frozen_search.stages.rank.snippet`), and
-    :func:`matches_lowered` may take it as its own search."""
+    :func:`matches_lowered` may take it as its own search. ``plain``: :func:`plain_words` of the text, when known.
+    """
     for number, term in enumerate(terms):
-        found = word_pattern(term, ignore_case=False).search(lowered)
+        pattern = word_pattern(term, False)  # find_word, inlined: this runs for every hit shown
+        found = pattern.search(lowered)
+        if found is not None and not plain and not lowered.isascii():
+            found = _clear_of_marks(pattern, lowered, found)
         if found is not None:
             return number, found.start()
     return -1, 0
 
 
 def matches_lowered(title: str, lowered_title: str, text: str, lowered: str, terms: Sequence[str],
-                    aligned: bool, first: int = -1) -> bool:
+                    aligned: bool, first: int = -1, plain: bool = False) -> bool:
     """:func:`matches_historical_text` of ``title`` and ``text``, computed on their lower cases (``lowered_title``,
     ``lowered``) for each ASCII lower-case term when ``aligned`` (:func:`case_aligned` of both: then it is the same
     answer, found with a case-sensitive search, several times faster), on the texts themselves otherwise.
     ``first``: :func:`first_in_lowered` of ``lowered`` already computed (its term index): when that term is ASCII
-    lower-case and the texts are aligned, it is the match itself."""
+    lower-case and the texts are aligned, it is the match itself. ``plain``: :func:`plain_words` of both texts, when
+    known (see :func:`find_word`)."""
     if not aligned:
-        return matches_historical_text(title, text, terms)
+        return matches_historical_text(title, text, terms, plain)
     if first >= 0 and terms[first].isascii() and terms[first] == terms[first].lower():
         return True  # that very search, on the aligned lower case, found the term as a whole word
     for term in terms:
         if term.isascii() and term == term.lower():
-            pattern = word_pattern(term, ignore_case=False)
-            if pattern.search(lowered_title) or pattern.search(lowered):
+            if find_word(term, lowered_title, False, plain=plain) or find_word(term, lowered, False, plain=plain):
                 return True
-        elif matches_historical_text(title, text, [term]):
+        elif matches_historical_text(title, text, [term], plain):
             return True
     return False
 

@@ -22,7 +22,15 @@ from frozen_search.source import Shown
 from frozen_search.stages.memo import GenerationMemo
 from frozen_search.stages.rank import snippet_at, text_offset
 from frozen_search.store import RevisionRow, Store
-from frozen_search.verify import Displayed, case_aligned, first_in_lowered, matches_lowered, query_rejection, verify
+from frozen_search.verify import (
+    Displayed,
+    case_aligned,
+    first_in_lowered,
+    matches_lowered,
+    plain_words,
+    query_rejection,
+    verify,
+)
 
 TEXT_CACHE_CHARS = 50_000_000  # characters of displayed text kept in memory
 SCAN_CACHE_ENTRIES = 200_000  # future-reference scans kept, by text sha256
@@ -49,6 +57,7 @@ class Prepared:
     row_title: str = ""
     row_source: str = ""
     snippets: dict[tuple[int, int], LoggedHit] = dataclasses.field(default_factory=dict, compare=False)
+    plain: bool = False  # verify.plain_words of title and text: re's whole words are tantivy's (no vowel sign…)
 
     def snippet(self, terms: list[str], width: int) -> str:
         """:func:`~frozen_search.stages.rank.snippet` of the text for ``terms``, ``width`` characters (the few
@@ -60,7 +69,7 @@ class Prepared:
         hit record, and what the query log writes of both (:class:`~frozen_search.querylog.LoggedHit`); the few
         distinct ones of one text are kept, by where the snippet starts (a result is immutable, validated once).
         ``first``: :func:`~frozen_search.verify.first_in_lowered` of the lower-cased text, when already computed."""
-        number, at = first_in_lowered(self.lowered, terms) if first is None else first
+        number, at = first_in_lowered(self.lowered, terms, self.plain) if first is None else first
         start = max(0, text_offset(self.text, self.lowered, at) - width // 3) if number >= 0 else 0  # as rank.snippet
         found = self.snippets.get((start, width))
         if found is None:
@@ -153,7 +162,8 @@ class Reverifier:
         found = Prepared(text, text.lower() if lowered is None else lowered, displayed, verdict, as_of,
                          HitRecord(id=row.doc_id, version=row.version, valid_from=as_of, sha256=row.sha256),
                          displayed.title.lower(), case_aligned(displayed.title) and case_aligned(displayed.text),
-                         row.doc_id, row.title, row.source)
+                         row.doc_id, row.title, row.source,
+                         plain=plain_words(displayed.title) and plain_words(displayed.text))
         if verdict is None:
             self._prepared.put(generation, key, found, weight=2 * len(text))
         return found
@@ -171,7 +181,7 @@ class Reverifier:
         shown = prepared.displayed
         if shown.text is prepared.text and matches_lowered(shown.title, prepared.lowered_title, shown.text,
                                                            prepared.lowered, terms, prepared.aligned,
-                                                           -1 if first is None else first[0]):
+                                                           -1 if first is None else first[0], prepared.plain):
             return verdict  # check 3 passed (on the lower cases where that is the same test: verify.case_aligned)
         unmatched = query_rejection(shown, terms)
         return unmatched if unmatched is not None else verdict

@@ -25,9 +25,6 @@ def test_a_page_holding_the_query_word_is_found_and_shown(word: str) -> None:
     assert _found(word) == (True, True), tokenize(word)
 
 
-@pytest.mark.xfail(strict=True, reason="open: tantivy splits on Unicode Alphabetic (vowel signs and harakat are "
-                                       "letters to it), Python's \\w does not; needs that property (e.g. the "
-                                       "regex package's \\p{Alphabetic}) in index.tokenize and check 3")
 @pytest.mark.parametrize("word", ["हिन्दी", "العَرَبِيَّة"])
 def test_words_with_combining_vowel_signs_are_found(word: str) -> None:
     assert _found(word) == (True, True), tokenize(word)

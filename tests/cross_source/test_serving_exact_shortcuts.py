@@ -12,16 +12,19 @@ import unicodedata
 from pathlib import Path
 
 import pytest
+import regex
 
 from frozen_search.index import IndexedRevision, RevisionIndex
 from frozen_search.verify import (
     _CASE_UNSAFE,
     _CASE_UNSAFE_UNICODE,
+    WORD_CLASS,
     _case_safe,
     case_aligned,
     first_in_lowered,
     matches_historical_text,
     matches_lowered,
+    word_pattern,
 )
 from tests.conftest import make_service
 
@@ -31,8 +34,11 @@ ASCII_ALNUM = "abcdefghijklmnopqrstuvwxyz0123456789"
 @pytest.mark.slow
 def test_no_case_safe_character_equals_an_ascii_letter_or_digit_to_the_regex_engine() -> None:
     """Every code point :func:`_case_safe` admits: no ASCII letter or digit matches it ignoring case (asked of
-    ``re`` itself, the engine check 3 runs on), nor its lower case, and it is a word character exactly when its
-    lower case is."""
+    ``re`` itself, the engine check 3 runs on: :func:`~frozen_search.verify.word_pattern`), nor its lower case, and
+    it is a word character exactly when its lower case is: to ``re`` (``[^\\W_]``, which finds the candidates) and
+    to tantivy (:data:`~frozen_search.verify.WORD_CLASS`, vowel signs included, which decides). The refused list
+    is the one computed before under ``[^\\W_]`` alone: the new word characters (``Other_Alphabetic`` marks,
+    circled letters) change no character's case."""
     safe = [chr(c) for c in range(0x80, 0x110000) if not 0xD800 <= c <= 0xDFFF and _case_safe(chr(c))]
     refused = "".join(chr(c) for c in range(0x80, 0x110000) if not _case_safe(chr(c)))
     if unicodedata.unidata_version == _CASE_UNSAFE_UNICODE:
@@ -46,8 +52,9 @@ def test_no_case_safe_character_equals_an_ascii_letter_or_digit_to_the_regex_eng
     for char in ASCII_ALNUM:
         assert re.search(re.escape(char), together, re.IGNORECASE) is None, char
         assert re.search(re.escape(char), lowered) is None, char
-    word = re.compile(r"[^\W_]")
-    assert all(bool(word.match(c)) == bool(word.match(c.lower())) for c in safe)
+        assert word_pattern(char).search(together) is None, char
+    for word in (re.compile(r"[^\W_]"), regex.compile(WORD_CLASS)):
+        assert all(bool(word.match(c)) == bool(word.match(c.lower())) for c in safe)
     # KELVIN SIGN, long s, dotless i, dotted capital I, sharp s, the fi ligature
     for refused in ("\u212a", "\u017f", "\u0131", "\u0130", "\u00df", "\ufb01"):
         assert not _case_safe(refused) and not case_aligned(f"a {refused} b")

@@ -111,20 +111,37 @@ def test_the_snapshot_is_opened_once_and_not_reloaded_per_search(wiki_data_dir: 
 
 @pytest.mark.parametrize("ignore_case", [True, False])
 def test_the_faster_whole_word_pattern_finds_exactly_the_spans_of_the_plain_one(ignore_case: bool) -> None:
+    """:func:`~frozen_search.verify.find_word`, called on from each match's end, finds exactly the spans of the plain
+    definition: where the term matches (``re``, ignoring case or not), with no tantivy word character
+    (:data:`~frozen_search.verify.WORD_CLASS`) before or after it, leftmost first, not overlapping."""
     import re
 
-    from frozen_search.verify import word_pattern
+    import regex
 
+    from frozen_search.verify import WORD_CLASS, find_word
+
+    word_char = regex.compile(WORD_CLASS)
     text = realdata("wikipedia", "enwiki-math-sample-31-pages-2012.pages-only.xml").read_text(encoding="utf-8")
     samples = [text[start:start + 3000] for start in range(0, min(len(text), 300_000), 3000)]
     samples += ["Kelvin \u212a x", "ſtraße STRASSE", "aé b é", "_the the_ the", "x1the the1 the", "", "the",
-                "İstanbul istanbul", "ǅemal ǆ Ǆ", "a-b a_b ab"]
-    words = ["the", "group", "theorem", "zzzq", "é", "k", "s", "istanbul", "ǆ", "a", "b", "1", "x1the"]
+                "İstanbul istanbul", "ǅemal ǆ Ǆ", "a-b a_b ab", "हिन्दी हिन दी हिनदी दीि", "العَرَبِيَّة العربية عَرَب",
+                "Ⓐa aⒶ a ⓐ", "ाa aा a"]
+    words = ["the", "group", "theorem", "zzzq", "é", "k", "s", "istanbul", "ǆ", "a", "b", "1", "x1the", "हिन", "दी",
+             "العَرَبِيَّة", "عَرَب", "عرب"]
     for word in words:
-        plain = re.compile(rf"(?<![^\W_]){re.escape(word)}(?![^\W_])", re.IGNORECASE if ignore_case else 0)
-        fast = word_pattern(word, ignore_case=ignore_case)
+        term = re.compile(f"(?={re.escape(word)})", re.IGNORECASE if ignore_case else 0)
         for sample in samples:
-            assert [m.span() for m in fast.finditer(sample)] == [m.span() for m in plain.finditer(sample)], word
+            plain, end = [], 0
+            for at in (m.start() for m in term.finditer(sample)):
+                stop = at + len(word)
+                if at >= end and not word_char.match(sample[at - 1:at]) and not word_char.match(sample[stop:stop + 1]):
+                    plain.append((at, stop))
+                    end = stop
+            fast, found = [], find_word(word, sample, ignore_case)
+            while found is not None:
+                fast.append(found.span())
+                found = find_word(word, sample, ignore_case, found.end())
+            assert fast == plain, (word, sample[:80])
 
 
 def test_a_refused_hit_is_resolved_again_by_the_next_search() -> None:

@@ -27,7 +27,6 @@ whose comments are hidden cannot be proven to bear its title at ``T``: it is ref
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -37,6 +36,7 @@ from urllib.parse import urlsplit
 
 import mwclient
 import mwclient.errors
+import regex
 import requests
 
 from frozen_search.adapters.wikipedia.ids import MOVE_COMMENT, normalize_title
@@ -54,14 +54,17 @@ MAX_REDIRECT_HOPS = 1  # as MediaWiki follows redirects
 MAX_QUERY_WORDS = 8  # words of a live search asked upstream, one request each
 MAX_TITLES_PER_QUERY = 50  # titles of one ``prop=revisions`` request (MediaWiki's limit for ``titles``)
 MAX_LOG_PAGES = 3  # pages of 500 log events read per title; a title with more cannot be proven (fail closed)
-_WORD = re.compile(r"\w+")
+_WORD = regex.compile(r"\w+")  # Unicode's word characters (UTS #18: marks too, so हिन्दी stays one word upstream)
 # Deletion-log actions that remove a page's visible revisions (``delete``, ``delete_redir`` when a move deletes the
 # redirect in its way) or bring them back (``restore``); ``revision``/``event`` hide parts of single revisions.
 _PAGE_DELETED, _PAGE_RESTORED = frozenset({"delete", "delete_redir", "delete_redir2"}), "restore"
 
 
 def query_words(query: str) -> list[str]:
-    """The distinct words of a search query (``\\w+``, case-folded), at most :data:`MAX_QUERY_WORDS`, in order."""
+    """The distinct words of a search query (``\\w+`` of the ``regex`` package, case-folded: Unicode's word
+    characters, UTS #18, vowel signs and viramas inside a word, as MediaWiki's search reads one; Python's ``\\w``
+    split ``हिन्दी`` into its consonants), at most :data:`MAX_QUERY_WORDS`, in order. The candidates they bring are
+    ranked and checked on tantivy's words (:func:`~frozen_search.verify.words`)."""
     words: list[str] = []
     for word in _WORD.findall(query.casefold()):
         if word not in words:
