@@ -167,24 +167,28 @@ class OpenAlexLive:
                 return
 
     def _work(self, key: str) -> tuple[str, Any]:
-        """One work by key, following merged-id redirects within the API's works."""
+        """``(url, record)`` of one work by key (``W…``), read from ``/works/<key>`` without following redirects.
+
+        A merged id answers with a redirect to the record that absorbed it. The merge is undated (it may be after
+        ``T``) and the absorbing record re-derives title, abstract and date (sources.md, "OpenAlex"), so such an id
+        is :class:`NotFoundBeforeCutoff`, as local mode answers it. A redirect outside the API's own ``/works/W…``
+        is :class:`RefusedSource`; 404/410 is :class:`NotFoundBeforeCutoff`."""
         url = f"{self.api}/works/{key}"
-        for _ in range(self.upstream.config.max_redirects + 1):
-            record = self._get(url, list(self._auth), _require_work, follow=False)
-            if record.status in (404, 410):
-                raise NotFoundBeforeCutoff(f"OpenAlex has no work {key} ({record.status})")
-            location = record.header("Location")
-            if not (300 <= record.status < 400 and location):
-                return record.url, record.json()
-            target = urljoin(url, location)
-            parts = urlsplit(target)
-            moved = _WORK_PATH.match(parts.path.removeprefix(self._path))
-            if (parts.scheme, parts.netloc.lower()) != self._origin or moved is None:
-                raise RefusedSource(f"OpenAlex redirected {doc_id(key)} to {redact_url(target)}, which is not a "
-                                    f"work of {self.api}")
-            key = "W" + moved.group(1)[1:]
-            url = f"{self.api}/works/{key}"
-        raise UpstreamUnavailable(f"OpenAlex redirected {doc_id(key)} too many times")
+        record = self._get(url, list(self._auth), _require_work, follow=False)
+        if record.status in (404, 410):
+            raise NotFoundBeforeCutoff(f"OpenAlex has no work {key} ({record.status})")
+        location = record.header("Location")
+        if not (300 <= record.status < 400 and location):
+            return record.url, record.json()
+        target = urljoin(url, location)
+        parts = urlsplit(target)
+        moved = _WORK_PATH.match(parts.path.removeprefix(self._path))
+        if (parts.scheme, parts.netloc.lower()) != self._origin or moved is None:
+            raise RefusedSource(f"OpenAlex redirected {doc_id(key)} to {redact_url(target)}, which is not a "
+                                f"work of {self.api}")
+        # An undated merge (it may be after T) into a record that re-derives title, abstract and date, maybe itself
+        # made after T: the id asked for has no state this adapter can show at T.
+        raise NotFoundBeforeCutoff(f"OpenAlex merged {doc_id(key)} into W{moved.group(1)[1:]} (undated)")
 
     def _get(self, url: str, params: list[tuple[str, str]], validate: Any, follow: bool = True) -> CachedResponse:
         request = requests.Request("GET", url, params=params).prepare()
