@@ -26,6 +26,7 @@ import logging
 from dataclasses import dataclass, replace
 from urllib.parse import urlsplit
 
+import regex
 from lxml import etree
 
 from frozen_search.adapters.arxiv.ids import (
@@ -378,5 +379,10 @@ def pdf_text(body: bytes) -> str | None:
     return text.strip() or None
 
 
+_WORD = regex.compile(r"[\p{Alphabetic}\p{M}\p{N}]+")  # letters, marks (vowel signs, viramas, harakat), numbers
+
+
 def _words(query: str) -> list[str]:
-    return [w for w in "".join(c if c.isalnum() else " " for c in query).split() if w][:10]
+    """The first 10 words of a search query, for arXiv's ``all:`` terms: runs of letters, marks and numbers (the
+    ``regex`` package's Unicode properties; ``str.isalnum`` dropped vowel signs and viramas and split ``हिन्दी``)."""
+    return _WORD.findall(query)[:10]
