@@ -221,3 +221,37 @@ def test_a_template_moved_out_after_the_cutoff_still_expands_at_it(tmp_path: Pat
     assert '"title":"Template:Bloom"' in seen["kept"]["wikipedia:Template:Bloom"]
     assert "Template:Bloom" not in seen["kept"]["bloom"]
     assert seen["moved"] == seen["kept"]
+
+
+def test_a_long_held_history_spilled_to_disk_is_stored_alike(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The revisions of a page of another namespace are held until its end shows whether it once bore a kept
+    title; past :data:`~frozen_search.adapters.wikipedia.dump.HOLD_CHARS` characters they go to a temporary file
+    (JSON lines): the page is stored exactly as when held in memory."""
+    null = _null(9700008, "Orchid lemma", "Draft:Orchid lemma", ORCHID[-1].text)
+    moved = mediawiki_export([ROSE, BLOOM, Page("Draft:Orchid lemma", 77000006, [*ORCHID, null], ns=118)])
+    in_memory = _worlds(tmp_path / "memory", {"moved": [moved]}, ("wikipedia:Orchid_lemma",), QUERIES)
+    monkeypatch.setattr(wikipedia_dump, "HOLD_CHARS", 0)
+    spilled = _worlds(tmp_path / "spilled", {"moved": [moved]}, ("wikipedia:Orchid_lemma",), QUERIES)
+    assert "with a big bloom" in spilled["moved"]["wikipedia:Orchid_lemma"]
+    assert spilled == in_memory
+
+
+def test_the_files_are_read_again_only_for_pages_the_logs_named_late(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """With the logging dump first, every page is known as it is read: no file is read a second time; with it last,
+    the files are read again for the draftified page alone."""
+    reads: list[bool] = []
+    real = wikipedia_dump._ingest_file
+
+    def counted(*args: object, **kwargs: object):  # type: ignore[no-untyped-def]
+        reads.append(kwargs.get("only") is not None)
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(wikipedia_dump, "_ingest_file", counted)
+    page = mediawiki_export([ROSE, Page("Draft:Orchid lemma", 77000006, ORCHID, ns=118)])
+    log = mediawiki_export([], [_move("Orchid lemma", "Draft:Orchid lemma")])
+    _worlds(tmp_path / "first", {"first": [log, page]}, (), ())
+    assert reads == [False, False]
+    reads.clear()
+    _worlds(tmp_path / "last", {"last": [page, log]}, (), ())
+    assert reads == [False, False, True, True]

@@ -818,13 +818,17 @@ def prefixed_title(namespace: int | None, title: str, prefixes: Mapping[int, str
 class _MoveLog:
     """What one run learns of moves across namespaces: the logged moves (and arrivals) to record at its end, the
     dump's namespace names (``prefixes``, by number), the titles outside the kept namespaces that a page reached
-    from a kept title (``departed``: such a page is stored, :func:`_ingest_page`) and the pages whose absences
-    must be computed again (``touched``, doc ids)."""
+    from a kept title (``departed``: such a page is stored, :func:`_ingest_page`; ``late``: those learned after
+    some page was read, which may have been read before: :func:`_retain_departed`) and the pages whose absences
+    must be computed again (``touched``, doc ids). ``pages_read``: ``<page>`` elements read so far by the run (those
+    a resumed run skips included: it reads the log items again in the same order, so it knows the same then)."""
 
     namespaces: frozenset[int]
     moves: list[LoggedMove] = field(default_factory=list)
     prefixes: dict[int, str] = field(default_factory=dict)
     departed: set[str] = field(default_factory=set)
+    late: set[str] = field(default_factory=set)
+    pages_read: int = 0
     touched: set[str] = field(default_factory=set)
     retained: set[str] = field(default_factory=set)  # doc ids of pages of other namespaces stored by this run
 
@@ -871,6 +875,8 @@ def _log_item(item: Any, report: IngestReport, log: _MoveLog) -> None:
         return  # between namespaces not kept, of a page never in a kept one
     if not log.kept(new):
         log.departed.add(new)  # a page of another namespace that once bore a kept title: stored
+        if log.pages_read:
+            log.late.add(new)
     log.moves.append(LoggedMove(moved_at, old, new))
     report.log_moves += 1
 
@@ -967,6 +973,7 @@ def _ingest_file(path: Path, page_writer: _PageWriter, report: IngestReport, pro
                                 pass
                         continue
                     position.pages += 1
+                    log.pages_read += 1
                     if position.pages <= position.resume_after:  # committed by the interrupted run
                         for _ in item:
                             pass
@@ -984,7 +991,8 @@ def _ingest_file(path: Path, page_writer: _PageWriter, report: IngestReport, pro
                               f"(byte {raw.furthest} of the file): {type(exc).__name__}: {exc}") from exc
         page_writer.flush()
         tick()
-        report.raw_bytes += counter.count
+        if only is None:
+            report.raw_bytes += counter.count
 
 
 def _read_files(paths: Sequence[Path], page_writer: _PageWriter, report: IngestReport, progress: Progress | None,
@@ -998,9 +1006,10 @@ def _read_files(paths: Sequence[Path], page_writer: _PageWriter, report: IngestR
 
 def _retain_departed(paths: Sequence[Path], page_writer: _PageWriter, report: IngestReport, log: _MoveLog) -> None:
     """Store the pages of other namespaces that a logged move took there from a kept title (``log.departed``) but
-    that were read before the log item said so (log items after the pages, or in a later file): the files are read
-    again for them alone. Nothing is read again when every such page was stored on the first reading."""
-    needed = {title for title in log.departed if wikipedia.doc_id(title) not in log.retained}
+    that may have been read before the log item said so (``log.late``: log items after the pages, or in a later
+    file): the files are read again for them alone. Nothing is read again when the logs came first (a logging dump
+    listed before the pages) or every such page was stored on the first reading."""
+    needed = {title for title in log.late if wikipedia.doc_id(title) not in log.retained}
     if not needed:
         return
     for path in paths:
