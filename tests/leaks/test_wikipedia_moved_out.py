@@ -100,8 +100,11 @@ def test_an_article_moved_out_after_the_cutoff_is_served_at_it(tmp_path: Path, t
         null = _null(9700008, "Orchid lemma", target, ORCHID[-1].text)
         moved = mediawiki_export([ROSE, BLOOM, Page(target, 77000006, [*ORCHID, null], ns=_ns(target))])
     kept = mediawiki_export([ROSE, BLOOM, Page("Orchid lemma", 77000006, ORCHID)])
-    seen = _worlds(tmp_path, {"moved": [moved], "kept": [kept]}, ("wikipedia:Orchid_lemma", _id(target)), QUERIES)
+    oldids = ("https://en.wikipedia.org/w/index.php?oldid=9700007", "https://en.wikipedia.org/w/index.php?oldid=9700008")
+    seen = _worlds(tmp_path, {"moved": [moved], "kept": [kept]}, ("wikipedia:Orchid_lemma", _id(target), *oldids),
+                   QUERIES)
     assert "with a big bloom" in seen["kept"]["wikipedia:Orchid_lemma"]
+    assert '"title":"Orchid lemma"' in seen["kept"][oldids[0]]
     assert '"id":"wikipedia:Orchid_lemma"' in seen["kept"]["big bloom"]
     assert seen["kept"][_id(target)].startswith("[not_found_before_cutoff]")
     assert seen["moved"] == seen["kept"]

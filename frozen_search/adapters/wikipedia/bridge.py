@@ -262,15 +262,17 @@ _DEFAULT_NAMES = {0: "", 10: "Template", 828: "Module"}
 
 
 def namespace_names(store: Store) -> dict[int, str]:
-    """The namespace names of the ingested dumps (:data:`~.ids.NAMESPACES_META`), by number; a store ingested
-    before they were kept: the main, Template and Module namespaces."""
+    """The namespace names of the ingested dumps (:data:`~.ids.NAMESPACES_META`), by number, over English
+    Wikipedia's main, Template and Module namespaces (all a store ingested before they were kept, or from pages-only
+    fragments without a ``<siteinfo>``, is known by)."""
+    names = dict(_DEFAULT_NAMES)
     raw = store.meta(wikipedia.NAMESPACES_META)
-    if raw is None:
-        return dict(_DEFAULT_NAMES)
-    try:
-        return {int(number): str(name) for number, name in json.loads(raw).items()}
-    except (ValueError, AttributeError):
-        return dict(_DEFAULT_NAMES)
+    if raw is not None:
+        try:
+            names.update({int(number): str(name) for number, name in json.loads(raw).items()})
+        except (ValueError, AttributeError):
+            pass
+    return names
 
 
 def at_cutoff(store: Store, row: RevisionRow, bound: int) -> RevisionRow:

@@ -825,7 +825,8 @@ class _MoveLog:
 
     namespaces: frozenset[int]
     moves: list[LoggedMove] = field(default_factory=list)
-    prefixes: dict[int, str] = field(default_factory=dict)
+    prefixes: dict[int, str] = field(default_factory=lambda: {0: "", 10: "Template", 828: "Module"})  # (a dump's
+    # <siteinfo> names them; a pages-only fragment's synthetic one does not)
     departed: set[str] = field(default_factory=set)
     late: set[str] = field(default_factory=set)
     pages_read: int = 0
