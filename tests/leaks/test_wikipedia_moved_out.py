@@ -23,6 +23,7 @@ from frozen_search.adapters.wikipedia import dump as wikipedia_dump
 from frozen_search.config import Settings
 from frozen_search.cutoff import parse_cutoff
 from frozen_search.errors import FrozenSearchError
+from frozen_search.ops.ingest import ingest
 from frozen_search.service import FrozenSearchService
 from tests.leaks.formats import LogItem, Page, Rev, ingested, mediawiki_export, write
 from tests.leaks.test_audit_wikipedia_logs import _real_siteinfo
@@ -226,17 +227,27 @@ def test_a_template_moved_out_after_the_cutoff_still_expands_at_it(tmp_path: Pat
     assert seen["moved"] == seen["kept"]
 
 
-def test_a_long_held_history_spilled_to_disk_is_stored_alike(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The revisions of a page of another namespace are held until its end shows whether it once bore a kept
-    title; past :data:`~frozen_search.adapters.wikipedia.dump.HOLD_CHARS` characters they go to a temporary file
-    (JSON lines): the page is stored exactly as when held in memory."""
+@pytest.mark.parametrize("reader", ["lxml", "mwxml"])
+def test_a_history_too_long_to_hold_is_not_kept_unless_logged(tmp_path: Path, reader: str,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """The revisions of a page of another namespace are held until one of its move revisions shows that it bore a
+    kept title; past :data:`~frozen_search.adapters.wikipedia.dump.HOLD_CHARS` characters before that the page is
+    not kept (counted in the ingest report; fail closed: unknown at ``T``), unless a move log item names it."""
     null = _null(9700008, "Orchid lemma", "Draft:Orchid lemma", ORCHID[-1].text)
     moved = mediawiki_export([ROSE, BLOOM, Page("Draft:Orchid lemma", 77000006, [*ORCHID, null], ns=118)])
-    in_memory = _worlds(tmp_path / "memory", {"moved": [moved]}, ("wikipedia:Orchid_lemma",), QUERIES)
-    monkeypatch.setattr(wikipedia_dump, "HOLD_CHARS", 0)
-    spilled = _worlds(tmp_path / "spilled", {"moved": [moved]}, ("wikipedia:Orchid_lemma",), QUERIES)
-    assert "with a big bloom" in spilled["moved"]["wikipedia:Orchid_lemma"]
-    assert spilled == in_memory
+    logged = mediawiki_export([ROSE, BLOOM, Page("Draft:Orchid lemma", 77000006, [*ORCHID, null], ns=118)],
+                              [_move("Orchid lemma", "Draft:Orchid lemma")])
+    monkeypatch.setattr(wikipedia_dump, "XML_READER", reader)
+    monkeypatch.setattr(wikipedia_dump, "HOLD_CHARS", 60)
+    seen = _worlds(tmp_path, {"moved": [moved], "logged": [logged]}, ("wikipedia:Orchid_lemma",), ())
+    assert seen["moved"]["wikipedia:Orchid_lemma"].startswith("[not_found_before_cutoff]")
+    assert "with a big bloom" in seen["logged"]["wikipedia:Orchid_lemma"]
+    result = ingest(Settings.from_env({}, data_dir=tmp_path / "counted"), "wikipedia",
+                    [write(tmp_path / "counted.xml", _real_siteinfo(moved))])
+    assert "1 pages of other namespaces not kept: too long" in result.report.summary()
+    monkeypatch.setattr(wikipedia_dump, "HOLD_CHARS", 10_000)  # held whole: kept
+    held = _worlds(tmp_path / "held", {"moved": [moved]}, ("wikipedia:Orchid_lemma",), ())
+    assert held["moved"] == seen["logged"]
 
 
 def test_the_files_are_read_again_only_for_pages_the_logs_named_late(tmp_path: Path,

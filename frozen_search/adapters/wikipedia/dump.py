@@ -25,6 +25,7 @@ import contextlib
 import gzip
 import hashlib
 import io
+import itertools
 import json
 import logging
 import lzma
@@ -33,7 +34,6 @@ import queue
 import re
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import warnings
@@ -117,6 +117,7 @@ class IngestReport:
     log_items: int = 0
     log_moves: int = 0
     log_arrivals: int = 0
+    unheld_pages: int = 0  # of other namespaces, too long before a move revision to hold (:data:`HOLD_CHARS`)
     resumed_revisions: int = 0  # stored by an interrupted run of the same files, before this one resumed it
 
     def summary(self) -> str:
@@ -125,6 +126,8 @@ class IngestReport:
         logs = (f"; {self.log_items} log items read, {self.log_moves} of them page moves recorded{arrivals}, the "
                 "others skipped" if self.log_items else "")
         seconds = max(self.seconds, 1e-9)
+        unheld = (f"; {self.unheld_pages} pages of other namespaces not kept: too long before a move revision from "
+                  "a kept title to hold (list the logging dump first)" if self.unheld_pages else "")
         resumed = (f"; resumed after {self.resumed_revisions} revisions stored by an interrupted run"
                    if self.resumed_revisions else "")
         return (f"ingested {self.revisions} revisions of {self.pages} pages from {len(self.files)} file(s) in "
@@ -133,7 +136,7 @@ class IngestReport:
                 f"{self.raw_bytes / 1e6 / seconds:,.1f} MB/s of XML from {self.raw_bytes / 1e6:,.1f} MB; "
                 f"{self.duplicates} already stored, {self.skipped_pages} pages outside "
                 f"namespaces {sorted(self.namespaces)}, {self.skipped_revisions} revisions without text or date"
-                f"{logs})")
+                f"{logs}{unheld})")
 
 
 _SEVEN_ZIP = b"7z\xbc\xaf\x27\x1c"
@@ -1054,12 +1057,12 @@ def _ingest_page(page: Any, page_writer: _PageWriter, report: IngestReport, log:
     """Store one ``<page>`` of the kept namespaces (``log.namespaces``); a revision whose comment records a move
     (MediaWiki's null revision, "moved page [[A]] to [[B]]") records it. A page of another namespace is stored only
     when it once bore a kept title (``retain``; a logged move said so, ``log.departed``; or one of its move
-    revisions does: its revisions are held, :class:`_Held`, until the page's end shows it): at a cutoff when it
+    revisions does: its revisions are held until one does, :func:`_hold`): at a cutoff when it
     bore that title it is that page. A page moved across kept and other namespaces gets its absences
     (:func:`_set_absences`: a draft before it was accepted, an article while it was a draft)."""
     revisions: Iterable[Any] = page
     if page.namespace not in log.namespaces:
-        held = _hold(page, log, retain or _full_title(page, log) in log.departed)
+        held = _hold(page, log, retain or _full_title(page, log) in log.departed, report)
         if held is None:
             report.skipped_pages += 1
             return
@@ -1086,93 +1089,41 @@ def _ingest_page(page: Any, page_writer: _PageWriter, report: IngestReport, log:
         _set_absences(page_writer.store, doc, log)
 
 
-@dataclass(frozen=True)
-class _Stamp:
-    """A held revision's timestamp (whole seconds since the epoch, UTC), read as mwxml's (``unix()``)."""
-
-    seconds: int
-
-    def unix(self) -> int:
-        """The timestamp in seconds since the epoch."""
-        return self.seconds
+HOLD_CHARS = 32_000_000
+"""Characters of text of a page of another namespace held in memory until one of its move revisions shows that
+it bore a kept title; a page with more before that is not kept (counted: ``unheld_pages``)."""
 
 
-@dataclass(frozen=True)
-class _HeldRevision:
-    """A revision of a page of another namespace, held until the page's end (the attributes the ingest reads)."""
-
-    id: Any
-    parent_id: Any
-    timestamp: _Stamp | None
-    text: str | None
-    sha1: str | None
-    comment: str | None
-    deleted: None = None
-
-
-class _Held:
-    """The revisions of one page, in order: in memory up to :data:`HOLD_CHARS` characters of text, then in a
-    temporary file (JSON lines) for the rest, so that a long history of a page never kept costs no memory."""
-
-    def __init__(self) -> None:
-        self.memory: list[_HeldRevision] = []
-        self.chars = 0
-        self.spill: IO[str] | None = None
-
-    def add(self, revision: _HeldRevision) -> None:
-        """Hold one more revision."""
-        if self.spill is None and self.chars <= HOLD_CHARS:
-            self.memory.append(revision)
-            self.chars += len(revision.text or "")
-            return
-        if self.spill is None:
-            self.spill = tempfile.TemporaryFile("w+", encoding="utf-8")  # noqa: SIM115 (closed by __iter__/close)
-        stamp = None if revision.timestamp is None else revision.timestamp.seconds
-        self.spill.write(json.dumps([revision.id, revision.parent_id, stamp, revision.text, revision.sha1,
-                                     revision.comment]) + "\n")
-
-    def __iter__(self) -> Iterator[_HeldRevision]:
-        yield from self.memory
-        if self.spill is not None:
-            self.spill.seek(0)
-            for line in self.spill:
-                rev_id, parent, stamp, text, sha1, comment = json.loads(line)
-                yield _HeldRevision(rev_id, parent, None if stamp is None else _Stamp(stamp), text, sha1, comment)
-        self.close()
-
-    def close(self) -> None:
-        """Drop what is held."""
-        self.memory = []
-        if self.spill is not None:
-            self.spill.close()
-            self.spill = None
-
-
-HOLD_CHARS = 64_000_000
-"""Characters of text of one page of another namespace held in memory before the rest goes to a temporary file."""
-
-
-def _hold(page: Any, log: _MoveLog, known: bool) -> _Held | None:
-    """The revisions of ``page`` (of a namespace not kept), held, when it once bore a kept title: ``known`` (a
-    logged move said so), or one of its move revisions moved it from a kept title; else ``None`` (all read)."""
-    held, keep, first = _Held(), known, True
-    for revision in page:
+def _hold(page: Any, log: _MoveLog, known: bool, report: IngestReport) -> Iterator[Any] | None:
+    """The revisions of ``page`` (of a namespace not kept) when it once bore a kept title, else ``None`` (all read):
+    ``known`` (a logged move said so: streamed as a kept page's), or one of its move revisions moved it from a kept
+    title (the revisions before it held in memory, then the rest streamed). Past :data:`HOLD_CHARS` characters
+    held with no such revision the page is read to its end and not kept (``report.unheld_pages``: a logging dump
+    listed first, or after the pages, keeps it)."""
+    revisions: Iterator[Any] = iter(page)
+    if known:
+        return revisions
+    held: list[Any] = []
+    chars, first = 0, True
+    for revision in revisions:
+        held.append(revision)
+        chars += len(revision.text or "")
         if revision.timestamp is None or (revision.deleted is not None and revision.deleted.text):
-            held.add(_HeldRevision(revision.id, None, None, None, None, None))  # skipped when stored
             first = False
             continue
         move = _move_of(revision, first)
         first = False
-        if move is not None and not keep:
+        if move is not None:
             try:
-                keep = log.kept(wikipedia.normalize_title(move[1]))
+                if log.kept(wikipedia.normalize_title(move[1])):
+                    return itertools.chain(held, revisions)
             except InvalidRequest:
                 pass
-        held.add(_HeldRevision(revision.id, revision.parent_id, _Stamp(int(revision.timestamp.unix())),
-                               revision.text, revision.sha1, revision.comment))
-    if keep:
-        return held
-    held.close()
+        if chars > HOLD_CHARS:
+            for _ in revisions:
+                pass
+            report.unheld_pages += 1
+            return None
     return None
 
 
