@@ -269,3 +269,32 @@ def test_the_files_are_read_again_only_for_pages_the_logs_named_late(tmp_path: P
     reads.clear()
     _worlds(tmp_path / "last", {"last": [page, log]}, (), ())
     assert reads == [False, False, True, True]
+
+
+def test_a_page_kept_by_a_log_item_is_hidden_until_the_run_ends(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run killed after a checkpoint that stored the draftified page (named by a log item read first) but before
+    its end (where logged moves are recorded) showed the page as "Draft:Orchid lemma" at every cutoff, a title
+    given after ``T``: it is hidden until the run ends; the resumed run serves it at ``T`` as the article."""
+    monkeypatch.setattr(wikipedia_dump, "CHECKPOINT_REVISIONS", 1)
+    log = write(tmp_path / "log.xml", _real_siteinfo(mediawiki_export([], [_move("Orchid lemma",
+                                                                                 "Draft:Orchid lemma")])))
+    pages = write(tmp_path / "pages.xml", _real_siteinfo(mediawiki_export(
+        [ROSE, BLOOM, Page("Draft:Orchid lemma", 77000006, ORCHID, ns=118)])))
+    last = write(tmp_path / "last.xml", _real_siteinfo(mediawiki_export([Page("Lily", 77000030, [
+        Rev(9700030, "2025-02-01T10:00:00Z", "The '''lily''' is white.")])])))
+    data = tmp_path / "data"
+
+    def killed(path: Path) -> None:
+        if path == last:
+            raise KeyboardInterrupt  # (as a kill would: after the checkpoints of the files before)
+
+    with pytest.raises(KeyboardInterrupt):
+        ingest(Settings.from_env({}, data_dir=data), "wikipedia", [log, pages, last], on_file=killed)
+    ids = ("wikipedia:Orchid_lemma", "wikipedia:Draft:Orchid_lemma")
+    interrupted = _observe(data, CUTOFF, ids, QUERIES)
+    assert all(interrupted[id].startswith("[not_found_before_cutoff]") for id in ids)
+    assert interrupted["orchid lemma petals"] == '{"results":[]}'
+    ingest(Settings.from_env({}, data_dir=data), "wikipedia", [log, pages, last])
+    resumed = _observe(data, CUTOFF, ids, QUERIES)
+    assert "with a big bloom" in resumed["wikipedia:Orchid_lemma"]

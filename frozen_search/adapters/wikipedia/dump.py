@@ -1087,6 +1087,9 @@ def _ingest_page(page: Any, page_writer: _PageWriter, report: IngestReport, log:
     page_writer.end_page(doc)
     if across:
         _set_absences(page_writer.store, doc, log)
+    elif page.namespace not in log.namespaces:  # kept by a log item: hidden at every cutoff until the run's end
+        page_writer.store.set_absences(doc, [(-ALWAYS, ALWAYS)])  # computes its absences from the logged moves
+        log.touched.add(doc)
 
 
 HOLD_CHARS = 32_000_000
