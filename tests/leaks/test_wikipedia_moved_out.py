@@ -25,6 +25,7 @@ from frozen_search.cutoff import parse_cutoff
 from frozen_search.errors import FrozenSearchError
 from frozen_search.ops.ingest import ingest
 from frozen_search.service import FrozenSearchService
+from tests.conftest import PEAR_2002, wiki_file
 from tests.leaks.formats import LogItem, Page, Rev, ingested, mediawiki_export, write
 from tests.leaks.test_audit_wikipedia_logs import _real_siteinfo
 
@@ -298,3 +299,26 @@ def test_a_page_kept_by_a_log_item_is_hidden_until_the_run_ends(tmp_path: Path,
     ingest(Settings.from_env({}, data_dir=data), "wikipedia", [log, pages, last])
     resumed = _observe(data, CUTOFF, ids, QUERIES)
     assert "with a big bloom" in resumed["wikipedia:Orchid_lemma"]
+
+
+def test_a_template_of_an_export_without_ns_keeps_its_prefix(tmp_path: Path) -> None:
+    """Export schemas 0.3 and 0.4 give no ``<ns>``: the readers split ``Template:Bloom`` into namespace 10 and
+    "Bloom", and the page was stored as ``wikipedia:Bloom`` (never found as the template, and never moved in the
+    right place). Its head is the real 0.3 Pear export's; its pages follow that export's shape."""
+    real = wiki_file(PEAR_2002)
+    head = real.read_text(encoding="utf-8").split("  <page>", 1)[0]
+
+    def page(title: str, id: int, rev: int, text: str) -> str:
+        return (f"  <page>\n    <title>{title}</title>\n    <id>{id}</id>\n    <revision>\n      <id>{rev}</id>\n"
+                "      <timestamp>2025-04-01T10:00:00Z</timestamp>\n      <contributor>\n        <username>Alice"
+                "</username>\n        <id>1001</id>\n      </contributor>\n      <comment>edit</comment>\n"
+                f"      <text xml:space=\"preserve\">{text}</text>\n    </revision>\n  </page>\n")
+
+    export = (head + page("Template:Bloom", 77000020, 9700020, "a {{{1}}} bloom")
+              + page("Orchid lemma", 77000006, 9700006, "The orchid lemma bounds it with {{Bloom|big}}.")
+              + "</mediawiki>\n")
+    data = ingested(tmp_path / "data", "wikipedia", [write(tmp_path / "old.xml", export)])
+    seen = _observe(data, CUTOFF, ("wikipedia:Template:Bloom", "wikipedia:Bloom", "wikipedia:Orchid_lemma"), ())
+    assert '"title":"Template:Bloom"' in seen["wikipedia:Template:Bloom"]
+    assert seen["wikipedia:Bloom"].startswith("[not_found_before_cutoff]")
+    assert "with a big bloom" in seen["wikipedia:Orchid_lemma"]

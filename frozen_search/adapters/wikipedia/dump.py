@@ -1021,15 +1021,20 @@ def _retain_departed(paths: Sequence[Path], page_writer: _PageWriter, report: In
             pass
 
 
-def _full_title(page: Any, log: _MoveLog) -> str:
-    """A ``<page>``'s full title, normalized (the readers keep the prefix when ``<ns>`` is given, as real exports
-    have it; else they split it off)."""
+def _prefixed(page: Any, log: _MoveLog) -> str:
+    """A ``<page>``'s full title as given (the readers keep the prefix when ``<ns>`` is given, as real exports have
+    it; without ``<ns>``, export schemas 0.3 and 0.4, they split it off: put back)."""
     title = str(page.title or "")
     prefix = log.prefixes.get(page.namespace or 0, "")
     if prefix and not title.startswith(prefix + ":"):
         title = f"{prefix}:{title}"
+    return title
+
+
+def _full_title(page: Any, log: _MoveLog) -> str:
+    """A ``<page>``'s full title (:func:`_prefixed`), normalized; ``""`` when it is no valid title."""
     try:
-        return wikipedia.normalize_title(title)
+        return wikipedia.normalize_title(_prefixed(page, log))
     except InvalidRequest:
         return ""
 
@@ -1067,8 +1072,8 @@ def _ingest_page(page: Any, page_writer: _PageWriter, report: IngestReport, log:
             report.skipped_pages += 1
             return
         revisions = held
-    doc = wikipedia.doc_id(page.title)
-    title = wikipedia.normalize_title(page.title)
+    doc = wikipedia.doc_id(_prefixed(page, log))  # (raises InvalidRequest: the caller's IngestError)
+    title = wikipedia.normalize_title(_prefixed(page, log))
     if page.namespace not in log.namespaces:
         log.retained.add(doc)
     report.pages += 1
