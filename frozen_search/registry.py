@@ -69,7 +69,7 @@ class Registry:
             StoreIntegrityError: the row's chunks are missing from the store.
         """
         owner = self.for_row_source(row.source, settings)
-        if owner is None or not owner.indexable(row):
+        if owner is None or not (owner.indexable(row) if bound is None else owner.indexable_at(row, store, bound)):
             return None
         if bound is None:
             return IndexedRevision(row.rev_pk, row.doc_id, row.source, row.valid_from, row.valid_to, row.title,
@@ -88,7 +88,8 @@ class Registry:
             StoreIntegrityError: a row's chunks are missing from the store.
         """
         kept = [(row, owner) for row in rows
-                if (owner := self.for_row_source(row.source, settings)) is not None and owner.indexable(row)]
+                if (owner := self.for_row_source(row.source, settings)) is not None
+                and owner.indexable_at(row, store, bound)]
         texts: dict[int, str] = {}
         by_owner: dict[int, tuple[Source, list[RevisionRow]]] = {}
         for row, owner in kept:

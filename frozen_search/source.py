@@ -218,6 +218,11 @@ class Source(ABC):
         """Whether ``row`` may be found by search at all (a state refused when stored is never indexed)."""
         return True
 
+    def indexable_at(self, row: RevisionRow, store: Store, bound: int) -> bool:
+        """Whether ``row`` may be found by search at the cutoff whose bound is ``bound`` (``instant_bound(T)``, UTC
+        milliseconds), as its document stood then; by default :meth:`indexable`."""
+        return self.indexable(row)
+
     def indexed_title(self, row: RevisionRow, store: Store, bound: int) -> str:
         """The title the snapshot at ``T`` (``bound``: ``instant_bound(T)``, UTC milliseconds) indexes ``row``
         under: the one it bore at ``T`` (ranked with a boost, so never one given after ``T``); by default the

@@ -104,7 +104,17 @@ CREATE TABLE IF NOT EXISTS ingests (
 _ARRIVALS = """CREATE TABLE IF NOT EXISTS arrivals (
     doc_id TEXT NOT NULL, at INTEGER NOT NULL, kind TEXT NOT NULL, UNIQUE (doc_id, at, kind)
 )"""
-_ARRIVED_BY = "NOT EXISTS (SELECT 1 FROM arrivals a WHERE a.doc_id=revisions.doc_id AND a.at>=?)"
+# When a page stood outside the namespaces served (a dump's moves: an article moved to ``Draft:`` and back): at a
+# cutoff whose bound is in ``(since, until]`` it had no state (``since`` and ``until`` stored instants, UTC ms).
+_ABSENCES = """CREATE TABLE IF NOT EXISTS absences (
+    doc_id TEXT NOT NULL, since INTEGER NOT NULL, until INTEGER NOT NULL, UNIQUE (doc_id, since, until)
+)"""
+# (the bound is given once: ``p.v``)
+_ARRIVED_BY = ("NOT EXISTS (SELECT 1 FROM (SELECT ? AS v) p WHERE EXISTS (SELECT 1 FROM arrivals a WHERE "
+               "a.doc_id=revisions.doc_id AND a.at>=p.v) OR EXISTS (SELECT 1 FROM absences b WHERE "
+               "b.doc_id=revisions.doc_id AND b.since<p.v AND b.until>=p.v))")
+ALWAYS = 2**62
+"""An instant after every event and, negated, before every event (UTC milliseconds): an open end of an absence."""
 
 KEY_BYTES = 20  # sha1 digest size of a chunk key
 _COVERAGE_TABLE = _SCHEMA[_SCHEMA.index("CREATE TABLE IF NOT EXISTS coverage"):
@@ -368,6 +378,7 @@ class Store:
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._init_schema()
             self._db.execute(_ARRIVALS)  # added to schema 5 in place: an empty table changes nothing stored
+            self._db.execute(_ABSENCES)  # (likewise)
         except sqlite3.DatabaseError as exc:
             self._db.close()
             raise ConfigError(f"{path} is not a usable frozen-search store: {exc}") from exc
@@ -400,7 +411,7 @@ class Store:
             raise ConfigError(f"{self.path} has store schema version {version}; this frozen-search reads "
                               f"{SCHEMA_VERSION}: re-ingest the dumps into a new data directory")
         tables = {row[0] for row in self._db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-        missing = {"coverage", "ingest_progress", "arrivals"} - tables
+        missing = {"coverage", "ingest_progress", "arrivals", "absences"} - tables
         if missing:
             raise ConfigError(f"{self.path} lacks the table(s) {', '.join(sorted(missing))} this version adds on "
                               "open: open it once writable (any frozen-search command) before freezing it")
@@ -673,10 +684,34 @@ class Store:
         self._db.execute("INSERT OR IGNORE INTO arrivals VALUES (?,?,?)", (doc_id, at, kind))
 
     def arrived_by(self, doc_id: str, bound: int) -> bool:
-        """Whether ``doc_id`` has no recorded arrival at or after ``bound`` (``instant_bound(T)``): a page whose
-        history was imported or created after ``T`` did not exist at ``T``."""
-        found = self._db.execute("SELECT 1 FROM arrivals WHERE doc_id=? AND at>=? LIMIT 1", (doc_id, bound))
+        """Whether ``doc_id`` has no recorded arrival at or after ``bound`` (``instant_bound(T)``) nor an absence
+        around it (:meth:`set_absences`): a page whose history was imported or created after ``T`` did not exist at
+        ``T``, nor did one that stood outside the namespaces served then."""
+        found = self._db.execute("SELECT 1 FROM arrivals WHERE doc_id=? AND at>=? UNION ALL SELECT 1 FROM absences "
+                                 "WHERE doc_id=? AND since<? AND until>=? LIMIT 1",
+                                 (doc_id, bound, doc_id, bound, bound))
         return found.fetchone() is None
+
+    def set_absences(self, doc_id: str, spans: Iterable[tuple[int, int]]) -> None:
+        """Replace the absences of ``doc_id`` by ``spans``, ``(since, until)`` stored instants (UTC milliseconds;
+        :data:`ALWAYS` and ``-ALWAYS`` for open ends): at a cutoff whose bound ``b`` has ``since < b <= until`` the
+        document has no state (every snapshot query leaves it out), as if it had never existed. A Wikipedia page
+        stood then in a namespace that is not served (an article moved to ``Draft:``, a draft not yet accepted).
+        Inside the caller's transaction."""
+        self._db.execute("DELETE FROM absences WHERE doc_id=?", (doc_id,))
+        self._db.executemany("INSERT OR IGNORE INTO absences VALUES (?,?,?)",
+                             [(doc_id, since, until) for since, until in spans])
+
+    def set_meta(self, key: str, value: str) -> None:
+        """Set a value of the ``meta`` table (a source's own keys, e.g. ``wikipedia_namespaces``), inside the
+        caller's transaction."""
+        self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
+
+    def all_moves(self, doc_id: str) -> list[tuple[int, str, str]]:
+        """Every stored move of page ``doc_id``: ``(moved_at, old_title, new_title)``, oldest first."""
+        found = self._db.execute("SELECT moved_at, old_title, new_title FROM moves WHERE doc_id=? "
+                                 "ORDER BY moved_at, old_title, new_title", (doc_id,))
+        return [(int(at), str(old), str(new)) for at, old, new in found.fetchall()]
 
     def by_versions(self, source: str, version: str) -> list[RevisionRow]:
         """Every stored revision of ``source`` with upstream id ``version`` (any origin), oldest row first."""

@@ -113,7 +113,7 @@ class WikipediaSource(Source):
         Raises:
             StoreIntegrityError: a chunk a row lists is missing from the store.
         """
-        return text_at(store, bound, row)
+        return text_at(store, bound, bridge.at_cutoff(store, row, bound))
 
     def shown_texts(self, rows: Sequence[RevisionRow], store: Store, bound: int) -> list[str]:
         """:meth:`shown_text` of each row (each expanded at ``T``: the snapshot is built from expanded text).
@@ -121,12 +121,17 @@ class WikipediaSource(Source):
         Raises:
             StoreIntegrityError: a chunk a row lists is missing from the store.
         """
-        return texts_at(store, bound, rows)
+        return texts_at(store, bound, [bridge.at_cutoff(store, row, bound) for row in rows])
 
     def indexable(self, row: RevisionRow) -> bool:
         """Template and Module pages are never search hits: they are not articles (their text is markup and code,
         which would also skew BM25's statistics at ``T``); an article is found by the text they expand to."""
         return row.metadata.get("namespace", 0) not in TEMPLATE_NAMESPACES
+
+    def indexable_at(self, row: RevisionRow, store: Store, bound: int) -> bool:
+        """:meth:`indexable` of the page as it stood at ``T`` (its namespace then: a template moved out of
+        ``Template:`` after ``T`` is no hit at ``T``, an article moved into it or into ``Draft:`` after ``T`` is)."""
+        return self.indexable(bridge.at_cutoff(store, row, bound))
 
     def indexed_title(self, row: RevisionRow, store: Store, bound: int) -> str:
         """The page's title at ``T``: its export title with every move after ``T`` undone (a title a later move gave
@@ -159,7 +164,7 @@ class WikipediaSource(Source):
         snapshot at ``T``."""
         at = bridge.title_at(store, row, bound)
         if at is not None:
-            row = bridge.as_titled(row, at)
+            row = bridge.as_titled(row, at, store)
         shown = bridge.follow_redirect(row, store, bound)
         if shown is None:
             return Rejection(id=row.doc_id, reason="redirect_target_missing",

@@ -141,7 +141,7 @@ class ExpansionsAt:
     _inputs: dict[str, Input] = field(default_factory=dict)
     _chunks: OrderedDict[bytes, tuple[str, TemplateCounts, tuple[str, ...]]] = field(default_factory=OrderedDict)
     _chunk_chars: int = 0
-    _pages: OrderedDict[tuple[int, bytes], PageExpansion] = field(default_factory=OrderedDict)
+    _pages: OrderedDict[tuple[int, bytes, str, int], PageExpansion] = field(default_factory=OrderedDict)
     _page_chars: int = 0
     _lock: threading.RLock = field(default_factory=threading.RLock)
     _templates: bool | None = None
@@ -190,7 +190,7 @@ class ExpansionsAt:
     def page(self, row: RevisionRow) -> PageExpansion:
         """``row``'s displayed text at ``T`` (module docstring)."""
         with self._lock:
-            key = (row.rev_pk, row.chunk_keys)
+            key = (row.rev_pk, row.chunk_keys, row.title, int(row.metadata.get("namespace", 0)))  # (at T)
             cached = self._pages.get(key)
             if cached is not None:
                 self._pages.move_to_end(key)

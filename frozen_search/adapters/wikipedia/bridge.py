@@ -11,6 +11,7 @@ MediaWiki does, to the target's own snapshot at the same cutoff.
 from __future__ import annotations
 
 import hashlib
+import json
 import threading
 from collections.abc import Callable
 from dataclasses import replace
@@ -217,7 +218,8 @@ def resolve_local(reference: wikipedia.WikiReference, store: Store, bound: int, 
                 if row.valid_from < bound and store.arrived_by(row.doc_id, bound)]
         if not rows:  # after T reads exactly as absent
             raise NotFoundBeforeCutoff(absent)
-        titled = [row if at is None else as_titled(row, at) for row in rows for at in [title_at(store, row, bound)]]
+        titled = [row if at is None else as_titled(row, at, store) for row in rows
+                  for at in [title_at(store, row, bound)]]
         matching = [row for row in titled if wikipedia.title_matches(reference, row.title)]
         if not matching:  # ?title=Pear&oldid=<another page's revision>: as absent (issue 13.7)
             raise NotFoundBeforeCutoff(absent, [Rejection(
@@ -247,11 +249,37 @@ def title_at(store: Store, row: RevisionRow, bound: int) -> str | None:
     return None if title == row.title else title
 
 
-def as_titled(row: RevisionRow, title: str) -> RevisionRow:
-    """``row`` as it stood under ``title`` (its id and title then); the stored doc id is kept in its metadata as
-    ``stored_doc_id`` (moves, and the text, are the stored page's)."""
+def as_titled(row: RevisionRow, title: str, store: Store) -> RevisionRow:
+    """``row`` as it stood under ``title`` (its id, title and namespace then: an article moved to ``Draft:`` or into
+    ``Template:`` later was an article); the stored doc id is kept in its metadata as ``stored_doc_id`` (moves, and
+    the text, are the stored page's)."""
     return replace(row, doc_id=wikipedia.doc_id(title), title=title,
-                   metadata={**row.metadata, "stored_doc_id": row.doc_id})
+                   metadata={**row.metadata, "stored_doc_id": row.doc_id,
+                             "namespace": wikipedia.namespace_of(title, namespace_names(store))})
+
+
+_DEFAULT_NAMES = {0: "", 10: "Template", 828: "Module"}
+
+
+def namespace_names(store: Store) -> dict[int, str]:
+    """The namespace names of the ingested dumps (:data:`~.ids.NAMESPACES_META`), by number, over English
+    Wikipedia's main, Template and Module namespaces (all a store ingested before they were kept, or from pages-only
+    fragments without a ``<siteinfo>``, is known by)."""
+    names = dict(_DEFAULT_NAMES)
+    raw = store.meta(wikipedia.NAMESPACES_META)
+    if raw is not None:
+        try:
+            names.update({int(number): str(name) for number, name in json.loads(raw).items()})
+        except (ValueError, AttributeError):
+            pass
+    return names
+
+
+def at_cutoff(store: Store, row: RevisionRow, bound: int) -> RevisionRow:
+    """``row`` as its page stood at ``T`` (``bound``: ``instant_bound(T)``): under its title then
+    (:func:`title_at`, :func:`as_titled`), or ``row`` itself when that is its own."""
+    at = title_at(store, row, bound)
+    return row if at is None else as_titled(row, at, store)
 
 
 def page_at(store: Store, title: str, bound: int) -> RevisionRow | None:
@@ -263,7 +291,7 @@ def page_at(store: Store, title: str, bound: int) -> RevisionRow | None:
         row = store.snapshot(moved[0], bound)
         if row is None or (title_at(store, row, bound) or row.title) != title:
             return None
-        return as_titled(row, title) if row.title != title else row
+        return as_titled(row, title, store) if row.title != title else row
     row = store.snapshot(wikipedia.doc_id(title), bound)
     if row is None or title_at(store, row, bound) is not None:
         return None

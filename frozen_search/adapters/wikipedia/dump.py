@@ -25,6 +25,7 @@ import contextlib
 import gzip
 import hashlib
 import io
+import itertools
 import json
 import logging
 import lzma
@@ -67,7 +68,7 @@ from frozen_search.cutoff import stored_instant
 from frozen_search.errors import IngestError, InvalidRequest
 from frozen_search.index import IndexedRevision, IndexWriterSession, RevisionIndex
 from frozen_search.source import Progress
-from frozen_search.store import NewRevision, RevisionRow, Store
+from frozen_search.store import ALWAYS, NewRevision, RevisionRow, Store
 
 logger = logging.getLogger(__name__)
 
@@ -116,6 +117,7 @@ class IngestReport:
     log_items: int = 0
     log_moves: int = 0
     log_arrivals: int = 0
+    unheld_pages: int = 0  # of other namespaces, too long before a move revision to hold (:data:`HOLD_CHARS`)
     resumed_revisions: int = 0  # stored by an interrupted run of the same files, before this one resumed it
 
     def summary(self) -> str:
@@ -124,6 +126,8 @@ class IngestReport:
         logs = (f"; {self.log_items} log items read, {self.log_moves} of them page moves recorded{arrivals}, the "
                 "others skipped" if self.log_items else "")
         seconds = max(self.seconds, 1e-9)
+        unheld = (f"; {self.unheld_pages} pages of other namespaces not kept: too long before a move revision from "
+                  "a kept title to hold (list the logging dump first)" if self.unheld_pages else "")
         resumed = (f"; resumed after {self.resumed_revisions} revisions stored by an interrupted run"
                    if self.resumed_revisions else "")
         return (f"ingested {self.revisions} revisions of {self.pages} pages from {len(self.files)} file(s) in "
@@ -132,7 +136,7 @@ class IngestReport:
                 f"{self.raw_bytes / 1e6 / seconds:,.1f} MB/s of XML from {self.raw_bytes / 1e6:,.1f} MB; "
                 f"{self.duplicates} already stored, {self.skipped_pages} pages outside "
                 f"namespaces {sorted(self.namespaces)}, {self.skipped_revisions} revisions without text or date"
-                f"{logs})")
+                f"{logs}{unheld})")
 
 
 _SEVEN_ZIP = b"7z\xbc\xaf\x27\x1c"
@@ -813,14 +817,40 @@ def prefixed_title(namespace: int | None, title: str, prefixes: Mapping[int, str
     return f"{prefix}:{title}" if prefix else title
 
 
-def _log_item(item: Any, namespaces: frozenset[int], report: IngestReport, moves: list[LoggedMove],
-              prefixes: Mapping[int, str]) -> None:
-    """Read one ``<logitem>``: a move of a page in ``namespaces`` is kept, an import or creation kept as an arrival
-    (a :class:`LoggedMove` with ``old`` empty), and so is a move into ``namespaces`` from a namespace not kept (a
-    draft in ``Draft:`` or ``User:`` accepted as an article: the export lists it under its new title, with the
-    draft's revisions, but before the move no kept page bore them); every other item is counted and skipped.
-    Titles are full titles (:func:`prefixed_title`, ``prefixes``: the dump's namespace names), as a ``<page>``'s
-    title is."""
+@dataclass
+class _MoveLog:
+    """What one run learns of moves across namespaces: the logged moves (and arrivals) to record at its end, the
+    dump's namespace names (``prefixes``, by number), the titles outside the kept namespaces that a page reached
+    from a kept title (``departed``: such a page is stored, :func:`_ingest_page`; ``late``: those learned after
+    some page was read, which may have been read before: :func:`_retain_departed`) and the pages whose absences
+    must be computed again (``touched``, doc ids). ``pages_read``: ``<page>`` elements read so far by the run (those
+    a resumed run skips included: it reads the log items again in the same order, so it knows the same then)."""
+
+    namespaces: frozenset[int]
+    moves: list[LoggedMove] = field(default_factory=list)
+    prefixes: dict[int, str] = field(default_factory=lambda: {0: "", 10: "Template", 828: "Module"})  # (a dump's
+    # <siteinfo> names them; a pages-only fragment's synthetic one does not)
+    departed: set[str] = field(default_factory=set)
+    late: set[str] = field(default_factory=set)
+    pages_read: int = 0
+    touched: set[str] = field(default_factory=set)
+    retained: set[str] = field(default_factory=set)  # doc ids of pages of other namespaces stored by this run
+
+    def kept(self, title: str) -> bool:
+        """Whether the full title ``title`` is in a kept namespace."""
+        return _namespace_of(title, self.prefixes) in self.namespaces
+
+
+def _log_item(item: Any, report: IngestReport, log: _MoveLog) -> None:
+    """Read one ``<logitem>``: a move touching a kept namespace (``log.namespaces``) is kept, and so is a move
+    between two other namespaces of a page that left a kept one before (logging dumps list items in time order:
+    ``Draft:X`` to ``User:A/X`` after ``X`` to ``Draft:X``); an import or creation in a kept namespace is kept as an
+    arrival (a :class:`LoggedMove` with ``old`` empty); every other item is counted and skipped. Titles are full
+    titles (:func:`prefixed_title`, ``log.prefixes``: the dump's namespace names), as a ``<page>``'s title is.
+
+    A page's time outside the kept namespaces (a draft accepted as an article, an article moved to ``Draft:``) is
+    an absence (:func:`_set_absences`), computed from its moves at the end of the run."""
+    namespaces, prefixes = log.namespaces, log.prefixes
     report.log_items += 1
     page = getattr(item, "page", None)
     if (item.type, item.action) in ARRIVAL_LOGS and item.timestamp is not None and page is not None:
@@ -829,7 +859,7 @@ def _log_item(item: Any, namespaces: frozenset[int], report: IngestReport, moves
                 title = wikipedia.normalize_title(prefixed_title(page.namespace, page.title, prefixes))
             except InvalidRequest:
                 return
-            moves.append(LoggedMove(stored_instant(int(item.timestamp.unix())), "", title))
+            log.moves.append(LoggedMove(stored_instant(int(item.timestamp.unix())), "", title))
             report.log_arrivals += 1
         return
     if item.type != "move" or item.action not in ("move", "move_redir") or item.timestamp is None or page is None:
@@ -845,30 +875,25 @@ def _log_item(item: Any, namespaces: frozenset[int], report: IngestReport, moves
     except (InvalidRequest, UnicodeDecodeError):
         return  # no valid titles: nothing to record
     moved_at = stored_instant(int(item.timestamp.unix()))
-    if page.namespace not in namespaces:  # from a namespace not kept (a draft accepted into the main namespace):
-        if _namespace_of(new, prefixes) in namespaces:  # before the move the page was none of the kept ones
-            moves.append(LoggedMove(moved_at, "", new))
-            report.log_arrivals += 1
-        return
-    moves.append(LoggedMove(moved_at, old, new))
+    if page.namespace not in namespaces and not log.kept(new) and old not in log.departed:
+        return  # between namespaces not kept, of a page never in a kept one
+    if not log.kept(new):
+        log.departed.add(new)  # a page of another namespace that once bore a kept title: stored
+        if log.pages_read:
+            log.late.add(new)
+    log.moves.append(LoggedMove(moved_at, old, new))
     report.log_moves += 1
 
 
-def _namespace_of(title: str, prefixes: Mapping[int, str]) -> int:
-    """The namespace number of a full title (``Draft:X`` is 118 in English Wikipedia's ``<siteinfo>``), by the
-    dump's namespace names (``prefixes``); 0 when it names none."""
-    head, colon, _ = title.partition(":")
-    if colon:
-        for number, name in prefixes.items():
-            if name and name == head:
-                return number
-    return 0
+_namespace_of = wikipedia.namespace_of
+NAMESPACES_META = wikipedia.NAMESPACES_META
 
 
-def _record_logged_moves(store: Store, moves: list[LoggedMove]) -> None:
+def _record_logged_moves(store: Store, log: _MoveLog) -> None:
     """Record each logged move under the page that bears its target's title last (a later move followed on):
-    a dump page carries the title it had when exported, and log items name titles, not pages."""
-    later = sorted(moves, key=lambda m: m.moved_at)
+    a dump page carries the title it had when exported, and log items name titles, not pages. A page moved across
+    kept and other namespaces is noted in ``log.touched``."""
+    later = sorted(log.moves, key=lambda m: m.moved_at)
     for position, move in enumerate(later):
         title = move.new
         for following in later[position + 1:]:
@@ -878,6 +903,27 @@ def _record_logged_moves(store: Store, moves: list[LoggedMove]) -> None:
             store.add_arrival(wikipedia.doc_id(title), move.moved_at, "logitem")
             continue
         _record_move(store, wikipedia.doc_id(title), move.moved_at, move.old, move.new)
+        if not (log.kept(move.old) and log.kept(move.new)):
+            log.touched.add(wikipedia.doc_id(title))
+
+
+def _set_absences(store: Store, doc: str, log: _MoveLog) -> None:
+    """Record when page ``doc`` stood outside the kept namespaces, from all its stored moves
+    (:meth:`~frozen_search.store.Store.set_absences`): before its first move it bore the first move's old title,
+    after each move that move's new one. A span ``(since, until)`` hides the page at a cutoff whose bound ``b`` has
+    ``since < b <= until``, as a move counts at ``T`` only when surely before it (stored instant ``< b``)."""
+    moves = store.all_moves(doc)
+    if not moves:
+        return
+    spans: list[tuple[int, int]] = []
+    title, since = moves[0][1], -ALWAYS
+    for moved_at, _, new in moves:
+        if not log.kept(title):
+            spans.append((since, moved_at))
+        title, since = new, moved_at
+    if not log.kept(title):
+        spans.append((since, ALWAYS))
+    store.set_absences(doc, spans)
 
 
 @dataclass
@@ -889,11 +935,11 @@ class _Position:
     resume_after: int = 0
 
 
-def _ingest_file(path: Path, page_writer: _PageWriter, namespaces: frozenset[int], report: IngestReport,
-                 progress: Progress | None, moves: list[LoggedMove], position: _Position,
-                 ) -> Generator[None, None, None]:
+def _ingest_file(path: Path, page_writer: _PageWriter, report: IngestReport, progress: Progress | None,
+                 log: _MoveLog, position: _Position, only: set[str] | None = None) -> Generator[None, None, None]:
     """Read one file, storing its pages through ``page_writer``; yields after each page (a point where a checkpoint
-    may commit: every page read so far is whole in the queue or the store)."""
+    may commit: every page read so far is whole in the queue or the store). With ``only`` (full titles), only the
+    pages of other namespaces bearing one of them are stored, and log items are not read again."""
     with open_dump(path) as (raw, stream, counter):
         try:
             dump = xmlreader.Dump(stream) if XML_READER == "lxml" else mwxml.Dump.from_file(stream)
@@ -907,6 +953,8 @@ def _ingest_file(path: Path, page_writer: _PageWriter, namespaces: frozenset[int
 
         page_writer.tick = tick
         prefixes = {namespace.id: namespace.name for namespace in dump.site_info.namespaces or ()}
+        log.prefixes.update(prefixes)
+        page_writer.store.set_meta(NAMESPACES_META, json.dumps(log.prefixes, sort_keys=True))
         page_writer.provenance = {"file": path.name, "dump_generator": dump.site_info.generator,
                                   "dbname": dump.site_info.dbname}
         try:
@@ -918,15 +966,24 @@ def _ingest_file(path: Path, page_writer: _PageWriter, namespaces: frozenset[int
                     page_writer.where = f"{path}: page {number}"
                     # log items are read again on a resumed run: moves are stored at the end
                     if isinstance(item, mwxml.LogItem | xmlreader.LogItem):
-                        _log_item(item, namespaces, report, moves, prefixes)
+                        if only is None:
+                            _log_item(item, report, log)
+                        continue
+                    if only is not None:
+                        if item.namespace not in log.namespaces and _full_title(item, log) in only:
+                            _ingest_page(item, page_writer, report, log, retain=True)
+                        else:
+                            for _ in item:
+                                pass
                         continue
                     position.pages += 1
+                    log.pages_read += 1
                     if position.pages <= position.resume_after:  # committed by the interrupted run
                         for _ in item:
                             pass
                         continue
                     try:
-                        _ingest_page(item, page_writer, namespaces, report, prefixes)
+                        _ingest_page(item, page_writer, report, log)
                     except InvalidRequest as exc:  # a title MediaWiki could not have written
                         raise IngestError(f"{path}: page {number}: {exc.message}") from exc
                     tick()
@@ -938,16 +995,48 @@ def _ingest_file(path: Path, page_writer: _PageWriter, namespaces: frozenset[int
                               f"(byte {raw.furthest} of the file): {type(exc).__name__}: {exc}") from exc
         page_writer.flush()
         tick()
-        report.raw_bytes += counter.count
+        if only is None:
+            report.raw_bytes += counter.count
 
 
-def _read_files(paths: Sequence[Path], page_writer: _PageWriter, namespaces: frozenset[int], report: IngestReport,
-                progress: Progress | None, moves: list[LoggedMove], position: _Position,
-                on_file: Callable[[Path], None] | None) -> Generator[None, None, None]:
+def _read_files(paths: Sequence[Path], page_writer: _PageWriter, report: IngestReport, progress: Progress | None,
+                log: _MoveLog, position: _Position, on_file: Callable[[Path], None] | None,
+                ) -> Generator[None, None, None]:
     for path in paths:
         if on_file is not None:
             on_file(path)
-        yield from _ingest_file(path, page_writer, namespaces, report, progress, moves, position)
+        yield from _ingest_file(path, page_writer, report, progress, log, position)
+
+
+def _retain_departed(paths: Sequence[Path], page_writer: _PageWriter, report: IngestReport, log: _MoveLog) -> None:
+    """Store the pages of other namespaces that a logged move took there from a kept title (``log.departed``) but
+    that may have been read before the log item said so (``log.late``: log items after the pages, or in a later
+    file): the files are read again for them alone. Nothing is read again when the logs came first (a logging dump
+    listed before the pages) or every such page was stored on the first reading."""
+    needed = {title for title in log.late if wikipedia.doc_id(title) not in log.retained}
+    if not needed:
+        return
+    for path in paths:
+        for _ in _ingest_file(path, page_writer, report, None, log, _Position(), only=needed):
+            pass
+
+
+def _prefixed(page: Any, log: _MoveLog) -> str:
+    """A ``<page>``'s full title as given (the readers keep the prefix when ``<ns>`` is given, as real exports have
+    it; without ``<ns>``, export schemas 0.3 and 0.4, they split it off: put back)."""
+    title = str(page.title or "")
+    prefix = log.prefixes.get(page.namespace or 0, "")
+    if prefix and not title.startswith(prefix + ":"):
+        title = f"{prefix}:{title}"
+    return title
+
+
+def _full_title(page: Any, log: _MoveLog) -> str:
+    """A ``<page>``'s full title (:func:`_prefixed`), normalized; ``""`` when it is no valid title."""
+    try:
+        return wikipedia.normalize_title(_prefixed(page, log))
+    except InvalidRequest:
+        return ""
 
 
 def run_key(paths: Sequence[Path], namespaces: frozenset[int]) -> str:
@@ -968,32 +1057,100 @@ def run_key(paths: Sequence[Path], namespaces: frozenset[int]) -> str:
     return f"wikipedia:{digest}"
 
 
-def _ingest_page(page: Any, page_writer: _PageWriter, namespaces: frozenset[int], report: IngestReport,
-                 prefixes: Mapping[int, str] | None = None) -> None:
-    """Store one ``<page>`` of ``namespaces``; a revision whose comment records a move (MediaWiki's null revision)
-    records it, or, for a move from a namespace not kept (``prefixes``: the dump's namespace names), the page's
-    arrival, as :func:`_log_item` does for a logged move."""
-    if page.namespace not in namespaces:
-        report.skipped_pages += 1
-        for _ in page:
-            pass
-        return
-    doc = wikipedia.doc_id(page.title)
-    title = wikipedia.normalize_title(page.title)
+def _ingest_page(page: Any, page_writer: _PageWriter, report: IngestReport, log: _MoveLog,
+                 retain: bool = False) -> None:
+    """Store one ``<page>`` of the kept namespaces (``log.namespaces``); a revision whose comment records a move
+    (MediaWiki's null revision, "moved page [[A]] to [[B]]") records it. A page of another namespace is stored only
+    when it once bore a kept title (``retain``; a logged move said so, ``log.departed``; or one of its move
+    revisions does: its revisions are held until one does, :func:`_hold`): at a cutoff when it
+    bore that title it is that page. A page moved across kept and other namespaces gets its absences
+    (:func:`_set_absences`: a draft before it was accepted, an article while it was a draft)."""
+    revisions: Iterable[Any] = page
+    if page.namespace not in log.namespaces:
+        held = _hold(page, log, retain or _full_title(page, log) in log.departed, report)
+        if held is None:
+            report.skipped_pages += 1
+            return
+        revisions = held
+    doc = wikipedia.doc_id(_prefixed(page, log))  # (raises InvalidRequest: the caller's IngestError)
+    title = wikipedia.normalize_title(_prefixed(page, log))
+    if page.namespace not in log.namespaces:
+        log.retained.add(doc)
     report.pages += 1
-    for revision in page:
+    across, first = False, True
+    for revision in revisions:
         if revision.timestamp is None or (revision.deleted is not None and revision.deleted.text):
             report.skipped_revisions += 1  # no timestamp or suppressed text: nothing provable to show
+            first = False
             continue
-        move = wikipedia.MOVE_COMMENT.search(revision.comment or "")
+        move = _move_of(revision, first)
+        first = False
         if move is not None:
-            moved_at = stored_instant(int(revision.timestamp.unix()))
-            if _namespace_of(move[1], prefixes or {}) not in namespaces:  # a draft accepted: arrived then
-                page_writer.store.add_arrival(doc, moved_at, "move")
-            else:
-                _record_move(page_writer.store, doc, moved_at, move[1], move[2])
+            _record_move(page_writer.store, doc, stored_instant(int(revision.timestamp.unix())), move[1], move[2])
+            across = across or not (log.kept(move[1]) and log.kept(move[2]))
         page_writer.add(doc, title, page.namespace, page.id, revision)
     page_writer.end_page(doc)
+    if across:
+        _set_absences(page_writer.store, doc, log)
+    elif page.namespace not in log.namespaces:  # kept by a log item: hidden at every cutoff until the run's end
+        page_writer.store.set_absences(doc, [(-ALWAYS, ALWAYS)])  # computes its absences from the logged moves
+        log.touched.add(doc)
+
+
+HOLD_CHARS = 32_000_000
+"""Characters of text of a page of another namespace held in memory until one of its move revisions shows that
+it bore a kept title; a page with more before that is not kept (counted: ``unheld_pages``)."""
+
+
+def _hold(page: Any, log: _MoveLog, known: bool, report: IngestReport) -> Iterator[Any] | None:
+    """The revisions of ``page`` (of a namespace not kept) when it once bore a kept title, else ``None`` (all read):
+    ``known`` (a logged move said so: streamed as a kept page's), or one of its move revisions moved it from a kept
+    title (the revisions before it held in memory, then the rest streamed). Past :data:`HOLD_CHARS` characters
+    held with no such revision the page is read to its end and not kept (``report.unheld_pages``: a logging dump
+    listed first, or after the pages, keeps it)."""
+    revisions: Iterator[Any] = iter(page)
+    if known:
+        return revisions
+    held: list[Any] = []
+    chars, first = 0, True
+    for revision in revisions:
+        held.append(revision)
+        chars += len(revision.text or "")
+        if revision.timestamp is None or (revision.deleted is not None and revision.deleted.text):
+            first = False
+            continue
+        move = _move_of(revision, first)
+        first = False
+        if move is not None:
+            try:
+                if log.kept(wikipedia.normalize_title(move[1])):
+                    return itertools.chain(held, revisions)
+            except InvalidRequest:
+                pass
+        if chars > HOLD_CHARS:
+            for _ in revisions:
+                pass
+            report.unheld_pages += 1
+            return None
+    return None
+
+
+def _move_of(revision: Any, first: bool) -> re.Match[str] | None:
+    """The move a revision's comment records (:data:`~.ids.MOVE_COMMENT`: ``[1]`` old title, ``[2]`` new), when the
+    revision is the moved page's null revision; ``None`` otherwise. MediaWiki saves the redirect it leaves at the
+    old title with the same comment (MovePage::moveToInternal, ``saveRevision( $commentObj )``): the first revision
+    of that other page, a redirect to the new title, records no move of it (else the redirect, created after ``T``,
+    would be taken for the page that bore the title at ``T``)."""
+    move = wikipedia.MOVE_COMMENT.search(revision.comment or "")
+    if move is None or not first:
+        return move
+    target = redirect_target(revision.text or "")
+    try:
+        if target is not None and wikipedia.normalize_title(target) == wikipedia.normalize_title(move[2]):
+            return None
+    except InvalidRequest:
+        pass
+    return move
 
 
 def _record_move(store: Store, doc: str, moved_at: int, old: str, new: str) -> None:
@@ -1081,12 +1238,12 @@ def ingest_wikipedia(paths: Sequence[Path], store: Store, index: RevisionIndex, 
     every = checkpoint_revisions if checkpoint_revisions is not None else CHECKPOINT_REVISIONS
     renderer = WikitextRenderer()
     pool = _RenderPool()
-    moves: list[LoggedMove] = []
+    log = _MoveLog(namespaces)
     steps: Generator[None, None, None] | None = None
     try:
         with index.writer(INDEX_HEAP_BYTES, INDEX_THREADS) as writer:
             page_writer = _PageWriter(store, writer, renderer, {}, report, pool)
-            steps = _read_files(paths, page_writer, namespaces, report, progress, moves, position, on_file)
+            steps = _read_files(paths, page_writer, report, progress, log, position, on_file)
             first, done = True, False
             while not done:
                 with store.transaction():
@@ -1105,7 +1262,11 @@ def ingest_wikipedia(paths: Sequence[Path], store: Store, index: RevisionIndex, 
                         done = True
                     page_writer.flush()  # at a page boundary: whole pages only
                     if done:
-                        _record_logged_moves(store, moves)
+                        _retain_departed(paths, page_writer, report, log)
+                        page_writer.flush()
+                        _record_logged_moves(store, log)
+                        for doc in sorted(log.touched):
+                            _set_absences(store, doc, log)
                         store.record_ingest(wikipedia.SOURCE, report.files, datetime.now(UTC).isoformat(),
                                             report.pages, report.revisions)
                     store.set_ingest_progress(key, -1 if done else position.pages, report.pages, report.revisions)

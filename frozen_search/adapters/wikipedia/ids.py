@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from urllib.parse import parse_qs, quote, unquote, urlsplit
 
@@ -24,6 +24,22 @@ _BAD_TITLE_CHARS = re.compile(r"[<>\[\]{}|\x00-\x1f\x7f]")
 # The comment MediaWiki gives the null revision a move adds to the moved page ("X moved page [[A]] to [[B]]: why";
 # older: "moved [[A]] to [[B]]"); seen in the real exports and on a real MediaWiki 1.39 (tests/live).
 MOVE_COMMENT = re.compile(r"moved (?:page )?\[\[([^\]|]+)\]\] to \[\[([^\]|]+)\]\]")
+
+
+NAMESPACES_META = "wikipedia_namespaces"
+"""The store ``meta`` key of the ingested dumps' namespace names: JSON ``{"<number>": "<name>"}`` from their
+``<siteinfo>`` (``"118": "Draft"``; ``"0": ""``)."""
+
+
+def namespace_of(title: str, prefixes: Mapping[int, str]) -> int:
+    """The namespace number of a full title by the wiki's namespace names (``prefixes``, by number, from a dump's
+    ``<siteinfo>``): ``Draft:X`` is 118 on English Wikipedia; 0 when its prefix names none (``Star Wars: X``)."""
+    head, colon, _ = title.partition(":")
+    if colon:
+        for number, name in prefixes.items():
+            if name and name == head:
+                return number
+    return 0
 
 
 @dataclass(frozen=True)
