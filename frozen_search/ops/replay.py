@@ -154,7 +154,7 @@ def replay_log(settings: Settings, log_path: Path, *, on_line: Callable[[ReplayL
     pinned at its generation when the replay begins (:meth:`~frozen_search.store.Store.pinned`).
 
     ``workers`` (2 or more): local lines' calls are recomputed in this process and ``workers - 1`` helper processes
-    (see the module's docstring), each call by the one its :func:`_affinity` names (the calls likely to show the
+    (see the module's docstring), each call by the one its :class:`_Router` names (the calls likely to show the
     same documents in the same process, whose caches then hold them) unless that would leave one idle
     (:class:`_Helpers`), this process taking them all until a helper has started; lines are still reported in log
     order, and an offline line runs here after every line before it. A helper that stops has its lines recomputed
@@ -338,6 +338,54 @@ def _affinity(record: Mapping[str, Any]) -> int:
     else:
         token = orjson.dumps(arguments, option=orjson.OPT_SORT_KEYS)
     return zlib.crc32(token.encode("utf-8", "surrogatepass") if isinstance(token, str) else token)
+
+
+_ROUTED_NAMES = 2_000_000  # documents and calls a _Router remembers (all forgotten at once past it)
+
+
+def _shown_ids(record: Mapping[str, Any]) -> list[str]:
+    """The ids of the documents a logged line says its answer showed (its ``hits``' ``id`` strings; none for a
+    refusal or a malformed line)."""
+    hits = record.get("hits")
+    if not isinstance(hits, list):
+        return []
+    return [hit["id"] for hit in hits if isinstance(hit, dict) and isinstance(hit.get("id"), str)]
+
+
+class _Router:
+    """Which of ``processes`` processes (0: this one; ``n``: helper ``n``) recomputes a call: the one that has
+    already recomputed the most of the documents its logged line showed (``hits``), whose caches then hold their
+    texts and verdicts (a document's first sight is most of a distinct call's cost), or the same call before; on a
+    tie the one sent the fewest calls; a line showing nothing by :func:`_affinity`. Only where a call runs depends on
+    it, never its answer (the line's hits are what was logged, not what the replay finds: they only guess which
+    documents it will read)."""
+
+    def __init__(self, processes: int) -> None:
+        self.seen: list[set[Hashable]] = [set() for _ in range(processes)]
+        self.calls = [0] * processes
+        self._names = 0
+
+    def turn(self, key: Hashable, record: Mapping[str, Any]) -> int:
+        """The process ``record``'s call (``key``: :func:`~frozen_search.querylog.call_key`) goes to."""
+        ids = _shown_ids(record)
+        if not ids:
+            return _affinity(record) % len(self.seen)
+        scores = [(key in seen) + sum(name in seen for name in ids) for seen in self.seen]
+        best = max(scores)
+        return min((turn for turn, score in enumerate(scores) if score == best), key=self.calls.__getitem__)
+
+    def ran(self, turn: int, key: Hashable, record: Mapping[str, Any]) -> None:
+        """Note that process ``turn`` recomputes ``record``'s call (``key``) and so reads its documents."""
+        seen = self.seen[turn]
+        before = len(seen)
+        seen.add(key)
+        seen.update(_shown_ids(record))
+        self.calls[turn] += 1
+        self._names += len(seen) - before
+        if self._names > _ROUTED_NAMES:  # bounded memory: forgetting only costs locality, never a verdict
+            for kept in self.seen:
+                kept.clear()
+            self._names = 0
 
 
 def _helper_env() -> dict[str, str]:
@@ -529,7 +577,7 @@ class _HelperVerdict:
 
 class _Helpers:
     """``count`` helper processes for :func:`~frozen_search.querylog.replay` (its ``Helpers``): each grouped call
-    goes to the process its :func:`_affinity` names among this one and the helpers, but here while that helper is
+    goes to the process its :class:`_Router` names among this one and the helpers, but here while that helper is
     starting, is :data:`_HIGH_WATER` requests behind or has stopped, and to a helper with fewer than
     :data:`_LOW_WATER` outstanding rather than here (both processes kept busy; a call recomputed in two processes
     costs time, never a verdict)."""
@@ -544,6 +592,7 @@ class _Helpers:
                 self.helpers.append(_Helper(self.helpers))
         except OSError:  # a process that cannot start: its share is recomputed here
             pass
+        self.router = _Router(len(self.helpers) + 1)
 
     def begin(self, settings: Settings, log: Path, generation: int, recomputer: _Recomputer) -> None:
         """Have the helpers replay ``log`` with ``settings`` over the store at ``generation`` (``recomputer``: this
@@ -557,7 +606,7 @@ class _Helpers:
     def submit(self, key: Hashable, record: Mapping[str, Any], line: int, offset: int, raw: bytes
                ) -> Verdict | None:
         """See :meth:`~frozen_search.querylog.Helpers.submit`."""
-        turn = _affinity(record) % (len(self.helpers) + 1)
+        turn = self.router.turn(key, record)
         helper = self.helpers[turn - 1] if turn else None
         for other in self.helpers:
             if not other.ready and not other.broken:
@@ -572,7 +621,9 @@ class _Helpers:
         if helper is None or not helper.ready or helper.broken or helper.outstanding >= helper.capacity:
             for other in self.helpers:  # the line is recomputed here next: the helpers have their work first
                 other.flush()
+            self.router.ran(0, key, record)
             return None
+        self.router.ran(self.helpers.index(helper) + 1, key, record)
         helper.request(line, offset, raw)
         return _HelperVerdict(helper, line, lambda: self._here(key, record))
 

@@ -1,0 +1,160 @@
+"""Faster distinct calls in ``replay`` (issue 15 item 3, wt-replay): a call goes to the process that already read the
+documents its logged line showed (:class:`~frozen_search.ops.replay._Router`), and a search reads the texts of a
+step of hits together (:meth:`~frozen_search.stages.reverify.Reverifier.preload`). Both only save time: the texts
+are the ones read one by one, answers and verdicts are the same, and a failure stays where it was."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any, cast
+
+import pytest
+
+from frozen_search.ops.replay import _affinity, _Router
+from frozen_search.source import Shown
+from frozen_search.stages import reverify as reverify_module
+from frozen_search.stages.reverify import Reverifier
+from frozen_search.store import RevisionRow
+from frozen_search.verify import Displayed
+from tests.conftest import make_service
+from tests.cross_source.test_prepared_hits import BEFORE, CUTOFF
+
+
+def _line(query: str, *ids: str) -> dict[str, Any]:
+    return {"tool": "search", "arguments": {"query": query}, "hits": [{"id": name, "version": "1"} for name in ids]}
+
+
+def test_a_call_goes_where_its_logged_documents_were_read() -> None:
+    router = _Router(2)
+    first = _line("pear", "wikipedia:Pear", "wikipedia:Pyrus")
+    assert router.turn("k1", first) == 0  # nothing read anywhere yet: the process sent the fewest calls (0 first)
+    router.ran(0, "k1", first)
+    other = _line("apple", "wikipedia:Apple")
+    assert router.turn("k2", other) == 1  # a tie (nothing of it read): the process sent fewer calls
+    router.ran(1, "k2", other)
+    overlapping = _line("tree", "wikipedia:Apple", "wikipedia:Tree")
+    assert router.turn("k3", overlapping) == 1  # Apple was read by process 1
+    router.ran(1, "k3", overlapping)
+    mostly_pear = _line("pyrus", "wikipedia:Pyrus", "wikipedia:Pear", "wikipedia:Tree")
+    assert router.turn("k4", mostly_pear) == 0  # two of its three documents were read by process 0
+    assert router.turn("k1", first) == 0  # the same call again: where it ran
+
+
+def test_a_line_showing_nothing_goes_by_its_affinity_and_malformed_hits_are_ignored() -> None:
+    router = _Router(3)
+    for record in ({"tool": "fetch", "arguments": {"id": "wikipedia:Never"}, "hits": []},
+                   {"tool": "search", "arguments": {"query": "x"}, "hits": "not a list"},
+                   {"tool": "search", "arguments": {"query": "x"}, "hits": [3, {"id": 4}, {"no": "id"}]},
+                   {"tool": "search", "arguments": []}):
+        assert router.turn("k", record) == _affinity(record) % 3
+        router.ran(2, "k", record)
+
+
+def test_the_router_forgets_everything_past_its_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    from frozen_search.ops import replay as replay_module
+
+    monkeypatch.setattr(replay_module, "_ROUTED_NAMES", 5)
+    router = _Router(2)
+    router.ran(1, "k1", _line("a", "wikipedia:A", "wikipedia:B"))
+    assert router.turn("k9", _line("b", "wikipedia:A")) == 1
+    router.ran(1, "k2", _line("c", "wikipedia:C", "wikipedia:D", "wikipedia:E"))  # 6 names remembered: forgotten
+    assert router.seen == [set(), set()]
+    assert router.calls == [0, 2]  # the counts stay (a tie still goes to the process sent fewer calls)
+    assert router.turn("k9", _line("b", "wikipedia:A")) == 0
+
+
+class _Owner:
+    """A source reading texts one by one or together, counting both, optionally failing together."""
+
+    def __init__(self, fail_together: bool = False) -> None:
+        self.one, self.together, self.fail = 0, 0, fail_together
+
+    def shown_text(self, row: RevisionRow, store: Any, bound: int) -> str:
+        self.one += 1
+        return f"text of {row.title}"
+
+    def shown_texts(self, rows: list[RevisionRow], store: Any, bound: int) -> list[str]:
+        self.together += 1
+        if self.fail:
+            raise RuntimeError("a chunk is missing")
+        return [f"text of {row.title}" for row in rows]
+
+    def displayed(self, shown: Shown, text: str, store: Any, settings: Any) -> Displayed:
+        row = shown.row
+        return Displayed(id=row.doc_id, source="wikipedia", url=f"https://en.wikipedia.org/wiki/{row.title}",
+                         title=row.title, text=text, stored_sha256=hashlib.sha256(text.encode()).hexdigest(),
+                         parts=[(f"revision {row.version} of {row.doc_id}", BEFORE)])
+
+
+def _checker(owner: _Owner) -> Reverifier:
+    registry = SimpleNamespace(served_sources=lambda settings: ("wikipedia",),
+                               served_hosts=lambda settings: ("en.wikipedia.org",),
+                               for_row_source=lambda source, settings: owner)
+    return Reverifier(cast(Any, None), cast(Any, registry), cast(Any, SimpleNamespace(generation=1)), CUTOFF)
+
+
+def _row(title: str, rev_pk: int) -> RevisionRow:
+    return RevisionRow(rev_pk, f"wikipedia:{title}", "wikipedia", str(rev_pk), None, BEFORE, None, "open", title,
+                       None, b"", "", 0, {}, {})
+
+
+def test_preloaded_texts_are_read_together_once_and_are_the_texts_read_one_by_one() -> None:
+    owner = _Owner()
+    checker = _checker(owner)
+    rows = [_row("Pear", 1), _row("Pyrus", 2), _row("Pear", 1)]
+    checker.text(rows[1])  # already held: not read again
+    checker.preload([Shown(row) for row in rows])
+    assert (owner.one, owner.together) == (1, 0)  # one row left to read (the same rev twice): read when shown
+    more = [_row("Apple", 3), _row("Tree", 4), _row("Pyrus", 2)]
+    checker.preload([Shown(row) for row in more])
+    assert (owner.one, owner.together) == (1, 1)
+    alone = _checker(_Owner())
+    for row in rows + more:
+        assert checker.text(row) == alone.text(row)
+        assert checker.lowered(checker.text(row)) == checker.text(row).lower()  # kept with its lower case
+    assert owner.one == 2  # Pear, read when asked; Apple and Tree came from the preload
+    prepared = checker.prepared(Shown(more[0]), 1)
+    assert prepared.verdict is None and prepared.text == "text of Apple"
+
+
+def test_a_preload_that_fails_reads_nothing_and_the_row_fails_only_where_it_is_shown() -> None:
+    owner = _Owner(fail_together=True)
+    checker = _checker(owner)
+    checker.preload([Shown(_row("Pear", 1)), Shown(_row("Pyrus", 2))])  # no exception here
+    assert owner.together == 1 and owner.one == 0
+    assert checker.text(_row("Pear", 1)) == "text of Pear" and owner.one == 1
+
+
+def test_searches_answer_the_same_with_and_without_the_preload(wiki_data_dir: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    queries = ["pear", "pyrus tree", "reciprocal rank", "the", "mathematics", "function", "zzzz no such word"]
+
+    def answers() -> list[Any]:
+        out = []
+        for cutoff in ("2008-01-01", "2016-01-01"):
+            service = make_service(wiki_data_dir, cutoff)
+            try:
+                for query in queries:
+                    for limit in (3, 10, 30):
+                        outcome = service.execute("search", {"query": query, "limit": limit})
+                        out.append((outcome.response.model_dump(mode="json") if outcome.response else None,
+                                    [hit.model_dump(mode="json") for hit in outcome.hits],
+                                    [rejection.model_dump(mode="json") for rejection in outcome.rejections]))
+            finally:
+                service.close()
+        return out
+
+    calls: list[int] = []
+    preload = Reverifier.preload
+
+    def counted(self: Reverifier, shown: Any) -> None:
+        calls.append(len(shown))
+        preload(self, shown)
+
+    monkeypatch.setattr(Reverifier, "preload", counted)
+    with_preload = answers()
+    assert calls and max(calls) > 1
+    monkeypatch.setattr(reverify_module.Reverifier, "preload", lambda self, shown: None)
+    assert answers() == with_preload
