@@ -529,18 +529,27 @@ def record_json(record: dict[str, str]) -> bytes | None:
 @dataclass(frozen=True)
 class LoggedHit:
     """A shown search result and its hit record, each with the JCS bytes of the dict the log keeps of it
-    (:func:`record_json` of :func:`result_record`, :func:`hit_record`), made once and shown by every search that
-    shows the same snippet of the same prepared hit (``stages.reverify.Prepared.shown``). Immutable."""
+    (:func:`record_json` of :func:`result_record`, :func:`hit_record`), made once — when first asked for: a call
+    not logged (``replay``, a service without a log) never makes them — and shown by every search that shows the
+    same snippet of the same prepared hit (``stages.reverify.Prepared.shown``). Immutable."""
 
     result: SearchResult
     hit: HitRecord
-    result_json: bytes | None
-    hit_json: bytes | None
+
+    @functools.cached_property
+    def result_json(self) -> bytes | None:
+        """:func:`record_json` of :func:`result_record` of ``result``."""
+        return record_json(result_record(self.result))
+
+    @functools.cached_property
+    def hit_json(self) -> bytes | None:
+        """:func:`record_json` of :func:`hit_record` of ``hit``."""
+        return record_json(hit_record(self.hit))
 
     @classmethod
     def of(cls, result: SearchResult, hit: HitRecord) -> LoggedHit:
-        """``result`` and ``hit`` with their records' bytes."""
-        return cls(result, hit, record_json(result_record(result)), record_json(hit_record(hit)))
+        """``result`` and ``hit`` (their records' bytes made when first asked for)."""
+        return cls(result, hit)
 
 
 def _encoded_results(shown: list[LoggedHit] | None, results: list[SearchResult], hits: list[HitRecord]

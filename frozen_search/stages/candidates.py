@@ -12,7 +12,7 @@ from frozen_search.errors import FrozenSearchError, UpstreamUnavailable
 from frozen_search.index import RankedHits, RevisionIndex
 from frozen_search.models import Rejection, SourceError
 from frozen_search.registry import Registry
-from frozen_search.source import LiveSource, Shown
+from frozen_search.source import LiveSource, Shown, Source
 from frozen_search.stages.memo import GenerationMemo
 from frozen_search.store import Store
 
@@ -95,6 +95,7 @@ class LocalHits:
         missing = [rev_pk for _, rev_pk, _ in chunk if known.get(rev_pk) is None]
         rows = self.store.revisions(missing) if missing else {}
         out: list[Shown] = []
+        owners: dict[str, Source | None] = {}
         for _, rev_pk, doc in chunk:
             shown = known.get(rev_pk)
             if shown is None:
@@ -104,7 +105,9 @@ class LocalHits:
                                                      reason="not_in_store",
                                                      evidence="the index names a revision the store does not hold"))
                     continue
-                owner = self.registry.for_row_source(row.source, self.settings)
+                if row.source not in owners:  # the registry asked once per row source and step
+                    owners[row.source] = self.registry.for_row_source(row.source, self.settings)
+                owner = owners[row.source]
                 shown = Shown(row) if owner is None else owner.local_hit(row, self.store, self.bound)
                 if memo is not None and not isinstance(shown, Rejection):
                     # an index hit is a dump row: what it shows holds for this generation. A refusal is not kept:

@@ -158,3 +158,25 @@ def test_searches_answer_the_same_with_and_without_the_preload(wiki_data_dir: Pa
     assert calls and max(calls) > 1
     monkeypatch.setattr(reverify_module.Reverifier, "preload", lambda self, shown: None)
     assert answers() == with_preload
+
+
+def test_a_shown_hit_encodes_its_log_records_only_when_asked_and_exactly(monkeypatch: pytest.MonkeyPatch) -> None:
+    from frozen_search import querylog
+    from frozen_search.models import HitRecord, SearchResult
+
+    made: list[dict[str, str]] = []
+    record_json = querylog.record_json
+
+    def counted(record: dict[str, str]) -> bytes | None:
+        made.append(record)
+        return record_json(record)
+
+    monkeypatch.setattr(querylog, "record_json", counted)
+    result = SearchResult(id="wikipedia:Pear", title="Pear", url="https://en.wikipedia.org/wiki/Pear",
+                          source="wikipedia", as_of="2014-01-01T00:00:00Z", text="The pear \u00e9 tree")
+    hit = HitRecord(id="wikipedia:Pear", version="1", valid_from="2014-01-01T00:00:00Z", sha256="ab" * 32)
+    shown = querylog.LoggedHit.of(result, hit)
+    assert made == []  # a call that is not logged (replay) never encodes them
+    assert shown.result_json == querylog.canonical_json(result.model_dump(mode="json")).encode()
+    assert shown.hit_json == querylog.canonical_json(hit.model_dump(mode="json")).encode()
+    assert shown.result_json is shown.result_json and len(made) == 2  # made once
