@@ -28,7 +28,7 @@ import subprocess
 import sys
 import zlib
 from collections import OrderedDict
-from collections.abc import Callable, Hashable, Iterator, Mapping
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, NoReturn
@@ -292,6 +292,7 @@ _REQUEST_BYTES = _SIZE.size + 1 + _LINE.size
 _BATCH = 8  # line requests written to a helper at once (or sooner: before this process recomputes or waits)
 _LOW_WATER = 4  # a helper with fewer requests outstanding also takes this process's calls (it would soon idle)
 _HIGH_WATER = 48  # a helper with this many requests outstanding has its calls taken here (this one would idle)
+_EVEN = 12  # a helper with fewer requests outstanding takes the calls the router could send anywhere (ties)
 
 
 class _FramingError(OSError):
@@ -356,23 +357,28 @@ class _Router:
     """Which of ``processes`` processes (0: this one; ``n``: helper ``n``) recomputes a call: the one that has
     already recomputed the most of the documents its logged line showed (``hits``), whose caches then hold their
     texts and verdicts (a document's first sight is most of a distinct call's cost), or the same call before; on a
-    tie the one sent the fewest calls; a line showing nothing by :func:`_affinity`. Only where a call runs depends on
-    it, never its answer (the line's hits are what was logged, not what the replay finds: they only guess which
-    documents it will read)."""
+    tie (most often: documents no process has read) the one with the fewest calls queued, then the one sent the
+    fewest calls (the ties keep the processes busy, so that a call is seldom taken from the process holding its
+    documents); a line showing nothing by :func:`_affinity`. Only where a call runs depends on it, never its answer
+    (the line's hits are what was logged, not what the replay finds: they only guess which documents it will
+    read)."""
 
     def __init__(self, processes: int) -> None:
         self.seen: list[set[Hashable]] = [set() for _ in range(processes)]
         self.calls = [0] * processes
         self._names = 0
 
-    def turn(self, key: Hashable, record: Mapping[str, Any]) -> int:
-        """The process ``record``'s call (``key``: :func:`~frozen_search.querylog.call_key`) goes to."""
+    def turn(self, key: Hashable, record: Mapping[str, Any], queued: Sequence[int] | None = None) -> int:
+        """The process ``record``'s call (``key``: :func:`~frozen_search.querylog.call_key`) goes to; ``queued``:
+        the calls waiting in each process (none known: all alike)."""
         ids = _shown_ids(record)
         if not ids:
             return _affinity(record) % len(self.seen)
         scores = [(key in seen) + sum(name in seen for name in ids) for seen in self.seen]
         best = max(scores)
-        return min((turn for turn, score in enumerate(scores) if score == best), key=self.calls.__getitem__)
+        waiting = queued if queued is not None else [0] * len(self.seen)
+        return min((turn for turn, score in enumerate(scores) if score == best),
+                   key=lambda turn: (waiting[turn], self.calls[turn]))
 
     def ran(self, turn: int, key: Hashable, record: Mapping[str, Any]) -> None:
         """Note that process ``turn`` recomputes ``record``'s call (``key``) and so reads its documents."""
@@ -606,7 +612,8 @@ class _Helpers:
     def submit(self, key: Hashable, record: Mapping[str, Any], line: int, offset: int, raw: bytes
                ) -> Verdict | None:
         """See :meth:`~frozen_search.querylog.Helpers.submit`."""
-        turn = self.router.turn(key, record)
+        turn = self.router.turn(key, record, [_EVEN, *(other.outstanding if other.ready and not other.broken
+                                                       else _HIGH_WATER for other in self.helpers)])
         helper = self.helpers[turn - 1] if turn else None
         for other in self.helpers:
             if not other.ready and not other.broken:

@@ -42,6 +42,15 @@ def test_a_call_goes_where_its_logged_documents_were_read() -> None:
     assert router.turn("k1", first) == 0  # the same call again: where it ran
 
 
+def test_a_tie_goes_to_the_process_with_the_fewest_calls_queued_and_a_preference_is_kept() -> None:
+    router = _Router(3)
+    router.ran(1, "k1", _line("pear", "wikipedia:Pear"))
+    fresh = _line("apple", "wikipedia:Apple")
+    assert router.turn("k2", fresh, [12, 30, 5]) == 2  # read nowhere: the emptiest queue
+    assert router.turn("k2", fresh, [12, 12, 40]) == 0  # equal queues: the process sent fewer calls (0 over 1)
+    assert router.turn("k3", _line("pears", "wikipedia:Pear"), [12, 47, 0]) == 1  # read by 1: 1, however busy
+
+
 def test_a_line_showing_nothing_goes_by_its_affinity_and_malformed_hits_are_ignored() -> None:
     router = _Router(3)
     for record in ({"tool": "fetch", "arguments": {"id": "wikipedia:Never"}, "hits": []},
