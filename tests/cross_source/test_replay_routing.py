@@ -218,3 +218,30 @@ def test_the_odd_float_scan_finds_exactly_what_it_found_before() -> None:
         assert _odd_floats(line) == _odd_floats_as_before(line), line
         found += _odd_floats(line)
     assert 0 < found < len(lines)
+
+
+def test_a_stored_json_column_reads_exactly_as_json_reads_it() -> None:
+    import json
+    import random
+
+    from frozen_search.store import json_column
+
+    texts = ['{"namespace": 0, "page_id": "10", "template_counts": [0, 0, 0, 1]}', '{"a": 1, "a": 2}',
+             "18446744073709551616", "-9223372036854775809", "123456789012345678901234567890",
+             '{"n": 1234567890123456789}', "1e400", "NaN", "-Infinity", '"\\ud800"', '"\\ud83d\\ude00"', "-0",
+             "-0.0", "[1.5e-400]", "0.1e1", '"\\u00e9"', '"é"', "\ufeff{}", "{}", "[]", "null", '{"x": [true, false]}']
+    rng = random.Random(15)
+    texts += [json.dumps({"k": rng.randint(-2**70, 2**70), "f": rng.uniform(-1e300, 1e300)}) for _ in range(2000)]
+    for text in texts + [text.encode() for text in texts[:5]]:
+        try:
+            expected: object = json.loads(text)
+        except ValueError as exc:
+            expected = type(exc)
+        try:
+            found: object = json_column(text)
+        except ValueError as exc:
+            found = type(exc)
+        assert repr(found) == repr(expected), text  # repr: 0 and 0.0, nan and int types told apart
+    for bad in ("{", '{"a": }', "tru"):
+        with pytest.raises(json.JSONDecodeError):
+            json_column(bad)
