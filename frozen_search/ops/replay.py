@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import functools
+import gc
 import hashlib
 import os
 import select
@@ -211,18 +212,49 @@ def replay_log(settings: Settings, log_path: Path, *, on_line: Callable[[ReplayL
         return _group_of(context, store.generation)
 
     report = ReplayReport()
-    try:
-        with store.pinned():  # one store generation for the whole replay (a concurrent ingest is not seen)
+    with _collections_deferred() as collect:
+        try:
+            with store.pinned():  # one store generation for the whole replay (a concurrent ingest is not seen)
+                if helpers is not None:
+                    helpers.begin(settings, log, store.generation, recomputer)
+                for line in _lines(log, execute, before, group, helpers, report):
+                    collect()
+                    if on_line is not None:
+                        on_line(line)
+        finally:
             if helpers is not None:
-                helpers.begin(settings, log, store.generation, recomputer)
-            for line in _lines(log, execute, before, group, helpers, report):
-                if on_line is not None:
-                    on_line(line)
-    finally:
-        if helpers is not None:
-            helpers.close()
-        store.close()
+                helpers.close()
+            store.close()
+            recomputer.services.clear()  # their caches freed before the collector runs again (else it scans them)
     return report
+
+
+_COLLECT_EVERY = 20_000  # lines between two full collections while a replay holds the automatic ones off
+
+
+@contextlib.contextmanager
+def _collections_deferred() -> Iterator[Callable[[], None]]:
+    """Within it Python's automatic cyclic garbage collection is off (restored as it was after); the function it
+    gives, called once per line, runs a full collection every :data:`_COLLECT_EVERY` lines instead. A replay holds
+    hundreds of thousands of long-lived objects (prepared hits, held answers, lines read ahead), which the automatic
+    collections scan again and again as they grow (~7 % of the CPU of a distinct log), while its lines make no
+    cyclic garbage (a replay of 3,000 distinct calls with the collector off left none); the periodic collection
+    bounds what any would cost. Only time and memory depend on it, never a verdict."""
+    enabled = gc.isenabled()
+    gc.disable()
+    lines = 0
+
+    def collect() -> None:
+        nonlocal lines
+        lines += 1
+        if lines % _COLLECT_EVERY == 0:
+            gc.collect()
+
+    try:
+        yield collect
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _group_of(context: _LineContext, generation: int) -> Hashable:
@@ -690,23 +722,32 @@ def serve_helper(source: IO[bytes], sink: IO[bytes]) -> None:
                                 f"{store.generation}: an ingest); replay again"})
                 return
             reply({"ready": True})
-            while (request := _read_frame(source)) is not None:
-                if request == _FORGET:
-                    held.clear()
-                    continue
-                line, offset, length, digest = _LINE.unpack(request[1:])
-                raw = os.pread(log, length, offset)
-                if hashlib.sha256(raw).digest() != digest:
-                    reply({"fatal": f"the query log changed during the replay (line {line}); replay again"})
-                    return
-                record = orjson.loads(raw)  # proven canonical by the replaying process: an object
-                context = _line_context(record)
-                detail = recomputed_detail(record, call_key(_group_of(context, generation), record),
-                                           functools.partial(recomputer.execute, context), held)
-                reply({"line": line, "detail": detail})
+            with _collections_deferred() as collect:
+                _serve_lines(source, reply, log, generation, recomputer, held, collect)
     finally:
         os.close(log)
         store.close()
+
+
+def _serve_lines(source: IO[bytes], reply: Callable[[dict[str, Any]], None], log: int, generation: int,
+                 recomputer: _Recomputer, held: OrderedDict[Hashable, Any], collect: Callable[[], None]) -> None:
+    """:func:`serve_helper`'s loop: each request of ``source`` answered through ``reply`` until ``source`` ends or a
+    line's bytes are not those the replaying process checked."""
+    while (request := _read_frame(source)) is not None:
+        collect()
+        if request == _FORGET:
+            held.clear()
+            continue
+        line, offset, length, digest = _LINE.unpack(request[1:])
+        raw = os.pread(log, length, offset)
+        if hashlib.sha256(raw).digest() != digest:
+            reply({"fatal": f"the query log changed during the replay (line {line}); replay again"})
+            return
+        record = orjson.loads(raw)  # proven canonical by the replaying process: an object
+        context = _line_context(record)
+        detail = recomputed_detail(record, call_key(_group_of(context, generation), record),
+                                   functools.partial(recomputer.execute, context), held)
+        reply({"line": line, "detail": detail})
 
 
 def helper_main() -> None:

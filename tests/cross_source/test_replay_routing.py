@@ -245,3 +245,29 @@ def test_a_stored_json_column_reads_exactly_as_json_reads_it() -> None:
     for bad in ("{", '{"a": }', "tru"):
         with pytest.raises(json.JSONDecodeError):
             json_column(bad)
+
+
+def test_a_replay_defers_the_automatic_collections_and_restores_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    import gc
+
+    from frozen_search.ops import replay as replay_module
+
+    collected: list[int] = []
+    monkeypatch.setattr(replay_module, "_COLLECT_EVERY", 3)
+    monkeypatch.setattr(gc, "collect", lambda generation=2: collected.append(generation) or 0)
+    assert gc.isenabled()
+    with replay_module._collections_deferred() as collect:
+        assert not gc.isenabled()
+        for _ in range(7):
+            collect()
+    assert gc.isenabled() and collected == [2, 2]  # a full collection every 3 lines
+    gc.disable()
+    try:
+        with replay_module._collections_deferred():
+            pass
+        assert not gc.isenabled()  # restored as it was
+    finally:
+        gc.enable()
+    with pytest.raises(RuntimeError), replay_module._collections_deferred():
+        raise RuntimeError("a replay that fails")
+    assert gc.isenabled()
