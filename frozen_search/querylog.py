@@ -529,18 +529,27 @@ def record_json(record: dict[str, str]) -> bytes | None:
 @dataclass(frozen=True)
 class LoggedHit:
     """A shown search result and its hit record, each with the JCS bytes of the dict the log keeps of it
-    (:func:`record_json` of :func:`result_record`, :func:`hit_record`), made once and shown by every search that
-    shows the same snippet of the same prepared hit (``stages.reverify.Prepared.shown``). Immutable."""
+    (:func:`record_json` of :func:`result_record`, :func:`hit_record`), made once — when first asked for: a call
+    not logged (``replay``, a service without a log) never makes them — and shown by every search that shows the
+    same snippet of the same prepared hit (``stages.reverify.Prepared.shown``). Immutable."""
 
     result: SearchResult
     hit: HitRecord
-    result_json: bytes | None
-    hit_json: bytes | None
+
+    @functools.cached_property
+    def result_json(self) -> bytes | None:
+        """:func:`record_json` of :func:`result_record` of ``result``."""
+        return record_json(result_record(self.result))
+
+    @functools.cached_property
+    def hit_json(self) -> bytes | None:
+        """:func:`record_json` of :func:`hit_record` of ``hit``."""
+        return record_json(hit_record(self.hit))
 
     @classmethod
     def of(cls, result: SearchResult, hit: HitRecord) -> LoggedHit:
-        """``result`` and ``hit`` with their records' bytes."""
-        return cls(result, hit, record_json(result_record(result)), record_json(hit_record(hit)))
+        """``result`` and ``hit`` (their records' bytes made when first asked for)."""
+        return cls(result, hit)
 
 
 def _encoded_results(shown: list[LoggedHit] | None, results: list[SearchResult], hits: list[HitRecord]
@@ -981,7 +990,7 @@ _FAST = orjson.OPT_SORT_KEYS | orjson.OPT_STRICT_INTEGER
 # every number token follows ":", "," or "["); the same text inside a string matches too, which only costs a check.
 _FLOAT_TOKEN = re.compile(rb"(?<=[:,\[])-?[0-9]+(?:\.[0-9]+(?:e[+-]?[0-9]+)?|e[+-]?[0-9]+)")
 _FOUR_BYTE = (b"\xf0", b"\xf1", b"\xf2", b"\xf3", b"\xf4")  # lead bytes of characters outside the BMP
-_INTEGRAL_FLOAT = (b".0,", b".0}", b".0]")  # orjson's "1.0" (RFC 8785: "1") ends a token so
+_INTEGRAL_END = (b",", b"}", b"]")  # orjson's "1.0" (RFC 8785: "1") ends a token with ".0" then one of these
 _DIGITS = frozenset(b"0123456789")
 
 
@@ -991,8 +1000,11 @@ def _odd_floats(line: bytes) -> bool:
     ``}`` or ``]``, or ``e+``/``e-`` after a digit (in strings too: then the exact check runs for nothing). Every
     other float orjson writes is its shortest round-trip digits in decimal notation, as RFC 8785 writes it
     (checked on random doubles by ``tests/cross_source/test_replay_fast.py``)."""
-    if any(mark in line for mark in _INTEGRAL_FLOAT):
-        return True
+    at = line.find(b".0")  # one scan for the three integral forms (".0" is rare outside numbers)
+    while at >= 0:
+        if line[at + 2:at + 3] in _INTEGRAL_END:
+            return True
+        at = line.find(b".0", at + 2)
     for sign in (b"e+", b"e-"):
         at = line.find(sign, 1)
         while at > 0:

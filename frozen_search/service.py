@@ -272,7 +272,8 @@ class FrozenSearchService:
             index = self.snapshot.get()
             generation = index.generation
             local_candidates(index, self.store, self.registry, self.settings, terms=terms, phrases=phrases,
-                             bound=self.bound, source=source, limit=limit * 3, found=found, memo=self._hits)
+                             bound=self.bound, source=source, limit=limit * 3, found=found, memo=self._hits,
+                             resolved=self.reverifier.preload)
         if not self.strict:
             live_candidates(self.lives, self.registry, self.settings, query=query, source=source, limit=limit * 2,
                             found=found, store_searched=store_searched)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import functools
+import gc
 import hashlib
 import os
 import select
@@ -28,7 +29,7 @@ import subprocess
 import sys
 import zlib
 from collections import OrderedDict
-from collections.abc import Callable, Hashable, Iterator, Mapping
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, NoReturn
@@ -154,7 +155,7 @@ def replay_log(settings: Settings, log_path: Path, *, on_line: Callable[[ReplayL
     pinned at its generation when the replay begins (:meth:`~frozen_search.store.Store.pinned`).
 
     ``workers`` (2 or more): local lines' calls are recomputed in this process and ``workers - 1`` helper processes
-    (see the module's docstring), each call by the one its :func:`_affinity` names (the calls likely to show the
+    (see the module's docstring), each call by the one its :class:`_Router` names (the calls likely to show the
     same documents in the same process, whose caches then hold them) unless that would leave one idle
     (:class:`_Helpers`), this process taking them all until a helper has started; lines are still reported in log
     order, and an offline line runs here after every line before it. A helper that stops has its lines recomputed
@@ -211,18 +212,49 @@ def replay_log(settings: Settings, log_path: Path, *, on_line: Callable[[ReplayL
         return _group_of(context, store.generation)
 
     report = ReplayReport()
-    try:
-        with store.pinned():  # one store generation for the whole replay (a concurrent ingest is not seen)
+    with _collections_deferred() as collect:
+        try:
+            with store.pinned():  # one store generation for the whole replay (a concurrent ingest is not seen)
+                if helpers is not None:
+                    helpers.begin(settings, log, store.generation, recomputer)
+                for line in _lines(log, execute, before, group, helpers, report):
+                    collect()
+                    if on_line is not None:
+                        on_line(line)
+        finally:
             if helpers is not None:
-                helpers.begin(settings, log, store.generation, recomputer)
-            for line in _lines(log, execute, before, group, helpers, report):
-                if on_line is not None:
-                    on_line(line)
-    finally:
-        if helpers is not None:
-            helpers.close()
-        store.close()
+                helpers.close()
+            store.close()
+            recomputer.services.clear()  # their caches freed before the collector runs again (else it scans them)
     return report
+
+
+_COLLECT_EVERY = 20_000  # lines between two full collections while a replay holds the automatic ones off
+
+
+@contextlib.contextmanager
+def _collections_deferred() -> Iterator[Callable[[], None]]:
+    """Within it Python's automatic cyclic garbage collection is off (restored as it was after); the function it
+    gives, called once per line, runs a full collection every :data:`_COLLECT_EVERY` lines instead. A replay holds
+    hundreds of thousands of long-lived objects (prepared hits, held answers, lines read ahead), which the automatic
+    collections scan again and again as they grow (~7 % of the CPU of a distinct log), while its lines make no
+    cyclic garbage (a replay of 3,000 distinct calls with the collector off left none); the periodic collection
+    bounds what any would cost. Only time and memory depend on it, never a verdict."""
+    enabled = gc.isenabled()
+    gc.disable()
+    lines = 0
+
+    def collect() -> None:
+        nonlocal lines
+        lines += 1
+        if lines % _COLLECT_EVERY == 0:
+            gc.collect()
+
+    try:
+        yield collect
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _group_of(context: _LineContext, generation: int) -> Hashable:
@@ -292,6 +324,7 @@ _REQUEST_BYTES = _SIZE.size + 1 + _LINE.size
 _BATCH = 8  # line requests written to a helper at once (or sooner: before this process recomputes or waits)
 _LOW_WATER = 4  # a helper with fewer requests outstanding also takes this process's calls (it would soon idle)
 _HIGH_WATER = 48  # a helper with this many requests outstanding has its calls taken here (this one would idle)
+_EVEN = 12  # a helper with fewer requests outstanding takes the calls the router could send anywhere (ties)
 
 
 class _FramingError(OSError):
@@ -338,6 +371,59 @@ def _affinity(record: Mapping[str, Any]) -> int:
     else:
         token = orjson.dumps(arguments, option=orjson.OPT_SORT_KEYS)
     return zlib.crc32(token.encode("utf-8", "surrogatepass") if isinstance(token, str) else token)
+
+
+_ROUTED_NAMES = 2_000_000  # documents and calls a _Router remembers (all forgotten at once past it)
+
+
+def _shown_ids(record: Mapping[str, Any]) -> list[str]:
+    """The ids of the documents a logged line says its answer showed (its ``hits``' ``id`` strings; none for a
+    refusal or a malformed line)."""
+    hits = record.get("hits")
+    if not isinstance(hits, list):
+        return []
+    return [hit["id"] for hit in hits if isinstance(hit, dict) and isinstance(hit.get("id"), str)]
+
+
+class _Router:
+    """Which of ``processes`` processes (0: this one; ``n``: helper ``n``) recomputes a call: the one that has
+    already recomputed the most of the documents its logged line showed (``hits``), whose caches then hold their
+    texts and verdicts (a document's first sight is most of a distinct call's cost), or the same call before; on a
+    tie (most often: documents no process has read) the one with the fewest calls queued, then the one sent the
+    fewest calls (the ties keep the processes busy, so that a call is seldom taken from the process holding its
+    documents); a line showing nothing by :func:`_affinity`. Only where a call runs depends on it, never its answer
+    (the line's hits are what was logged, not what the replay finds: they only guess which documents it will
+    read)."""
+
+    def __init__(self, processes: int) -> None:
+        self.seen: list[set[Hashable]] = [set() for _ in range(processes)]
+        self.calls = [0] * processes
+        self._names = 0
+
+    def turn(self, key: Hashable, record: Mapping[str, Any], queued: Sequence[int] | None = None) -> int:
+        """The process ``record``'s call (``key``: :func:`~frozen_search.querylog.call_key`) goes to; ``queued``:
+        the calls waiting in each process (none known: all alike)."""
+        ids = _shown_ids(record)
+        if not ids:
+            return _affinity(record) % len(self.seen)
+        scores = [(key in seen) + sum(name in seen for name in ids) for seen in self.seen]
+        best = max(scores)
+        waiting = queued if queued is not None else [0] * len(self.seen)
+        return min((turn for turn, score in enumerate(scores) if score == best),
+                   key=lambda turn: (waiting[turn], self.calls[turn]))
+
+    def ran(self, turn: int, key: Hashable, record: Mapping[str, Any]) -> None:
+        """Note that process ``turn`` recomputes ``record``'s call (``key``) and so reads its documents."""
+        seen = self.seen[turn]
+        before = len(seen)
+        seen.add(key)
+        seen.update(_shown_ids(record))
+        self.calls[turn] += 1
+        self._names += len(seen) - before
+        if self._names > _ROUTED_NAMES:  # bounded memory: forgetting only costs locality, never a verdict
+            for kept in self.seen:
+                kept.clear()
+            self._names = 0
 
 
 def _helper_env() -> dict[str, str]:
@@ -529,7 +615,7 @@ class _HelperVerdict:
 
 class _Helpers:
     """``count`` helper processes for :func:`~frozen_search.querylog.replay` (its ``Helpers``): each grouped call
-    goes to the process its :func:`_affinity` names among this one and the helpers, but here while that helper is
+    goes to the process its :class:`_Router` names among this one and the helpers, but here while that helper is
     starting, is :data:`_HIGH_WATER` requests behind or has stopped, and to a helper with fewer than
     :data:`_LOW_WATER` outstanding rather than here (both processes kept busy; a call recomputed in two processes
     costs time, never a verdict)."""
@@ -544,6 +630,7 @@ class _Helpers:
                 self.helpers.append(_Helper(self.helpers))
         except OSError:  # a process that cannot start: its share is recomputed here
             pass
+        self.router = _Router(len(self.helpers) + 1)
 
     def begin(self, settings: Settings, log: Path, generation: int, recomputer: _Recomputer) -> None:
         """Have the helpers replay ``log`` with ``settings`` over the store at ``generation`` (``recomputer``: this
@@ -557,7 +644,8 @@ class _Helpers:
     def submit(self, key: Hashable, record: Mapping[str, Any], line: int, offset: int, raw: bytes
                ) -> Verdict | None:
         """See :meth:`~frozen_search.querylog.Helpers.submit`."""
-        turn = _affinity(record) % (len(self.helpers) + 1)
+        turn = self.router.turn(key, record, [_EVEN, *(other.outstanding if other.ready and not other.broken
+                                                       else _HIGH_WATER for other in self.helpers)])
         helper = self.helpers[turn - 1] if turn else None
         for other in self.helpers:
             if not other.ready and not other.broken:
@@ -572,7 +660,9 @@ class _Helpers:
         if helper is None or not helper.ready or helper.broken or helper.outstanding >= helper.capacity:
             for other in self.helpers:  # the line is recomputed here next: the helpers have their work first
                 other.flush()
+            self.router.ran(0, key, record)
             return None
+        self.router.ran(self.helpers.index(helper) + 1, key, record)
         helper.request(line, offset, raw)
         return _HelperVerdict(helper, line, lambda: self._here(key, record))
 
@@ -632,23 +722,32 @@ def serve_helper(source: IO[bytes], sink: IO[bytes]) -> None:
                                 f"{store.generation}: an ingest); replay again"})
                 return
             reply({"ready": True})
-            while (request := _read_frame(source)) is not None:
-                if request == _FORGET:
-                    held.clear()
-                    continue
-                line, offset, length, digest = _LINE.unpack(request[1:])
-                raw = os.pread(log, length, offset)
-                if hashlib.sha256(raw).digest() != digest:
-                    reply({"fatal": f"the query log changed during the replay (line {line}); replay again"})
-                    return
-                record = orjson.loads(raw)  # proven canonical by the replaying process: an object
-                context = _line_context(record)
-                detail = recomputed_detail(record, call_key(_group_of(context, generation), record),
-                                           functools.partial(recomputer.execute, context), held)
-                reply({"line": line, "detail": detail})
+            with _collections_deferred() as collect:
+                _serve_lines(source, reply, log, generation, recomputer, held, collect)
     finally:
         os.close(log)
         store.close()
+
+
+def _serve_lines(source: IO[bytes], reply: Callable[[dict[str, Any]], None], log: int, generation: int,
+                 recomputer: _Recomputer, held: OrderedDict[Hashable, Any], collect: Callable[[], None]) -> None:
+    """:func:`serve_helper`'s loop: each request of ``source`` answered through ``reply`` until ``source`` ends or a
+    line's bytes are not those the replaying process checked."""
+    while (request := _read_frame(source)) is not None:
+        collect()
+        if request == _FORGET:
+            held.clear()
+            continue
+        line, offset, length, digest = _LINE.unpack(request[1:])
+        raw = os.pread(log, length, offset)
+        if hashlib.sha256(raw).digest() != digest:
+            reply({"fatal": f"the query log changed during the replay (line {line}); replay again"})
+            return
+        record = orjson.loads(raw)  # proven canonical by the replaying process: an object
+        context = _line_context(record)
+        detail = recomputed_detail(record, call_key(_group_of(context, generation), record),
+                                   functools.partial(recomputer.execute, context), held)
+        reply({"line": line, "detail": detail})
 
 
 def helper_main() -> None:

@@ -12,7 +12,7 @@ from frozen_search.errors import FrozenSearchError, UpstreamUnavailable
 from frozen_search.index import RankedHits, RevisionIndex
 from frozen_search.models import Rejection, SourceError
 from frozen_search.registry import Registry
-from frozen_search.source import LiveSource, Shown
+from frozen_search.source import LiveSource, Shown, Source
 from frozen_search.stages.memo import GenerationMemo
 from frozen_search.store import Store
 
@@ -34,18 +34,21 @@ class Candidates:
 def local_candidates(index: RevisionIndex, store: Store, registry: Registry, settings: Settings, *,
                      terms: list[str], phrases: list[list[str]], bound: int, source: str | None, limit: int,
                      found: Candidates, step: int | None = None,
-                     memo: GenerationMemo[Shown | Rejection] | None = None) -> None:
+                     memo: GenerationMemo[Shown | Rejection] | None = None,
+                     resolved: Callable[[list[Shown]], None] | None = None) -> None:
     """Set ``found.local`` to up to ``limit`` index hits current at ``T`` (``bound``: ``instant_bound(T)``, UTC
     milliseconds), each as its source shows it (a Wikipedia redirect as its target), read and resolved ``step`` at a
     time as they are consumed (:class:`LocalHits`); hits that cannot be shown become rejections in
     ``found.rejections`` as they are met. ``memo``: each hit's resolution kept for the store generation the index
-    reflects (:mod:`frozen_search.stages.memo`), so a hit met again is neither read nor resolved again."""
+    reflects (:mod:`frozen_search.stages.memo`), so a hit met again is neither read nor resolved again.
+    ``resolved(hits)``: sees each step's shown hits, in order, before the first of them is consumed (the service
+    reads their texts together: :meth:`~frozen_search.stages.reverify.Reverifier.preload`)."""
     step = step or max(1, limit // 3)
     # rev_pk from a fast field, no stored doc read; tantivy first asked for two steps' hits (a page that a refused or
     # repeated hit leaves short is still filled from that read), for all of them only when more are needed
     hits = index.ranked_hits(terms, phrases, bound, source, limit, first=2 * step)
     found.local = LocalHits(hits, store, registry, settings, bound, found.rejections, step, memo=memo,
-                            generation=index.generation)
+                            generation=index.generation, resolved=resolved)
 
 
 class LocalHits:
@@ -54,15 +57,17 @@ class LocalHits:
     (:meth:`~frozen_search.source.Source.local_hit`) ``step`` at a time, as the service consumes them: a search
     that fills its page from the first hits never reads, decodes or resolves the rest. A hit that cannot be shown
     is appended to ``rejections`` when it is first met; a step once resolved is kept (iterating again, or asking
-    whether any hit can be shown, resolves nothing twice)."""
+    whether any hit can be shown, resolves nothing twice). ``resolved(hits)`` sees each step's shown hits once,
+    when the step is resolved."""
 
     def __init__(self, hits: Sequence[tuple[float, int, str | Callable[[], str]]] | RankedHits,
                  store: Store, registry: Registry, settings: Settings,
                  bound: int, rejections: list[Rejection], step: int, *,
-                 memo: GenerationMemo[Shown | Rejection] | None = None, generation: int = -1) -> None:
+                 memo: GenerationMemo[Shown | Rejection] | None = None, generation: int = -1,
+                 resolved: Callable[[list[Shown]], None] | None = None) -> None:
         self.hits, self.store, self.registry, self.settings = hits, store, registry, settings
         self.bound, self.rejections, self.step = bound, rejections, step
-        self.memo, self.generation = memo, generation
+        self.memo, self.generation, self.resolved = memo, generation, resolved
         self._resolved: list[list[Shown]] = []  # the shown hits of each step resolved so far, in order
 
     def __iter__(self) -> Iterator[Shown]:
@@ -74,6 +79,8 @@ class LocalHits:
                 if not chunk:
                     return
                 self._resolved.append(self._resolve(chunk))
+                if self.resolved is not None:
+                    self.resolved(self._resolved[number])
             yield from self._resolved[number]
             number += 1
 
@@ -88,6 +95,7 @@ class LocalHits:
         missing = [rev_pk for _, rev_pk, _ in chunk if known.get(rev_pk) is None]
         rows = self.store.revisions(missing) if missing else {}
         out: list[Shown] = []
+        owners: dict[str, Source | None] = {}
         for _, rev_pk, doc in chunk:
             shown = known.get(rev_pk)
             if shown is None:
@@ -97,7 +105,9 @@ class LocalHits:
                                                      reason="not_in_store",
                                                      evidence="the index names a revision the store does not hold"))
                     continue
-                owner = self.registry.for_row_source(row.source, self.settings)
+                if row.source not in owners:  # the registry asked once per row source and step
+                    owners[row.source] = self.registry.for_row_source(row.source, self.settings)
+                owner = owners[row.source]
                 shown = Shown(row) if owner is None else owner.local_hit(row, self.store, self.bound)
                 if memo is not None and not isinstance(shown, Rejection):
                     # an index hit is a dump row: what it shows holds for this generation. A refusal is not kept:

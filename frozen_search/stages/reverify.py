@@ -11,6 +11,7 @@ import dataclasses
 import hashlib
 import threading
 from collections import OrderedDict
+from collections.abc import Sequence
 from datetime import datetime
 
 from frozen_search.config import Settings
@@ -18,7 +19,7 @@ from frozen_search.cutoff import instant_bound
 from frozen_search.models import HitRecord, Rejection, SearchResult
 from frozen_search.querylog import LoggedHit
 from frozen_search.registry import Registry
-from frozen_search.source import Shown
+from frozen_search.source import Shown, Source
 from frozen_search.stages.memo import GenerationMemo
 from frozen_search.stages.rank import snippet_at, text_offset
 from frozen_search.store import RevisionRow, Store
@@ -99,6 +100,7 @@ class Reverifier:
         self._prepared: GenerationMemo[Prepared] = GenerationMemo(budget=PREPARED_CHARS)
         self._text_chars = 0
         self._scans: dict[str, str | None] = {}  # future-reference scan by text sha256, at this cutoff
+        self._owners: dict[str, Source | None] = {}  # the source serving rows of each row source (_owner)
 
     def text(self, row: RevisionRow) -> str:
         """The displayed text of ``row`` (characters) at the cutoff, from the cache or the store (its source's
@@ -110,11 +112,43 @@ class Reverifier:
             if cached is not None:
                 self._texts.move_to_end(key)
                 return cached
-        owner = self.registry.for_row_source(row.source, self.settings)
+        owner = self._owner(row.source)
         if owner is not None:
             text = owner.shown_text(row, self.store, instant_bound(self.cutoff))
         else:
             text = "\n\n".join(self.store.text_parts(row))
+        return self._keep(key, text)
+
+    def preload(self, shown: Sequence[Shown]) -> None:
+        """Read into the cache :meth:`text` reads the displayed texts of those of ``shown`` (local hits about to be
+        re-verified) it does not hold yet, each source's rows together
+        (:meth:`~frozen_search.source.Source.shown_texts`, the very texts :meth:`~frozen_search.source.Source.
+        shown_text` gives one by one: the snapshot is built from them; one store query for their chunks instead of
+        one per row). Only saves time: a row whose texts cannot be read so (a chunk missing from the store) is left
+        to :meth:`text`, which raises when, and only if, that row is shown."""
+        generation = self.store.generation
+        with self._lock:
+            rows = list({row.rev_pk: row for row in (hit.row for hit in shown)
+                         if (generation, row.rev_pk) not in self._texts}.values())
+        owned: dict[int, tuple[Source, list[RevisionRow]]] = {}
+        for row in rows:
+            owner = self._owner(row.source)
+            if owner is not None:
+                owned.setdefault(id(owner), (owner, []))[1].append(row)
+        bound = instant_bound(self.cutoff)
+        for owner, group in owned.values():
+            if len(group) < 2:  # nothing to read together: read when shown, as before
+                continue
+            try:
+                texts = owner.shown_texts(group, self.store, bound)
+            except Exception:  # noqa: BLE001 - only time is saved here: the row that fails fails in text(), if shown
+                continue
+            for row, text in zip(group, texts, strict=True):
+                self._keep((generation, row.rev_pk), text)
+
+    def _keep(self, key: tuple[int, int], text: str) -> str:
+        """``text`` kept as the displayed text of ``key`` (store generation, rev_pk) with its sha256 and lower case,
+        or the one kept already."""
         digest = hashlib.sha256(text.encode("utf-8")).hexdigest()  # once per load, not once per display
         lowered = text.lower()  # for snippets (rank.snippet), once per load
         with self._lock:
@@ -128,6 +162,15 @@ class Reverifier:
                 self._digests.pop(id(old), None)
                 self._text_chars -= len(old)
         return text
+
+    def _owner(self, row_source: str) -> Source | None:
+        """:meth:`~frozen_search.registry.Registry.for_row_source` of ``row_source`` under this reverifier's settings
+        (asked once per row source: the registry and the settings never change here)."""
+        try:
+            return self._owners[row_source]
+        except KeyError:
+            found = self._owners[row_source] = self.registry.for_row_source(row_source, self.settings)
+            return found
 
     def lowered(self, text: str) -> str | None:
         """``text.lower()`` when ``text`` is a string this cache loaded (the very object), else ``None``."""
@@ -187,7 +230,7 @@ class Reverifier:
         return unmatched if unmatched is not None else verdict
 
     def _displayed(self, shown: Shown, text: str) -> Displayed:
-        owner = self.registry.for_row_source(shown.row.source, self.settings)
+        owner = self._owner(shown.row.source)
         if owner is None:
             row = shown.row
             return Displayed(id=row.doc_id, source=row.source, url="", title=row.title, text=text,
