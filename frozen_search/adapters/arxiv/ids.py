@@ -301,14 +301,17 @@ def _version_state(record: PaperRecord, entry: VersionEntry, history_of: list[tu
                "abstract is never shown in its place")
         return DocState(title=f"arXiv:{record.paper}v{k}", parts=None, refusal=("content_unproven", why),
                         dated=dated, display=display, **base)
-    proven = rules.proven_late_fields(own.late, record.frozen[k].late if k in record.frozen else None)
+    frozen = record.frozen.get(k)
+    proven = rules.proven_late_fields(own.late, frozen.late if frozen is not None else None)
+    primary = rules.proven_primary_category(own.primary_category,
+                                            frozen.primary_category if frozen is not None else None)
     display.update({"title": own.title, "authors": own.author_names, "comments": own.comments,
-                    "primary_category": own.primary_category, **proven,
+                    **({"primary_category": primary} if primary else {}), **proven,
                     "content": "full_text" if k in record.full_texts else record.content})
     head = [own.title, f"Authors: {own.authors}"]
     if own.comments:
         head.append(f"Comments: {own.comments}")
-    head.append(f"arXiv:{record.paper}v{k} [{own.primary_category}], submitted {submitted}"
+    head.append(f"arXiv:{record.paper}v{k}" + (f" [{primary}]" if primary else "") + f", submitted {submitted}"
                 + (" (withdrawal)" if withdrawn else ""))
     for name, label in (("journal_ref", "Journal-ref"), ("doi", "DOI"), ("report_no", "Report-no")):
         if name in proven:
