@@ -1,0 +1,81 @@
+"""Audit of bundle import: the store a bundle carries is SQL, and SQLite runs the SQL a file's schema holds.
+
+The HTTP cache of a bundle is refused unless its ``sqlite_master`` is exactly ours (issue 13.1), but the store was
+only opened: a crafted ``store.sqlite3`` with a trigger (``AFTER INSERT ON revisions ... SET valid_from = 0``) was
+imported, and the trigger would run on every later write of the importing machine: a revision learned live there
+(a page's state read upstream, checked against the cutoff) would be rewritten as older than any cutoff. The manifest
+cannot stop it: it needs no secret (every hash in it is recomputed below). A bundle whose store holds a trigger, a
+view, or a table or index no frozen-search store has is refused whole with ``bundle_invalid``.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from frozen_search.cache.bundle import Manifest
+from frozen_search.ops.bundles import export_bundle, import_bundle
+from frozen_search.store import Store
+from tests.cache.test_bundle import _rebuilt, assert_refused, members, settings, write_bundle
+from tests.conftest import MRR, build_data_dir
+
+CRAFTED = {
+    "trigger": "CREATE TRIGGER backdate AFTER INSERT ON revisions BEGIN "
+               "UPDATE revisions SET valid_from = 0 WHERE rev_pk = NEW.rev_pk; END",
+    "view": "CREATE VIEW shown AS SELECT doc_id, title FROM revisions",
+    "table": "CREATE TABLE extra (x)",
+    "index": "CREATE INDEX revisions_title ON revisions (title)",
+}
+
+
+@pytest.fixture(scope="module")
+def entries(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[tarfile.TarInfo, bytes]]:
+    root = tmp_path_factory.mktemp("bundle-store")
+    source = build_data_dir(root / "source", (MRR,))
+    export_bundle(settings(source), root / "data.tar.gz")
+    return members(root / "data.tar.gz")
+
+
+def _with_store(entries: list[tuple[tarfile.TarInfo, bytes]], store: bytes) -> list[tuple[tarfile.TarInfo, bytes]]:
+    crafted = _rebuilt(entries, {"store.sqlite3": store})
+    manifest = Manifest.from_json(crafted[0][1])
+    counts = {**manifest.counts, "cache_entries": 0}  # _rebuilt counts the cache of tests/cache's fixture
+    return [(crafted[0][0], Manifest(**{**manifest.__dict__, "counts": counts}).to_json()), *crafted[1:]]
+
+
+def _store_bytes(entries: list[tuple[tarfile.TarInfo, bytes]], tmp_path: Path, statement: str | None) -> bytes:
+    path = tmp_path / "store.sqlite3"
+    path.write_bytes(next(data for info, data in entries if info.name == "store.sqlite3"))
+    if statement is not None:
+        with sqlite3.connect(path) as db:
+            db.execute(statement)
+        db.close()
+    return path.read_bytes()
+
+
+def test_the_same_store_rebuilt_without_additions_is_imported(entries: list[tuple[tarfile.TarInfo, bytes]],
+                                                              tmp_path: Path) -> None:
+    bundle = write_bundle(tmp_path / "plain.tar.gz", _with_store(entries, _store_bytes(entries, tmp_path, None)))
+    (tmp_path / "target").mkdir()
+    import_bundle(bundle, settings(tmp_path / "target"))
+    store = Store(tmp_path / "target" / "store.sqlite3")
+    try:
+        assert store.count_revisions() > 0
+    finally:
+        store.close()
+
+
+@pytest.mark.parametrize("kind", sorted(CRAFTED))
+def test_a_store_with_sql_of_its_own_is_refused(entries: list[tuple[tarfile.TarInfo, bytes]], tmp_path: Path,
+                                                kind: str) -> None:
+    bundle = write_bundle(tmp_path / f"{kind}.tar.gz",
+                          _with_store(entries, _store_bytes(entries, tmp_path, CRAFTED[kind])))
+    assert_refused(bundle, tmp_path / "target", f"store.sqlite3 holds a {kind} ")
+
+
+def test_a_store_that_is_not_sqlite_is_refused(entries: list[tuple[tarfile.TarInfo, bytes]], tmp_path: Path) -> None:
+    bundle = write_bundle(tmp_path / "garbage.tar.gz", _with_store(entries, b"SQLite format 3\x00" + b"\xff" * 4080))
+    assert_refused(bundle, tmp_path / "target", "store.sqlite3 is not a readable SQLite file")
