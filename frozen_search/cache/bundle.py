@@ -563,7 +563,8 @@ def _store_schema_problem(path: Path) -> str | None:
         found = _schema_objects(path)
     except (sqlite3.DatabaseError, ConfigError) as exc:
         return f"is not a readable SQLite file ({exc})"
-    extra = sorted(found - ours)
+    # SQLite's own statistics tables (``ANALYZE``, ``PRAGMA optimize``) only steer query plans
+    extra = sorted(obj for obj in found - ours if not (obj[0] == "table" and obj[1].startswith("sqlite_stat")))
     if extra:
         kind, name, table = extra[0]
         return f"holds a {kind} {name!r} on {table!r} that no frozen-search store has"

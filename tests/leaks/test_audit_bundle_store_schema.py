@@ -78,6 +78,17 @@ def test_a_store_with_sql_of_its_own_is_refused(entries: list[tuple[tarfile.TarI
     assert_refused(bundle, tmp_path / "target", f"store.sqlite3 holds a {kind} ")
 
 
+def test_sqlite_statistics_are_no_schema_of_their_own(entries: list[tuple[tarfile.TarInfo, bytes]],
+                                                      tmp_path: Path) -> None:
+    analyzed = _store_bytes(entries, tmp_path, "ANALYZE")
+    with sqlite3.connect(tmp_path / "store.sqlite3") as db:
+        assert db.execute("SELECT 1 FROM sqlite_master WHERE name = 'sqlite_stat1'").fetchone() is not None
+    db.close()
+    bundle = write_bundle(tmp_path / "analyzed.tar.gz", _with_store(entries, analyzed))
+    (tmp_path / "target").mkdir()
+    import_bundle(bundle, settings(tmp_path / "target"))
+
+
 def test_a_store_that_is_not_sqlite_is_refused(entries: list[tuple[tarfile.TarInfo, bytes]], tmp_path: Path) -> None:
     bundle = write_bundle(tmp_path / "garbage.tar.gz", _with_store(entries, b"SQLite format 3\x00" + b"\xff" * 4080))
     assert_refused(bundle, tmp_path / "target", "store.sqlite3 is not a readable SQLite file")
