@@ -72,7 +72,7 @@ class SearchResponse(BaseModel):
 class FetchMetadata(BaseModel):
     """What is known of the document shown: the paging fields every source gives, then each source's own proven
     fields, such as (arXiv) arxiv_id, submitted, submission_history, withdrawn, title, authors, comments,
-    primary_category, content and, when proven before the cutoff, journal_ref, doi, report_no; (Wikipedia) history,
+    content and, when proven before the cutoff, primary_category, journal_ref, doi, report_no; (Wikipedia) history,
     history_note, revision_url, redirected_from, templates, expansion; (Stack Exchange) site, question_id, created,
     tags, closed, locked; (OpenAlex) openalex_id, doi, authors, venue, venue_type, publication_date, type, abstract.
     Instants are ISO 8601 UTC strings; offsets and lengths count characters (Unicode code points).

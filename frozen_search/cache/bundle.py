@@ -531,8 +531,52 @@ def _extract(bundle: Path, staging: Path, progress: ProgressFn | None) -> Manife
     return manifest
 
 
+def _schema_objects(path: Path) -> set[tuple[str, str, str]]:
+    """``(type, name, tbl_name)`` of every object in ``sqlite_master`` of the SQLite file ``path`` (read-only,
+    ``trusted_schema`` off).
+
+    Raises:
+        sqlite3.DatabaseError: not a readable SQLite file.
+        ConfigError: from :func:`~frozen_search.store.immutable_connection`.
+    """
+    connection = immutable_connection(path)
+    try:
+        connection.execute("PRAGMA trusted_schema=OFF")
+        return {(str(kind), str(name), str(table)) for kind, name, table in
+                connection.execute("SELECT type, name, tbl_name FROM sqlite_master").fetchall()}
+    finally:
+        connection.close()
+
+
+def _store_schema_problem(path: Path) -> str | None:
+    """Why the staged store at ``path`` is not one :class:`~frozen_search.store.Store` made, or ``None``.
+
+    A store made by frozen-search holds only the tables and indexes a fresh store has (an older store may lack a
+    table added since). A trigger, a view or another table or index is refused before the store is opened: a trigger
+    is SQL that would run on every later write of this machine (a live revision's insert could rewrite its
+    ``valid_from``), and nothing of ours makes one (SQLite's guidance on untrusted database files: check the schema).
+    """
+    with tempfile.TemporaryDirectory() as fresh:
+        Store(Path(fresh) / STORE).close()
+        ours = _schema_objects(Path(fresh) / STORE)
+    try:
+        found = _schema_objects(path)
+    except (sqlite3.DatabaseError, ConfigError) as exc:
+        return f"is not a readable SQLite file ({exc})"
+    # SQLite's own statistics tables (``ANALYZE``, ``PRAGMA optimize``) only steer query plans
+    extra = sorted(obj for obj in found - ours if not (obj[0] == "table" and obj[1].startswith("sqlite_stat")))
+    if extra:
+        kind, name, table = extra[0]
+        return f"holds a {kind} {name!r} on {table!r} that no frozen-search store has"
+    return None
+
+
 def _verify_staged(manifest: Manifest, staging: Path, progress: ProgressFn | None) -> None:
-    """The staged store, cache and log hold what the manifest counts; every cache entry re-verified."""
+    """The staged store, cache and log hold what the manifest counts; every cache entry re-verified; the store's
+    schema is ours (:func:`_store_schema_problem`)."""
+    problem = _store_schema_problem(staging / STORE)
+    if problem is not None:
+        raise BundleInvalid(f"{STORE} {problem}; nothing was imported")
     try:
         store = Store(staging / STORE)
     except ConfigError as exc:

@@ -10,6 +10,11 @@
   only when a record frozen no later than ``k``'s submission (the previous version's archived abs file, or its
   database row last modified before ``k`` was submitted) already carried the very same value, so the value held from
   ``k``'s ``valid_from`` on. Otherwise they are not displayed at all, and nothing says they exist.
+- **Primary category**: today's in every input (arXiv reclassifies without a new version), so it is shown on
+  version ``k`` only under the same proof as the late fields (:func:`proven_primary_category`).
+- **Placeholders**: a record whose comments say the version "was not stored by arXiv" was written later from a
+  later version (:func:`is_unstored_placeholder`): the version has no own text (``content_unproven``), is no
+  withdrawal, and the record proves no late field of the next version.
 - **Withdrawals** (a version flagged ``I``, of 0 kb, or whose comments say it was withdrawn) are versions like any
   other: a withdrawal current at ``T`` is shown as a withdrawal; versions at or after ``T`` never appear.
 - **Upstream search** returns today's version of each paper: its ``submittedDate`` window (12-digit GMT minutes,
@@ -58,6 +63,33 @@ def proven_late_fields(own: Mapping[str, str], frozen_before: Mapping[str, str] 
         return {}
     return {name: value for name, value in own.items()
             if name in LATE_FIELDS and value and frozen_before.get(name) == value}
+
+
+def proven_primary_category(own: str, frozen_before: str | None) -> str | None:
+    """The primary category of a version when it is proven to have held at its submission, else ``None``.
+
+    arXiv reclassifies papers without a new version (moderators move a primary; new archives such as ``q-fin``,
+    opened December 2008, took papers of 2007: ``0704.0394`` reads ``q-fin.RM`` today), and every input gives the
+    categories as they stand when the record was written. ``own`` is the version's own record's primary category,
+    ``frozen_before`` that of a record frozen no later than the version's submission (``None`` when the input has
+    none): the category is proven when both name the same one.
+    """
+    return own if own and frozen_before == own else None
+
+
+_NOT_STORED = re.compile(r"\bwas not stored by arXiv\b", re.IGNORECASE)
+
+
+def is_unstored_placeholder(comments: str | None) -> bool:
+    """True when a version's record is arXiv's later placeholder for a version it never stored.
+
+    Replacements made before arXiv kept versions (to late 1997) have per-version abs files written afterwards from
+    a later version's metadata, whose comments read "This version (physics/9707012v2) was not stored by arXiv. A
+    subsequent replacement was made before versioning was introduced." (real files: physics/9707012v2 and v3,
+    astro-ph/9709175v2, adap-org/9509003v1-v2, funct-an/9301001v1). Such a record is not that version's own text:
+    its authors, abstract and comments are a later version's, and it tells of a later replacement.
+    """
+    return bool(comments and _NOT_STORED.search(comments))
 
 
 def is_withdrawal(size_kb: int | None, flags: str, comments: str | None) -> bool:

@@ -282,7 +282,10 @@ def _version_state(record: PaperRecord, entry: VersionEntry, history_of: list[tu
     history = [list(listed) for listed in history_of[:k]]
     submitted = history_of[k - 1][1] or iso_utc(when)
     own = record.texts.get(k)
-    withdrawn = rules.is_withdrawal(entry.size_kb, entry.flags, own.comments if own else None)
+    placeholder = own is not None and rules.is_unstored_placeholder(own.comments)
+    if placeholder:
+        own = None  # arXiv's later placeholder for a version it never stored: a later version's text
+    withdrawn = not placeholder and rules.is_withdrawal(entry.size_kb, entry.flags, own.comments if own else None)
     base: dict[str, Any] = dict(
         doc_id=f"{SOURCE}:{record.paper}", source=SOURCE, version=f"v{k}", valid_from=stored,
         url=abs_url(record.paper, k), parent_version=None if k == 1 else f"v{k - 1}",
@@ -301,14 +304,19 @@ def _version_state(record: PaperRecord, entry: VersionEntry, history_of: list[tu
                "abstract is never shown in its place")
         return DocState(title=f"arXiv:{record.paper}v{k}", parts=None, refusal=("content_unproven", why),
                         dated=dated, display=display, **base)
-    proven = rules.proven_late_fields(own.late, record.frozen[k].late if k in record.frozen else None)
+    frozen = record.frozen.get(k)
+    if frozen is not None and rules.is_unstored_placeholder(frozen.comments):
+        frozen = None  # written later from a later version: it proves nothing about k's submission
+    proven = rules.proven_late_fields(own.late, frozen.late if frozen is not None else None)
+    primary = rules.proven_primary_category(own.primary_category,
+                                            frozen.primary_category if frozen is not None else None)
     display.update({"title": own.title, "authors": own.author_names, "comments": own.comments,
-                    "primary_category": own.primary_category, **proven,
+                    **({"primary_category": primary} if primary else {}), **proven,
                     "content": "full_text" if k in record.full_texts else record.content})
     head = [own.title, f"Authors: {own.authors}"]
     if own.comments:
         head.append(f"Comments: {own.comments}")
-    head.append(f"arXiv:{record.paper}v{k} [{own.primary_category}], submitted {submitted}"
+    head.append(f"arXiv:{record.paper}v{k}" + (f" [{primary}]" if primary else "") + f", submitted {submitted}"
                 + (" (withdrawal)" if withdrawn else ""))
     for name, label in (("journal_ref", "Journal-ref"), ("doi", "DOI"), ("report_no", "Report-no")):
         if name in proven:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import io
 import logging
+import re
 from dataclasses import dataclass, replace
 from urllib.parse import urlsplit
 
@@ -375,11 +376,17 @@ def pdf_text(body: bytes) -> str | None:
     except Exception as exc:  # noqa: BLE001 - an upstream PDF is untrusted input: any parser failure = unreadable
         logger.info("unreadable PDF: %s: %s", type(exc).__name__, exc)
         return None
+    if pages:  # arXiv stamps page 1 when it builds the PDF: "arXiv:0704.0394v1 [q-fin.RM] 3 Apr 2007"
+        pages[0] = _STAMP_CATEGORY.sub(r"\1", pages[0])
     text = "\n\n".join("\n".join(" ".join(line.split()) for line in page.splitlines()).strip() for page in pages)
     return text.strip() or None
 
 
 _WORD = regex.compile(r"[\p{Alphabetic}\p{M}\p{N}]+")  # letters, marks (vowel signs, viramas, harakat), numbers
+
+# The category in arXiv's page-1 stamp is the primary category when the PDF was (re)built, i.e. today's, which arXiv
+# changes without a new version (cutoff_rules.arxiv.proven_primary_category): left out, the id and date kept.
+_STAMP_CATEGORY = re.compile(r"(arXiv:[\w./-]+v\d+)\s*\[\s*[A-Za-z-]+(?:\.[A-Za-z-]+)?\s*\]")
 
 
 def _words(query: str) -> list[str]:

@@ -1,0 +1,84 @@
+"""Audit of arXiv at ``T``: a per-version abs file that arXiv wrote later, for a version it never stored.
+
+The leak: before arXiv kept versions (to late 1997), a replacement overwrote the paper; the per-version files of those
+versions (``orig/.../<id>vN.abs``, flagged ``(0kb,I)`` in the history) were written afterwards from a *later*
+version's metadata, with the comment "This version (physics/9707012v2) was not stored by arXiv. A subsequent
+replacement was made before versioning was introduced." (real files in ``../shared/realdata/arxiv/abs``:
+physics/9707012v2 and v3, astro-ph/9709175v2, adap-org/9509003v1-v2, funct-an/9301001v1). They were taken as the
+version's own text: at a cutoff of 1997-08-01 physics/9707012 showed v2 (1997-07-10) with v4's author list (1998:
+"H.C. Rosu, J.L. Romero, J. Socorro"; v1 had "H. Rosu, J.L. Romero"), v4's abstract, a comment telling of a later
+replacement (v3, 1997-08-31) and "(withdrawal)", which it was not. A placeholder is no version's own text: the version
+current at ``T`` is ``content_unproven`` (its own text is not in the input), and the earlier versions' own files
+still show.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from frozen_search.config import Settings
+from frozen_search.cutoff import parse_cutoff
+from frozen_search.errors import FrozenSearchError
+from frozen_search.service import FrozenSearchService
+from tests.conftest import realdata
+from tests.leaks.formats import ingested, write
+
+PAPER = "physics/9707012"
+FORBIDDEN = ("Socorro", "subsequent replacement", "not stored", "versioning", "(withdrawal)", '"withdrawn":true',
+             "H.C. Rosu", "LaTex")
+
+
+def _answers(data: Path, cutoff: str) -> dict[str, str]:
+    settings = Settings.from_env({}, data_dir=data, cutoff=parse_cutoff(cutoff), log_path=data / "log.jsonl")
+    service = FrozenSearchService.open(settings)
+    seen: dict[str, str] = {}
+    try:
+        for query in ("supersymmetric chirping", "Socorro", "damping Rosu"):
+            seen[f"search {query}"] = service.search(query).model_dump_json()
+        for ref in (f"arxiv:{PAPER}", f"arxiv:{PAPER}v1", f"arxiv:{PAPER}v2"):
+            try:
+                seen[f"fetch {ref}"] = service.fetch(ref).model_dump_json()
+            except FrozenSearchError as exc:
+                seen[f"fetch {ref}"] = str(exc)
+    finally:
+        service.close()
+    return seen
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("arxiv-placeholder")
+    with realdata("arxiv", "abs", "arxiv-browse_abs_files.jsonl").open(encoding="utf-8") as handle:
+        lines = [line for line in handle if "/9707/9707012" in json.loads(line)["path"]
+                 and "/physics/" in json.loads(line)["path"]]
+    assert len(lines) == 4  # the current file (v4) and the per-version files of v1, v2, v3
+    return ingested(root / "data", "arxiv", [write(root / "abs.jsonl", "".join(lines))])
+
+
+@pytest.mark.parametrize("cutoff", ["1997-08-01", "1997-09-15"])
+def test_a_placeholder_written_later_is_no_version_text(data: Path, cutoff: str) -> None:
+    seen = _answers(data, cutoff)
+    shown = "".join(seen.values())
+    assert [word for word in FORBIDDEN if word in shown] == []
+    assert seen[f"fetch arxiv:{PAPER}"].startswith("[content_unproven]")
+    assert "H. Rosu, J.L. Romero" in seen[f"fetch arxiv:{PAPER}v1"]  # v1's own file, frozen at v2's submission
+
+
+def test_the_versions_with_their_own_text_still_show(data: Path) -> None:
+    assert "H. Rosu, J.L. Romero" in _answers(data, "1997-07-10T22:00:00Z")[f"fetch arxiv:{PAPER}"]
+    later = _answers(data, "1998-06-01")[f"fetch arxiv:{PAPER}"]
+    assert "H.C. Rosu, J.L. Romero, J. Socorro" in later and "3 pages in LaTex" in later
+
+
+@pytest.mark.xfail(strict=True, reason="arxiv: the history's (0kb,I) flag of a replacement arXiv never stored (before "
+                                       "it kept versions, late 1997) reads as a withdrawal: with only the current abs "
+                                       "file, physics/9707012 at 1997-08-01 shows 'v2 ... is a withdrawal (0kb, I)', a "
+                                       "flag set after T on a version that was a real replacement at T")
+def test_an_unstored_replacement_is_no_withdrawal(tmp_path: Path) -> None:
+    with realdata("arxiv", "abs", "arxiv-browse_abs_files.jsonl").open(encoding="utf-8") as handle:
+        current = [line for line in handle if json.loads(line)["path"] == "ftp/physics/papers/9707/9707012.abs"]
+    data = ingested(tmp_path / "data", "arxiv", [write(tmp_path / "abs.jsonl", "".join(current))])
+    assert _answers(data, "1997-08-01")[f"fetch arxiv:{PAPER}"].startswith("[content_unproven]")
