@@ -75,8 +75,9 @@ class Settings(BaseSettings):
         "Prefer log_key_file (an environment variable can be read by other processes of the user)."))
     log_key_file: Path | None = Field(None, description=(
         "File holding the query log's signing key (its bytes, less one trailing newline); wins over log_key."))
-    max_chars: Size = Field(20_000, description="Default page size of fetch, in characters.")
-    max_chars_limit: Size = Field(100_000, description="Largest page fetch will return.")
+    max_chars: Size = Field(20_000, le=5_000_000, description="Default page size of fetch, in characters.")
+    max_chars_limit: Size = Field(100_000, le=5_000_000, description="Largest page fetch will return (at most "
+                                  "5,000,000 characters, so a logged fetch stays under the query log's line bound).")
     snippet_chars: Size = Field(300, description="Length of search snippets, in characters.")
     max_query_chars: Size = Field(1_000, description="Longest accepted search query.")
     max_limit: Size = Field(50, description="Largest number of search results per call.")

@@ -1054,13 +1054,23 @@ def _proven_line(raw: bytes) -> tuple[dict[str, Any], str] | None:
         return None
 
 
+MAX_LINE_BYTES = 64 * 2**20
+"""The longest query-log line read (bytes, its newline included): a longer one is :class:`InvalidRequest` before
+it is decoded, so a tampered log cannot make ``audit`` or ``replay`` hold more than a few times this. The longest
+line the service writes holds one fetch page (at most ``max_chars_limit`` characters, ≤ 5,000,000, each at most 6
+bytes escaped) beside bounded arguments and evidence."""
+
+
 def _read_lines(path: str | os.PathLike[str], torn: list[int] | None
                 ) -> Iterator[tuple[int, bytes, dict[str, Any], str | None]]:
     """:func:`read_log` with each line's bytes as read (its newline included) and, for a line proven canonical by
     :func:`_proven_line`, its hash (else ``None``)."""
     try:
         with Path(path).open("rb") as handle:
-            for number, raw in enumerate(handle, start=1):
+            for number, raw in enumerate(iter(lambda: handle.readline(MAX_LINE_BYTES + 1), b""), start=1):
+                if len(raw) > MAX_LINE_BYTES:
+                    raise InvalidRequest(f"query log {path} line {number} is longer than {MAX_LINE_BYTES} bytes, "
+                                         "more than any line frozen-search writes")
                 proven = _proven_line(raw)
                 if proven is not None:
                     yield number, raw, proven[0], proven[1]

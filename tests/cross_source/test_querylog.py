@@ -14,6 +14,8 @@ import rfc8785
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from frozen_search import querylog
+from frozen_search.config import Settings
 from frozen_search.errors import ConfigError, InvalidRequest, NotFoundBeforeCutoff
 from frozen_search.models import HitRecord, Outcome, Rejection, SearchResponse, SearchResult
 from frozen_search.querylog import (
@@ -255,6 +257,31 @@ def test_read_log_names_the_bad_line(tmp_path: Path) -> None:
         handle.write(b"{truncated\n")
     with pytest.raises(InvalidRequest, match="line 2"):
         list(read_log(path))
+
+
+def test_a_line_past_the_bound_is_refused_before_it_is_decoded(tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """A tampered log's huge line is a coded error naming it, for read_log and audit alike; a line at the bound is
+    read (the bound is lowered here so the test writes no 64 MB line)."""
+    path = tmp_path / "log.jsonl"
+    write_calls(path, ["Alpha", "Beta " * 40, "Gamma"])
+    lengths = [len(line) for line in path.read_bytes().splitlines(keepends=True)]
+    monkeypatch.setattr(querylog, "MAX_LINE_BYTES", max(lengths))
+    assert [number for number, _ in read_log(path)] == [1, 2, 3] and audit(path).ok
+    monkeypatch.setattr(querylog, "MAX_LINE_BYTES", max(lengths) - 1)
+    with pytest.raises(InvalidRequest, match=f"line 2 is longer than {max(lengths) - 1} bytes"):
+        list(read_log(path))
+    with pytest.raises(InvalidRequest, match="line 2 is longer"):
+        audit(path)
+
+
+@pytest.mark.parametrize(("name", "ok"), [("max_chars_limit", 5_000_000), ("max_chars", 5_000_000)])
+def test_a_fetch_page_larger_than_the_log_line_bound_allows_is_a_config_error(name: str, ok: int) -> None:
+    env = {"FROZEN_SEARCH_DATA_DIR": "/nonexistent"}
+    assert getattr(Settings.from_env({**env, f"FROZEN_SEARCH_{name.upper()}": str(ok)}), name) == ok
+    assert 6 * ok + 2**20 < querylog.MAX_LINE_BYTES  # a page, each character escaped, beside arguments and evidence
+    with pytest.raises(ConfigError, match=name):
+        Settings.from_env({**env, f"FROZEN_SEARCH_{name.upper()}": str(ok + 1)})
 
 
 def test_event_refuses_cutoff_among_arguments_and_unknown_tools() -> None:
