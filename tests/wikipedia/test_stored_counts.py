@@ -99,6 +99,7 @@ def _fetch_ids(data_dir: Path) -> list[str]:
     return docs + [f"https://en.wikipedia.org/w/index.php?oldid={row.version}" for row in rows]
 
 
+@pytest.mark.slow  # every real revision rendered again; fast tier: the fetch and crafted-page tests below
 def test_every_real_revision_keeps_the_counts_its_rendering_gives(real_dir: Path) -> None:
     store = Store(real_dir / "store.sqlite3", read_only=True)
     try:
