@@ -46,7 +46,7 @@ def _single(path: Path) -> tuple[list[dict[str, Any]], list[str]]:
     return [encode_states([(0, group)]) for group in states], report.problems
 
 
-@pytest.mark.parametrize(("workers", "size"), [(2, 4096), (3, 65_536), (2, 1 << 20),
+@pytest.mark.parametrize(("workers", "size"), [(2, 4096), (3, 65_536), pytest.param(2, 1 << 20, marks=pytest.mark.slow),
                                                pytest.param(4, 5, marks=pytest.mark.slow)])
 @pytest.mark.parametrize("last_newline", [True, False])
 def test_blocks_taken_in_order_give_what_one_reader_gives(tmp_path: Path, workers: int, size: int,

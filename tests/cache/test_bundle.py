@@ -180,6 +180,7 @@ def test_one_changed_byte_inside_a_member_is_refused(bundle: Path, tmp_path: Pat
                    else f"bundle member '{info.name}' fails its sha256 check")
 
 
+@pytest.mark.slow  # ~270 flipped bundles imported; fast tier: the member, manifest and truncation tests
 def test_raw_byte_flips_are_refused(bundle: Path, tmp_path: Path) -> None:
     data = bundle.read_bytes()
     original = gzip.decompress(data)

@@ -327,6 +327,7 @@ def _append_from_another_process(path: str, titles: list[str]) -> None:
                 recorder.set_outcome(outcome(title))
 
 
+@pytest.mark.slow  # three spawned interpreters; fast tier: test_two_writers_on_one_file_keep_one_chain
 def test_concurrent_processes_keep_one_chain(tmp_path: Path) -> None:
     import multiprocessing
 
@@ -457,6 +458,7 @@ _JSON = st.recursive(
     max_leaves=20)
 
 
+@pytest.mark.slow  # 400 random JSON values; fast tier: the float and string tests of jcs here and in test_replay_fast
 @settings(max_examples=400, deadline=None)
 @given(_JSON | st.dictionaries(st.text("abcdeé_\x00\"\\", max_size=3), _JSON, max_size=5))
 def test_the_fast_canonical_form_is_rfc8785_for_any_json_value(value: Any) -> None:

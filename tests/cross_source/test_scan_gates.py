@@ -11,6 +11,7 @@ from __future__ import annotations
 import random
 import re
 from datetime import UTC, datetime
+from functools import cache
 
 import pytest
 
@@ -51,13 +52,15 @@ def ungated_future_reference(text: str, cutoff: datetime, own: str | None = None
     return None
 
 
-def _random_texts() -> list[str]:
+@cache  # made once for the tests of this module (the same seeded texts each time; a tuple: none can change them)
+def _random_texts() -> tuple[str, ...]:
     rng = random.Random(1515)
     pieces = PIECES + MORE_PIECES
-    return ["".join(rng.choice(pieces) for _ in range(rng.randint(1, 40))) for _ in range(20_000)]
+    return tuple("".join(rng.choice(pieces) for _ in range(rng.randint(1, 40))) for _ in range(20_000))
 
 
-def _real_texts() -> list[str]:
+@cache  # read once for the tests of this module
+def _real_texts() -> tuple[str, ...]:
     """Windows of 5,000 characters of every text file of the real data (all sources)."""
     root = realdata()
     texts: list[str] = []
@@ -67,7 +70,7 @@ def _real_texts() -> list[str]:
             whole = path.read_text("utf-8", errors="replace")
             texts += [whole[start:start + 5000] for start in range(0, len(whole), 5000)]
     assert len(texts) > 200
-    return texts
+    return tuple(texts)
 
 
 @pytest.mark.slow  # every real text and 20,000 random ones: ~7 s (the gates' own tests stay in the fast tier)

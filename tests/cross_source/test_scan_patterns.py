@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 import re
 from datetime import UTC, datetime
+from functools import cache
 
 import pytest
 
@@ -32,11 +33,12 @@ def _found(pattern: re.Pattern[str], text: str) -> list[tuple[tuple[int, int], t
     return [(match.span(), match.groups()) for match in pattern.finditer(text)]
 
 
-def _texts() -> list[str]:
+@cache  # made once for the tests of this module (the same seeded texts each time; a tuple: none can change them)
+def _texts() -> tuple[str, ...]:
     rng = random.Random(15)
     made = ["".join(rng.choice(PIECES) for _ in range(rng.randint(1, 40))) for _ in range(20_000)]
     real = realdata("wikipedia", "enwiki-math-sample-31-pages-2012.pages-only.xml").read_text("utf-8")
-    return made + [real[start:start + 5000] for start in range(0, len(real), 5000)]
+    return tuple(made + [real[start:start + 5000] for start in range(0, len(real), 5000)])
 
 
 @pytest.mark.parametrize("name", sorted(PLAIN))

@@ -55,14 +55,22 @@ def test_an_arxiv_file_whose_first_line_nests_past_the_limit_is_an_ingest_error(
         store.close()
 
 
+@pytest.fixture(scope="module")
+def clean_conlang_states(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[object, ...]]:
+    """The states of the undamaged conlang dump, ingested once for the module (a list of tuples: read, not changed)."""
+    root = tmp_path_factory.mktemp("clean-conlang")
+    return _ingest_se(copy_dump(root / "clean"), root / "clean-data")
+
+
 @pytest.mark.parametrize("ids", ["[" * 100_000 + "119" + "]" * 100_000, "[Infinity]", "[1e400]", "[NaN]"],
                          ids=["nested", "infinity", "overflow", "nan"])
-def test_a_close_row_with_absurd_original_question_ids_is_read_like_one_without(tmp_path: Path, ids: str) -> None:
+def test_a_close_row_with_absurd_original_question_ids_is_read_like_one_without(
+        tmp_path: Path, ids: str, clean_conlang_states: list[tuple[object, ...]]) -> None:
     """A close row's ``Text`` is JSON (``{"OriginalQuestionIds":[119],…}`` in the real conlang dump). Nesting past
     ``json``'s limit (``RecursionError``) or a non-finite id (``int(inf)``: ``OverflowError``) escaped as a
     traceback. Such a row now reads like one without ids: the duplicate's originals come from PostLinks, as for
     a row with no JSON, so the store equals the undamaged dump's."""
-    clean = _ingest_se(copy_dump(tmp_path / "clean"), tmp_path / "clean-data")
+    clean = clean_conlang_states
     folder = copy_dump(tmp_path / "damaged")
     history = folder / "PostHistory.xml"
     text = history.read_text(encoding="utf-8-sig")

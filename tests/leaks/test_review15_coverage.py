@@ -159,7 +159,8 @@ def _strict_answers(folder: Path, files: list[Path], cutoff: str, ids: list[str]
     return found
 
 
-@pytest.mark.parametrize("cutoff", ["2005-01-01", "2009-06-01", "2013-01-01"])
+@pytest.mark.parametrize("cutoff", ["2005-01-01", "2009-06-01",
+                                    pytest.param("2013-01-01", marks=pytest.mark.slow)])  # 2009: MRR and Pyrus too
 def test_strict_answers_over_the_real_exports_equal_those_over_the_exports_cut_at_the_cutoff(
         tmp_path: Path, cutoff: str) -> None:
     """Every strict fetch and search over the five real exports (Pear 2002 and 2014, Pyrus, Mean reciprocal rank,

@@ -6,7 +6,6 @@ in place, never copied: tests skip when ../shared is absent (and fail under ``CI
 
 from __future__ import annotations
 
-import copy
 import json
 from functools import cache
 from pathlib import Path
@@ -29,19 +28,22 @@ def openalex_file(name: str) -> Path:
 
 
 @cache
-def _works() -> dict[str, dict[str, Any]]:
+def _works() -> dict[str, str]:
+    """Each real work of the list as its JSON text (a fresh ``json.loads`` of it is a deep copy: the values are JSON
+    ones, and loading is ~10x faster than ``copy.deepcopy``), by key."""
     body = json.loads(openalex_file(WORKS_LIST).read_text(encoding="utf-8"))
-    return {work["id"].rsplit("/", 1)[-1]: work for work in body["results"]}
+    return {work["id"].rsplit("/", 1)[-1]: json.dumps(work) for work in body["results"]}
 
 
 def real_work(key: str) -> dict[str, Any]:
     """A deep copy of one real work of the 65-work list (``W2566526179``), safe to alter in a test."""
-    return copy.deepcopy(_works()[key])
+    work: dict[str, Any] = json.loads(_works()[key])
+    return work
 
 
 def real_works() -> list[dict[str, Any]]:
     """Deep copies of the 65 real works, in the list's order."""
-    return [copy.deepcopy(work) for work in _works().values()]
+    return [json.loads(text) for text in _works().values()]
 
 
 def build(data_dir: Path, paths: list[Path]) -> Path:

@@ -54,7 +54,7 @@ def _single(path: Path) -> tuple[list[dict[str, Any]], list[str]]:
     return [encode_states([(0, group)]) for group in states], report.problems
 
 
-@pytest.mark.parametrize(("workers", "size"), [(2, 4096), (3, 50_000), (2, 1 << 20),
+@pytest.mark.parametrize(("workers", "size"), [(2, 4096), (3, 50_000), pytest.param(2, 1 << 20, marks=pytest.mark.slow),
                                                pytest.param(4, 7, marks=pytest.mark.slow)])
 @pytest.mark.parametrize("last_newline", [False, True])
 def test_blocks_taken_in_order_give_what_one_reader_gives(tmp_path: Path, workers: int, size: int,

@@ -197,6 +197,7 @@ def assert_same_store(one: Path, two: Path) -> None:
     assert RevisionIndex.open(one / "index").document_count() == RevisionIndex.open(two / "index").document_count()
 
 
+@pytest.mark.slow  # fast tier: the killed ingest and the worker-process tests above
 def test_a_worker_killed_mid_ingest_leaves_whole_threads_and_the_ingest_resumes_to_the_same_store(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The worker process really killed (SIGKILL) after it sent some threads: the ingest stops with a coded error,

@@ -57,6 +57,7 @@ def _event_stamps() -> dict[int, set[str]]:
     return stamps
 
 
+@pytest.mark.slow  # ~450 instants, two services each; fast tier: the next two tests (1 ms before, hits and log)
 def test_every_state_is_shown_as_of_its_dump_stamp_to_the_millisecond(conlang_dir: Path) -> None:
     stamps = _event_stamps()
     assert all(len(s) == 23 for thread in stamps.values() for s in thread)  # all real stamps carry milliseconds

@@ -99,6 +99,7 @@ def _fetch_ids(data_dir: Path) -> list[str]:
     return docs + [f"https://en.wikipedia.org/w/index.php?oldid={row.version}" for row in rows]
 
 
+@pytest.mark.slow  # every real revision rendered again; fast tier: the crafted-page tests below
 def test_every_real_revision_keeps_the_counts_its_rendering_gives(real_dir: Path) -> None:
     store = Store(real_dir / "store.sqlite3", read_only=True)
     try:
@@ -112,6 +113,7 @@ def test_every_real_revision_keeps_the_counts_its_rendering_gives(real_dir: Path
         store.close()
 
 
+@pytest.mark.slow  # every real page fetched twice; fast tier: the crafted-page tests below
 def test_fetch_answers_from_the_kept_counts_as_from_rendering_again(
         real_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     ids = _fetch_ids(real_dir)

@@ -83,6 +83,7 @@ def _sample_pages() -> dict[str, str]:
     return {page.title: revision.text or "" for page in mwxml.Dump.from_file(io.BytesIO(data)) for revision in page}
 
 
+@pytest.mark.slow  # every template of 31 real pages; fast tier: the fetch and per-template tests of this file
 def test_real_math_sample_keeps_the_arguments_of_formula_templates() -> None:
     """On the real 31-page 2012 sample, every {{math}}, {{mvar}}, {{val}}, {{frac}}, {{overline}} occurrence's
     arguments (as mwparserfromhell's own strip_code reads them) appear in the displayed page (before: 51.6%)."""

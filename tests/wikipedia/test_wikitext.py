@@ -296,6 +296,7 @@ def edited_histories() -> Iterator[str]:
                 yield text  # the same text twice
 
 
+@pytest.mark.slow  # long random edit histories; fast tier: test_small_histories_warm_equals_fresh
 def test_split_against_previous_revision_equals_whole_text_split() -> None:
     warm, small, cold = WikitextRenderer(), WikitextRenderer(memo_chars=100_000), WikitextRenderer(memo_chars=0)
     rendered_once: dict[str, str] = {}
