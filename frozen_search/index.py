@@ -24,7 +24,7 @@ from pathlib import Path
 
 import tantivy
 
-from frozen_search.errors import IndexNotReady, InvalidRequest, StoreBusy
+from frozen_search.errors import IndexNotReady, InvalidRequest, StoreBusy, StoreIntegrityError
 from frozen_search.verify import query_token, words
 
 INDEX_FORMAT = 2  # 2: instants in milliseconds (store schema 5)
@@ -165,13 +165,38 @@ class RevisionIndex:
 
         Raises:
             IndexNotReady: no index at ``path``, or it was written by another index format.
+            StoreIntegrityError: its files are unreadable (tantivy's ``ValueError``: a damaged ``meta.json`` or
+                segment; a ``generation.json`` that is not a JSON object).
         """
         meta = path / "generation.json"
         if not meta.exists():
             raise IndexNotReady(f"no index at {path}: ingest a dump or run `frozen-search reindex`")
-        if json.loads(meta.read_text()).get("format") != INDEX_FORMAT:
-            raise IndexNotReady(f"the index at {path} has another format: run `frozen-search reindex`")
-        return cls(path, tantivy.Index(_schema(), path=str(path), reuse=True), frozen)
+        try:
+            written = json.loads(meta.read_bytes())
+            if not isinstance(written, dict):
+                raise ValueError("generation.json is not a JSON object")
+            if written.get("format") != INDEX_FORMAT:
+                raise IndexNotReady(f"the index at {path} has another format: run `frozen-search reindex`")
+            return cls(path, tantivy.Index(_schema(), path=str(path), reuse=True), frozen)
+        except (ValueError, RecursionError) as exc:  # json's and tantivy's errors of unreadable files
+            raise StoreIntegrityError(f"the index at {path} is unreadable ({exc}): run `frozen-search reindex`"
+                                      ) from exc
+
+    def probe(self) -> None:
+        """Read every segment once (all documents, and a scored search of ``the`` in ``body`` and ``title``, which
+        reads the fieldnorms too), as a check that a copied index can be searched.
+
+        Raises:
+            StoreIntegrityError: tantivy cannot read it.
+        """
+        try:
+            self._index.reload()
+            searcher = self._index.searcher()
+            searcher.search(tantivy.Query.all_query(), 1, count=True)
+            searcher.search(tantivy.Query.boolean_query(_matchers(self._schema, ["the"], [])), 1, count=True)
+        except ValueError as exc:
+            raise StoreIntegrityError(f"the index at {self.path} is unreadable ({exc}): run `frozen-search reindex`"
+                                      ) from exc
 
     @property
     def generation(self) -> int:

@@ -41,7 +41,8 @@ from frozen_search.cache.http_cache import FILE_NAME as CACHE_FILE
 from frozen_search.cache.http_cache import HttpCache
 from frozen_search.config import Settings
 from frozen_search.cutoff import iso_utc
-from frozen_search.errors import BundleInvalid, ConfigError, InvalidRequest, StoreIntegrityError
+from frozen_search.errors import BundleInvalid, ConfigError, IndexNotReady, InvalidRequest, StoreIntegrityError
+from frozen_search.index import RevisionIndex
 from frozen_search.store import SCHEMA_VERSION, Store, immutable_connection
 
 FORMAT = "frozen-search-bundle/1"
@@ -637,7 +638,13 @@ def import_bundle(bundle_path: Path, settings: Settings, *, rebuild_index: Index
     with _staging(parent, import_staging_prefix(settings)) as staging:
         manifest = _extract(Path(bundle_path), staging, progress)
         _verify_staged(manifest, staging, progress)
-        if not bundled_index_usable(manifest):
+        if bundled_index_usable(manifest):
+            try:  # the manifest needs no secret: its hashes prove nothing about how the files were made
+                RevisionIndex.open(staging / INDEX).probe()
+            except (IndexNotReady, StoreIntegrityError) as exc:
+                raise BundleInvalid(f"the bundle's index cannot be searched ({exc.message}); nothing was imported"
+                                    ) from exc
+        else:
             shutil.rmtree(staging / INDEX, ignore_errors=True)
             store = Store(staging / STORE)
             try:

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from frozen_search.cache.bundle import Manifest
-from frozen_search.errors import BundleInvalid
+from frozen_search.errors import BundleInvalid, StoreIntegrityError
 from frozen_search.ops.bundles import export_bundle, import_bundle
 from frozen_search.store import Store
 from tests.cache.test_bundle import _rebuilt, assert_refused, members, settings, write_bundle
@@ -107,12 +107,6 @@ def _index_flipped(entries: list[tuple[tarfile.TarInfo, bytes]], suffix: str) ->
     return [(entries[0][0], Manifest(**{**manifest.__dict__, "files": files}).to_json()), *kept]
 
 
-@pytest.mark.xfail(strict=True, reason="bundle import: a bundled tantivy index is used as is when its tantivy version "
-                                       "matches (bundled_index_usable); its files are checked only against the "
-                                       "manifest, which needs no secret, so a corrupted or crafted segment is "
-                                       "imported and every search then fails with tantivy's ValueError (HTTP 500), "
-                                       "not a coded error; fix: rebuild the index from the store on import, or "
-                                       "verify it against the store")
 @pytest.mark.parametrize("suffix", [".fieldnorm", "meta.json"])
 def test_a_corrupted_bundled_index_is_refused_or_rebuilt(entries: list[tuple[tarfile.TarInfo, bytes]],
                                                          tmp_path: Path, suffix: str) -> None:
@@ -127,5 +121,19 @@ def test_a_corrupted_bundled_index_is_refused_or_rebuilt(entries: list[tuple[tar
     service = make_service(target, "2016-01-01")
     try:
         assert "wikipedia:Mean_reciprocal_rank" in service.search("reciprocal rank").model_dump_json()
+    finally:
+        service.close()
+
+
+@pytest.mark.parametrize("name", ["meta.json", "generation.json"])
+def test_a_damaged_index_in_a_data_dir_is_a_coded_error(tmp_path: Path, name: str) -> None:
+    """Damaged after import (or by hand), the index answers ``store_integrity`` with what to run, not a 500."""
+    data_dir = build_data_dir(tmp_path / "data", [MRR])
+    damaged = data_dir / "index" / name
+    damaged.write_bytes(damaged.read_bytes()[: len(damaged.read_bytes()) // 2])
+    service = make_service(data_dir, "2016-01-01")
+    try:
+        with pytest.raises(StoreIntegrityError, match="is unreadable .*frozen-search reindex"):
+            service.search("reciprocal rank")
     finally:
         service.close()
