@@ -48,9 +48,11 @@ from starlette.testclient import TestClient
 from frozen_search.cli import main
 from frozen_search.config import Settings
 from frozen_search.cutoff import iso_utc, parse_cutoff
+from frozen_search.errors import FrozenSearchError
 from frozen_search.ops.data_dir import open_service
 from frozen_search.querylog import audit, read_log
 from frozen_search.server.http import create_app
+from frozen_search.service import FrozenSearchService
 
 REPO = Path(__file__).resolve().parents[2]
 FACES = ("cli", "http", "mcp")
@@ -122,6 +124,26 @@ class Answers:
             failures += [f"{face}: disclosure line {d.line} {keys.get(d.line)}: {d.what}" for d in report.disclosures
                          if keys.get(d.line) not in known]
         return failures
+
+
+def observed_calls(service: FrozenSearchService, queries: Iterable[str], refs: Iterable[str], *,
+                   masked: bool = False) -> dict[str, str]:
+    """What a caller observes of each ``search`` of ``queries`` and ``fetch`` of ``refs`` through ``service``: the
+    answer's JSON text, or the error as its face renders it (``[code] sentence``), keyed ``search <query>`` /
+    ``fetch <ref>``. ``masked``: the ref in an error's sentence reads ``ID``, so refs that never existed compare
+    alike. The twin-store tests compare these dicts between worlds that differ only after ``T``."""
+    seen: dict[str, str] = {}
+    for query in queries:
+        try:
+            seen[f"search {query}"] = service.search(query).model_dump_json()
+        except FrozenSearchError as exc:
+            seen[f"search {query}"] = str(exc)
+    for ref in refs:
+        try:
+            seen[f"fetch {ref}"] = service.fetch(ref).model_dump_json()
+        except FrozenSearchError as exc:
+            seen[f"fetch {ref}"] = str(exc).replace(ref, "ID") if masked else str(exc)
+    return seen
 
 
 def leaks_in(raw: bytes, cutoff: str, given: Iterable[str] = (), forbidden: Iterable[str] = ()) -> list[str]:

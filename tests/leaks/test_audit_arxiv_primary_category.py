@@ -23,10 +23,10 @@ import pytest
 
 from frozen_search.config import Settings
 from frozen_search.cutoff import parse_cutoff
-from frozen_search.errors import FrozenSearchError
 from frozen_search.service import FrozenSearchService
 from tests.conftest import realdata
 from tests.leaks.formats import ingested, write
+from tests.leaks.harness import observed_calls
 
 CUTOFF = "2008-06-01"
 PAPER = "0704.0394"
@@ -45,21 +45,10 @@ def _abs_line(paper: str) -> dict[str, str]:
 def _observed(data: Path) -> dict[str, str]:
     settings = Settings.from_env({}, data_dir=data, cutoff=parse_cutoff(CUTOFF), log_path=data / "log.jsonl")
     service = FrozenSearchService.open(settings)
-    seen: dict[str, str] = {}
     try:
-        for query in QUERIES:
-            try:
-                seen[f"search {query}"] = service.search(query).model_dump_json()
-            except FrozenSearchError as exc:
-                seen[f"search {query}"] = str(exc)
-        for ref in (f"arxiv:{PAPER}", f"arxiv:{PAPER}v1"):
-            try:
-                seen[f"fetch {ref}"] = service.fetch(ref).model_dump_json()
-            except FrozenSearchError as exc:
-                seen[f"fetch {ref}"] = str(exc)
+        return observed_calls(service, QUERIES, (f"arxiv:{PAPER}", f"arxiv:{PAPER}v1"))
     finally:
         service.close()
-    return seen
 
 
 @pytest.fixture(scope="module")

@@ -32,6 +32,7 @@ from frozen_search.errors import FrozenSearchError
 from frozen_search.service import FrozenSearchService
 from tests.conftest import realdata
 from tests.leaks.formats import ingested, write
+from tests.leaks.harness import observed_calls
 from tests.openalex.realworks import real_work
 
 CUTOFF = "2026-01-06"
@@ -56,18 +57,8 @@ def _work(base: dict[str, Any], wid: str, title: str, date: str, created: str, d
 def _observed(data: Path) -> dict[str, str]:
     settings = Settings.from_env({}, data_dir=data, cutoff=parse_cutoff(CUTOFF), log_path=data / "log.jsonl")
     service = FrozenSearchService.open(settings)
-    seen: dict[str, str] = {}
     try:
-        for query in QUERIES:
-            try:
-                seen[f"search {query}"] = service.search(query).model_dump_json()
-            except FrozenSearchError as exc:
-                seen[f"search {query}"] = str(exc)
-        for id in IDS:
-            try:
-                seen[f"fetch {id}"] = service.fetch(id).model_dump_json()
-            except FrozenSearchError as exc:
-                seen[f"fetch {id}"] = str(exc).replace(id, "ID")
+        seen = observed_calls(service, QUERIES, IDS, masked=True)
     finally:
         service.close()
     return seen

@@ -22,7 +22,7 @@ from fastapi.testclient import TestClient
 from frozen_search.cli import main
 from frozen_search.config import Settings
 from frozen_search.cutoff import parse_cutoff
-from frozen_search.errors import ConfigError, FrozenSearchError, IngestError
+from frozen_search.errors import ConfigError, IngestError
 from frozen_search.ops.audit import audit_log
 from frozen_search.ops.ingest import ingest
 from frozen_search.server.http import create_app
@@ -30,6 +30,7 @@ from frozen_search.service import FrozenSearchService
 from frozen_search.store import Store
 from tests.conftest import MRR, PEAR_2002, realdata, wiki_file
 from tests.leaks.formats import Page, Rev, ingested, mediawiki_export, write
+from tests.leaks.harness import observed_calls
 
 CUTOFF = "2013-01-01"
 
@@ -76,18 +77,8 @@ def _observed(data: Path, cutoff: str, search_from: str | None = None) -> dict[s
     settings = Settings.from_env({}, data_dir=data, cutoff=parse_cutoff(cutoff), mode="offline",
                                  live_sources="wikipedia", search_from=search_from, log_path=data / "log.jsonl")
     service = FrozenSearchService.open(settings)
-    seen: dict[str, str] = {}
     try:
-        for query in QUERIES:
-            try:
-                seen[f"search {query}"] = service.search(query).model_dump_json()
-            except FrozenSearchError as exc:
-                seen[f"search {query}"] = str(exc)
-        for id in IDS:
-            try:
-                seen[f"fetch {id}"] = service.fetch(id).model_dump_json()
-            except FrozenSearchError as exc:
-                seen[f"fetch {id}"] = str(exc)
+        seen = observed_calls(service, QUERIES, IDS)
         with TestClient(create_app(service), base_url="http://127.0.0.1") as client:
             for path in ("/readyz", "/healthz", "/v1/search?query=zinnia", "/v1/fetch?id=wikipedia:Quartz_lemma"):
                 answer = client.get(path)
