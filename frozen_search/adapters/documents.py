@@ -708,22 +708,13 @@ def read_message(stream: IO[bytes], who: str) -> dict[str, Any] | None:
     Raises:
         IngestError: the bytes are not such a message.
     """
-    body = _read_frame(stream)
-    return None if body is None else _parsed(body, who)
-
-
-def _read_frame(stream: IO[bytes]) -> bytes | None:
-    """The body of one :func:`write_message` message, unparsed; ``None`` at the end of the stream (also a short
-    last message)."""
     head = stream.read(8)
     if len(head) < 8:
         return None
     size = int.from_bytes(head, "big")
     body = stream.read(size)
-    return None if len(body) < size else body
-
-
-def _parsed(body: bytes, who: str) -> dict[str, Any]:
+    if len(body) < size:
+        return None
     try:
         found: dict[str, Any] = fastjson.loads(body)
     except (ValueError, RecursionError) as exc:
@@ -734,41 +725,52 @@ def _parsed(body: bytes, who: str) -> dict[str, Any]:
 READ_AHEAD = 2
 """Messages of a worker process read from its pipe ahead of their use (:func:`worker_messages`): the worker goes on
 while this process stores, or reads a block itself (:func:`states_beside_worker`)."""
+Ahead = dict[str, Any] | IngestError | None  # a message read ahead, the error reading it raised, or the end
 
 
-def _frames_ahead(stream: IO[bytes], stop: threading.Event) -> tuple[queue.Queue[bytes | None], threading.Thread]:
-    """A thread reading the message bodies of ``stream`` (:func:`_read_frame`) into a queue of at most
-    :data:`READ_AHEAD`, then ``None`` at the end of the stream; it stops when ``stop`` is set or reading fails (the
-    stream closed under it)."""
-    frames: queue.Queue[bytes | None] = queue.Queue(READ_AHEAD)
+def _read_ahead(stream: IO[bytes], who: str, stop: threading.Event) -> tuple[queue.Queue[Ahead], threading.Thread]:
+    """A thread reading the messages of ``stream`` (:func:`read_message`) into a queue of at most
+    :data:`READ_AHEAD`, then ``None`` at its end (or the :class:`IngestError` reading raised); it stops when
+    ``stop`` is set or reading fails (the stream closed under it)."""
+    messages: queue.Queue[Ahead] = queue.Queue(READ_AHEAD)
 
     def pump() -> None:
-        frame: bytes | None = b""
-        while frame is not None and not stop.is_set():
+        message: Ahead = {}
+        while message is not None and not isinstance(message, IngestError) and not stop.is_set():
             try:
-                frame = _read_frame(stream)
+                message = read_message(stream, who)
+            except IngestError as exc:
+                message = exc
             except (OSError, ValueError):  # closed under it: its reader stopped
-                frame = None
+                message = None
             while not stop.is_set():
                 try:
-                    frames.put(frame, timeout=0.1)
+                    messages.put(message, timeout=0.1)
                     break
                 except queue.Full:
                     continue
 
     thread = threading.Thread(target=pump, name="ingest-worker-reader", daemon=True)
     thread.start()
-    return frames, thread
+    return messages, thread
 
 
-def _next_frame(frames: queue.Queue[bytes | None], thread: threading.Thread) -> bytes | None:
-    """The next body :func:`_frames_ahead` read; ``None`` at the end of the stream (or when its thread died)."""
+def _next_ahead(messages: queue.Queue[Ahead], thread: threading.Thread) -> dict[str, Any] | None:
+    """The next message :func:`_read_ahead` read; ``None`` at the end of the stream (or when its thread died).
+
+    Raises:
+        IngestError: reading it did.
+    """
     while True:
         try:
-            return frames.get(timeout=0.1)
+            found = messages.get(timeout=0.1)
         except queue.Empty:
-            if not thread.is_alive() and frames.empty():
+            if not thread.is_alive() and messages.empty():
                 return None
+            continue
+        if isinstance(found, IngestError):
+            raise found
+        return found
 
 
 def worker_messages(module: str, arguments: dict[str, Any], who: str, stopped: str
@@ -788,13 +790,12 @@ def worker_messages(module: str, arguments: dict[str, Any], who: str, stopped: s
                               stdout=subprocess.PIPE, env=env)
     stdout = cast(IO[bytes], worker.stdout)  # stdout=PIPE
     stop = threading.Event()
-    frames, reader = _frames_ahead(stdout, stop)
+    messages, reader = _read_ahead(stdout, who, stop)
     try:
         while True:
-            body = _next_frame(frames, reader)
-            if body is None:
+            message = _next_ahead(messages, reader)
+            if message is None:
                 raise IngestError(f"{stopped} (the {who} stopped, exit code {worker.wait()})")
-            message = _parsed(body, who)
             if "error" in message:
                 raise IngestError(str(message["error"]))
             yield message

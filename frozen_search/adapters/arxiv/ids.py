@@ -287,8 +287,7 @@ def _version_state(record: PaperRecord, entry: VersionEntry, history_of: list[tu
     submitted = history_of[k - 1][1] or iso_utc(when)
     own = record.texts.get(k)
     withdrawn = rules.is_withdrawal(entry.size_kb, entry.flags, own.comments if own else None)
-    doc_id, url, parent = f"{SOURCE}:{record.paper}", f"https://{HOST}/abs/{versioned}", (
-        None if k == 1 else f"v{k - 1}")  # abs_url(record.paper, k)
+    doc_id, url, parent = f"{SOURCE}:{record.paper}", abs_url(record.paper, k), None if k == 1 else f"v{k - 1}"
     provenance = {**record.provenance, "version": label}
     display: dict[str, Any] = {"arxiv_id": versioned, "submitted": submitted, "submission_history": history,
                                "withdrawn": withdrawn}
@@ -305,8 +304,7 @@ def _version_state(record: PaperRecord, entry: VersionEntry, history_of: list[tu
         return DocState(doc_id, SOURCE, label, stored, f"arXiv:{versioned}", url, None, dated, display, provenance,
                         parent, refusal=("content_unproven", why))
     proven = rules.proven_late_fields(own.late, record.frozen[k].late if k in record.frozen else None)
-    categories = own.categories.split()
-    primary = categories[0] if categories else ""  # own.primary_category
+    primary = own.primary_category
     display.update({"title": own.title, "authors": own.author_names, "comments": own.comments,
                     "primary_category": primary, **proven,
                     "content": "full_text" if k in record.full_texts else record.content})
