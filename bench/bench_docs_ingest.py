@@ -15,7 +15,8 @@ varied), then, each in a ``spawn`` child of its own (so CPU and peak RSS are its
   temporary data dir, a worker process included (its CPU is counted, and its peak RSS shown apart).
 
 Printed side by side: rows (SE: PostHistory rows; else records), wall seconds and CPU seconds of both, the ratios
-ingest/bare, rows/s, peak RSS (ingest process, worker; then sampled every 0.2 s from ``/proc/<pid>/status``, split
+ingest/bare, rows/s, the CPU of the ingesting process and of its workers apart (the busier one bounds the rate on
+two free cores), peak RSS (ingest process, worker; then sampled every 0.2 s from ``/proc/<pid>/status``, split
 into ``RssAnon`` and ``RssFile``: anonymous memory apart from mapped file pages), and the sizes of the input
 (decompressed), the store and the index. Timings on a shared machine vary: the ratios, measured in the same run, are
 the figures to read. ``BENCH_PARSE_WORKERS=N``: OpenAlex parts and the arXiv snapshot parsed by N worker processes
@@ -185,7 +186,8 @@ def _child(kind: str, source: str, path: str, data_dir: str, queue: Any) -> None
     seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
     extra["memory"] = sampler.stop()
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    queue.put({"seconds": seconds, "cpu": cpu + children.ru_utime + children.ru_stime,
+    queue.put({"seconds": seconds, "cpu": cpu + children.ru_utime + children.ru_stime, "own_cpu": cpu,
+               "workers_cpu": children.ru_utime + children.ru_stime,
                "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e3,
                "worker_rss_mb": children.ru_maxrss / 1e3, **extra})
 
@@ -252,6 +254,11 @@ def main(argv: list[str] | None = None) -> int:
                       f"{render_run['cpu']:.1f} CPU-s, {rows / render_run['cpu']:.0f} rows per CPU-s; the ingest is "
                       f"x{ingest_run['seconds'] / render_run['seconds']:.1f} wall, "
                       f"x{ingest_run['cpu'] / render_run['cpu']:.1f} CPU of it", flush=True)
+            if ingest_run["workers_cpu"] > 0:  # the busier process bounds the rate on two free cores
+                bound = max(ingest_run["own_cpu"], ingest_run["workers_cpu"])
+                print(f"{'':>15} CPU-s: ingesting process {ingest_run['own_cpu']:.1f}, workers "
+                      f"{ingest_run['workers_cpu']:.1f}; the busier one alone would allow {rows / bound:,.0f} rows/s",
+                      flush=True)
             memory = ingest_run["memory"]
             print(f"{'':>15} peak MB sampled: ingesting process anon {memory['main_anon_mb']:.0f} / file "
                   f"{memory['main_file_mb']:.0f}; a worker anon {memory['workers_anon_mb']:.0f} / file "

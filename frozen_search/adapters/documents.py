@@ -27,17 +27,20 @@ after ``T``, a DOI added later — never reaches an earlier state) and, for a re
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import importlib
 import itertools
 import json
 import os
+import queue
 import re
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Generator, Iterator, Sequence
-from contextlib import ExitStack
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -453,7 +456,7 @@ def ingest_states(source: str, paths: Sequence[Path], store: Store, index: Revis
     skip, _, earlier = resumed if resumed is not None else (0, 0, 0)  # documents committed, revisions stored
     ordinal = since = 0
     store.set_cache_mb(BULK_CACHE_MB)
-    with index.writer() as writer:
+    with bulk_collection(), index.writer() as writer:
         transaction = ExitStack()
         transaction.enter_context(store.transaction())
         with transaction:  # an exception rolls back the open checkpoint (the index writer rolls back too)
@@ -479,9 +482,12 @@ def ingest_states(source: str, paths: Sequence[Path], store: Store, index: Revis
                 in_worker = factory is not None and (parallel if parallel is not None else (
                     path.stat().st_size >= PARALLEL_FROM_BYTES and (os.cpu_count() or 1) > 1))
                 shares = int(getattr(read, "shares", lambda _: 1)(path)) if in_worker else 1
-                found = (states_in_workers(str(factory), paths, path, report, tick, shares, read) if shares > 1
-                         else states_in_worker(str(factory), paths, path, report, tick) if in_worker
-                         else read(path, report, tick))
+                beside = int(getattr(read, "beside", lambda _: 0)(path)) if in_worker and shares == 1 else 0
+                found: Iterator[Sequence[DocState | WireState]] = (
+                    states_in_workers(str(factory), paths, path, report, tick, shares, read) if shares > 1
+                    else states_beside_worker(str(factory), paths, path, report, tick, beside, read) if beside > 1
+                    else states_in_worker(str(factory), paths, path, report, tick) if in_worker
+                    else read(path, report, tick))
                 try:
                     for states in found:
                         report.documents += 1
@@ -520,6 +526,27 @@ def ingest_states(source: str, paths: Sequence[Path], store: Store, index: Revis
         writer.commit(generation)
     report.seconds = time.perf_counter() - started
     return report
+
+
+@contextmanager
+def bulk_collection() -> Iterator[None]:
+    """Python's cyclic garbage collector, for the length of a bulk ingest, set as a worker process sets it: the
+    objects alive at the start are left out of every collection (:func:`gc.freeze`), and a collection runs every
+    50,000 allocations instead of 700 (a reader or writer allocates a few hundred objects per record, nearly all
+    freed by reference counting). Restored as it was at the end. About 10 % of the ingesting process's CPU on the
+    arXiv snapshot (bench/README, wt-ingest)."""
+    threshold = gc.get_threshold()
+    gc.freeze()
+    gc.set_threshold(BULK_GC_THRESHOLD, 20, 20)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*threshold)
+        gc.unfreeze()
+
+
+BULK_GC_THRESHOLD = 50_000
+"""Allocations between two collections of the youngest generation during a bulk ingest (:func:`bulk_collection`)."""
 
 
 # -- a reader in a worker process: states as JSON over a pipe (no pickle) ---------------------------------------------
@@ -580,6 +607,9 @@ def _stored_json(state: DocState, memo: dict[Any, str]) -> tuple[str, str]:
         return revision_json(revision_metadata(state)), provenance
     dated = []
     for what, at in state.dated:
+        if type(what) is str and type(at) is int:  # as the C encoder writes them: its string escape, int's repr
+            dated.append(f"[{_json_string(what)}, {at}]")
+            continue
         key = (what, at, type(at))  # True == 1, but JSON tells them apart
         found = memo.get(key)
         if found is None:
@@ -589,8 +619,12 @@ def _stored_json(state: DocState, memo: dict[Any, str]) -> tuple[str, str]:
     if display is None:
         display = memo[("display", id(state.display))] = revision_json(state.display)
     aliases = f'"aliases": {revision_json(list(state.aliases))}, ' if state.aliases else ""
-    return f'{{{aliases}"dated": [{", ".join(dated)}], "display": {display}, "url": {revision_json(state.url)}}}', \
-        provenance
+    url = _json_string(state.url) if type(state.url) is str else revision_json(state.url)
+    return f'{{{aliases}"dated": [{", ".join(dated)}], "display": {display}, "url": {url}}}', provenance
+
+
+_json_string: Callable[[str], str] = json.encoder.encode_basestring_ascii
+"""A string as :func:`~frozen_search.store.revision_json` writes it (the same ASCII escape its C encoder calls)."""
 
 
 def wire_states(message: dict[str, Any]) -> list[tuple[int, list[WireState]]]:
@@ -689,11 +723,63 @@ def read_message(stream: IO[bytes], who: str) -> dict[str, Any] | None:
     return found
 
 
+READ_AHEAD = 2
+"""Messages of a worker process read from its pipe ahead of their use (:func:`worker_messages`): the worker goes on
+while this process stores, or reads a block itself (:func:`states_beside_worker`)."""
+Ahead = dict[str, Any] | IngestError | None  # a message read ahead, the error reading it raised, or the end
+
+
+def _read_ahead(stream: IO[bytes], who: str, stop: threading.Event) -> tuple[queue.Queue[Ahead], threading.Thread]:
+    """A thread reading the messages of ``stream`` (:func:`read_message`) into a queue of at most
+    :data:`READ_AHEAD`, then ``None`` at its end (or the :class:`IngestError` reading raised); it stops when
+    ``stop`` is set or reading fails (the stream closed under it)."""
+    messages: queue.Queue[Ahead] = queue.Queue(READ_AHEAD)
+
+    def pump() -> None:
+        message: Ahead = {}
+        while message is not None and not isinstance(message, IngestError) and not stop.is_set():
+            try:
+                message = read_message(stream, who)
+            except IngestError as exc:
+                message = exc
+            except (OSError, ValueError):  # closed under it: its reader stopped
+                message = None
+            while not stop.is_set():
+                try:
+                    messages.put(message, timeout=0.1)
+                    break
+                except queue.Full:
+                    continue
+
+    thread = threading.Thread(target=pump, name="ingest-worker-reader", daemon=True)
+    thread.start()
+    return messages, thread
+
+
+def _next_ahead(messages: queue.Queue[Ahead], thread: threading.Thread) -> dict[str, Any] | None:
+    """The next message :func:`_read_ahead` read; ``None`` at the end of the stream (or when its thread died).
+
+    Raises:
+        IngestError: reading it did.
+    """
+    while True:
+        try:
+            found = messages.get(timeout=0.1)
+        except queue.Empty:
+            if not thread.is_alive() and messages.empty():
+                return None
+            continue
+        if isinstance(found, IngestError):
+            raise found
+        return found
+
+
 def worker_messages(module: str, arguments: dict[str, Any], who: str, stopped: str
                     ) -> Generator[dict[str, Any], None, None]:
     """The :func:`write_message` messages of ``python -m module ARGUMENTS_JSON`` run with this interpreter and this
-    ``frozen_search`` package, up to and including the one marked ``done``; the pipe's buffer bounds what is in
-    flight. Closing the generator (or an error) stops the worker.
+    ``frozen_search`` package, up to and including the one marked ``done``; a thread reads up to
+    :data:`READ_AHEAD` of them ahead (the pipe's buffer and that bound what is in flight). Closing the generator
+    (or an error) stops the worker.
 
     Raises:
         IngestError: the worker stopped early (``stopped`` and its exit code), wrote something unreadable, or sent
@@ -704,9 +790,11 @@ def worker_messages(module: str, arguments: dict[str, Any], who: str, stopped: s
     worker = subprocess.Popen([sys.executable, "-m", module, json.dumps(arguments)], stdin=subprocess.DEVNULL,
                               stdout=subprocess.PIPE, env=env)
     stdout = cast(IO[bytes], worker.stdout)  # stdout=PIPE
+    stop = threading.Event()
+    messages, reader = _read_ahead(stdout, who, stop)
     try:
         while True:
-            message = read_message(stdout, who)
+            message = _next_ahead(messages, reader)
             if message is None:
                 raise IngestError(f"{stopped} (the {who} stopped, exit code {worker.wait()})")
             if "error" in message:
@@ -715,9 +803,11 @@ def worker_messages(module: str, arguments: dict[str, Any], who: str, stopped: s
             if message["done"]:
                 break
     finally:
+        stop.set()
         if worker.poll() is None:
             worker.kill()
         worker.wait()
+        reader.join()
         stdout.close()
 
 
@@ -749,10 +839,11 @@ MAX_SHARES = 4
 
 
 def line_blocks(stream: IO[bytes], first: bytes, index: int, count: int, size: int,
-                bounded: Callable[[int, int], None] | None = None
+                bounded: Callable[[int, int], None] | None = None, *, others: bool = False
                 ) -> Iterator[tuple[list[tuple[int, bytes]], int]]:
     """Blocks ``index``, ``index + count``, ... of the lines of ``stream`` (for one of ``count`` workers of
-    :func:`states_in_workers`): block ``k`` holds the lines that end in the ``k``-th ``size`` bytes read, block 0
+    :func:`states_in_workers`; with ``others``, every block but those: the worker beside an ingesting process that
+    reads those itself): block ``k`` holds the lines that end in the ``k``-th ``size`` bytes read, block 0
     also ``first`` (line 1, read already; ``b""`` for none), and one block more holds a last line without a line
     end. Each block comes as its lines ``(number from 1, bytes with the line end)`` and the bytes of the underlying
     file read by then (``stream.fileobj``'s position for a gzip stream); the other workers' blocks are only counted
@@ -778,24 +869,25 @@ def line_blocks(stream: IO[bytes], first: bytes, index: int, count: int, size: i
             held += len(data)
             if bounded is not None:
                 bounded(held, ended + 1)
-            if block % count == index:
+            if (block % count == index) != others:
                 yield [], on_disk.tell()
             continue
         if bounded is not None:
             bounded(held + start + 1, ended + 1)
         last = data.rfind(b"\n")
-        if block % count == index:
+        if (block % count == index) != others:
             lines = (b"".join([*pending, data[:last]]) if pending else data[:last]).split(b"\n")
             yield [(ended + 1 + i, line + b"\n") for i, line in enumerate(lines)], on_disk.tell()
         ended += data.count(b"\n", 0, last + 1)
         pending = [data[last + 1:]] if last + 1 < len(data) else []
         held = len(data) - last - 1
-    if pending and block % count == index:  # the last line, without a line end: a block of its own
+    if pending and (block % count == index) != others:  # the last line, without a line end: a block of its own
         yield [(ended + 1, b"".join(pending))], on_disk.tell()
 
 
 def states_in_workers(factory: str, paths: Sequence[Path], path: Path, report: StateIngestReport,
-                      tick: Callable[[int], None], count: int, read: Any) -> Generator[list[WireState], None, None]:
+                      tick: Callable[[int], None], count: int, read: Any
+                      ) -> Generator[Sequence[DocState | WireState], None, None]:
     """What ``read(path, report, tick)`` yields, read by ``count`` worker processes at once: worker ``i`` sends
     blocks ``i``, ``i + count``, ... of ``read.share`` (a :class:`SharedBlock` per message), and they are taken here
     in file order, so the states come in the order one reader gives them, and each skipped record is told with
@@ -806,14 +898,53 @@ def states_in_workers(factory: str, paths: Sequence[Path], path: Path, report: S
         IngestError: a worker's reader raised it (same message), a worker failed or stopped, or no record of the
             file was the source's (``read.empty(path)``).
     """
-    streams = [worker_messages("frozen_search.adapters.state_worker", {
-        "factory": factory, "paths": [str(p) for p in paths], "path": str(path), "share": [i, count]},
-        "ingest worker", f"reading {path} stopped early; nothing of this ingest was stored") for i in range(count)]
+    streams = [_share_messages(factory, paths, path, [i, count]) for i in range(count)]
+    yield from _blocks_in_order(streams, lambda block: block % count, path, report, tick, read)
+
+
+def states_beside_worker(factory: str, paths: Sequence[Path], path: Path, report: StateIngestReport,
+                         tick: Callable[[int], None], every: int, read: Any
+                         ) -> Generator[Sequence[DocState | WireState], None, None]:
+    """What ``read(path, report, tick)`` yields, read by one worker process and by this process together: this one
+    reads blocks ``0``, ``every``, ``2 * every``, ... of ``read.share`` itself (between storing the worker's states),
+    the worker all the others; taken in file order as :func:`states_in_workers` takes them (the same states, order
+    and problems). With two cores the worker alone is the bound (it parses, builds and encodes every state while this
+    process stores them); a share of the parsing here evens the two out. Closing the generator stops the worker.
+
+    Raises:
+        IngestError: as :func:`states_in_workers`; the reader's own errors in this process as it raises them.
+    """
+    streams = [_own_blocks(read, path, every), _share_messages(factory, paths, path, [0, every, True])]
+    yield from _blocks_in_order(streams, lambda block: 0 if block % every == 0 else 1, path, report, tick, read)
+
+
+def _share_messages(factory: str, paths: Sequence[Path], path: Path, share: list[Any]
+                    ) -> Generator[dict[str, Any], None, None]:
+    """The messages of one worker reading blocks of ``path`` (:func:`worker_main` with ``share``)."""
+    return worker_messages("frozen_search.adapters.state_worker", {
+        "factory": factory, "paths": [str(p) for p in paths], "path": str(path), "share": share},
+        "ingest worker", f"reading {path} stopped early; nothing of this ingest was stored")
+
+
+def _own_blocks(read: Any, path: Path, every: int) -> Iterator[dict[str, Any]]:
+    """Blocks ``0``, ``every``, ... of ``read.share`` read in this process, as :func:`_share_messages` gives a
+    worker's (their states as they are, under ``"groups"``), then ``{"done": True}``."""
+    for block in read.share(path, 0, every):
+        yield {"groups": block.groups, "problems": block.problems, "records": block.records, "works": block.works,
+               "read": block.read, "done": False}
+    yield {"done": True}
+
+
+def _blocks_in_order(streams: Sequence[Iterator[dict[str, Any]]], stream_of: Callable[[int], int], path: Path,
+                     report: StateIngestReport, tick: Callable[[int], None], read: Any
+                     ) -> Generator[Sequence[DocState | WireState], None, None]:
+    """The states of the blocks of ``path``, block ``k`` taken from ``streams[stream_of(k)]``, in file order (see
+    :func:`states_in_workers`); each stream is closed at the end."""
     records = works = 0
     try:
         for block in itertools.count():
-            message = next(streams[block % count])
-            if message["done"]:  # no block `block`: the file ended; every other worker must say so too
+            message = next(streams[stream_of(block)])
+            if message["done"]:  # no block `block`: the file ended; every other stream must say so too
                 for stream in streams:
                     if any(not other["done"] for other in stream):
                         raise IngestError(f"the parse workers of {path} disagree on where it ends")
@@ -824,6 +955,9 @@ def states_in_workers(factory: str, paths: Sequence[Path], path: Path, report: S
             records += int(message["records"])
             works += int(message["works"])
             tick(int(message["read"]))
+            if "groups" in message:  # read in this process
+                yield from message["groups"]
+                continue
             for _, states in wire_states(message):
                 yield states
         empty = getattr(read, "empty", None)
@@ -831,7 +965,9 @@ def states_in_workers(factory: str, paths: Sequence[Path], path: Path, report: S
             raise IngestError(str(empty(path)))
     finally:
         for stream in streams:
-            stream.close()
+            close = getattr(stream, "close", None)
+            if close is not None:
+                close()
 
 
 def worker_main(arguments: dict[str, Any], out: IO[bytes]) -> None:
@@ -845,8 +981,9 @@ def worker_main(arguments: dict[str, Any], out: IO[bytes]) -> None:
             raise IngestError(f"no reader factory {arguments['factory']!r}")
         read: DocumentReader = getattr(importlib.import_module(module), name)([Path(p) for p in arguments["paths"]])
         if "share" in arguments:  # one of several workers of the file (states_in_workers): a message per block
-            index, count = (int(n) for n in arguments["share"])
-            for block in cast(Any, read).share(Path(arguments["path"]), index, count):
+            index, count, *others = arguments["share"]  # others: every block but index, index + count, ...
+            for block in cast(Any, read).share(Path(arguments["path"]), int(index), int(count),
+                                               **({"others": True} if others and others[0] is True else {})):
                 write_message(out, {**encode_states([(0, g) for g in block.groups], prepared=True),
                                     "problems": block.problems, "records": block.records, "works": block.works,
                                     "read": block.read, "done": False}, floatless=True)

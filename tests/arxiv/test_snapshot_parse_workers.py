@@ -73,3 +73,44 @@ def test_parse_workers_store_what_one_worker_stores(tmp_path: Path) -> None:
         reports[workers] = (report.documents, report.revisions, report.problems)
     assert reports[1] == reports[2] and reports[1][0] == 12 * 200 and len(reports[1][2]) == 12 * 3
     assert store_rows(tmp_path / "workers1") == store_rows(tmp_path / "workers2")
+
+
+@pytest.mark.parametrize(("every", "size"), [(5, 4096), (2, 65_536), (3, 1 << 20)])
+def test_the_ingesting_process_beside_one_worker_gives_what_one_reader_gives(tmp_path: Path, every: int,
+                                                                            size: int) -> None:
+    # the ingesting process reads blocks 0, every, 2 * every, ... itself and the worker all the others
+    # (share(..., others=True)); taken in file order they are one reader's states and problems
+    path = _snapshot(tmp_path / "snapshot.jsonl", 3, last_newline=size != 4096)
+    reader = ArxivReader([path])
+    streams = [reader.share(path, 0, every, size), reader.share(path, 0, every, size, others=True)]
+    states, problems, records = [], [], 0
+    for block in count():
+        found = next(streams[0 if block % every == 0 else 1], None)
+        if found is None:
+            assert all(next(stream, None) is None for stream in streams)
+            break
+        problems += [f"{path.name}: record {records + n} ({where}): {why}" if n else why
+                     for n, where, why in found.problems]
+        records += found.records
+        states += [encode_states([(0, group)]) for group in found.groups]
+    assert block > (2 * every if size < 100_000 else 0)  # many blocks each but at 1 MB (one)
+    assert (states, problems) == _single(path)
+
+
+@pytest.mark.slow
+def test_the_ingesting_process_beside_one_worker_stores_what_one_process_stores(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import frozen_search.adapters.arxiv.ingest as arxiv_ingest
+
+    path = _snapshot(tmp_path / "snapshot.jsonl", 12)  # ~3.4 MB: 4 blocks of 1 MB
+    reports = {}
+    for name, beside, parallel in (("one", 5, False), ("worker", 0, True), ("beside", 2, True)):
+        monkeypatch.setattr(arxiv_ingest, "BESIDE_WORKER", beside)
+        data = tmp_path / name
+        store = Store(data / "store.sqlite3")
+        report = ingest_arxiv([path], store, RevisionIndex.create(data / "index"), parallel=parallel,
+                              parse_workers=1, every=500)
+        store.close()
+        reports[name] = (report.documents, report.revisions, report.problems)
+    assert reports["one"] == reports["worker"] == reports["beside"] and len(reports["one"][2]) == 12 * 3
+    assert store_rows(tmp_path / "one") == store_rows(tmp_path / "worker") == store_rows(tmp_path / "beside")

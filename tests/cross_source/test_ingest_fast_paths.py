@@ -248,3 +248,43 @@ def test_oai_records_are_numbered_as_before_also_when_several_start_on_one_line(
     found = [int(re.match(r".*?: record (\d+) ", p).group(1)) for p in report.problems]  # type: ignore[union-attr]
     assert found == [expected[n] for n in (1, 2, 4, 7)] == [2, 2, 2, 5]
     assert report.documents == 5
+
+
+def test_dated_entries_and_urls_written_directly_are_what_the_encoder_writes() -> None:
+    # _stored_json writes a (str, int) dated entry and a str url itself, with the string escape the C encoder
+    # calls: random strings (controls, quotes, backslashes, non-ASCII, astral, lone surrogates) and integers
+    # (negative, past 64 bits); a bool or a float instant takes the encoder's own path
+    rng = random.Random(15)
+    alphabet = ['"', "\\", "/", "\x00", "\x1f", "\x7f", "\u00e9", "\u2028", "\ud800", "\U0001f600", "a", " ", "\n"]
+    for round_ in range(3_000):
+        what = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12)))
+        at: Any = rng.choice([rng.randint(-10 ** 6, 10 ** 6), 2 ** 70 + round_, True, False, 0.5, 10 ** 18])
+        url = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12)))
+        state = DocState(doc_id="arxiv:1", source="arxiv", version="v1", valid_from=1_000, title="T", url=url,
+                         parts=("a",), dated=((what, at), ("v1", 5)), display={"k": what},
+                         provenance={"file": what})
+        message = encode_states([(0, [state])], prepared=True)
+        fields = message["threads"][0][1][0]
+        assert fields[-2] == json.dumps(
+            {"url": url, "dated": [[what, at], ["v1", 5]], "display": {"k": what}}, sort_keys=True)
+        assert fields[-1] == json.dumps({"file": what}, sort_keys=True)
+
+
+def test_the_collector_is_set_back_as_it_was_after_an_ingest_also_a_failed_one(tmp_path: Path) -> None:
+    import gc
+
+    from frozen_search.errors import IngestError
+
+    before = gc.get_threshold(), gc.get_freeze_count()
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": 1}\n')  # no record readable: the ingest fails
+    good = realdata("arxiv", "snapshot", "kaggle_arxiv-metadata-oai-snapshot_0704.0001-0704.0200.jsonl")
+    for name, path in (("good", good), ("bad", bad)):
+        store = Store(tmp_path / name / "store.sqlite3")
+        try:
+            ingest_arxiv([path], store, RevisionIndex.create(tmp_path / name / "index"), parallel=False)
+        except IngestError:
+            assert name == "bad"
+        finally:
+            store.close()
+        assert (gc.get_threshold(), gc.get_freeze_count()) == before

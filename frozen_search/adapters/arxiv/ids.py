@@ -206,6 +206,8 @@ def author_list(authors: str) -> list[str]:
     text = clean(authors)
     if _ONLY_COMMAS.search(text) is None:  # no parenthesis, semicolon or "and ": the separators are the commas
         return [name.strip() for name in text.split(",") if name.strip()]
+    if "(" not in text and ")" not in text:  # never inside parentheses: every separator splits (no affiliation list)
+        return [name.strip() for name in _AUTHOR_SEPARATOR.split(text) if name.strip()]
     text = _without_affiliation_list(text)
     for found in _AUTHOR_SCAN.finditer(text):
         if found.group(1) is not None:
@@ -279,6 +281,8 @@ def paper_states(record: PaperRecord) -> list[DocState]:
 def _version_state(record: PaperRecord, entry: VersionEntry, history_of: list[tuple[str, str | None]]) -> DocState:
     k, when = entry.number, entry.submitted
     stored = stored_instant(when)  # arXiv stamps are whole seconds
+    label = f"v{k}"
+    versioned = f"{record.paper}{label}"
     history = [list(listed) for listed in history_of[:k]]
     submitted = history_of[k - 1][1] or iso_utc(when)
     own = record.texts.get(k)
@@ -286,24 +290,22 @@ def _version_state(record: PaperRecord, entry: VersionEntry, history_of: list[tu
     if placeholder:
         own = None  # arXiv's later placeholder for a version it never stored: a later version's text
     withdrawn = not placeholder and rules.is_withdrawal(entry.size_kb, entry.flags, own.comments if own else None)
-    base: dict[str, Any] = dict(
-        doc_id=f"{SOURCE}:{record.paper}", source=SOURCE, version=f"v{k}", valid_from=stored,
-        url=abs_url(record.paper, k), parent_version=None if k == 1 else f"v{k - 1}",
-        provenance={**record.provenance, "version": f"v{k}"})
-    display: dict[str, Any] = {"arxiv_id": f"{record.paper}v{k}", "submitted": submitted,
-                               "submission_history": history, "withdrawn": withdrawn}
-    dated = ((f"version v{k} submitted", stored), (f"submission history v1-v{k}", stored))
+    doc_id, url, parent = f"{SOURCE}:{record.paper}", abs_url(record.paper, k), None if k == 1 else f"v{k - 1}"
+    provenance = {**record.provenance, "version": label}
+    display: dict[str, Any] = {"arxiv_id": versioned, "submitted": submitted, "submission_history": history,
+                               "withdrawn": withdrawn}
+    dated = ((f"version {label} submitted", stored), (f"submission history v1-{label}", stored))
     if own is None:
         if withdrawn:
-            notice = (f"arXiv:{record.paper}v{k}, submitted {submitted}, is a withdrawal "
+            notice = (f"arXiv:{versioned}, submitted {submitted}, is a withdrawal "
                       f"({entry.size_kb if entry.size_kb is not None else '?'}kb, {entry.flags}): this version has no "
                       "article. Its own abstract page text is not in the input.")
-            return DocState(title=f"arXiv:{record.paper}v{k} (withdrawn)", parts=(notice,), dated=dated,
-                            display={**display, "content": "withdrawal notice"}, **base)
-        why = (f"the input carries no text of {record.paper}v{k} itself; another version's title, authors or "
+            return DocState(doc_id, SOURCE, label, stored, f"arXiv:{versioned} (withdrawn)", url, (notice,), dated,
+                            {**display, "content": "withdrawal notice"}, provenance, parent)
+        why = (f"the input carries no text of {versioned} itself; another version's title, authors or "
                "abstract is never shown in its place")
-        return DocState(title=f"arXiv:{record.paper}v{k}", parts=None, refusal=("content_unproven", why),
-                        dated=dated, display=display, **base)
+        return DocState(doc_id, SOURCE, label, stored, f"arXiv:{versioned}", url, None, dated, display, provenance,
+                        parent, refusal=("content_unproven", why))
     frozen = record.frozen.get(k)
     if frozen is not None and rules.is_unstored_placeholder(frozen.comments):
         frozen = None  # written later from a later version: it proves nothing about k's submission
@@ -316,13 +318,12 @@ def _version_state(record: PaperRecord, entry: VersionEntry, history_of: list[tu
     head = [own.title, f"Authors: {own.authors}"]
     if own.comments:
         head.append(f"Comments: {own.comments}")
-    head.append(f"arXiv:{record.paper}v{k}" + (f" [{primary}]" if primary else "") + f", submitted {submitted}"
+    head.append(f"arXiv:{versioned}" + (f" [{primary}]" if primary else "") + f", submitted {submitted}"
                 + (" (withdrawal)" if withdrawn else ""))
-    for name, label in (("journal_ref", "Journal-ref"), ("doi", "DOI"), ("report_no", "Report-no")):
+    for name, label_of in (("journal_ref", "Journal-ref"), ("doi", "DOI"), ("report_no", "Report-no")):
         if name in proven:
-            head.append(f"{label}: {proven[name]}")
+            head.append(f"{label_of}: {proven[name]}")
     parts = ["\n".join(head), own.abstract] + ([record.full_texts[k]] if k in record.full_texts else [])
-    own_dated = (f"title, authors, abstract and comments of v{k}", stored)
-    return DocState(title=own.title, parts=tuple(p for p in parts if p), dated=(*dated, own_dated),
-                    display=display, **base)
-
+    own_dated = (f"title, authors, abstract and comments of {label}", stored)
+    return DocState(doc_id, SOURCE, label, stored, own.title, url, tuple(p for p in parts if p), (*dated, own_dated),
+                    display, provenance, parent)

@@ -57,6 +57,9 @@ EASTERN = tz.gettz("America/New_York")
 _ABS_DATE = re.compile(r"^Date(?: \(revised v(\d+)\))?:\s*(.+?)\s+\((\d+)kb(?:,\s*([A-Za-z]+))?\)\s*$")
 _ABS_FIELD = re.compile(r"^([A-Za-z][A-Za-z-]*):\s?(.*)$")
 Tick = Callable[[int], None]
+BESIDE_WORKER = 5
+"""The ingesting process reads one block of the bulk snapshot in this many beside its one worker
+(:meth:`ArxivReader.beside`)."""
 _MAX_FIRST_LINE = 64_000_000  # bytes of the first JSON line read to detect the format
 
 
@@ -133,13 +136,21 @@ class ArxivReader:
         count = self.workers if self.workers is not None else min(MAX_SHARES, (os.cpu_count() or 1) - 1)
         return count if count > 1 and detect_format(path) == "snapshot" else 1
 
-    def share(self, path: Path, index: int, count: int, size: int = SHARE_BYTES) -> Iterator[SharedBlock]:
-        """Blocks ``index``, ``index + count``, ... of the bulk snapshot ``path``
+    def beside(self, path: Path) -> int:
+        """When one worker process reads ``path`` (:meth:`shares`): the ingesting process reads one block in this
+        many itself (:func:`~frozen_search.adapters.documents.states_beside_worker`): 5 for the bulk snapshot, whose
+        worker alone is the bound on 2 cores (it spent ~9 CPU-s per 100,000 records where the ingesting process
+        spent ~6; bench/README, wt-ingest); 0 (none) for any other format."""
+        return BESIDE_WORKER if detect_format(path) == "snapshot" else 0
+
+    def share(self, path: Path, index: int, count: int, size: int = SHARE_BYTES, *, others: bool = False
+              ) -> Iterator[SharedBlock]:
+        """Blocks ``index``, ``index + count``, ... of the bulk snapshot ``path`` (``others``: all the other blocks)
         (:func:`~frozen_search.adapters.documents.line_blocks`), each read into states as this reader reads the
         file: a problem told by line number comes whole (``(0, "", sentence)``), one of a record's history by its
         number within the block."""
         with path.open("rb") as handle:
-            for lines, read in line_blocks(handle, b"", index, count, size):
+            for lines, read in line_blocks(handle, b"", index, count, size, others=others):
                 yield _snapshot_block(path, lines, read)
 
 

@@ -47,6 +47,7 @@ from frozen_search.adapters.documents import (
     StateIngestReport,
     StateWriter,
     WireState,
+    bulk_collection,
     encode_states,
     wire_states,
     worker_messages,
@@ -302,7 +303,7 @@ def ingest_checkpointed(site_dir: Path, site: Site, store: Store, index: Revisio
         else reader.threads(db, report, after=last))
     store.set_cache_mb(BULK_CACHE_MB)
     try:
-        with index.writer() as writer:
+        with bulk_collection(), index.writer() as writer:
             state_writer = StateWriter(store, writer)
             done = False
             while not done:
