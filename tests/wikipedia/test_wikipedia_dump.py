@@ -234,6 +234,7 @@ def test_render_process_failure_falls_back_to_rendering_inline(tmp_path: Path, m
 
 UNGUARDED_SCRIPT = """
 import sys
+import time
 from pathlib import Path
 
 from frozen_search.adapters.wikipedia import dump
@@ -254,6 +255,18 @@ def counted(pool, sources):
 
 
 dump._RenderPool.submit = counted
+start = dump._RenderPool.start
+
+
+def started(pool):  # wait (at most 120 s) until the render processes answered: a loaded machine starts them late
+    start(pool)
+    for _ in range(1200):
+        if pool.ready or pool._broken:
+            return
+        time.sleep(0.1)
+
+
+dump._RenderPool.start = started
 report = dump.ingest_wikipedia([Path(p) for p in sys.argv[2:]], Store(out / "store.sqlite3"),
                                RevisionIndex.create(out / "index"))
 (out / "done.txt").write_text(f"{report.revisions} {sum(batches)}")
