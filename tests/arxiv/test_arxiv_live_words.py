@@ -18,5 +18,6 @@ def test_words_are_whole(query: str, expected: list[str]) -> None:
     assert _words(query) == expected
 
 
-def test_at_most_ten_words() -> None:
-    assert _words(" ".join(f"w{i}" for i in range(12))) == [f"w{i}" for i in range(10)]
+def test_at_most_eight_distinct_words() -> None:  # one request each, 3 s apart at arXiv's rate
+    assert _words(" ".join(f"w{i}" for i in range(12))) == [f"w{i}" for i in range(8)]
+    assert _words("Zinnia zinnia ZINNIA bound") == ["Zinnia", "bound"]

@@ -108,12 +108,6 @@ def test_the_unrevised_paper_is_found(worlds: dict[str, FrozenSearchService]) ->
     assert f"arxiv:{PAPER}" in _answer(worlds["never-revised"], "zinnia proved")
 
 
-@pytest.mark.xfail(strict=True, reason="arxiv live: the query's words are sent upstream together (all:w1 AND all:w2), "
-                                       "so whether a paper is proposed depends on today's version holding every "
-                                       "word: 'zinnia disproved' shows 2306.07400v1 only where v2 (after T) says "
-                                       "'disproved', and 'zinnia proved' (v1's own words) finds it only where it "
-                                       "does not; fix as Wikipedia: each word asked alone (3 s a request at "
-                                       "arXiv's rate) or one OR query (a ranking residual)")
 def test_a_word_only_a_later_version_has_changes_no_answer(worlds: dict[str, FrozenSearchService]) -> None:
     for query in ("zinnia disproved", "zinnia proved"):
         revised, never = (_answer(worlds[name], query) for name in ("revised-after-t", "never-revised"))

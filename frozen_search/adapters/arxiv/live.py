@@ -5,8 +5,9 @@ Follows arXiv's API manual and the facts in ``shared/sources.md``: every request
 ``UpstreamRejected`` and never retried; offline mode answers from the cache only). The API's search returns each
 paper's *current* version, so:
 
-1. ``search_query=(<words>) AND submittedDate:[199101010000 TO <minute of T-1s>]`` narrows candidates; each entry's
-   ``published`` (the v1 date) is re-checked strictly (``< T``);
+1. ``search_query=(all:<word>) AND submittedDate:[199101010000 TO <minute of T-1s>]``, each word of the query asked
+   alone (never the words together: today's version would decide which papers are proposed), narrows candidates;
+   each entry's ``published`` (the v1 date) is re-checked strictly (``< T``);
 2. when the entry's own version (``updated``) predates ``T``, it *is* the version current at ``T`` (no later version
    exists) and the entry is its own record; otherwise the version dates come from OAI ``GetRecord`` ``arXivRaw``
    (unless the entry is v2, whose only earlier version is v1) and the chosen version is read with
@@ -24,6 +25,7 @@ from __future__ import annotations
 import io
 import logging
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from urllib.parse import urlsplit
 
@@ -62,6 +64,7 @@ OPENSEARCH = "http://a9.com/-/spec/opensearch/1.1/"
 OAI = "http://www.openarchives.org/OAI/2.0/"
 NS = {"a": ATOM, "arxiv": ARXIV, "os": OPENSEARCH}
 MAX_PDF_BYTES = 50_000_000
+MAX_QUERY_WORDS = 8  # words of a live search asked upstream, one request each (3 s apart at arXiv's rate)
 
 
 @dataclass(frozen=True)
@@ -150,35 +153,28 @@ class ArxivLive:
 
         A candidate whose versions cannot be read because the upstream failed fails the search (never fewer results
         without a word); one upstream says does not exist (OAI ``idDoesNotExist``) is a ``content_unproven`` rejection.
+        Candidates come from :meth:`_proposed` (each word asked alone), in its order.
 
         Raises:
             UpstreamUnavailable, UpstreamRejected, OfflineCacheMiss: from the upstream layer.
         """
         found: list[list[DocState]] = []
         rejections: list[Rejection] = []
-        words = " AND ".join(f"all:{w}" for w in _words(query))
-        if not words:
-            return found, rejections
-        search = f"({words}) AND {rules.submitted_window(self.cutoff)}"
         seen: set[str] = set()
-        for page in range(self.max_pages):
-            feed = self._search_page(search, page * self.page_size)
-            for entry in feed.entries:
-                if len(found) >= limit:
-                    return found, rejections
-                if entry.paper in seen:
-                    continue
-                seen.add(entry.paper)
-                try:
-                    states = self._at_cutoff(entry, rejections)
-                except (NotFoundBeforeCutoff, ContentUnproven) as exc:  # upstream failures are errors, not "unproven"
-                    rejections.append(Rejection(id=f"{SOURCE}:{entry.paper}", reason="content_unproven",
-                                                evidence=exc.message))
-                    continue
-                if states:
-                    found.append(states)
-            if len(found) >= limit or (page + 1) * self.page_size >= feed.total or not feed.entries:
+        for entry in self._proposed(_words(query)):
+            if len(found) >= limit:
                 break
+            if entry.paper in seen:
+                continue
+            seen.add(entry.paper)
+            try:
+                states = self._at_cutoff(entry, rejections)
+            except (NotFoundBeforeCutoff, ContentUnproven) as exc:  # upstream failures are errors, not "unproven"
+                rejections.append(Rejection(id=f"{SOURCE}:{entry.paper}", reason="content_unproven",
+                                            evidence=exc.message))
+                continue
+            if states:
+                found.append(states)
         return found, rejections
 
     def resolve(self, reference: DocReference) -> list[DocState]:
@@ -325,6 +321,39 @@ class ArxivLive:
 
     # -- requests ----------------------------------------------------------------------------------------------
 
+    def _proposed(self, words: list[str]) -> Iterator[Entry]:
+        """The API's entries for each word asked alone, interleaved rank by rank (word 1's first, word 2's first,
+        ..., word 1's second, ...), each word's pages read only when its earlier entries are used up (at most
+        ``max_pages`` pages of ``page_size`` a word; one request each, one every 3 s at arXiv's rate).
+
+        arXiv's search matches each paper's *current* version and, for ``all:a AND all:b``, requires every word in
+        it; an ``OR`` query ranks papers holding several words today first, so which of more matches than are read
+        get resolved would still tell what today's text holds together. Asked alone, the entries a word brings and
+        their order depend on that word and today's text only, never on the words together (as Wikipedia's live
+        search). The residual: each word's entries still come from today's text and relevance ranking (a paper whose
+        word at ``T`` is gone today is not proposed by it).
+
+        Raises:
+            UpstreamUnavailable, UpstreamRejected, OfflineCacheMiss: from the upstream layer.
+        """
+        window = rules.submitted_window(self.cutoff)
+        queues: list[list[Entry]] = [[] for _ in words]
+        read = [0] * len(words)  # pages read for each word
+        more = [True] * len(words)  # whether the word's upstream result has entries not read yet
+        while True:
+            yielded = False
+            for index, word in enumerate(words):
+                if not queues[index] and more[index] and read[index] < self.max_pages:
+                    feed = self._search_page(f"(all:{word}) AND {window}", read[index] * self.page_size)
+                    read[index] += 1
+                    queues[index].extend(feed.entries)
+                    more[index] = bool(feed.entries) and read[index] * self.page_size < feed.total
+                if queues[index]:
+                    yielded = True
+                    yield queues[index].pop(0)
+            if not yielded:
+                return
+
     def _search_page(self, search: str, start: int) -> Feed:
         params = {"search_query": search, "start": str(start), "max_results": str(self.page_size),
                   "sortBy": "relevance", "sortOrder": "descending"}
@@ -390,6 +419,11 @@ _STAMP_CATEGORY = re.compile(r"(arXiv:[\w./-]+v\d+)\s*\[\s*[A-Za-z-]+(?:\.[A-Za-
 
 
 def _words(query: str) -> list[str]:
-    """The first 10 words of a search query, for arXiv's ``all:`` terms: runs of letters, marks and numbers (the
-    ``regex`` package's Unicode properties; ``str.isalnum`` dropped vowel signs and viramas and split ``हिन्दी``)."""
-    return _WORD.findall(query)[:10]
+    """The words of a search query, at most :data:`MAX_QUERY_WORDS`, in order, a word repeated (case-folded) asked
+    once, as written (arXiv's search folds case itself), for arXiv's ``all:`` terms, one request each: runs of
+    letters, marks and numbers (the ``regex`` package's Unicode properties; ``str.isalnum`` dropped vowel signs and
+    viramas and split ``हिन्दी``)."""
+    words: dict[str, str] = {}
+    for word in _WORD.findall(query):
+        words.setdefault(word.casefold(), word)
+    return list(words.values())[:MAX_QUERY_WORDS]

@@ -3,10 +3,11 @@
 Why not pyalex (../shared/sources.md): it hard-codes its host, sends the key as a header where the API documents
 ``api_key=`` in the URL, and mis-combines ``filter`` with ``filter_or``. Here every request is built explicitly:
 
-- search: ``GET {api}/works?search=<query>&filter=to_publication_date:<last day>,primary_location.source.type:
+- search: ``GET {api}/works?search=<word>&filter=to_publication_date:<last day>,primary_location.source.type:
   journal|conference,is_paratext:false&per_page=N&cursor=*`` then ``cursor=<next_cursor>`` (cursor paging; plain
   paging stops at 10,000). ``to_publication_date`` is inclusive, so it is the day before a midnight ``T``
-  (:func:`frozen_search.cutoff_rules.openalex.last_publication_day`);
+  (:func:`frozen_search.cutoff_rules.openalex.last_publication_day`); each word of the query is asked alone
+  (the API ANDs the words of ``search`` over today's title, abstract and fulltext);
 - a work: ``GET {api}/works/W…``; a merged work answers with a redirect to the work that absorbed it, which is
   followed only when it stays on the configured API's scheme, host and port and names another ``/works/W…``
   (:class:`~frozen_search.errors.RefusedSource` otherwise, even to a host the layer allows);
@@ -28,6 +29,7 @@ from datetime import datetime
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
+import regex
 import requests
 
 from frozen_search.adapters.documents import DocReference, DocState
@@ -43,6 +45,9 @@ from frozen_search.errors import ConfigError, InvalidRequest, NotFoundBeforeCuto
 from frozen_search.models import Rejection
 
 SEARCH_FILTER = "primary_location.source.type:journal|conference,is_paratext:false"
+MAX_QUERY_WORDS = 8  # words of a live search asked upstream, one ``search=`` list each
+_WORD = regex.compile(r"\w+")  # Unicode's word characters (UTS #18), as the other live searches' words
+_OPERATORS = frozenset({"AND", "OR", "NOT"})  # OpenAlex's boolean operators (upper case only)
 _WORK_PATH = re.compile(r"^/works/([Ww][0-9]{1,12})/?$")
 
 
@@ -100,16 +105,46 @@ class OpenAlexLive:
         """
         if source not in (None, SOURCE):
             return [], []
-        params = [("search", query), ("filter", self.search_filter), ("per_page", str(min(self.per_page, limit)))]
         found: list[list[DocState]] = []
         rejections: list[Rejection] = []
-        for url, work in self._listed(params, limit):
+        for url, work in self._proposed(query, limit):
             try:
                 found.append([work_state(work, {"upstream": url})])
             except RecordError as exc:
                 rejections.append(Rejection(id=_doc_of(work), reason="created_after_cutoff",
                                             evidence=f"OpenAlex search proposed it; {exc}"))
         return found, rejections
+
+    def _proposed(self, query: str, limit: int) -> list[tuple[str, Any]]:
+        """``(page url, record)`` of up to ``limit`` works ``search=`` proposes for each word of ``query`` asked
+        alone (``limit`` a word), interleaved rank by rank, each work once (by its ``id``).
+
+        OpenAlex ANDs the words of ``search`` over title, abstract *and fulltext* (its search guide: "Words not
+        separated by boolean operators are treated as AND"), so asked together, whether a work whose shown title
+        and abstract hold only some words is proposed would depend on today's undisplayed fulltext holding the
+        others; one ``OR`` query would rank works holding several words today first. Asked alone, a word's works
+        depend on that word and today's record only (as the other live searches); the residual: each word's hits
+        still come from today's record and ranking. The operator words ``AND``/``OR``/``NOT`` are sent lower-cased
+        (a word, not an operator).
+
+        Raises:
+            UpstreamUnavailable, UpstreamRejected, OfflineCacheMiss: from the upstream layer.
+        """
+        per_word = []
+        for word in _query_words(query):
+            params = [("search", word.lower() if word in _OPERATORS else word), ("filter", self.search_filter),
+                      ("per_page", str(min(self.per_page, limit)))]
+            per_word.append(list(self._listed(params, limit)))
+        chosen: list[tuple[str, Any]] = []
+        ids: set[str] = set()
+        for rank in range(max((len(hits) for hits in per_word), default=0)):
+            for hits in per_word:
+                if rank < len(hits) and len(chosen) < limit:
+                    key = _doc_of(hits[rank][1])
+                    if key == f"{SOURCE}:?" or key not in ids:  # a record without a usable id is refused, not merged
+                        ids.add(key)
+                        chosen.append(hits[rank])
+        return chosen
 
     def resolve(self, reference: DocReference) -> list[DocState]:
         """The state of the referenced work (a merged id resolves to the work that absorbed it), or of every
@@ -198,6 +233,15 @@ class OpenAlexLive:
         if follow and record.status in (404, 410):
             raise NotFoundBeforeCutoff(f"GET {record.url} answered {record.status}")
         return record
+
+
+def _query_words(query: str) -> list[str]:
+    """The words of a search query (``\\w+`` of the ``regex`` package: Unicode's word characters, marks
+    included), a word repeated (case-folded) asked once, at most :data:`MAX_QUERY_WORDS`, in order."""
+    words: dict[str, str] = {}
+    for word in _WORD.findall(query):
+        words.setdefault(word.casefold(), word)
+    return list(words.values())[:MAX_QUERY_WORDS]
 
 
 def _doc_of(work: Any) -> str:

@@ -9,8 +9,8 @@ which the API accepts in place of ``api_site_parameter``, so no ``/sites`` looku
 
 Per thread (API docs, sources.md):
 
-- ``/search/advanced?q=…&todate=T−1`` only proposes candidates: ``todate`` bounds creation, not edits, and the
-  search ranks today's text;
+- ``/search/advanced?q=<word>&todate=T−1``, each word of the query asked alone (``q`` requires every word in
+  today's text), only proposes candidates: ``todate`` bounds creation, not edits, and the search ranks today's text;
 - ``/posts/{ids}/revisions?filter=withbody`` gives each post's full history (newest first; ``title``/``body``/
   ``tags`` only on the revisions that changed them; state changes as entries without ``revision_number`` whose
   ``comment`` names them: closed, reopened, deleted, undeleted, locked, unlocked);
@@ -29,6 +29,8 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+import regex
 
 from frozen_search.adapters.documents import DocReference, DocState
 from frozen_search.adapters.http import Upstream, require_json
@@ -51,6 +53,8 @@ logger = logging.getLogger(__name__)
 
 MAX_PAGES = 25  # of 100 items each; a longer history is not read (fail closed)
 BATCH = 100  # ids per vectorized call (API limit)
+MAX_QUERY_WORDS = 8  # words of a live search asked upstream, one ``/search/advanced`` request each
+_WORD = regex.compile(r"\w+")  # Unicode's word characters (UTS #18), as Wikipedia's live query words
 BODY_FILTER = "withbody"  # built-in filter: the default fields plus every body
 _STATE_CHANGE = re.compile(r"\bpost\s+(closed|reopened|deleted|undeleted|locked|unlocked)\b", re.IGNORECASE)
 # Merges and migrations, as the site's revision list names them ("Post Merged (destination)", "Post Migrated Here",
@@ -92,10 +96,7 @@ class StackExchangeLive:
         for site in self.sites:
             if source is not None and source != site.short:
                 continue
-            params = {"q": query, "todate": self.bound - 1, "sort": "relevance", "order": "desc",
-                      "pagesize": min(max(limit, 1), 100)}
-            items = self._get("/search/advanced", site, params).items
-            ids = [int(i["question_id"]) for i in items if isinstance(i.get("question_id"), int)][:limit]
+            ids = self._proposed(site, query, limit)
             threads = self._threads(site, ids)
             for question_id in ids:
                 states = threads.get(question_id, [])
@@ -105,6 +106,32 @@ class StackExchangeLive:
                     rejections.append(Rejection(id=site.doc_id(question_id), reason="created_after_cutoff",
                                                 evidence="the API search proposed it; it has no state before T"))
         return found, rejections
+
+    def _proposed(self, site: Site, query: str, limit: int) -> list[int]:
+        """Up to ``limit`` question ids ``/search/advanced`` proposes for each word of ``query`` asked alone (``q``,
+        ``todate=T−1``, by relevance, ``limit`` a word), interleaved rank by rank and deduplicated.
+
+        The API's ``q`` matches today's text and requires every word of it, with no ``OR`` (API 2.3 docs: "an
+        undocumented algorithm"; the site search is AND), so asking the words together would let today's text
+        decide which question is proposed (a word only a later edit added). Asked alone, a word's ids depend on that
+        word and today's text only (as Wikipedia's and arXiv's live searches); the residual: each word's hits still
+        come from today's text and ranking.
+
+        Raises:
+            UpstreamUnavailable, UpstreamRejected, OfflineCacheMiss: from the upstream layer.
+        """
+        per_word = []
+        for word in _query_words(query):
+            params = {"q": word, "todate": self.bound - 1, "sort": "relevance", "order": "desc",
+                      "pagesize": min(max(limit, 1), 100)}
+            items = self._get("/search/advanced", site, params).items
+            per_word.append([int(i["question_id"]) for i in items if _seconds(i.get("question_id"))])
+        ids: list[int] = []
+        for rank in range(max((len(hits) for hits in per_word), default=0)):
+            for hits in per_word:
+                if rank < len(hits) and hits[rank] not in ids:
+                    ids.append(hits[rank])
+        return ids[:limit]
 
     def resolve(self, reference: DocReference) -> list[DocState]:
         """The states before ``T`` of the referenced thread (an answer alias resolves to its question).
@@ -270,6 +297,15 @@ def _post(post_id: int, is_question: bool, revisions: Iterable[dict[str, Any]],
             if event is not None:
                 post.events.append(event)
     return post
+
+
+def _query_words(query: str) -> list[str]:
+    """The words of a search query (``\\w+`` of the ``regex`` package: Unicode's word characters, marks
+    included), a word repeated (case-folded) asked once, at most :data:`MAX_QUERY_WORDS`, in order."""
+    words: dict[str, str] = {}
+    for word in _WORD.findall(query):
+        words.setdefault(word.casefold(), word)
+    return list(words.values())[:MAX_QUERY_WORDS]
 
 
 def _seconds(value: Any) -> bool:
