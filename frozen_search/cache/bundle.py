@@ -201,43 +201,74 @@ def _files(root: Path) -> list[str]:
 
 
 def clean_stale_staging(parent: Path, prefix: str) -> list[Path]:
-    """Remove the staging folders named ``prefix*`` in ``parent`` that no running export or import holds (their
-    ``.staging.lock`` is not locked: the kernel dropped the lock when the process died, ``kill -9`` included);
-    returns those removed. A folder with no lock file is removed once older than 10 minutes."""
+    """Remove the staging folders named ``prefix*`` in ``parent`` that no running export or import holds, with their
+    lock files; returns the folders removed. A folder's lock is the file ``<folder>.lock`` beside it, created and
+    locked before the folder exists (:func:`_staging`), or ``.staging.lock`` inside it (staging of earlier
+    versions); it is free when the process that held it died (the kernel drops a ``flock`` then, ``kill -9``
+    included). A lock file with no folder and no holder (a run killed before its folder was made) is removed too.
+    A folder with no lock file at all is removed once older than 10 minutes."""
     removed: list[Path] = []
     try:
-        candidates = [p for p in parent.iterdir() if p.name.startswith(prefix) and p.is_dir()]
+        entries = [p for p in parent.iterdir() if p.name.startswith(prefix)]
     except OSError:
         return removed
-    for folder in candidates:
-        lock_path = folder / _STAGING_LOCK
-        if not lock_path.exists():
-            with contextlib.suppress(OSError):
-                if time.time() - folder.stat().st_mtime > _STALE_UNLOCKED_S:
-                    shutil.rmtree(folder, ignore_errors=True)
-                    removed.append(folder)
+    for entry in entries:
+        if entry.name.endswith(_LOCK_SUFFIX) and not entry.is_dir():
+            if not entry.with_name(entry.name[: -len(_LOCK_SUFFIX)]).exists() and _free(entry):
+                with contextlib.suppress(OSError):
+                    entry.unlink()
             continue
-        try:
-            with FileLock(lock_path, timeout=0):
-                pass  # taken and released at once: no running export or import holds it
-        except (Timeout, OSError):
-            continue  # a running export or import (or a lock file that cannot be opened)
-        shutil.rmtree(folder, ignore_errors=True)
-        removed.append(folder)
+        if not entry.is_dir():
+            continue
+        locks = [lock for lock in (_lock_of(entry), entry / _STAGING_LOCK) if lock.exists()]
+        if not locks:
+            with contextlib.suppress(OSError):
+                if time.time() - entry.stat().st_mtime > _STALE_UNLOCKED_S:
+                    shutil.rmtree(entry, ignore_errors=True)
+                    removed.append(entry)
+            continue
+        if all(_free(lock) for lock in locks):
+            shutil.rmtree(entry, ignore_errors=True)
+            with contextlib.suppress(OSError):
+                _lock_of(entry).unlink(missing_ok=True)
+            removed.append(entry)
     return removed
+
+
+_LOCK_SUFFIX = ".lock"
+
+
+def _lock_of(folder: Path) -> Path:
+    return folder.with_name(folder.name + _LOCK_SUFFIX)
+
+
+def _free(lock_path: Path) -> bool:
+    """Whether no process holds the ``filelock`` lock on ``lock_path`` (taken and released at once)."""
+    try:
+        with FileLock(lock_path, timeout=0):
+            return True
+    except (Timeout, OSError):
+        return False  # a running export or import (or a lock file that cannot be opened)
 
 
 @contextlib.contextmanager
 def _staging(parent: Path, prefix: str) -> Iterator[Path]:
-    """A fresh staging folder ``parent/prefix*`` held (a ``filelock`` lock on its ``.staging.lock``) for the block
-    and removed after it; stale ones of killed runs are removed first (:func:`clean_stale_staging`)."""
+    """A fresh staging folder ``parent/prefix*`` held for the block and removed after it; stale ones of killed runs
+    are removed first (:func:`clean_stale_staging`). Its lock file ``<folder>.lock`` is made (``mkstemp``: a unique
+    name) and locked before the folder exists, so a run killed at any point leaves nothing the next run keeps."""
     clean_stale_staging(parent, prefix)
-    folder = Path(tempfile.mkdtemp(prefix=prefix, dir=parent))
-    with FileLock(folder / _STAGING_LOCK, mode=0o600):
+    handle, name = tempfile.mkstemp(prefix=prefix, suffix=_LOCK_SUFFIX, dir=parent)
+    os.close(handle)
+    lock_path = Path(name)
+    folder = lock_path.with_name(lock_path.name[: -len(_LOCK_SUFFIX)])
+    with FileLock(lock_path, mode=0o600):
         try:
+            folder.mkdir(mode=0o700)
             yield folder
         finally:
             shutil.rmtree(folder, ignore_errors=True)  # removed while still held: no cleaner takes it half-gone
+            with contextlib.suppress(OSError):
+                lock_path.unlink()
 
 
 # -- export -------------------------------------------------------------------------------------------------------

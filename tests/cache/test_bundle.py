@@ -447,6 +447,36 @@ def test_issue_13_8_a_member_is_never_written_past_its_listed_size(bundle: Path,
     assert_refused(crafted, tmp_path / "target", "bytes|longer than")
 
 
+def test_staging_locks_beside_their_folders_leave_nothing_after_a_kill_at_any_point(tmp_path: Path) -> None:
+    """The lock file is made and locked before its folder: a run killed before the folder existed leaves only a free
+    lock file, one killed after leaves both, and the next run removes them; a held one stays, with its folder."""
+    import fcntl
+    import os
+
+    from frozen_search.cache.bundle import EXPORT_STAGING_PREFIX, _staging
+
+    before_folder = tmp_path / f"{EXPORT_STAGING_PREFIX}a.lock"
+    before_folder.touch()  # killed between mkstemp and mkdir
+    after_folder = tmp_path / f"{EXPORT_STAGING_PREFIX}b"
+    (after_folder / "bundle").mkdir(parents=True)
+    (tmp_path / f"{EXPORT_STAGING_PREFIX}b.lock").touch()
+    running = tmp_path / f"{EXPORT_STAGING_PREFIX}c"
+    running.mkdir()
+    held = os.open(tmp_path / f"{EXPORT_STAGING_PREFIX}c.lock", os.O_RDWR | os.O_CREAT)
+    fcntl.flock(held, fcntl.LOCK_EX)  # an export still running
+    try:
+        with _staging(tmp_path, EXPORT_STAGING_PREFIX) as folder:
+            assert folder.is_dir() and folder.with_name(folder.name + ".lock").exists()
+            left = sorted(p.name for p in tmp_path.iterdir())
+        assert left == sorted([folder.name, folder.name + ".lock", running.name, running.name + ".lock"])
+        assert sorted(p.name for p in tmp_path.iterdir()) == sorted([running.name, running.name + ".lock"])
+    finally:
+        os.close(held)
+    with _staging(tmp_path, EXPORT_STAGING_PREFIX):
+        pass
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_issue_13_8_staging_left_by_a_killed_export_or_import_is_cleaned(source: Path, bundle: Path,
                                                                           tmp_path: Path) -> None:
     import fcntl
