@@ -44,7 +44,7 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, Any, Protocol, cast
+from typing import IO, TYPE_CHECKING, Any, Protocol, cast
 
 import orjson
 
@@ -58,6 +58,9 @@ from frozen_search.models import Rejection
 from frozen_search.source import Shown, Source
 from frozen_search.store import NewRevision, RevisionRow, Store, revision_json
 from frozen_search.verify import Displayed
+
+if TYPE_CHECKING:
+    import regex
 
 REFUSAL_CODES = ("content_unproven", "not_eligible", "not_found_before_cutoff")
 PART_SEPARATOR = "\n\n"
@@ -526,6 +529,16 @@ def ingest_states(source: str, paths: Sequence[Path], store: Store, index: Revis
         writer.commit(generation)
     report.seconds = time.perf_counter() - started
     return report
+
+
+def distinct_words(query: str, word: regex.Pattern[str], limit: int) -> list[str]:
+    """The words a live search asks upstream one at a time (each alone, so that whether a document is proposed does
+    not hang on its text after ``T`` holding every word): the matches of ``word`` in ``query``, in order, a word
+    repeated (case-folded) kept once as first written, at most ``limit``."""
+    words: dict[str, str] = {}
+    for found in word.findall(query):
+        words.setdefault(found.casefold(), found)
+    return list(words.values())[:limit]
 
 
 @contextmanager

@@ -42,7 +42,7 @@ from frozen_search.adapters.arxiv.ids import (
     parse_id,
 )
 from frozen_search.adapters.arxiv.ingest import RAW, _oai_record
-from frozen_search.adapters.documents import DocReference, DocState
+from frozen_search.adapters.documents import DocReference, DocState, distinct_words
 from frozen_search.adapters.http import Upstream
 from frozen_search.cache.http_cache import CachedResponse
 from frozen_search.config import Settings
@@ -423,7 +423,4 @@ def _words(query: str) -> list[str]:
     once, as written (arXiv's search folds case itself), for arXiv's ``all:`` terms, one request each: runs of
     letters, marks and numbers (the ``regex`` package's Unicode properties; ``str.isalnum`` dropped vowel signs and
     viramas and split ``हिन्दी``)."""
-    words: dict[str, str] = {}
-    for word in _WORD.findall(query):
-        words.setdefault(word.casefold(), word)
-    return list(words.values())[:MAX_QUERY_WORDS]
+    return distinct_words(query, _WORD, MAX_QUERY_WORDS)

@@ -32,7 +32,7 @@ from urllib.parse import urljoin, urlsplit
 import regex
 import requests
 
-from frozen_search.adapters.documents import DocReference, DocState
+from frozen_search.adapters.documents import DocReference, DocState, distinct_words
 from frozen_search.adapters.http import Upstream
 from frozen_search.adapters.openalex.ids import SOURCE, RecordError, doc_id, normalize_doi, work_key, work_state
 from frozen_search.cache.http_cache import CachedResponse
@@ -238,10 +238,7 @@ class OpenAlexLive:
 def _query_words(query: str) -> list[str]:
     """The words of a search query (``\\w+`` of the ``regex`` package: Unicode's word characters, marks
     included), a word repeated (case-folded) asked once, at most :data:`MAX_QUERY_WORDS`, in order."""
-    words: dict[str, str] = {}
-    for word in _WORD.findall(query):
-        words.setdefault(word.casefold(), word)
-    return list(words.values())[:MAX_QUERY_WORDS]
+    return distinct_words(query, _WORD, MAX_QUERY_WORDS)
 
 
 def _doc_of(work: Any) -> str:

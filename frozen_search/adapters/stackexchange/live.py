@@ -32,7 +32,7 @@ from typing import Any
 
 import regex
 
-from frozen_search.adapters.documents import DocReference, DocState
+from frozen_search.adapters.documents import DocReference, DocState, distinct_words
 from frozen_search.adapters.http import Upstream, require_json
 from frozen_search.adapters.stackexchange.thread import (
     Comment,
@@ -302,10 +302,7 @@ def _post(post_id: int, is_question: bool, revisions: Iterable[dict[str, Any]],
 def _query_words(query: str) -> list[str]:
     """The words of a search query (``\\w+`` of the ``regex`` package: Unicode's word characters, marks
     included), a word repeated (case-folded) asked once, at most :data:`MAX_QUERY_WORDS`, in order."""
-    words: dict[str, str] = {}
-    for word in _WORD.findall(query):
-        words.setdefault(word.casefold(), word)
-    return list(words.values())[:MAX_QUERY_WORDS]
+    return distinct_words(query, _WORD, MAX_QUERY_WORDS)
 
 
 def _seconds(value: Any) -> bool:
