@@ -40,7 +40,14 @@ def _real_siteinfo(export: str) -> str:
 
 
 def _observe(data: Path, ids: tuple[str, ...], queries: tuple[str, ...]) -> dict[str, str]:
-    service = FrozenSearchService.open(Settings.from_env({}, data_dir=data, cutoff=parse_cutoff(CUTOFF),
+    return observe_at(data, CUTOFF, ids, queries)
+
+
+def observe_at(data: Path, cutoff: str, ids: tuple[str, ...], queries: tuple[str, ...]) -> dict[str, str]:
+    """What a caller sees at ``cutoff`` in the data dir ``data``: each fetch of ``ids`` (its answer's JSON, or the
+    error's ``[code] sentence``) keyed by id, then each search of ``queries`` (its answer's JSON: a search here must
+    answer) keyed by query."""
+    service = FrozenSearchService.open(Settings.from_env({}, data_dir=data, cutoff=parse_cutoff(cutoff),
                                                          log_path=data / "log.jsonl"))
     seen: dict[str, str] = {}
     try:

@@ -21,13 +21,10 @@ import pytest
 
 from frozen_search.adapters.wikipedia import dump as wikipedia_dump
 from frozen_search.config import Settings
-from frozen_search.cutoff import parse_cutoff
-from frozen_search.errors import FrozenSearchError
 from frozen_search.ops.ingest import ingest
-from frozen_search.service import FrozenSearchService
 from tests.conftest import PEAR_2002, wiki_file
 from tests.leaks.formats import LogItem, Page, Rev, ingested, mediawiki_export, write
-from tests.leaks.test_audit_wikipedia_logs import _real_siteinfo
+from tests.leaks.test_audit_wikipedia_logs import _real_siteinfo, observe_at
 
 CUTOFF = "2026-01-06"
 MOVED_AT = "2026-02-02T09:00:00Z"  # after the cutoff
@@ -55,21 +52,7 @@ def _null(rev_id: int, old: str, new: str, text: str, at: str = MOVED_AT) -> Rev
     return Rev(rev_id, at, text, comment=f"Bob moved page [[{old}]] to [[{new}]]: not ready")
 
 
-def _observe(data: Path, cutoff: str, ids: tuple[str, ...], queries: tuple[str, ...]) -> dict[str, str]:
-    service = FrozenSearchService.open(Settings.from_env({}, data_dir=data, cutoff=parse_cutoff(cutoff),
-                                                         log_path=data / "log.jsonl"))
-    seen: dict[str, str] = {}
-    try:
-        for id in ids:
-            try:
-                seen[id] = service.fetch(id).model_dump_json()
-            except FrozenSearchError as exc:
-                seen[id] = str(exc)
-        for query in queries:
-            seen[query] = service.search(query).model_dump_json()
-    finally:
-        service.close()
-    return seen
+_observe = observe_at
 
 
 def _worlds(tmp_path: Path, worlds: dict[str, list[str]], ids: tuple[str, ...], queries: tuple[str, ...],
