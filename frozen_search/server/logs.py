@@ -7,11 +7,18 @@ SDK's ``MCPServer`` calls ``logging.basicConfig`` with a ``RichHandler`` when th
 nothing, and uvicorn is handed the same dictionary (``uvicorn.run(log_config=LOG_CONFIG)``) instead of its own.
 Each line carries the request id of the HTTP request it was logged in (``asgi-correlation-id``'s filter; ``-``
 outside a request, and over stdio).
+
+Over stdio the lines go to a file beside the query log (:func:`stdio_log_path`), not to stderr: the agent's host
+starts that server and reads its stderr, and a record may carry upstream evidence from after the cutoff (an arXiv
+date, an upstream error) or today's date (every line's time). Such evidence belongs to the operator's records
+only, as the query log's does.
 """
 
 from __future__ import annotations
 
+import copy
 import logging.config
+from pathlib import Path
 from typing import Any
 
 LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s [%(correlation_id)s] %(message)s"
@@ -33,6 +40,21 @@ LOG_CONFIG: dict[str, Any] = {
 """The ``logging.config.dictConfig`` schema (version 1) applied by :func:`configure_logging` and given to uvicorn."""
 
 
-def configure_logging() -> None:
-    """Apply :data:`LOG_CONFIG`: one stderr handler on the root logger, uvicorn's and the SDK's loggers into it."""
-    logging.config.dictConfig(LOG_CONFIG)
+def configure_logging(log_file: Path | None = None) -> None:
+    """Apply :data:`LOG_CONFIG`: one handler on the root logger, uvicorn's and the SDK's loggers into it.
+
+    ``log_file``: append the lines to that file (UTF-8; its folder made when missing) instead of writing them to
+    stderr. Raises ``OSError`` when the file cannot be opened for appending."""
+    config = LOG_CONFIG
+    if log_file is not None:
+        log_file.parent.mkdir(parents=True, exist_ok=True)
+        config = copy.deepcopy(LOG_CONFIG)
+        config["handlers"]["stderr"] = {"class": "logging.FileHandler", "filename": str(log_file), "mode": "a",
+                                        "encoding": "utf-8", "formatter": "one", "filters": ["request_id"]}
+    logging.config.dictConfig(config)
+
+
+def stdio_log_path(querylog_path: Path) -> Path:
+    """Where the stdio MCP server's log lines go: beside the query log, ``querylog.jsonl`` ->
+    ``querylog.server.log`` (the query log's folder is writable even when the data dir is served read-only)."""
+    return querylog_path.with_name(f"{querylog_path.stem}.server.log")

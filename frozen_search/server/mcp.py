@@ -49,9 +49,9 @@ from mcp.server.stdio import stdio_server
 from mcp.types import CallToolResult, TextContent, ToolAnnotations, jsonrpc_message_adapter
 from pydantic import Field
 
-from frozen_search.errors import FrozenSearchError
+from frozen_search.errors import ConfigError, FrozenSearchError
 from frozen_search.models import FetchResponse, SearchResponse
-from frozen_search.server.logs import configure_logging
+from frozen_search.server.logs import configure_logging, stdio_log_path
 from frozen_search.service import LOGGED_DATE_HEADERS, REFUSED_DATE_HEADERS, TOOL_ARGUMENTS, FrozenSearchService
 
 SOURCE_NAMES = {"arxiv": "arXiv", "math.stackexchange": "Math.SE", "mathoverflow": "MathOverflow",
@@ -159,9 +159,16 @@ def run_stdio(service: FrozenSearchService) -> None:
     Like the SDK's own stdio transport, except that a line the SDK cannot parse is answered here: the SDK drops
     it silently (issue 13.3: a request whose JSON carries a lone surrogate, ``"wikipedia:\\ud800"``, was never
     answered and the client hung). See :func:`parse_error_reply`. Stray writes to fd 1 go to stderr while serving;
-    logs go to stderr in the server's one format.
+    log lines go, in the server's one format, to :func:`~frozen_search.server.logs.stdio_log_path` beside the query
+    log, never to stderr, which the agent's host reads (a line may carry evidence from after the cutoff).
+
+    Raises :class:`~frozen_search.errors.ConfigError` when that log file cannot be opened for appending.
     """
-    configure_logging()  # stderr, one format; before the SDK's server is built (see frozen_search.server.logs)
+    where = stdio_log_path(service.settings.querylog_path)
+    try:  # one format, into a file; before the SDK's server is built (see frozen_search.server.logs)
+        configure_logging(where)
+    except (OSError, ValueError) as exc:  # dictConfig words a handler it could not make as a ValueError
+        raise ConfigError(f"the server log {where} cannot be written ({type(exc).__name__})") from exc
     server = create_mcp(service)
     anyio.run(_serve_stdio, server)
 

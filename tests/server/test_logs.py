@@ -6,13 +6,15 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Iterator
+from pathlib import Path
 
 import httpx
 import pytest
 import uvicorn
 
+from frozen_search.errors import ConfigError
 from frozen_search.server.http import create_app
-from frozen_search.server.logs import LOG_CONFIG, configure_logging
+from frozen_search.server.logs import LOG_CONFIG, configure_logging, stdio_log_path
 from frozen_search.service import FrozenSearchService
 
 pytestmark = pytest.mark.anyio
@@ -28,6 +30,8 @@ def restored_logging() -> Iterator[None]:
              for logger in (root, *(logging.getLogger(name) for name in LOG_CONFIG["loggers"]))]
     yield
     for logger, handlers, level, propagate in saved:
+        for added in set(logger.handlers) - set(handlers):
+            added.close()  # a file handler's file
         logger.handlers[:] = handlers
         logger.setLevel(level)
         logger.propagate = propagate
@@ -58,3 +62,41 @@ async def test_sdk_uvicorn_and_our_lines_share_one_format(service: FrozenSearchS
     assert (sdk.group(1), sdk.group(3)) == ("WARNING", "probe-1") and "Invalid Host header" in sdk.group(4)
     assert by_logger["uvicorn.error"].group(4) == "Application startup complete."
     assert by_logger["frozen_search.adapters.http"].group(1) == "WARNING"
+
+
+def test_the_stdio_server_logs_beside_the_query_log_not_to_stderr(service: FrozenSearchService,
+                                                                   restored_logging: None, tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """The agent's host reads a stdio server's stderr: a log record there may carry upstream evidence from after the
+    cutoff (arXiv live logs the upstream's dates) and every line today's date. They go to the operator's file."""
+    from frozen_search.server import mcp as mcp_face
+
+    log = tmp_path / "logs" / "querylog.jsonl"
+    monkeypatch.setattr("frozen_search.server.mcp.anyio.run", lambda *args: None)  # the wiring only, no stdin session
+    mcp_face.run_stdio(_with_log(service, log, monkeypatch))
+    logging.getLogger("frozen_search.adapters.arxiv.live").info("2207.00001: announced 2027-03-02")
+    logging.getLogger("mcp.server.lowlevel.server").warning("a warning of the SDK")
+    assert capsys.readouterr().err == ""
+    lines = stdio_log_path(log).read_text(encoding="utf-8").splitlines()
+    assert stdio_log_path(log) == tmp_path / "logs" / "querylog.server.log"
+    assert [LINE.match(line).group(2, 4) for line in lines] == [  # type: ignore[union-attr]
+        ("frozen_search.adapters.arxiv.live", "2207.00001: announced 2027-03-02"),
+        ("mcp.server.lowlevel.server", "a warning of the SDK")]
+
+
+def test_an_unwritable_stdio_log_is_a_coded_config_error(service: FrozenSearchService, restored_logging: None,
+                                                         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from frozen_search.server import mcp as mcp_face
+
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    monkeypatch.setattr("frozen_search.server.mcp.anyio.run", lambda *args: None)
+    with pytest.raises(ConfigError, match="the server log .* cannot be written"):
+        mcp_face.run_stdio(_with_log(service, blocker / "querylog.jsonl", monkeypatch))
+
+
+def _with_log(service: FrozenSearchService, log: Path, monkeypatch: pytest.MonkeyPatch) -> FrozenSearchService:
+    """``service`` with its settings' query log at ``log`` (only the settings are read before serving)."""
+    monkeypatch.setattr(service, "settings", service.settings.replace(log_path=log))
+    return service
