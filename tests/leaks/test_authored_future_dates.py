@@ -120,3 +120,26 @@ def test_the_audit_counts_a_bare_later_date_only_outside_a_shown_text(response: 
     record = {"cutoff": "2026-01-06T00:00:00Z", "arguments": {"id": "wikipedia:X"}, "response": response,
               "error": None}
     assert (disclosure_in(record) is not None) == caught
+
+
+def test_a_stack_exchange_post_written_before_t_shows_its_later_date(tmp_path: Path) -> None:
+    """A MathOverflow question of 2025-11-01 naming a deadline after ``T`` (a crafted site dump in the real format):
+    its body revision is proven before ``T``, so its date is shown; a comment of the same thread made after ``T``
+    with another date is not part of the thread at ``T``."""
+    from tests.leaks.formats import stackexchange_dump
+    from tests.leaks.test_c11_stackexchange import LIC, _post, _q
+
+    body = "Submissions to the Pellworth workshop close on 2026-03-15; is the Pellworth bound sharp?"
+    posts = [_post(100, "2025-11-01T10:00:00.123", f"<p>{body}</p>", title="The Pellworth workshop problem")]
+    history = _q(100, "2025-11-01T10:00:00.123", "The Pellworth workshop problem", body)
+    comments = [{"Id": 1, "PostId": 100, "Score": 1, "Text": "moved to 2026-04-20 POSTCUTOFF_MARKER_3",
+                 "CreationDate": "2026-01-10T10:00:00.000", "UserId": 8, "ContentLicense": LIC}]
+    dump = stackexchange_dump(tmp_path / "mathoverflow.net", posts, history, comments)
+    service = _service(ingested(tmp_path / "data", "stackexchange", [dump], site="mathoverflow.net"))
+    try:
+        shown = _answer(service, "mathoverflow:100")
+        found = service.search("Pellworth workshop").model_dump_json()
+    finally:
+        service.close()
+    assert "close on 2026-03-15" in shown and "POSTCUTOFF_MARKER" not in shown and "2026-04-20" not in shown
+    assert "mathoverflow:100" in found
