@@ -1301,26 +1301,74 @@ def disclosure_in(record: Mapping[str, Any]) -> str | None:
     scanned for a date at or after the line's cutoff, an arXiv id
     of a later month, an access stamp after it (:func:`frozen_search.verify.future_reference`, the scan
     re-verification runs on every shown text), and for each value the line ``withheld``. A line whose cutoff does
-    not parse is reported too (nothing can be checked against it)."""
+    not parse is reported too (nothing can be checked against it).
+
+    A shown document's own text (a fetch's ``text``, a search result's ``text``) may hold a date at or after the
+    cutoff that its author wrote before it ("the 2026-03-15 conference"): re-verification showed it only because the
+    revision's own source holds it (:attr:`frozen_search.verify.Displayed.authored`), which the log cannot show, so
+    there bare ISO dates are not counted; an ISO date-time (the form this code writes its stamps in), a later arXiv
+    id or an access stamp is, as everywhere else."""
     try:
         cutoff = _cutoff_of(str(record.get("cutoff")))
     except InvalidRequest:
         return f"cutoff {str(record.get('cutoff'))[:40]!r} does not parse"
     given = sorted({iso_utc(cutoff), *_strings(record.get("arguments"))}, key=len, reverse=True)
-    texts = []
-    for text in _strings({"response": record.get("response"), "error": record.get("error")}):
-        for value in given:
-            text = text.replace(value, " ") if value else text
-        texts.append(text)
+    response, documents = _document_texts(record.get("response"))
+    texts: list[str] = []
+    authored: list[str] = []
+    for strings, into in ((_strings({"response": response, "error": record.get("error")}), texts),
+                          (documents, authored)):
+        for text in strings:
+            for value in given:
+                text = text.replace(value, " ") if value else text
+            into.append(text)
     withheld = record.get("withheld")
     for value in withheld if isinstance(withheld, list) else []:
-        if isinstance(value, str) and value and any(value in text for text in texts):
+        if isinstance(value, str) and value and any(value in text for text in [*texts, *authored]):
             return f"the withheld value {value[:80]!r} is in the answer"
     for text in texts:
         found = future_reference(text, cutoff)
         if found is not None:
             return found
+    for text in authored:
+        found = _later_instant(text, cutoff) or future_reference(text, cutoff, authored=functools.partial(str, text))
+        if found is not None:
+            return found
     return None
+
+
+_INSTANT = re.compile(r"(?<!\d)\d{4}-\d{2}-\d{2}T\d{2}:\d{2}")
+
+
+def _later_instant(text: str, cutoff: datetime) -> str | None:
+    """Evidence of an ISO date-time (``2026-02-01T00:00:00Z``: the form this code writes instants in) whose day
+    starts at or after ``cutoff`` in a shown document's text, or ``None``: counted there although a bare date is not
+    (see :func:`disclosure_in`)."""
+    for match in _INSTANT.finditer(text) if "T" in text else ():
+        if future_reference(match.group(0)[:10], cutoff) is not None:
+            return f"date-time {match.group(0)!r} at offset {match.start()} is not before the cutoff"
+    return None
+
+
+def _document_texts(response: Any) -> tuple[Any, list[str]]:
+    """``response`` without its shown documents' own texts (a fetch's ``text``, each search result's ``text``), and
+    those texts (see :func:`disclosure_in`)."""
+    if not isinstance(response, dict):
+        return response, []
+    documents: list[str] = []
+    rest = dict(response)
+    if isinstance(rest.get("text"), str):
+        documents.append(rest.pop("text"))
+    results = rest.get("results")
+    if isinstance(results, list):
+        kept = []
+        for result in results:
+            if isinstance(result, dict) and isinstance(result.get("text"), str):
+                documents.append(result["text"])
+                result = {key: value for key, value in result.items() if key != "text"}
+            kept.append(result)
+        rest["results"] = kept
+    return rest, documents
 
 
 def _strings(value: Any) -> Iterator[str]:

@@ -12,11 +12,26 @@ Every search hit and every fetched document goes through :func:`verify` just bef
 3. ``matched_only_current_text`` (search only) a query word occurs in the displayed title or text itself;
 4. ``future_reference``          the text cites nothing that could not exist before ``T``: new- or old-style arXiv
                                  identifiers of a month after ``T``'s month, ISO dates (``YYYY-MM-DD``) whose day
-                                 starts at or after ``T``, "Retrieved/accessed <date>" stamps at or after ``T``;
+                                 starts at or after ``T`` unless the author wrote them (below), "Retrieved/accessed
+                                 <date>" stamps at or after ``T``;
 5. ``refused_source``            the source and the URL's host are allowed.
 
 A failed check is a value (:class:`~frozen_search.models.Rejection` with the reason code and the evidence), logged
 by the service; it never raises. Year-only mentions and DOIs are not scanned (a DOI carries no reliable date).
+
+**What check 4 protects against, and the authored dates it lets through.** The displayed text is proven by its
+revision's date (check 1) and hash (check 2); check 4 is the second line against text that is *not* what the author
+wrote before ``T``: text our own processing made after ``T`` (a stored rendering made at ingest, templates and time
+magic words expanded at ``T``: a bug there, say a clock read, would show today's date), a mis-dated record, and the
+stamps no pre-``T`` author can write (an access stamp after ``T``, an arXiv id not yet minted). A date the author
+wrote is another matter: a page or post before ``T`` may name a deadline, a scheduled event, "the 2026-03-15
+conference"; refusing it over-refuses what was public before ``T``. So an ISO date at or after ``T`` passes when its
+literal (``2026-03-15``) occurs in the author's own source text of the shown revision (:attr:`Displayed.authored`:
+a Wikipedia revision's wikitext, the stored text of an arXiv version or a Stack Exchange post revision); a date
+only our rendering or expansion wrote (``{{CURRENTYEAR}}``, ``{{#time:…}}``, a template's output, a stored
+rendering's) is still refused, as is every date of a text with no authored source (an OpenAlex record: today's
+observation, not a revision proven before ``T``). arXiv ids of a later month and access stamps are refused even when
+authored (no author can cite them before ``T``: a typo at most).
 """
 
 from __future__ import annotations
@@ -25,7 +40,7 @@ import functools
 import hashlib
 import re
 import unicodedata
-from collections.abc import Collection, MutableMapping, Sequence
+from collections.abc import Callable, Collection, MutableMapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from urllib.parse import urlsplit
@@ -73,6 +88,10 @@ _RETRIEVED = re.compile(r"(?:retrieved(?<!\wretrieved)|accessed(?<!\waccessed))"
 # pattern opening with ``\d`` (tests/cross_source/test_scan_gates.py compares the gated scan with the ungated one).
 _ARXIV_BARE_GATE = re.compile(r"\.\d{5}")
 _ISO_DATE_GATE = re.compile(r"-[01]\d-[0-3]\d")
+_ACCESS_BEFORE = re.compile(r"(?:retrieved|accessed|access-date|accessdate)(?:\s+on)?[:=]?\s*$", re.IGNORECASE)
+"""What makes the ISO date right after it an access stamp ("Retrieved 2026-02-01", ``accessdate=…``): searched in the
+24 characters before an authored date, which then is refused all the same (:data:`_RETRIEVED` reads only the
+spelled-out forms)."""
 _DEFAULT_DAY = datetime(2000, 1, 1)
 _FOLDED_ONTO_ASCII = ("\u0130", "\u0131", "\u017f")  # İ ı ſ: IGNORECASE also matches them with i, i, s
 
@@ -113,6 +132,13 @@ class Displayed:
     parts: Sequence[tuple[str, int]]  # (what, valid_from), e.g. ("revision 123", 1178948575999)
     precision_ms: int = SECOND_MS
     inputs: Sequence[tuple[str, str, str]] = ()  # (what, stored digest, digest of what was read), for a computed text
+    authored: Callable[[], str] | None = None
+    """Reads the author's own source text of the shown revision, proven before ``T`` by the revision's date (a
+    Wikipedia revision's wikitext; for an arXiv version or a Stack Exchange post revision, the stored text itself),
+    or ``None`` when there is none: an ISO date of ``text`` whose literal occurs in it is the author's (check 4;
+    the module docstring). Read only when such a date is found."""
+    authored_key: str = ""
+    """Names the text :attr:`authored` reads (the same key, the same text), for check 4's memo."""
 
 
 def verify(doc: Displayed, cutoff: datetime, *, allowed_sources: Collection[str], allowed_hosts: Collection[str],
@@ -141,13 +167,14 @@ def verify(doc: Displayed, cutoff: datetime, *, allowed_sources: Collection[str]
     if query_terms is not None and (unmatched := query_rejection(doc, query_terms)) is not None:
         return unmatched
     own = doc.id.removeprefix("arxiv:") if doc.source == "arxiv" else None
-    key = f"{doc.stored_sha256} {own or ''}"
+    key = f"{doc.stored_sha256} {own or ''} {doc.authored_key if doc.authored is not None else ''}"
     if scan_cache is None:
-        found_ref = future_reference(doc.text, cutoff, own=own, lowered=lowered)
+        found_ref = future_reference(doc.text, cutoff, own=own, lowered=lowered, authored=doc.authored)
     elif key in scan_cache:
         found_ref = scan_cache[key]
     else:
-        found_ref = scan_cache[key] = future_reference(doc.text, cutoff, own=own, lowered=lowered)
+        found_ref = scan_cache[key] = future_reference(doc.text, cutoff, own=own, lowered=lowered,
+                                                       authored=doc.authored)
     if found_ref is not None:
         return Rejection(id=doc.id, reason="future_reference", evidence=found_ref)
     return None
@@ -427,13 +454,16 @@ def matches_lowered(title: str, lowered_title: str, text: str, lowered: str, ter
 
 
 def future_reference(text: str, cutoff: datetime, *, own: str | None = None,
-                     lowered: str | None = None) -> str | None:
+                     lowered: str | None = None, authored: Callable[[], str] | None = None) -> str | None:
     """Evidence of the first reference in ``text`` that could not exist before ``cutoff``, or ``None``.
 
     ``own`` is the displayed paper's own arXiv id (``0704.0016``, ``hep-th/9901001``), never counted: arXiv numbers a
     paper by its announcement month, so a paper submitted before ``T`` in the last days of ``T``'s month carries the
     next month's id (0704.0016 was submitted on 2007-03-31), and its existence before ``T`` is proven by its date.
-    ``lowered``: ``text.lower()`` when the caller has it (computed here otherwise).
+    ``lowered``: ``text.lower()`` when the caller has it (computed here otherwise). ``authored``: reads the author's
+    own source text of the revision (:attr:`Displayed.authored`): an ISO date at or after ``T`` whose literal occurs
+    in it is the author's and not counted (read once, only when such a date is found); arXiv ids and access stamps
+    are counted whatever the source says.
 
     The whole text is scanned by every pattern whose gate (a literal-led regex or a substring test of the lower
     case, each true wherever its pattern matches) says it may match; the answer is the ungated scan's.
@@ -457,9 +487,15 @@ def future_reference(text: str, cutoff: datetime, *, own: str | None = None,
     # a day's start is an exact instant (midnight), compared to the millisecond like any exact stamp: a date of
     # ``T``'s own day is not later than ``T`` even when ``T`` is 00:00:00.5 (an SE dump's ``…T00:00:00.499Z``)
     day_bound = instant_bound(cutoff)
+    source: str | None = None
     for match in (_ISO_DATE.finditer(text) if _ISO_DATE_GATE.search(text) is not None else ()):
         day = _day_start(int(match.group(1)), int(match.group(2)), int(match.group(3)))
         if day is not None and day * SECOND_MS >= day_bound:
+            if authored is not None:
+                source = authored() if source is None else source
+                if match.group(0) in source and _ACCESS_BEFORE.search(text, max(0, match.start() - 24),
+                                                                      match.start()) is None:
+                    continue  # the author wrote this date in the revision, before T (and not as an access stamp)
             return f"date {match.group(0)!r} at offset {match.start()} is not before the cutoff"
     bound = cutoff_bound(cutoff)  # an access stamp is read in whole seconds: surely before only when s + 1 <= T
     for match in (_RETRIEVED.finditer(text) if _may_name_access(text, lowered) else ()):

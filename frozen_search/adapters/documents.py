@@ -1068,6 +1068,12 @@ class DocumentStateSource(Source):
     resolution at ``T``, display and live wrapping shared by all of them. Subclasses give ``name``, the row sources,
     hosts, reference parsing, the ingester and :meth:`state_live` (their upstream adapter)."""
 
+    authored_states = True
+    """Whether a state's stored text is its author's, proven before ``T`` by the state's own date (an arXiv version,
+    a Stack Exchange post revision: what is shown of it was written then; the lines this code adds carry only the
+    state's own pre-``T`` stamps), so that re-verification lets an ISO date the author wrote through
+    (:attr:`frozen_search.verify.Displayed.authored`). False for a record observed today (OpenAlex)."""
+
     def display_text(self, parts: Sequence[str]) -> str:
         """Parts joined with a blank line (:func:`display_text`)."""
         return display_text(parts)
@@ -1103,12 +1109,14 @@ class DocumentStateSource(Source):
         return Shown(showable(carrying(found, reference), reference, bound, cutoff_iso(settings)))
 
     def displayed(self, shown: Shown, text: str, store: Store, settings: Settings) -> Displayed:
-        """The state's own version and every dated part it lists (``metadata.dated``)."""
+        """The state's own version and every dated part it lists (``metadata.dated``); the text is its author's
+        (check 4) when :attr:`authored_states`."""
         row = shown.row
         parts = [(f"revision {row.version} of {row.doc_id}", row.valid_from)]
         parts.extend((str(what), int(when)) for what, when in row.metadata.get("dated", []))
         return Displayed(id=row.doc_id, source=row.source, url=str(row.metadata.get("url", "")), title=row.title,
-                         text=text, stored_sha256=row.sha256, parts=parts, precision_ms=row.precision_ms)
+                         text=text, stored_sha256=row.sha256, parts=parts, precision_ms=row.precision_ms,
+                         authored=(lambda: text) if self.authored_states else None, authored_key="the text")
 
     def fetch_metadata(self, shown: Shown, common: dict[str, Any], settings: Settings,
                        store: Store | None = None) -> dict[str, Any]:

@@ -47,6 +47,43 @@ shows the date as given (``2008-12-01T00:00:00Z``). A refused work counts from t
 before the end of its period it has no state at ``T`` and answers like an unknown id, ``not_found_before_cutoff``; from
 then on ``not_eligible``). No date, or an unparseable one: the work is not ingested (a skipped record) and refused live.
 
+**Record made after T** — a ``publication_date`` before ``T`` does not prove that the work was public before ``T``:
+it is often Crossref's *issue* date (a month-only ``YYYY-MM-01``), and a journal behind schedule releases the issue
+"December 2025" in February 2026; its record, made then, would be shown at ``T = 2026-01-06``. What the record says of
+its own existence is ``created_date`` (a day, ``2025-10-10T00:00:00``; read, never displayed), the day OpenAlex made it.
+It is not a first-seen date: the real list of 2026-08-12 has 49 of 65 records created 2025-10-10 (the "Walden"
+rebuild reset it), others on 2016-06-24, 2020-11-23 and 2021-02-01 (earlier bulk dates: W2023702627, a MAG record of
+a paper of 2014-01-09, is "created" 2016-06-24), and W2897098903 was created 2018-10-26 for a work dated 2020-06-18.
+So a created date proves "OpenAlex had it by the end of that day", and its absence before ``T`` proves nothing. The
+rule (:func:`record_date`), failing closed: a work is shown from the **earlier** of
+
+- the end of its ``created_date`` (a record made before ``T`` shows the work existed before ``T``), and
+- the end of its publication date's period plus :data:`LATE_RECORD_MARGIN` (one leap year, 366 days): a work whose
+  stated date ended over a year before ``T`` is shown whatever its record's created date, since the resets make that
+  date meaningless for older cutoffs,
+
+and never before the end of its publication date's period. A missing or unparseable ``created_date`` proves nothing
+(the margin alone). The residual: a work released more than a year after the end of its stated issue date ("journals
+inevitably fall behind schedule"; a year or more is rare) whose record was made after ``T`` is shown at a ``T`` between
+its date plus the margin and its release. The same instant dates refused works (a record made after ``T`` of an
+ineligible work answers as an unknown id at ``T``, not ``not_eligible``). Measured on the 66 real records (the list
+and W2741809807; "eligible" works whose publication date is proven before ``T``; the rest are refused anyway):
+
+============  ================  ============  ====================  ==================  ==================
+cutoff        eligible, date<T  created < T   created<T or 90 days  **… or 1 year**     … or 2 years
+============  ================  ============  ====================  ==================  ==================
+2015-01-01    19                0             19                    **17**              17
+2024-01-01    34                11            33                    **32**              31
+2025-06-01    35                11            35                    **34**              33
+2026-01-06    36                36            36                    **36**              36
+============  ================  ============  ====================  ==================  ==================
+
+Refused by the rule chosen (1 year): at 2015-01-01 W2023702627 (2014-01-09, created 2016-06-24) and W2728784616
+(2014-04-07, created 2017-07-14); at 2024-01-01 W3198254723 (2023-01-01, a year-only date, so shown from 2024-01-01 by
+its date alone) and W3175304906 (2023-03-15), both created 2025-10-10; at 2025-06-01 W4401066978 (2024-01-01,
+year-only, created 2025-10-10). The strict rule (created date alone) shows almost nothing at cutoffs before the resets
+(0 of 19 in 2015, 11 of 34 in 2024); 90 days would leave a journal a season behind schedule showing its late issues.
+
 **Abstract** — rebuilt from ``abstract_inverted_index``; an index with a missing or doubled position cannot be
 put back in order, so that work's abstract is withheld (the rest of the record is shown, and ``fetch`` metadata
 says why). Repeated words, word order and LaTeX split across keys are kept.
@@ -189,6 +226,61 @@ def publication_date(text: Any) -> PublicationDate:
         following, precision = day + timedelta(days=1), "day"
     return PublicationDate(day, int(datetime(following.year, following.month, following.day,
                                              tzinfo=UTC).timestamp()), precision)
+
+
+LATE_RECORD_MARGIN = timedelta(days=366)
+"""How long after the end of its publication date's period a work is shown whatever its record's ``created_date``
+(see the module docstring, "Record made after T")."""
+
+
+@dataclass(frozen=True)
+class RecordDate:
+    """When one OpenAlex record may be shown: ``published`` (its publication date) and ``shown_from`` (UTC seconds,
+    the first instant it is shown, per the module docstring's "Record made after T": never before
+    ``published.shown_from``); ``by`` says what proves it (``created``: the record's created date, ``margin``: the
+    publication date plus :data:`LATE_RECORD_MARGIN`, ``publication``: the publication date alone, the record
+    being older)."""
+
+    published: PublicationDate
+    shown_from: int
+    by: str
+
+    @cached_property
+    def precision_ms(self) -> int:
+        """The stored precision (milliseconds): from the given publication day at 00:00 UTC to ``shown_from``, so
+        the displayed ``as_of`` is the publication date as given and the record counts at ``T`` iff
+        ``shown_from <= T``."""
+        return (self.shown_from - calendar.timegm(self.published.day.timetuple())) * SECOND_MS
+
+    @cached_property
+    def stored(self) -> int:
+        """The stored instant (:func:`frozen_search.cutoff.stored_instant`): the last millisecond before
+        ``shown_from``."""
+        return stored_instant(self.shown_from * SECOND_MS - self.precision_ms, self.precision_ms)
+
+
+def created_day(text: Any) -> date | None:
+    """The day of an OpenAlex ``created_date`` (``2025-10-10T00:00:00``, or ``2017-08-08`` in the pre-"Walden"
+    schema), or ``None`` when it is missing or not a date (which proves nothing)."""
+    if not isinstance(text, str) or len(text) < 10 or (len(text) > 10 and text[10] not in "T "):
+        return None
+    try:
+        return date.fromisoformat(text[:10])
+    except ValueError:
+        return None
+
+
+def record_date(published: PublicationDate, created_date: Any) -> RecordDate:
+    """When a record with publication date ``published`` and ``created_date`` (the raw field) may be shown (see the
+    module docstring, "Record made after T"). Pure; never raises on an odd ``created_date``."""
+    margin = published.shown_from + int(LATE_RECORD_MARGIN.total_seconds())
+    made = created_day(created_date)
+    made_by = None if made is None else calendar.timegm((made + timedelta(days=1)).timetuple())
+    if made_by is not None and made_by <= published.shown_from:
+        return RecordDate(published, published.shown_from, "publication")
+    if made_by is not None and made_by < margin:
+        return RecordDate(published, made_by, "created")
+    return RecordDate(published, margin, "margin")
 
 
 def last_publication_day(bound: int) -> date:

@@ -44,6 +44,12 @@ CHECKPOINT_DOCUMENTS = 20_000
 BATCH_ROWS = 500
 """Rows read from the store (and their chunks, in one query) at a time."""
 
+STALE_INDEX = "the index does not reflect the store (an ingest is not in it): run `frozen-search reindex`"
+"""Why search cannot run on an index behind the store. It names no store generation: generations count ingests,
+those of data from after ``T`` too, so their numbers are a fact of after ``T`` (the same answer for twin stores that
+differ only by such data). What may be told: the cutoff, and the documents current at ``T`` (:meth:`SnapshotIndex.
+not_ready_message`; ``Store.count_current`` leaves out a document that arrived at or after ``T``)."""
+
 SnapshotProgressHook = Callable[[int, int], None]
 """``progress(done, total)``: documents indexed so far (including those of a resumed build), documents current at
 ``T`` (an upper bound: states refused at ingest are not indexed)."""
@@ -121,8 +127,7 @@ def build_snapshot(settings: Settings, registry: Registry, store: Store, bound: 
     generation = store.generation
     main = RevisionIndex.open(settings.index_path)
     if main.generation != generation:
-        raise IndexNotReady(f"the index reflects store generation {main.generation} but the store is at "
-                            f"{generation}: run `frozen-search reindex`")
+        raise IndexNotReady(STALE_INDEX)
     path = snapshot_path(settings, bound, generation)
     path.parent.mkdir(parents=True, exist_ok=True)
     with _exclusive(path.parent):
@@ -197,8 +202,7 @@ class SnapshotIndex:
     def _open_or_build(self, generation: int) -> RevisionIndex:
         main = RevisionIndex.open(self.settings.index_path)  # the store's index must be there and current
         if main.generation != generation:
-            raise IndexNotReady(f"the index reflects store generation {main.generation} but the store is at "
-                                f"{generation}: run `frozen-search reindex`")
+            raise IndexNotReady(STALE_INDEX)
         path = snapshot_path(self.settings, self.bound, generation)
         if path.exists() and (path / "generation.json").exists():
             return RevisionIndex.open(path, frozen=True)
@@ -212,7 +216,9 @@ class SnapshotIndex:
         return self._counted[1]
 
     def not_ready_message(self, generation: int) -> str:
-        """Why search cannot answer yet, with the build's progress when one is under way."""
+        """Why search cannot answer yet, with the build's progress when one is under way: facts of ``T`` only (the
+        cutoff, documents current at ``T`` and how many of them the build indexed, its pace), never the store
+        generation (``generation`` only finds the build's folder; see :data:`STALE_INDEX`)."""
         cutoff = iso_utc(self.settings.require_cutoff())
         found = read_progress(self.settings, self.bound, generation)
         if found is None:

@@ -105,3 +105,49 @@ def test_a_paper_citing_its_own_identifier_is_no_future_reference(own: str, text
     assert verify(displayed, cutoff, allowed_sources=(source,), allowed_hosts=("arxiv.org",)) is None
     other = Displayed(**{**displayed.__dict__, "id": "arxiv:0704.0017", "text": text + " and arXiv:0704.0017"})
     assert verify(other, cutoff, allowed_sources=(source,), allowed_hosts=("arxiv.org",)) is not None
+
+
+@pytest.mark.parametrize(("text", "wikitext", "flagged"), [
+    ("The conference is held on 2026-03-15.", "The conference is held on 2026-03-15.", False),  # authored
+    ("The conference is held on 2026-03-15.", "The conference is held on {{Next meeting}}.", True),  # a template's
+    ("Updated 2026-12-01.", "Updated {{CURRENTYEAR}}-{{CURRENTMONTH}}-{{CURRENTDAY2}}.", True),  # magic words
+    ("Held 2026-03-15, after 2026-04-01.", "Held 2026-03-15, after {{Later}}.", True),  # one date authored, one not
+    ("Retrieved 2026-02-01 from the archive.", "Retrieved 2026-02-01 from the archive.", True),  # an access stamp
+    ("{{cite web}} accessdate=2026-02-01", "{{cite web}} accessdate=2026-02-01", True),
+    ("Retrieved on February 1, 2026.", "Retrieved on February 1, 2026.", True),
+    ("See arXiv:2603.01234 and 2026-03-15.", "See arXiv:2603.01234 and 2026-03-15.", True),  # a later arXiv id
+])
+def test_a_date_the_author_wrote_passes_and_nothing_else(text: str, wikitext: str, flagged: bool) -> None:
+    read: list[int] = []
+
+    def authored() -> str:
+        read.append(1)
+        return wikitext
+
+    assert (future_reference(text, T, authored=authored) is not None) == flagged
+    assert len(read) <= 1  # read once, only when a date at or after T is found
+    assert future_reference(text, T) is not None  # without an authored source every one is refused, as before
+    made = Displayed(id="wikipedia:X", source="wikipedia", url="https://en.wikipedia.org/wiki/X", title="X",
+                     text=text, stored_sha256=hashlib.sha256(text.encode()).hexdigest(),
+                     parts=[("revision 1", stored_instant(T_SECONDS - 1))], authored=authored, authored_key="w1")
+    assert (check(made) == "future_reference") == flagged
+
+
+def test_an_authored_source_is_not_read_for_a_text_without_later_dates() -> None:
+    def authored() -> str:
+        raise AssertionError("read")
+
+    assert future_reference("Held on 2025-12-01 and 2026-01-05.", T, authored=authored) is None
+
+
+def test_the_scan_memo_tells_two_revisions_with_one_text_apart() -> None:
+    text = "Held on 2026-03-15."
+    memo: dict[str, str | None] = {}
+    shown = [Displayed(id="wikipedia:X", source="wikipedia", url="https://en.wikipedia.org/wiki/X", title="X",
+                       text=text, stored_sha256=hashlib.sha256(text.encode()).hexdigest(),
+                       parts=[("revision 1", stored_instant(T_SECONDS - 1))], authored=lambda w=wikitext: w,
+                       authored_key=key)
+             for key, wikitext in (("w1", "Held on {{Next}}."), ("w2", "Held on 2026-03-15."))]
+    verdicts = [verify(d, T, allowed_sources=("wikipedia",), allowed_hosts=("en.wikipedia.org",), scan_cache=memo)
+                for d in shown]
+    assert [None if v is None else v.reason for v in verdicts] == ["future_reference", None]

@@ -13,8 +13,9 @@ OpenAlex made the record; at or after ``T`` nothing in the record proves that th
 ``created_date`` is not a first-seen date for old records: the real list of 2026-08-12
 (``../shared/realdata/openalex``) has 49 of 65 records created 2025-10-10 (the "Walden" rebuild reset it), and the
 pre-Walden W2741809807 was created 2017-08-08, months *before* its publication date 2018-02-13. So it proves
-"OpenAlex had it by then" only for cutoffs after such a reset, and a rule on it is a product decision (see the
-report), hence a strict xfail here.
+"OpenAlex had it by then" only for cutoffs after such a reset. The rule (``cutoff_rules.openalex``, "Record made after
+T"): a work is shown from the earlier of the end of its ``created_date`` and one year (366 days) after the end of its
+publication date's period, never before the latter; measured on the real records there.
 """
 
 from __future__ import annotations
@@ -85,9 +86,6 @@ def test_the_older_work_is_shown_in_both_worlds(twins: tuple[dict[str, str], dic
         assert "Ostrava modules over local rings" in seen["fetch openalex:W7100000001"]
 
 
-@pytest.mark.xfail(strict=True, reason="OpenAlex created_date at/after T is never read: a work whose "
-                                       "publication_date (an issue date) precedes T but whose record was made after T "
-                                       "is shown at T with its title and abstract")
 def test_a_record_made_after_t_changes_no_answer(twins: tuple[dict[str, str], dict[str, str]]) -> None:
     later, before = twins
     assert later == before
@@ -183,7 +181,7 @@ class _MergedLater:
 def _live_fetch(tmp_path: Path, merged: bool) -> str:
     api = _MergedLater(merged).stub
     try:
-        settings = Settings.from_env({}, data_dir=tmp_path, cutoff=parse_cutoff("2014-01-10"), mode="live",
+        settings = Settings.from_env({}, data_dir=tmp_path, cutoff=parse_cutoff("2015-01-12"), mode="live",
                                      live_sources="openalex", openalex_api=api.api, log_path=tmp_path / "log.jsonl")
         service = FrozenSearchService.open(settings)
         try:
@@ -201,3 +199,51 @@ def test_a_merge_after_t_names_no_later_record(tmp_path: Path) -> None:
     merged, before = _live_fetch(tmp_path / "merged", True), _live_fetch(tmp_path / "before", False)
     assert '"id":"openalex:W2023702627"' in before
     assert "W7100000021" not in merged and "not_found_before_cutoff" in merged, merged
+
+
+def _live_later(tmp_path: Path, exists: bool) -> list[str]:
+    """Live at ``T``: a stub OpenAlex API whose record W7100000002 (the issue "December 2025", made 2026-02-12) exists
+    in one world and is a 404 (as an id never minted) in the other."""
+    from tests.openalex.test_openalex_live import JSON, OpenAlexStub
+
+    base = json.loads(realdata("openalex", "work_W2741809807_2025-06.json").read_text())
+    later = _work(base, "W7100000002", "Pellham rigidity POSTCUTOFF_MARKER_1", "2025-12-01", "2026-02-12",
+                  "10.5555/pellham.2025.4")
+
+    class Stub(OpenAlexStub):
+        def answer(self, raw: str) -> tuple[int, list[tuple[str, str]], bytes]:
+            path, _, query = raw.partition("?")
+            if exists and path == "/works/W7100000002":
+                return 200, JSON, json.dumps(later).encode()
+            if path == "/works" and "doi%3A10.5555%2Fpellham" in query.replace(":", "%3A").replace("/", "%2F"):
+                return self.page([later] if exists else [], None)
+            if path == "/works" and "search=" in query:
+                return self.page([later] if exists else [], None)
+            return super().answer(raw)
+
+    api = Stub()
+    said = []
+    try:
+        settings = Settings.from_env({}, data_dir=tmp_path, cutoff=parse_cutoff(CUTOFF), mode="live",
+                                     live_sources="openalex", openalex_api=api.api, log_path=tmp_path / "log.jsonl")
+        service = FrozenSearchService.open(settings)
+        try:
+            for ref in ("openalex:W7100000002", "doi:10.5555/pellham.2025.4"):
+                try:
+                    said.append(service.fetch(ref).model_dump_json())
+                except FrozenSearchError as exc:
+                    said.append(f"{exc.code}: {exc}")
+            said.append(service.search("Pellham rigidity", source="openalex").model_dump_json())
+        finally:
+            service.close()
+    finally:
+        api.close()
+    return said
+
+
+@pytest.mark.serial
+def test_live_a_record_made_after_t_answers_as_an_id_never_minted(tmp_path: Path) -> None:
+    made, never = _live_later(tmp_path / "made", True), _live_later(tmp_path / "never", False)
+    assert made[0].startswith("not_found_before_cutoff: ") and made[:2] == never[:2], (made, never)
+    for text in made:
+        assert "POSTCUTOFF_MARKER" not in text and "Pellham rigidity" not in text, text

@@ -21,7 +21,7 @@ from tests.leaks.harness import FACES, Answers, Case, Faces, offline_rerun, suit
 from tests.openalex.realworks import real_work
 from tests.openalex.test_openalex_live import OpenAlexStub
 
-CUTOFF = "2014-01-10"
+CUTOFF = "2015-01-12"  # W2023702627 (2014-01-09, its record "created" 2016-06-24) is shown a year after its date
 WRONG = dict(real_work("W2566526179"), id="https://openalex.org/W4400000077", doi="https://doi.org/10.5555/later.other",
              title="Another DOI's record POSTCUTOFF_MARKER_1", display_name="Another DOI's record POSTCUTOFF_MARKER_1",
              publication_date="2015-03-01", publication_year=2015)
@@ -89,7 +89,7 @@ test_offline_no_leak, test_offline_shown, test_offline_audit = suite(CASES + MIS
 
 def test_the_filter_was_sent_and_ignored(answers: Answers, stub: PlantedStub) -> None:
     searched = [q for q in stub.queries() if "search" in q]
-    assert searched and all("to_publication_date:2014-01-09" in q["filter"] for q in searched)
+    assert searched and all("to_publication_date:2015-01-11" in q["filter"] for q in searched)
     assert any(w["title"].startswith("POSTCUTOFF_MARKER") for w in stub.listed["results"])  # later works came back
 
 

@@ -33,8 +33,8 @@ from tests.openalex.realworks import SINGLE_WORK, WORKS_LIST, openalex_file, rea
 pytestmark = pytest.mark.serial
 KEY, CONTACT = "test-openalex-key", "ops@example.org"
 JSON = [("Content-Type", "application/json")]
-CUTOFF = "2014-01-10"
-FILTER = "to_publication_date:2014-01-09,primary_location.source.type:journal|conference,is_paratext:false"
+CUTOFF = "2015-01-12"  # W2023702627 (2014-01-09, its record "created" 2016-06-24) is shown a year after its date
+FILTER = "to_publication_date:2015-01-11,primary_location.source.type:journal|conference,is_paratext:false"
 
 
 class OpenAlexStub:
@@ -116,7 +116,7 @@ def test_search_sends_the_filter_cursor_and_key_and_rechecks_locally(stub: OpenA
     assert second["cursor"] == "page-2" and second["api_key"] == KEY and second["filter"] == FILTER
     assert len(found) == 65 and rejections == []
     states = {s[0].doc_id: s[0] for s in found}
-    bound = instant_bound(datetime(2014, 1, 10, tzinfo=UTC))
+    bound = instant_bound(datetime(2015, 1, 12, tzinfo=UTC))
     assert states["openalex:W3121618067"].refusal is not None  # the upstream proposed it; refused here
     assert states["openalex:W7161840241"].valid_from >= bound  # after T: never current at T
     assert sum(s.refusal is None and s.valid_from < bound for s in states.values()) == 18
@@ -172,9 +172,10 @@ def test_the_service_in_live_mode_then_offline(stub: OpenAlexStub, live: OpenAle
     outcome = service.execute("search", {"query": "operads", "source": "openalex", "limit": 20})
     shown = [hit.id for hit in outcome.hits]
     assert "openalex:W2023702627" in shown and "openalex:W3121618067" not in shown
-    assert all(hit.valid_from < "2014-01-10" for hit in outcome.hits)
+    assert all(hit.valid_from < "2015-01-12" for hit in outcome.hits)
     reasons = {r.id: r.reason for r in outcome.rejections}
-    # the repository record is dated 2014-01-01, a year-only date (possibly after T): it has no state at T at all
+    # the repository record is dated 2014-01-01 (year-only) and "created" 2025-10-10: shown (refused) only from a year
+    # after the end of 2014, so it has no state at T at all
     assert reasons["openalex:W3121618067"] == "created_after_cutoff"
     assert service.fetch("doi:10.2140/agt.2014.14.229").id == "openalex:W2023702627"
     with pytest.raises(NotEligible):

@@ -141,7 +141,9 @@ def test_fields_never_displayed_reach_no_response(tmp_path: Path) -> None:
             responses.append(found.model_dump_json())
     finally:
         service.close()
-    assert (len(responses), shown) == (2 * len(works), 36) and hits > 100  # every eligible work
+    # every eligible work but the two of the last year before T: an unreadable created_date proves nothing, so they
+    # wait out the year's margin after their date (cutoff_rules.openalex, "Record made after T")
+    assert (len(responses), shown) == (2 * len(works), 34) and hits > 100
     for raw in responses:
         assert not [s for s in SENTINELS if s in raw], raw[:300]
         assert not [url for url in copies if url in raw], raw[:300]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 from typing import Any
 
@@ -12,7 +13,7 @@ from frozen_search.config import Settings
 from frozen_search.cutoff import cutoff_bound, parse_cutoff
 from frozen_search.cutoff_rules import openalex as rules
 from frozen_search.errors import InvalidRequest
-from tests.openalex.realworks import real_work, real_works
+from tests.openalex.realworks import SINGLE_WORK, openalex_file, real_work, real_works
 
 
 def _seconds(day: str) -> int:
@@ -160,7 +161,9 @@ def test_an_index_with_a_missing_or_doubled_position_is_withheld() -> None:
 def test_work_state_holds_only_displayed_fields() -> None:
     state = work_state(real_work("W2566526179"), {"file": "list"})
     assert state.doc_id == "openalex:W2566526179" and state.url == "https://openalex.org/W2566526179"
-    assert state.aliases == ("doi:10.1017/prm.2022.42",) and state.valid_from == _seconds("2022-07-26") * 1000 - 1
+    # dated 2022-07-25, its record "created" 2025-10-10 (the Walden reset): shown a year (366 days) after its date
+    assert state.aliases == ("doi:10.1017/prm.2022.42",) and state.valid_from == _seconds("2023-07-27") * 1000 - 1
+    assert state.precision_ms == (_seconds("2023-07-27") - _seconds("2022-07-25")) * 1000  # as_of: 2022-07-25
     assert state.refusal is None and state.parts is not None and len(state.parts) == 2
     assert all(when == state.valid_from for _, when in state.dated)
     stored = repr(state)
@@ -173,9 +176,10 @@ def test_refused_work_state_stores_no_content() -> None:
     state = work_state(real_work("W3121618067"), {})
     assert state.parts is None and state.refusal is not None and state.refusal[0] == "not_eligible"
     # dated 2014-01-01, a year-only date: refused or not, it counts from the end of 2014 (possibly after any T
-    # inside 2014, where it answers like an unknown id), never from its first day: stored as 2014's last millisecond
-    assert state.title == "openalex:W3121618067" and state.valid_from == _seconds("2015-01-01") * 1000 - 1
-    assert state.precision_ms == (_seconds("2015-01-01") - _seconds("2014-01-01")) * 1000
+    # inside 2014, where it answers like an unknown id), never from its first day; its record "created" 2025-10-10,
+    # from a year (366 days) after that: stored as the last millisecond of 2016-01-01
+    assert state.title == "openalex:W3121618067" and state.valid_from == _seconds("2016-01-02") * 1000 - 1
+    assert state.precision_ms == (_seconds("2016-01-02") - _seconds("2014-01-01")) * 1000
 
 
 @pytest.mark.parametrize(("change", "why"), [
@@ -234,3 +238,59 @@ def test_refusals_name_no_source_or_copy_of_todays_record() -> None:
         names = {str((loc.get("source") or {}).get("display_name")) for loc in work.get("locations") or ()
                  if isinstance(loc, dict)} - {"None"}
         assert not any(name in verdict.reason for name in names), (work["id"], verdict.reason)
+
+
+def _shown_from(published: str, created: Any) -> str:
+    shown = rules.record_date(rules.publication_date(published), created).shown_from
+    return datetime.fromtimestamp(shown, UTC).isoformat()[:10]
+
+
+@pytest.mark.parametrize(("published", "created", "shown_from", "by"), [
+    ("2025-12-01", "2026-02-12T00:00:00", "2026-02-13", "created"),  # an issue released late: from its record's day
+    ("2020-06-18", "2018-10-26T00:00:00", "2020-06-19", "publication"),  # W2897098903: made before its date
+    ("2014-01-09", "2016-06-24T00:00:00", "2015-01-11", "margin"),  # W2023702627: a MAG-era "created" date
+    ("2024-01-01", "2025-10-10T00:00:00", "2025-10-11", "created"),  # W4401066978: year-only, made before the margin
+    ("2018-02-13", "2017-08-08", "2018-02-14", "publication"),  # W2741809807, the pre-Walden schema's date
+    ("2026-05-15", "2026-05-21T00:00:00", "2026-05-22", "created"),  # W7161840241
+    ("2025-12-01", None, "2027-01-02", "margin"),  # no created date: nothing proves the record earlier
+    ("2025-12-01", "zzsentinel", "2027-01-02", "margin"),
+    ("2025-12-01", "2025-13-01T00:00:00", "2027-01-02", "margin"),
+    ("2025-12-01", "2025-12-0", "2027-01-02", "margin"),
+    ("2025-12-01", 20251201, "2027-01-02", "margin"),
+])
+def test_a_record_is_shown_from_its_creation_or_a_year_after_its_date(published: str, created: Any, shown_from: str,
+                                                                     by: str) -> None:
+    assert _shown_from(published, created) == shown_from
+    assert rules.record_date(rules.publication_date(published), created).by == by
+
+
+def test_a_record_made_after_its_date_still_shows_its_publication_date_as_given() -> None:
+    work = dict(real_work("W2566526179"), publication_date="2025-12-01", created_date="2026-02-12T00:00:00")
+    state = work_state(work, {})
+    assert state.valid_from == _seconds("2026-02-13") * 1000 - 1  # from the end of the day the record was made
+    assert state.valid_from - state.precision_ms + 1 == _seconds("2025-12-01") * 1000  # as_of: the date as given
+    assert all(when == state.valid_from for _, when in state.dated)
+    refused = work_state(dict(real_work("W3121618067"), created_date="2026-02-12T00:00:00"), {})
+    assert refused.refusal is not None and refused.valid_from == _seconds("2016-01-02") * 1000 - 1
+    # another created date of the same record is a new version (a state stored once is kept as it was)
+    again = work_state(dict(work, created_date="2026-02-20T00:00:00"), {})
+    assert again.version != state.version and again.parts == state.parts
+
+
+def test_the_measured_table_of_the_rule() -> None:
+    """The table of ``cutoff_rules.openalex`` ("Record made after T"), measured again on the 66 real records: eligible
+    works whose date is proven before T, then those shown by the created date alone, and by the rule (1 year)."""
+    works = [*real_works(), json.loads(openalex_file(SINGLE_WORK).read_text(encoding="utf-8"))]
+    table = {}
+    for cutoff in ("2015-01-01", "2024-01-01", "2025-06-01", "2026-01-06"):
+        bound = _seconds(cutoff)
+        dated = [w for w in works if rules.judge(w).eligible
+                 and rules.publication_date(w["publication_date"]).shown_from <= bound]
+        made = [w for w in dated if rules.created_day(w["created_date"]) is not None
+                and _seconds(str(rules.created_day(w["created_date"]))) + 86400 <= bound]
+        shown = [w for w in dated if rules.record_date(rules.publication_date(w["publication_date"]),
+                                                       w["created_date"]).shown_from <= bound]
+        table[cutoff] = (len(dated), len(made), len(shown))
+    assert table == {"2015-01-01": (19, 0, 17), "2024-01-01": (34, 11, 32), "2025-06-01": (35, 11, 34),
+                     "2026-01-06": (36, 36, 36)}
+    assert "2015-01-01    19                0" in (rules.__doc__ or "")

@@ -24,12 +24,15 @@ def test_the_work_dated_after_the_cutoff_is_excluded(service_on: Service) -> Non
     assert "openalex:W7161840241" not in [r.id for r in service.search("Auslander-Iyama correspondence").results]
     with pytest.raises(NotFoundBeforeCutoff):  # a day-dated work: not during its day, only from its end
         service_on("2026-05-15T23:59:59.999Z").fetch("doi:10.1090/jams/1079")
-    later = service_on("2026-05-16")
+    for made in ("2026-05-16", "2026-05-21T23:59:59.999Z"):  # and its record was made on 2026-05-21
+        with pytest.raises(NotFoundBeforeCutoff):
+            service_on(made).fetch("doi:10.1090/jams/1079")
+    later = service_on("2026-05-22")
     assert later.fetch("doi:10.1090/jams/1079").id == "openalex:W7161840241"
     assert "openalex:W7161840241" in [r.id for r in later.search("Auslander-Iyama correspondence").results]
 
 
-@pytest.mark.parametrize("cutoff", ["2014-01-10", "2014-01-10T00:00:00.001Z", "2026-01-06"])
+@pytest.mark.parametrize("cutoff", ["2015-01-11", "2015-01-11T00:00:00.001Z", "2026-01-06"])
 def test_the_repository_record_of_a_doi_is_refused_and_its_journal_twin_shown(service_on: Service,
                                                                                cutoff: str) -> None:
     service = service_on(cutoff)
@@ -37,8 +40,9 @@ def test_the_repository_record_of_a_doi_is_refused_and_its_journal_twin_shown(se
                 "doi.org/10.2140/agt.2014.14.229", "openalex:W2023702627"):
         fetched = service.fetch(ref)
         assert fetched.id == "openalex:W2023702627" and fetched.metadata["venue"] == "Algebraic & Geometric Topology"
-    # the repository record is dated 2014-01-01, year-only: within 2014 it may postdate T, so it has no state at T
-    refusal = NotEligible if cutoff >= "2015" else NotFoundBeforeCutoff
+    # the journal record (2014-01-09, "created" 2016-06-24) is shown a year (366 days) after its date; the repository
+    # record is dated 2014-01-01, year-only, "created" 2025-10-10: it has no state at T until a year after 2014's end
+    refusal = NotEligible if cutoff >= "2016-01-02" else NotFoundBeforeCutoff
     with pytest.raises(refusal) as caught:
         service.fetch("openalex:W3121618067")
     if refusal is NotEligible:
@@ -88,7 +92,9 @@ def test_the_older_schema_work(service_on: Service) -> None:
 def test_proceedings_in_a_book_series_with_a_year_only_date(service_on: Service) -> None:
     with pytest.raises(NotFoundBeforeCutoff):  # 2024-01-01 stands for "2024": not proven before mid-2024
         service_on("2024-06-01").fetch("openalex:W4401066978")
-    fetched = service_on("2025-01-01T00:00:01Z").fetch("doi:10.1007/978-3-031-57789-5_4")
+    with pytest.raises(NotFoundBeforeCutoff):  # its record "created" 2025-10-10: shown from the end of that day
+        service_on("2025-10-10T23:59:59.999Z").fetch("openalex:W4401066978")
+    fetched = service_on("2025-10-11").fetch("doi:10.1007/978-3-031-57789-5_4")
     assert fetched.metadata["venue"] == "Abel Symposia" and fetched.metadata["venue_type"] == "book series"
     assert "year-only" in fetched.metadata["publication_date_note"]
 
@@ -142,13 +148,14 @@ def test_the_last_retrieval_of_a_work_is_the_one_that_counts(tmp_path: Path,
                                                              service_on: Callable[..., FrozenSearchService]) -> None:
     # An OpenAlex record has no history: each saved response is one observation of it. An earlier retrieval that
     # dated the work 2014-01-02 must not show it between then and the date a later retrieval gives (2014-01-09).
+    # (Both records made on their dates, so that only the dates decide: the real one says "created 2016-06-24".)
     earlier = real_work("W2023702627")
-    earlier["publication_date"] = "2014-01-02"
+    earlier.update(publication_date="2014-01-02", created_date="2014-01-02T00:00:00")
     earlier["title"] = "An earlier retrieval's title"
     first = tmp_path / "retrieved-first.json"
     first.write_text(json.dumps(earlier))
     later = tmp_path / "retrieved-later.json"
-    later.write_text(json.dumps(real_work("W2023702627")))
+    later.write_text(json.dumps(dict(real_work("W2023702627"), created_date="2014-01-09T00:00:00")))
     data = build(tmp_path / "data", [first])
     assert service_on("2014-01-05", data).fetch("openalex:W2023702627").title == "An earlier retrieval's title"
     build(data, [later])  # the later retrieval, ingested into the same store

@@ -23,6 +23,7 @@ class OpenAlexSource(DocumentStateSource):
 
     name = "openalex"
     dated_by_events = False  # a state's date is its work's publication_date, which may follow the snapshot
+    authored_states = False  # a record as OpenAlex gives it today, not a revision proven before T: dates checked
     id_examples = ("openalex:W123", "doi:10.1000/x")
 
     def row_sources(self, settings: Settings) -> tuple[str, ...]:

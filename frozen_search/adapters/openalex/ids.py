@@ -2,14 +2,17 @@
 
 One OpenAlex work object (API ``/works`` responses and snapshot lines share the shape; the pre-"Walden" schema
 too) becomes one :class:`~frozen_search.adapters.documents.DocState`: ``openalex:W…``, row source ``openalex``,
-``valid_from`` from the publication date (:func:`frozen_search.cutoff_rules.openalex.publication_date`), URL
+``valid_from`` from the publication date (:func:`frozen_search.cutoff_rules.openalex.publication_date`), later when
+the record was made after it (:func:`frozen_search.cutoff_rules.openalex.record_date`; ``as_of`` still shows the
+publication date), URL
 ``https://openalex.org/W…``, alias ``doi:<lower-case DOI>``. An eligible work shows title, authors, venue,
 publication date, DOI, type and the abstract rebuilt from ``abstract_inverted_index``; a work the rules refuse
 (:func:`frozen_search.cutoff_rules.openalex.judge`) is stored without content, refused ``not_eligible``.
 
 Nothing of :data:`frozen_search.cutoff_rules.openalex.NEVER_DISPLAYED` is ever read into a state: the state is
-built from the displayed fields only. Authors are the names as deposited (``raw_author_name``) and the venue the
-name deposited with the work (``raw_source_name``), falling back to OpenAlex's display names, which are today's.
+built from the displayed fields only (``created_date`` only moves its ``valid_from`` later; its value is not kept).
+Authors are the names as deposited (``raw_author_name``) and the venue the name deposited with the work
+(``raw_source_name``), falling back to OpenAlex's display names, which are today's.
 """
 
 from __future__ import annotations
@@ -245,21 +248,23 @@ def work_state(work: Any, provenance: Mapping[str, Any]) -> DocState:
     aliases = (f"doi:{doi}",) if doi else ()
     url = f"https://{HOST}/{key}"
     verdict = rules.judge(work)
-    stored, precision_ms = published.stored, published.precision_ms
+    shown = rules.record_date(published, work.get("created_date"))
+    stored, precision_ms = shown.stored, shown.precision_ms
+    later = (shown.shown_from,) if shown.by != "publication" else ()  # shown later than its date: a new version
     if not verdict.eligible:
         return DocState(doc_id=doc_id(key), source=SOURCE, version=_version(key, published.day.isoformat(),
-                        verdict.reason), valid_from=stored, title=doc_id(key), url=url, parts=None,
+                        verdict.reason, *later), valid_from=stored, title=doc_id(key), url=url, parts=None,
                         provenance=dict(provenance), aliases=aliases, refusal=("not_eligible", verdict.reason),
                         sole=True, precision_ms=precision_ms)
     title = " ".join(str(work.get("title") or work.get("display_name") or "").split())
     if not title:
         raise RecordError(f"{key}: an eligible work without a title")
-    return _shown_state(work, key, title, doi, published, aliases, url, provenance, stored, precision_ms)
+    return _shown_state(work, key, title, doi, published, aliases, url, provenance, stored, precision_ms, later)
 
 
 def _shown_state(work: Mapping[str, Any], key: str, title: str, doi: str | None, published: rules.PublicationDate,
-                 aliases: tuple[str, ...], url: str, provenance: Mapping[str, Any], stored: int, precision_ms: int
-                 ) -> DocState:
+                 aliases: tuple[str, ...], url: str, provenance: Mapping[str, Any], stored: int, precision_ms: int,
+                 later: tuple[int, ...]) -> DocState:
     authors = _authors(work)
     venue, venue_type = _venue(work)
     abstract, withheld = rebuild_abstract(work.get("abstract_inverted_index"))
@@ -277,7 +282,7 @@ def _shown_state(work: Mapping[str, Any], key: str, title: str, doi: str | None,
                                             f"is shown only from the end of that {published.precision}")
     dated = tuple((f"{what} (OpenAlex {key}, published {day})", stored)
                   for what in ("record", "abstract")[:len(parts)])
-    return DocState(doc_id=doc_id(key), source=SOURCE, version=_version(parts, display, title), title=title,
+    return DocState(doc_id=doc_id(key), source=SOURCE, version=_version(parts, display, title, *later), title=title,
                     valid_from=stored, url=url, parts=parts, dated=dated, display=display,
                     provenance=dict(provenance), aliases=aliases, sole=True, precision_ms=precision_ms)
 

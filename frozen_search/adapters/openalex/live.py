@@ -17,8 +17,8 @@ Why not pyalex (../shared/sources.md): it hard-codes its host, sends the key as 
   keys and stored URLs leave them out (:mod:`frozen_search.cache.keys`).
 
 Upstream answers are candidates: every record is re-checked locally by the same code as ingestion
-(:func:`frozen_search.adapters.openalex.ids.work_state`: eligibility, date, fields never displayed), and the service
-re-verifies what it shows.
+(:func:`frozen_search.adapters.openalex.ids.work_state`: eligibility, date, the record's created date, fields never
+displayed), and the service re-verifies what it shows.
 """
 
 from __future__ import annotations

@@ -9,6 +9,7 @@ title at ``T`` may differ from today's (moves), and a redirect is followed one h
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -193,7 +194,9 @@ class WikipediaSource(Source):
             inputs = tuple((item.what, item.stored, item.read) for item in expansion.inputs)
             stored_sha256 = expansion.sha256
         return Displayed(id=row.doc_id, source=row.source, url=ids.page_url(row.title, settings.wikipedia_host),
-                         title=title, text=text, stored_sha256=stored_sha256, parts=parts, inputs=inputs)
+                         title=title, text=text, stored_sha256=stored_sha256, parts=parts, inputs=inputs,
+                         authored=lambda: wikitext_of(store, row),
+                         authored_key="wikitext " + hashlib.sha256(row.chunk_keys).hexdigest())
 
     def fetch_metadata(self, shown: Shown, common: dict[str, Any], settings: Settings,
                        store: Store | None = None) -> dict[str, Any]:
@@ -226,6 +229,16 @@ class WikipediaSource(Source):
             StoreIntegrityError: a chunk a row lists is missing from the store.
         """
         return len(rerender_stale(store))
+
+
+def wikitext_of(store: Store, row: RevisionRow) -> str:
+    """The wikitext of a stored revision (its chunks' sources, joined), as its author saved it: re-verification's
+    check 4 lets an ISO date through when it is written there (:attr:`frozen_search.verify.Displayed.authored`).
+
+    Raises:
+        StoreIntegrityError: a chunk the row lists is missing from the store.
+    """
+    return "".join(store.text_parts(row, column="source"))
 
 
 def history_of(row: RevisionRow) -> str:
