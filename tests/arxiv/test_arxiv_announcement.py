@@ -10,6 +10,7 @@ after it leaves the previous version shown.
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -21,7 +22,9 @@ from frozen_search.cutoff import iso_utc, parse_cutoff, zoned_seconds
 from frozen_search.cutoff_rules import arxiv as rules
 from frozen_search.errors import FrozenSearchError
 from frozen_search.service import FrozenSearchService
+from frozen_search.store import Store
 from tests.arxiv.conftest import SNAPSHOT, ArxivStub, Recorded, _feed, arxiv_file, ingested, local_service
+from tests.leaks import formats
 from tests.leaks.formats import arxiv_raw_list, write
 
 T = "2026-01-06"  # Monday 2026-01-05 19:00 EST
@@ -251,3 +254,41 @@ def test_twin_worlds_live_api_v2_submitted_before_t_announced_after(
 def test_every_listed_deferred_day_is_sourced_and_in_range() -> None:
     assert all(rules.HOLIDAYS_FROM <= day <= rules.HOLIDAYS_UNTIL for day in rules.HOLIDAYS)
     assert datetime(2026, 1, 1, tzinfo=UTC).date() in rules.HOLIDAYS
+
+
+def test_a_files_coverage_is_proven_by_submissions_not_by_announcement_bounds(tmp_path: Path) -> None:
+    # submitted Wed 2022-06-01 12:00Z: announced that evening (2022-06-02T00:00Z), at the latest (2022 has no list)
+    # Sunday 5 June 20:00 EDT. A dump taken on 3 June holds it: its date is accepted, and an undeclared file
+    # proves itself taken after the submission only (never after the announcement bound)
+    record = _raw("2206.00101", [("v1", "Wed, 1 Jun 2022 12:00:00 GMT")], "Quillfeather lattices",
+                  "Quillfeather lattices are defined.")
+    path = write(tmp_path / "r.xml", arxiv_raw_list([record]))
+    declared = formats.ingested(tmp_path / "declared", "arxiv", [path], dump_date="2022-06-03")
+    undeclared = formats.ingested(tmp_path / "undeclared", "arxiv", [path])
+    for data, until, basis in ((declared, "2022-06-03T00:00:00Z", "declared"),
+                               (undeclared, "2022-06-01T12:00:00.999Z", "newest_event")):
+        store = Store(data / "store.sqlite3")
+        [row] = store.coverage()
+        store.close()
+        assert (iso_utc(datetime.fromtimestamp(row.covered_until / 1000, UTC)), row.basis) == (until, basis)
+
+
+def test_a_store_of_an_older_build_dated_by_submission_is_refused_loudly(tmp_path: Path) -> None:
+    # an older build stored each version at its submission, whole seconds: at T it would show 2601.00404 (announced
+    # after T). Such rows are refused with a coded error, never shown
+    record = _raw("2601.00404", [("v1", "Mon, 5 Jan 2026 20:30:00 GMT")], "Quillfeather lattices",
+                  "Quillfeather lattices are defined.")
+    data = ingested(tmp_path / "d", [write(tmp_path / "r.xml", arxiv_raw_list([record]))])
+    db = sqlite3.connect(data / "store.sqlite3")
+    with db:
+        db.execute("UPDATE revisions SET valid_from = valid_from - precision_ms + 1000, precision_ms = 1000 "
+                   "WHERE source = 'arxiv'")
+    db.close()
+    service = local_service(data, "2026-01-07T12:00:00Z")
+    with pytest.raises(FrozenSearchError) as refused:
+        service.fetch("arxiv:2601.00404")
+    assert refused.value.code == "store_integrity" and "2026" not in str(refused.value)
+    with pytest.raises(FrozenSearchError) as searched:
+        service.search("Quillfeather")
+    assert searched.value.code == "store_integrity"
+    service.close()

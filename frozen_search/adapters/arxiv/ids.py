@@ -5,7 +5,9 @@ live API) is read into one :class:`PaperRecord`: the version list with submissio
 *for a given version itself*, and records frozen at a version's submission (proof for late fields). Then
 :func:`paper_states` makes one :class:`~frozen_search.adapters.documents.DocState` per version, following
 :mod:`frozen_search.cutoff_rules.arxiv`: a version without its own text is stored without text
-(``content_unproven``), never with another version's.
+(``content_unproven``), never with another version's; each state is public from the latest instant arXiv may have
+announced it (:func:`frozen_search.cutoff_rules.arxiv.visible_from`), stored as a stamp at its submission whose
+precision reaches that instant (so ``valid_from`` is the announcement bound and ``as_of`` the submission).
 
 Identifiers (arXiv's "Understanding the arXiv identifier" help page): new style ``YYMM.NNNN`` (0704-1412) or
 ``YYMM.NNNNN`` (from 1501), old style ``archive[.SC]/YYMMNNN`` (1991-2007), optionally ``vN`` (N >= 1). The document
