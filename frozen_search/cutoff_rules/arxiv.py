@@ -28,6 +28,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping, Sequence
 from datetime import UTC, date, datetime, time, timedelta
@@ -105,7 +106,24 @@ def announced_by(submitted: int, paper: str | None = None) -> int:
     Not covered (nothing in the inputs dates them): a hold shorter than the step into the next identifier month,
     and a mailing deferred for an ad hoc reason in a listed year; see the README.
     """
-    local = datetime.fromtimestamp(submitted, UTC).astimezone(EASTERN)
+    instant, year_month = _scheduled(submitted // _HOUR)
+    month = _id_month(paper) if paper is not None else None
+    if month is not None and month > year_month:
+        year, number = month[0] + month[1] // 12, month[1] % 12 + 1
+        return int(datetime(year, number, 1, tzinfo=EASTERN).timestamp())  # the first instant after that month
+    return instant
+
+
+_HOUR = 3600
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _scheduled(hour: int) -> tuple[int, tuple[int, int]]:
+    """:func:`announced_by` of a submission in the UTC hour ``hour`` (UTC seconds // 3600), without the identifier,
+    and the Eastern ``(year, month)`` of that instant. Eastern offsets are whole hours and change on the hour, and
+    the deadline is on the hour, so every second of a UTC hour has the same answer (so since 1883, when the zone
+    left local mean time; arXiv opened in 1991)."""
+    local = datetime.fromtimestamp(hour * _HOUR, UTC).astimezone(EASTERN)
     day = local.date()
     if local.time() >= DEADLINE:  # 14:00:00 itself: the next deadline
         day += timedelta(days=1)
@@ -122,11 +140,7 @@ def announced_by(submitted: int, paper: str | None = None) -> int:
         if _announcement_evening(announced):
             extra -= 1
     instant = datetime.combine(announced, ANNOUNCEMENT, tzinfo=EASTERN)
-    month = _id_month(paper) if paper is not None else None
-    if month is not None and month > (instant.year, instant.month):
-        year, number = month[0] + month[1] // 12, month[1] % 12 + 1
-        instant = datetime(year, number, 1, tzinfo=EASTERN)  # the first instant after the identifier's month
-    return int(instant.timestamp())
+    return int(instant.timestamp()), (instant.year, instant.month)
 
 
 _ID_MONTH = re.compile(r"^(?:[a-z-]+(?:\.[A-Za-z-]+)?/)?(\d{2})(\d{2})", re.ASCII)
