@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +23,7 @@ from frozen_search.cutoff_rules import arxiv as rules
 from frozen_search.errors import FrozenSearchError
 from frozen_search.service import FrozenSearchService
 from frozen_search.store import Store
-from tests.arxiv.conftest import SNAPSHOT, ArxivStub, Recorded, _feed, arxiv_file, ingested, local_service
+from tests.arxiv.conftest import ABS_JSONL, SNAPSHOT, ArxivStub, Recorded, _feed, arxiv_file, ingested, local_service
 from tests.leaks import formats
 from tests.leaks.formats import arxiv_raw_list, write
 
@@ -292,3 +292,52 @@ def test_a_store_of_an_older_build_dated_by_submission_is_refused_loudly(tmp_pat
         service.search("Quillfeather")
     assert searched.value.code == "store_integrity"
     service.close()
+
+
+def test_a_real_paper_numbered_in_the_month_after_its_schedule_is_refused_until_that_month_ends(
+        tmp_path: Path) -> None:
+    # real abs file: 1809.00949 submitted Mon 2018-08-20 18:15:53 GMT (14:15 EDT); its schedule says Tuesday 21
+    # August 20:00 EDT (two evenings more, 2018 is not listed: Thursday 23 August), but arXiv numbers papers by the
+    # month of first announcement: it was announced in September (a hold), so it counts from 1 October 00:00 EDT
+    with arxiv_file(ABS_JSONL).open(encoding="utf-8") as handle:
+        line = next(line for line in handle if '"ftp/arxiv/papers/1809/1809.00949.abs"' in line)
+    data = ingested(tmp_path / "d", [write(tmp_path / "abs.jsonl", line)])
+    for cutoff in ("2018-08-24T00:00:00.001Z", "2018-09-30T12:00:00Z", "2018-10-01T04:00:00Z"):
+        service = local_service(data, cutoff)
+        with pytest.raises(FrozenSearchError) as refused:
+            service.fetch("arxiv:1809.00949")
+        assert refused.value.code == "not_found_before_cutoff", cutoff
+        assert service.search("construction workers viewing patterns").results == [], cutoff
+        service.close()
+    service = local_service(data, "2018-10-01T04:00:00.001Z")
+    assert service.fetch("arxiv:1809.00949").metadata["as_of"] == "2018-08-20T18:15:53Z"
+    service.close()
+
+
+def _reference(submitted: int) -> int:
+    """:func:`rules.announced_by` (no identifier) computed from the submission's own second, step by step."""
+    local = datetime.fromtimestamp(submitted, UTC).astimezone(rules.EASTERN)
+    day = local.date() + timedelta(days=1 if local.time() >= rules.DEADLINE else 0)
+    while day.weekday() > 4 or day in rules.HOLIDAYS:
+        day += timedelta(days=1)
+    announced = day + timedelta(days=2 if day.weekday() == 4 else 0)
+    while not ((announced.weekday() <= 3 or announced.weekday() == 6) and announced not in rules.HOLIDAYS):
+        announced += timedelta(days=1)
+    listed = all(rules.HOLIDAYS_FROM <= d <= rules.HOLIDAYS_UNTIL for d in (local.date(), announced))
+    extra = 0 if listed else rules.UNLISTED_EXTRA_ANNOUNCEMENTS
+    while extra:
+        announced += timedelta(days=1)
+        if (announced.weekday() <= 3 or announced.weekday() == 6) and announced not in rules.HOLIDAYS:
+            extra -= 1
+    return int(datetime.combine(announced, rules.ANNOUNCEMENT, tzinfo=rules.EASTERN).timestamp())
+
+
+@pytest.mark.parametrize("year", [2007, 2022, 2025, 2026])
+def test_the_hourly_computation_equals_the_per_second_one(year: int) -> None:
+    # both sides of every DST switch (06:00/07:00 UTC) and of every deadline (18:00/19:00 UTC) of the year
+    start = int(datetime(year, 1, 1, tzinfo=UTC).timestamp())
+    for day in range(365):
+        for hour in (6, 7, 18, 19):
+            for second in (-1, 0, 1):
+                submitted = start + day * 86400 + hour * 3600 + second
+                assert rules.announced_by(submitted) == _reference(submitted), iso_utc(submitted)
