@@ -116,6 +116,10 @@ _ABSENCES = """CREATE TABLE IF NOT EXISTS absences (
 _ARRIVED_BY = ("NOT EXISTS (SELECT 1 FROM (SELECT ? AS v) p WHERE EXISTS (SELECT 1 FROM arrivals a WHERE "
                "a.doc_id=revisions.doc_id AND a.at>=p.v) OR EXISTS (SELECT 1 FROM absences b WHERE "
                "b.doc_id=revisions.doc_id AND b.since<p.v AND b.until>=p.v))")
+# A revision's event as a file's proof of when it was taken: the stored instant, except for a stamp wider than a
+# second (an arXiv version: a submission stamp whose precision reaches its latest announcement), whose file proves
+# only its first second (the version was in the file, so it was announced, so it had been submitted)
+_EVENT = "(valid_from - precision_ms + MIN(precision_ms, 1000))"
 ALWAYS = 2**62
 """An instant after every event and, negated, before every event (UTC milliseconds): an open end of an absence."""
 
@@ -825,21 +829,23 @@ class Store:
     def file_events(self, after: int, upto: int) -> list[tuple[str, int, int, int, int]]:
         """Per row source, the dump revisions with ``after < rev_pk <= upto`` (one ingested file's): ``(source,
         first rev_pk, last rev_pk, newest valid_from, newest start)``, where the newest ``valid_from`` is a stored
-        instant (the latest UTC millisecond an event may have happened in) and the newest start the greatest
-        first millisecond an event may have happened in (``valid_from - precision_ms + 1``; UTC milliseconds)."""
+        instant (the latest UTC millisecond an event may have happened in; for a stamp coarser than a second, the
+        last millisecond of its first second, :data:`_EVENT`) and the newest start the greatest first millisecond an
+        event may have happened in (``valid_from - precision_ms + 1``; UTC milliseconds)."""
         found = self._db.execute(
-            "SELECT source, MIN(rev_pk), MAX(rev_pk), MAX(valid_from), MAX(valid_from - precision_ms + 1) "
+            f"SELECT source, MIN(rev_pk), MAX(rev_pk), MAX({_EVENT}), MAX(valid_from - precision_ms + 1) "
             "FROM revisions WHERE rev_pk>? AND rev_pk<=? AND origin IN ('dump', 'superseded') "
             "GROUP BY source ORDER BY source", (after, upto)).fetchall()
         return [(str(source), int(first), int(last), int(newest), int(start))
                 for source, first, last, newest, start in found]
 
     def newest_event_before(self, row: CoverageRow, bound: int) -> int | None:
-        """The newest ``valid_from`` before ``bound`` (stored instants, UTC milliseconds) among the dump revisions
-        of ``row``'s file and source (``row.first_rev_pk..row.last_rev_pk``) of documents that had arrived by then
-        (not imported or created at or after ``bound``: their older stamps are no event before it), or ``None``."""
+        """The newest event (``valid_from``, :data:`_EVENT`) of a revision before ``bound`` (stored instants, UTC
+        milliseconds) among the dump revisions of ``row``'s file and source (``row.first_rev_pk..row.last_rev_pk``)
+        of documents that had arrived by then (not imported or created at or after ``bound``: their older stamps are
+        no event before it), or ``None``."""
         found = self._db.execute(
-            "SELECT MAX(valid_from) FROM revisions WHERE rev_pk>=? AND rev_pk<=? AND source=? AND valid_from<? "
+            f"SELECT MAX({_EVENT}) FROM revisions WHERE rev_pk>=? AND rev_pk<=? AND source=? AND valid_from<? "
             f"AND origin IN ('dump', 'superseded') AND {_ARRIVED_BY}",
             (row.first_rev_pk, row.last_rev_pk, row.source, bound, bound)).fetchone()
         return None if found is None or found[0] is None else int(found[0])

@@ -458,8 +458,10 @@ def future_reference(text: str, cutoff: datetime, *, own: str | None = None,
     """Evidence of the first reference in ``text`` that could not exist before ``cutoff``, or ``None``.
 
     ``own`` is the displayed paper's own arXiv id (``0704.0016``, ``hep-th/9901001``), never counted: arXiv numbers a
-    paper by its announcement month, so a paper submitted before ``T`` in the last days of ``T``'s month carries the
-    next month's id (0704.0016 was submitted on 2007-03-31), and its existence before ``T`` is proven by its date.
+    paper by its announcement month (0704.0016 was submitted on 2007-03-31, announced in April), and a paper is shown
+    only when announced before ``T`` (:func:`frozen_search.cutoff_rules.arxiv.announced_by`, which also counts a v1
+    whose id's month is later than its schedule from the end of that month), so its own id is never of a month after
+    ``T``'s: under that rule the exception changes no answer.
     ``lowered``: ``text.lower()`` when the caller has it (computed here otherwise). ``authored``: reads the author's
     own source text of the revision (:attr:`Displayed.authored`): an ISO date at or after ``T`` whose literal occurs
     in it is the author's and not counted (read once, only when such a date is found); arXiv ids and access stamps

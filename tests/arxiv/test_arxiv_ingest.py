@@ -38,7 +38,10 @@ def test_2101_10016_shows_the_version_current_at_each_cutoff(tmp_path: Path) -> 
     assert fetched.metadata["withdrawn"] is False and fetched.url == "https://arxiv.org/abs/2101.10016v6"
     assert [r.id for r in service.search("Kazhdan Lusztig").results] == ["arxiv:2101.10016"]
     service.close()
-    service = local_service(data, "2022-09-01")
+    service = local_service(data, "2022-09-01")  # v7 (Wed 2022-08-31 16:42:22Z) is not announced yet
+    assert service.fetch("arxiv:2101.10016").metadata["revision"] == "v6"
+    service.close()
+    service = local_service(data, "2022-09-15")
     assert service.fetch("arxiv:2101.10016").metadata["revision"] == "v7"
     assert "261 pages; v7" in service.fetch("https://arxiv.org/abs/2101.10016").text
     service.close()
@@ -294,16 +297,19 @@ def test_a_metadata_row_time_in_the_repeated_autumn_hour_is_read_as_the_later_in
     with pytest.raises(NotFoundBeforeCutoff):
         early.fetch("0712.3217")
     early.close()
-    later = local_service(data, "2008-11-02T06:30:01Z")
+    # announced Monday 2008-11-03 20:00 EST at the earliest; 2008 has no deferred-day list: two evenings more
+    later = local_service(data, "2008-11-06T01:00:01Z")
     assert later.fetch("0712.3217").metadata["submitted"] == "2008-11-02T06:30:00Z"
     later.close()
 
 
 @pytest.mark.parametrize(("cutoff", "revision"), [
-    # v6 is stamped 17:21:48 (whole seconds: perhaps 17:21:48.9), so a cutoff of 17:21:48.5 does not show it
-    ("2021-07-27T17:21:47Z", "v5"), ("2021-07-27T17:21:48Z", "v5"), ("2021-07-27T17:21:48.5Z", "v5"),
-    ("2021-07-27T19:21:48+02:00", "v5"), ("2021-07-27T17:21:49Z", "v6")])
-def test_a_version_submitted_exactly_at_the_cutoff_is_not_shown(tmp_path: Path, cutoff: str, revision: str) -> None:
+    # v6 is stamped Tue 2021-07-27 17:21:48Z (13:21:48 EDT, before the 14:00 deadline): announced Tuesday 20:00 EDT;
+    # 2021 has no deferred-day list, so two announcement evenings more: Thursday 2021-07-29 20:00 EDT, 00:00:00Z
+    # (an exact instant: shown from the next millisecond on)
+    ("2021-07-27T17:21:49Z", "v5"), ("2021-07-28T00:00:01Z", "v5"), ("2021-07-30T00:00:00Z", "v5"),
+    ("2021-07-30T02:00:00+02:00", "v5"), ("2021-07-30T00:00:00.001Z", "v6"), ("2021-07-30T00:00:01Z", "v6")])
+def test_a_version_announced_exactly_at_the_cutoff_is_not_shown(tmp_path: Path, cutoff: str, revision: str) -> None:
     service = local_service(ingested(tmp_path, abs_examples("2101.10016")), cutoff)  # v6: 2021-07-27 17:21:48 GMT
     fetched = service.fetch("2101.10016")
     assert fetched.metadata["revision"] == revision

@@ -66,7 +66,9 @@ def test_the_2026_search_at_cutoff_2026_01_06(live_at: Callable[..., FrozenSearc
     assert POST_CUTOFF.isdisjoint(shown) and len(shown) == 97
     assert {r.id for r in rejections if r.reason == "created_after_cutoff"} == POST_CUTOFF
     v1 = shown["arxiv:2306.07400"]
-    assert (v1.version, v1.valid_from, v1.title) == ("v1", 1686599976999, "Stub title of version 1 (testing)")
+    # submitted Mon 2023-06-12 19:59:36Z (15:59:36 EDT, after the 14:00 deadline): public from Tuesday's 20:00 EDT
+    # announcement, 2023-06-14T00:00:00Z (the state's valid_from, UTC milliseconds)
+    assert (v1.version, v1.valid_from, v1.title) == ("v1", 1686700800000, "Stub title of version 1 (testing)")
     unread = shown["arxiv:2405.11454"]  # v2 is from 2026-02-19; the stub has no recording of 2405.11454v1
     assert unread.version == "v1" and unread.parts is None and unread.refusal is not None
     assert unread.refusal[0] == "content_unproven" and unread.title == "arXiv:2405.11454v1"
@@ -161,8 +163,10 @@ def test_a_v1_entry_updated_after_the_cutoff_is_refused_not_a_crash(live_at: Cal
     body = recorded.body.replace(b"<updated>2016-05-26T17:59:46Z</updated>", b"<updated>2016-06-01T00:00:00Z</updated>")
     assert body != recorded.body
     arxiv_stub.ids["1605.08386"] = Recorded(200, body)
+    # published Thu 2016-05-26 13:59:46 EDT (before the 14:00 deadline): announced that evening, and 2016 has no
+    # deferred-day list, so two evenings more: Monday 2016-05-30 20:00 EDT (2016-05-31T00:00:00Z)
     with pytest.raises(ContentUnproven) as unproven:
-        live_at("2016-05-30").fetch("1605.08386")
+        live_at("2016-05-31T12:00:00Z").fetch("1605.08386")
     assert "1605.08386v1" in unproven.value.rejections[0].evidence  # which version: in the query log only
     assert live_at("2016-06-02").fetch("1605.08386").title == "Heat-bath random walks with Markov bases"
 

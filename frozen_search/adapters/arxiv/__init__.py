@@ -1,6 +1,6 @@
 """arXiv as a source: identifiers and papers (:mod:`.ids`), metadata dumps (:mod:`.ingest`), the API and OAI-PMH
-live (:mod:`.live`). The rule is :mod:`frozen_search.cutoff_rules.arxiv`: a paper is eligible when its v1 predates
-``T``, and shows the latest version submitted before ``T``."""
+live (:mod:`.live`). The rule is :mod:`frozen_search.cutoff_rules.arxiv`: a paper is eligible when its v1 was
+announced before ``T``, and shows the latest version announced before ``T``."""
 
 from __future__ import annotations
 
@@ -13,9 +13,12 @@ from frozen_search.adapters.documents import DocReference, DocumentStateSource, 
 from frozen_search.adapters.http import Upstream
 from frozen_search.cache.keys import host_of, origin_of
 from frozen_search.config import Settings
+from frozen_search.cutoff import SECOND_MS
+from frozen_search.errors import StoreIntegrityError
 from frozen_search.index import RevisionIndex
+from frozen_search.models import Rejection
 from frozen_search.source import IngestReport, Progress, Shown
-from frozen_search.store import Store
+from frozen_search.store import RevisionRow, Store
 
 
 class ArxivSource(DocumentStateSource):
@@ -54,6 +57,17 @@ class ArxivSource(DocumentStateSource):
             metadata["authors"] = ids.author_list(metadata["authors"])
         return metadata
 
+    def local_hit(self, row: RevisionRow, store: Store, bound: int) -> Shown | Rejection:
+        """``row`` itself (see :meth:`Source.local_hit`), after :func:`dated_by_announcement`."""
+        dated_by_announcement(row)
+        return super().local_hit(row, store, bound)
+
+    def resolve_local(self, reference: DocReference, store: Store, bound: int, settings: Settings) -> Shown:
+        """See :meth:`DocumentStateSource.resolve_local`, then :func:`dated_by_announcement`."""
+        shown = super().resolve_local(reference, store, bound, settings)
+        dated_by_announcement(shown.row)
+        return shown
+
     def ingest(self, paths: Sequence[Path], store: Store, index: RevisionIndex, *, settings: Settings,
                progress: Progress | None = None, on_file: Callable[[Path], None] | None = None,
                **options: Any) -> IngestReport:
@@ -72,6 +86,22 @@ class ArxivSource(DocumentStateSource):
         from frozen_search.adapters.arxiv.live import ArxivLive
 
         return ArxivLive(upstream, settings)
+
+
+def dated_by_announcement(row: RevisionRow) -> None:
+    """Refuse an arXiv state stored before states were dated by their announcement.
+
+    :func:`~frozen_search.adapters.arxiv.ids.paper_states` stores each version as its submission stamp with a
+    precision reaching its latest announcement (always wider than a second); a whole-second state was stored by an
+    older build, which dated it by its submission: at a cutoff between its submission and its announcement it would
+    be shown. Such a store must be ingested again.
+
+    Raises:
+        StoreIntegrityError: ``row`` is such a state (the message names no date).
+    """
+    if row.precision_ms <= SECOND_MS:
+        raise StoreIntegrityError("this store's arXiv states were dated by their submission by an older build, not "
+                                  "by their announcement: ingest arXiv again (frozen-search ingest arxiv)")
 
 
 ARXIV = ArxivSource()

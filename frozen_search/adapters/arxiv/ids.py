@@ -5,7 +5,9 @@ live API) is read into one :class:`PaperRecord`: the version list with submissio
 *for a given version itself*, and records frozen at a version's submission (proof for late fields). Then
 :func:`paper_states` makes one :class:`~frozen_search.adapters.documents.DocState` per version, following
 :mod:`frozen_search.cutoff_rules.arxiv`: a version without its own text is stored without text
-(``content_unproven``), never with another version's.
+(``content_unproven``), never with another version's; each state is public from the latest instant arXiv may have
+announced it (:func:`frozen_search.cutoff_rules.arxiv.visible_from`), stored as a stamp at its submission whose
+precision reaches that instant (so ``valid_from`` is the announcement bound and ``as_of`` the submission).
 
 Identifiers (arXiv's "Understanding the arXiv identifier" help page): new style ``YYMM.NNNN`` (0704-1412) or
 ``YYMM.NNNNN`` (from 1501), old style ``archive[.SC]/YYMMNNN`` (1991-2007), optionally ``vN`` (N >= 1). The document
@@ -22,7 +24,7 @@ from urllib.parse import unquote, urlsplit
 
 from frozen_search.adapters.documents import DocReference, DocState
 from frozen_search.config import Settings
-from frozen_search.cutoff import iso_utc, stored_instant
+from frozen_search.cutoff import SECOND_MS, iso_utc
 from frozen_search.cutoff_rules import arxiv as rules
 from frozen_search.errors import InvalidRequest, require_unicode
 
@@ -275,12 +277,19 @@ def paper_states(record: PaperRecord) -> list[DocState]:
     record.check()
     # each version's entry of the submission history, written once (check: the versions are v1..vN in order)
     history_of = [(f"v{v.number}", iso_utc(v.submitted) if v.dated else None) for v in record.versions]
-    return [_version_state(record, entry, history_of) for entry in record.versions]
+    # a version is public from its announcement, not its submission (cutoff_rules.arxiv.visible_from)
+    public = rules.visible_from(record.paper, [(v.number, v.submitted) for v in record.versions])
+    return [_version_state(record, entry, history_of, public[entry.number]) for entry in record.versions]
 
 
-def _version_state(record: PaperRecord, entry: VersionEntry, history_of: list[tuple[str, str | None]]) -> DocState:
+def _version_state(record: PaperRecord, entry: VersionEntry, history_of: list[tuple[str, str | None]],
+                   announced: int) -> DocState:
     k, when = entry.number, entry.submitted
-    stored = stored_instant(when)  # arXiv stamps are whole seconds
+    # public at its announcement, somewhere from its submission (whole seconds) to the latest instant arXiv may have
+    # announced it (an exact instant, 20:00:00 Eastern): a stamp at the submission whose precision spans that
+    # interval (frozen_search.cutoff), so the state is shown iff that instant is before T, to the millisecond
+    stored = announced * SECOND_MS
+    precision = stored - when * SECOND_MS + 1
     label = f"v{k}"
     versioned = f"{record.paper}{label}"
     history = [list(listed) for listed in history_of[:k]]
@@ -301,11 +310,11 @@ def _version_state(record: PaperRecord, entry: VersionEntry, history_of: list[tu
                       f"({entry.size_kb if entry.size_kb is not None else '?'}kb, {entry.flags}): this version has no "
                       "article. Its own abstract page text is not in the input.")
             return DocState(doc_id, SOURCE, label, stored, f"arXiv:{versioned} (withdrawn)", url, (notice,), dated,
-                            {**display, "content": "withdrawal notice"}, provenance, parent)
+                            {**display, "content": "withdrawal notice"}, provenance, parent, precision_ms=precision)
         why = (f"the input carries no text of {versioned} itself; another version's title, authors or "
                "abstract is never shown in its place")
         return DocState(doc_id, SOURCE, label, stored, f"arXiv:{versioned}", url, None, dated, display, provenance,
-                        parent, refusal=("content_unproven", why))
+                        parent, refusal=("content_unproven", why), precision_ms=precision)
     frozen = record.frozen.get(k)
     if frozen is not None and rules.is_unstored_placeholder(frozen.comments):
         frozen = None  # written later from a later version: it proves nothing about k's submission
@@ -326,4 +335,4 @@ def _version_state(record: PaperRecord, entry: VersionEntry, history_of: list[tu
     parts = ["\n".join(head), own.abstract] + ([record.full_texts[k]] if k in record.full_texts else [])
     own_dated = (f"title, authors, abstract and comments of {label}", stored)
     return DocState(doc_id, SOURCE, label, stored, own.title, url, tuple(p for p in parts if p), (*dated, own_dated),
-                    display, provenance, parent)
+                    display, provenance, parent, precision_ms=precision)

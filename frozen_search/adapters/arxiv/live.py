@@ -7,10 +7,11 @@ paper's *current* version, so:
 
 1. ``search_query=(all:<word>) AND submittedDate:[199101010000 TO <minute of T-1s>]``, each word of the query asked
    alone (never the words together: today's version would decide which papers are proposed), narrows candidates;
-   each entry's ``published`` (the v1 date) is re-checked strictly (``< T``);
-2. when the entry's own version (``updated``) predates ``T``, it *is* the version current at ``T`` (no later version
-   exists) and the entry is its own record; otherwise the version dates come from OAI ``GetRecord`` ``arXivRaw``
-   (unless the entry is v2, whose only earlier version is v1) and the chosen version is read with
+   each entry's ``published`` (the v1 date) is re-checked: v1 must have been announced before ``T``
+   (:func:`frozen_search.cutoff_rules.arxiv.announced_by`, the same rule the store's states are dated by);
+2. when the entry's own version (``updated``) was announced before ``T``, it *is* the version current at ``T`` (no
+   later version exists) and the entry is its own record; otherwise the version dates come from OAI ``GetRecord``
+   ``arXivRaw`` (unless the entry is v2, whose only earlier version is v1) and the chosen version is read with
    ``id_list=<id>v<k>``;
 3. ``fetch`` of a version also reads its PDF through the layer and extracts the text with pypdf; when the PDF is not
    reachable the abstract is shown, and ``metadata.content`` says which (``full_text`` or ``abstract``).
@@ -192,8 +193,8 @@ class ArxivLive:
         if not feed.entries:
             raise absent
         entry = feed.entries[0]
-        if not rules.eligible(entry.published, self.cutoff):
-            raise absent  # a paper from after T reads exactly as one that does not exist (no date told)
+        if not rules.eligible(entry.paper, entry.published, self.cutoff):
+            raise absent  # a paper announced at or after T reads exactly as one that does not exist (no date told)
         versions = self._versions(entry)
         if reference.version is not None and not all(v.dated for v in versions):
             versions = self._oai_record(paper).versions  # a named version needs its own date
@@ -202,12 +203,13 @@ class ArxivLive:
         except ContentUnproven as exc:
             logger.info("%s", exc.message)  # the upstream's dates go to the log, never into the answer
             raise absent from None  # the later v1 date is not before T: the paper reads as absent at T
-        wanted = rules.version_at([(v.number, v.submitted) for v in versions if v.dated], self.cutoff)
+        dated = [(v.number, v.submitted) for v in versions if v.dated]
+        wanted = rules.version_at(paper, dated, self.cutoff)
         if reference.version is not None:
             asked = int(reference.version[1:])
-            named = next((v for v in versions if v.number == asked), None)
-            if named is None or not named.dated or named.submitted >= self.bound:
-                raise NotFoundBeforeCutoff(f"{paper}{reference.version} was not submitted before the cutoff")
+            named = rules.visible_from(paper, dated).get(asked)
+            if named is None or not rules.public_before(named, self.cutoff):
+                raise NotFoundBeforeCutoff(f"{paper}{reference.version} was not announced before the cutoff")
             wanted = asked
         if wanted is None:
             raise absent
@@ -217,12 +219,13 @@ class ArxivLive:
 
     def _at_cutoff(self, entry: Entry, rejections: list[Rejection]) -> list[DocState]:
         doc = f"{SOURCE}:{entry.paper}"
-        if not rules.eligible(entry.published, self.cutoff):
+        if not rules.eligible(entry.paper, entry.published, self.cutoff):
             rejections.append(Rejection(id=doc, reason="created_after_cutoff",
-                                        evidence=f"v1 submitted {iso_utc(entry.published)}, not before T"))
+                                        evidence=f"v1 submitted {iso_utc(entry.published)}, announced at the latest "
+                                        f"{iso_utc(rules.announced_by(entry.published, entry.paper))}, not before T"))
             return []
         versions = self._agreed(entry, self._versions(entry))
-        wanted = rules.version_at([(v.number, v.submitted) for v in versions if v.dated], self.cutoff)
+        wanted = rules.version_at(entry.paper, [(v.number, v.submitted) for v in versions if v.dated], self.cutoff)
         if wanted is None:  # _agreed already refuses a v1 at or after T; no other version can be older than v1
             raise ContentUnproven(f"{doc}: no version of the upstream's history is dated before T")
         return self._states(entry, versions, wanted, with_pdf=False)
@@ -239,10 +242,10 @@ class ArxivLive:
         if first is None:
             raise ContentUnproven(f"{SOURCE}:{entry.paper}: the upstream's submission history has no v1")
         later = max(first.submitted, entry.published) if first.dated else entry.published
-        if later >= self.bound:
+        if not rules.eligible(entry.paper, later, self.cutoff):
             raise ContentUnproven(f"{SOURCE}:{entry.paper}: the API dates v1 {iso_utc(entry.published)}, the "
-                                  f"submission history {iso_utc(first.submitted)}; the later date wins and is not "
-                                  "before T")
+                                  f"submission history {iso_utc(first.submitted)}; the later date wins and was not "
+                                  "announced before T")
         if later == first.submitted and first.dated:
             return versions
         return [replace(v, submitted=later, dated=True) if v.number == 1 else v for v in versions]
@@ -251,10 +254,16 @@ class ArxivLive:
         """The submission history up to the entry's version: from the entry alone when that settles the version
         current at ``T`` (today's version predates ``T``; or it is v2, whose only predecessor is v1), else OAI
         arXivRaw. Versions between v1 and today's whose dates the entry does not give are marked undated."""
-        if entry.updated < self.bound or entry.version <= 2:  # v1's date is <published>, whatever <updated> says
+        if entry.version <= 2 or self._public(entry):  # v1's date is <published>, whatever <updated> says
             return [VersionEntry(k, entry.published if k < entry.version or k == 1 else entry.updated,
                                  dated=k in (1, entry.version)) for k in range(1, entry.version + 1)]
         return self._oai_record(entry.paper).versions
+
+    def _public(self, entry: Entry) -> bool:
+        """Whether the entry's own version (today's) was announced before ``T``: then it is the version current at
+        ``T`` (:func:`~frozen_search.cutoff_rules.arxiv.visible_from`, v1 dated by ``<published>``)."""
+        announced = rules.visible_from(entry.paper, [(1, entry.published), (entry.version, entry.updated)])
+        return rules.public_before(announced[entry.version], self.cutoff)
 
     def _states(self, entry: Entry, versions: list[VersionEntry], wanted: int, *, with_pdf: bool) -> list[DocState]:
         chosen = entry if entry.version == wanted else self._version_entry(entry.paper, wanted)
