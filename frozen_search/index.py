@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -329,13 +329,18 @@ def _ranked(searcher: tantivy.Searcher, query: tantivy.Query, limit: int) -> lis
 
 
 def _by_rev(searcher: tantivy.Searcher, hits: list[tuple[float, tantivy.DocAddress]]) -> list[Hit]:
-    """``hits`` as :data:`Hit`, best first, equal scores by ``rev`` (read from the fast field)."""
-    revs = [rev for rev in searcher.fast_field_values("rev", [address for _, address in hits])
-            if type(rev) is int]
+    """``hits`` as :data:`Hit`, best first, equal scores by ``rev`` (read from the fast field). Tantivy gives them
+    best first; only hits tied in score are ordered again (by ``rev`` instead of their place in the segments)."""
+    addresses = [address for _, address in hits]
+    values = searcher.fast_field_values("rev", addresses)
+    revs = [rev for rev in values if type(rev) is int]
     if len(revs) != len(hits):  # a segment without the column (never written so): the stored field
-        revs = [int(searcher.doc(address)["rev"][0]) for _, address in hits]
-    ranked = sorted(zip(hits, revs, strict=True), key=lambda hit: (-hit[0][0], hit[1]))
-    return [(float(score), rev, _stored_doc_id(searcher, address)) for (score, address), rev in ranked]
+        revs = [int(searcher.doc(address)["rev"][0]) for address in addresses]
+    scores = [float(score) for score, _ in hits]
+    order: Iterable[int] = range(len(hits))
+    if len(set(scores)) < len(scores):  # a tie: the tied hits ranked by rev, so that a rebuilt snapshot ranks alike
+        order = sorted(order, key=lambda at: (-scores[at], revs[at]))
+    return [(scores[at], revs[at], _stored_doc_id(searcher, addresses[at])) for at in order]
 
 
 class RankedHits:
