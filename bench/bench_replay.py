@@ -14,8 +14,8 @@ interleaved: ``replay_log`` of the log (calls/s, and per CPU-second of the main 
 with ``workers=2``: this process and one helper process; the sources' modules are imported first and their import
 time reported apart, ``imports_s``; the helpers' CPU, ``workers_cpu_s``; ``--workers auto``: the processes
 ``frozen-search replay`` runs by default, ``ops.replay.auto_workers``, reported as ``workers``) and, in the same
-process right after, the bare chain check ``verify_chain(read_log(log))`` (lines/s, and per CPU-second) and ``audit`` (lines/s); the medians,
-and the ratio replay / chain check.
+process right after, the bare chain check ``verify_chain(read_log(log))`` (lines/s, and per CPU-second) and
+``audit`` (lines/s); the medians, and the ratio replay / chain check.
 
     python bench/bench_replay.py DATA_DIR --cutoff 2030-01-01 [--calls 3000] [--pool 150] [--rounds 3]
         [--workers 1 2 auto] [--out /tmp/wt-replay/logs] [--json out.json]
