@@ -15,6 +15,7 @@ used. This is the only module that imports tantivy (its on-disk format is tied t
 
 from __future__ import annotations
 
+import functools
 import json
 import shutil
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -143,6 +144,8 @@ class RevisionIndex:
         self._generation: int | None = None
         self._searcher: tantivy.Searcher | None = None
         self._filter_cache: dict[tuple[int, str | None], list[tuple[tantivy.Occur, tantivy.Query]]] = {}
+        self._term_cache: dict[str, tuple[tuple[tantivy.Occur, tantivy.Query], tuple[tantivy.Occur, tantivy.Query]]] \
+            = {}  # each term's two matchers (body, boosted title), built once (tantivy queries are immutable)
         if frozen:  # read once: a frozen index never changes after it is opened
             self._generation = self._read_generation()
             index.reload()
@@ -285,7 +288,8 @@ class RevisionIndex:
                ) -> tuple[tantivy.Query, tantivy.Searcher]:
         if not terms:
             raise InvalidRequest("the query has no searchable words")
-        query = tantivy.Query.boolean_query(self._filters(bound, source) + _matchers(self._schema, terms, phrases))
+        query = tantivy.Query.boolean_query(self._filters(bound, source)
+                                            + _matchers(self._schema, terms, phrases, self._term_cache))
         searcher = self._searcher
         if searcher is None:
             self._index.reload()
@@ -374,17 +378,37 @@ class RankedHits:
         return len(self._everything())
 
 
+def _read_doc_id(searcher: tantivy.Searcher, address: tantivy.DocAddress) -> str:
+    return str(searcher.doc(address)["doc_id"][0])
+
+
 def _stored_doc_id(searcher: tantivy.Searcher, address: tantivy.DocAddress) -> Callable[[], str]:
-    return lambda: str(searcher.doc(address)["doc_id"][0])
+    """A function reading the stored ``doc_id`` of the hit at ``address`` when called (a ``functools.partial``:
+    made for every hit, called for few)."""
+    return functools.partial(_read_doc_id, searcher, address)
 
 
-def _matchers(schema: tantivy.Schema, terms: Sequence[str], phrases: Sequence[Sequence[str]]
-              ) -> list[tuple[tantivy.Occur, tantivy.Query]]:
+TERMS_CACHED = 50_000
+"""Terms whose matchers an index keeps (all forgotten at once past it)."""
+
+
+def _matchers(schema: tantivy.Schema, terms: Sequence[str], phrases: Sequence[Sequence[str]],
+              cache: dict[str, tuple[tuple[tantivy.Occur, tantivy.Query], tuple[tantivy.Occur, tantivy.Query]]]
+              | None = None) -> list[tuple[tantivy.Occur, tantivy.Query]]:
+    """Each distinct term in ``body`` or in ``title`` (boosted :data:`TITLE_BOOST`), and each phrase of two or more
+    terms in ``body``; ``cache``: each term's two matchers kept (by term) for the next query."""
     should: list[tuple[tantivy.Occur, tantivy.Query]] = []
     for term in dict.fromkeys(terms):
-        should.append((tantivy.Occur.Should, tantivy.Query.term_query(schema, "body", term)))
-        should.append((tantivy.Occur.Should, tantivy.Query.boost_query(
-            tantivy.Query.term_query(schema, "title", term), TITLE_BOOST)))
+        pair = None if cache is None else cache.get(term)
+        if pair is None:
+            pair = ((tantivy.Occur.Should, tantivy.Query.term_query(schema, "body", term)),
+                    (tantivy.Occur.Should, tantivy.Query.boost_query(tantivy.Query.term_query(schema, "title", term),
+                                                                     TITLE_BOOST)))
+            if cache is not None:
+                if len(cache) >= TERMS_CACHED:
+                    cache.clear()
+                cache[term] = pair
+        should += pair
     matchers: list[tuple[tantivy.Occur, tantivy.Query]] = [(tantivy.Occur.Must, tantivy.Query.boolean_query(should))]
     for phrase in phrases:
         if len(phrase) > 1:
