@@ -18,10 +18,12 @@ from __future__ import annotations
 import functools
 import json
 import shutil
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from itertools import repeat
 from pathlib import Path
+from typing import cast
 
 import tantivy
 
@@ -335,16 +337,17 @@ def _ranked(searcher: tantivy.Searcher, query: tantivy.Query, limit: int) -> lis
 def _by_rev(searcher: tantivy.Searcher, hits: list[tuple[float, tantivy.DocAddress]]) -> list[Hit]:
     """``hits`` as :data:`Hit`, best first, equal scores by ``rev`` (read from the fast field). Tantivy gives them
     best first; only hits tied in score are ordered again (by ``rev`` instead of their place in the segments)."""
-    addresses = [address for _, address in hits]
+    scores, addresses = map(list, zip(*hits, strict=True)) if hits else ([], [])
     values = searcher.fast_field_values("rev", addresses)
-    revs = [rev for rev in values if type(rev) is int]
-    if len(revs) != len(hits):  # a segment without the column (never written so): the stored field
+    if len(values) == len(hits) and (not values or set(map(type, values)) == {int}):
+        revs = cast("list[int]", values)
+    else:  # a segment without the column (never written so): the stored field
         revs = [int(searcher.doc(address)["rev"][0]) for address in addresses]
-    scores = [float(score) for score, _ in hits]
-    order: Iterable[int] = range(len(hits))
-    if len(set(scores)) < len(scores):  # a tie: the tied hits ranked by rev, so that a rebuilt snapshot ranks alike
-        order = sorted(order, key=lambda at: (-scores[at], revs[at]))
-    return [(scores[at], revs[at], _stored_doc_id(searcher, addresses[at])) for at in order]
+    readers = map(functools.partial, repeat(_read_doc_id), repeat(searcher), addresses)
+    if len(set(scores)) == len(scores):  # no tie: tantivy's order
+        return list(zip(map(float, scores), revs, readers, strict=True))
+    # a tie: the tied hits ranked by rev, so that a rebuilt snapshot ranks alike
+    return sorted(zip(map(float, scores), revs, readers, strict=True), key=lambda hit: (-hit[0], hit[1]))
 
 
 class RankedHits:
@@ -379,13 +382,9 @@ class RankedHits:
 
 
 def _read_doc_id(searcher: tantivy.Searcher, address: tantivy.DocAddress) -> str:
+    """The stored ``doc_id`` of the hit at ``address`` (bound into a ``functools.partial`` for every hit by
+    :func:`_by_rev`, called for few)."""
     return str(searcher.doc(address)["doc_id"][0])
-
-
-def _stored_doc_id(searcher: tantivy.Searcher, address: tantivy.DocAddress) -> Callable[[], str]:
-    """A function reading the stored ``doc_id`` of the hit at ``address`` when called (a ``functools.partial``:
-    made for every hit, called for few)."""
-    return functools.partial(_read_doc_id, searcher, address)
 
 
 TERMS_CACHED = 50_000

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import cast
 
 from frozen_search.config import Settings
 from frozen_search.disclosure import upstream_failure
@@ -96,7 +97,10 @@ class LocalHits:
         """The shown hits of ``chunk``, in order, and those of them resolved now (not taken from the memo)."""
         memo, generation = self.memo, self.generation
         revs: list[Hashable] = [rev_pk for _, rev_pk, _ in chunk]
-        known = {} if memo is None else dict(zip(revs, memo.get_many(generation, revs), strict=True))
+        values = [] if memo is None else memo.get_many(generation, revs)
+        if values and all(isinstance(value, Shown) for value in values):  # every hit resolved before: shown as
+            return cast("list[Shown]", values), []  # it was, nothing read or resolved
+        known = dict(zip(revs, values, strict=True)) if values else {}
         missing = [rev_pk for _, rev_pk, _ in chunk if known.get(rev_pk) is None]
         rows = self.store.revisions(missing) if missing else {}
         out: list[Shown] = []
