@@ -740,10 +740,11 @@ class QueryLog:
     ``clock`` gives ``ts``. Every line is flushed; ``fsync=True`` also syncs it. :class:`ConfigError` if the file
     cannot be opened or its last line is corrupt. Several processes may share one file (two servers at two cutoffs
     on one data dir, a CLI call beside a server): each append takes an exclusive ``flock`` on the file and, when
-    another writer appended since, re-reads the last line's hash, so the chain stays whole. With ``key`` (bytes,
-    not empty) every line is signed: ``sig`` is :func:`line_signature` of its hash.
+    another writer appended since (the file's size is not the size this writer left), re-reads the last line's hash
+    once, so the chain stays whole. With ``key`` (bytes, not empty) every line is signed: ``sig`` is
+    :func:`line_signature` of its hash.
 
-    Durability: a call's line is written (``write(2)``, under the ``flock``) before the call returns, so no caller
+    Durability: a call's line is written (one ``writev(2)``, under the ``flock``) before the call returns, so no caller
     ever sees an answer whose line is not in the file: a killed or crashed server loses no acknowledged line (a
     write torn by a ``kill -9`` belongs to a call never answered, and the next writer cuts it). Without ``fsync``
     the line is in the kernel's page cache, lost only if the machine itself fails before writeback; ``fsync=True``
