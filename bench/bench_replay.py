@@ -12,12 +12,13 @@ logs through the logged service (``FrozenSearchService`` with its query log):
 Then, each in a new Python process (replay is a CLI command: its caches start cold), ``--rounds`` times
 interleaved: ``replay_log`` of the log (calls/s, and per CPU-second of the main process; ``--workers 1 2`` also
 with ``workers=2``: this process and one helper process; the sources' modules are imported first and their import
-time reported apart, ``imports_s``; the helpers' CPU, ``workers_cpu_s``) and, in the same process right after, the
-bare chain check ``verify_chain(read_log(log))`` (lines/s, and per CPU-second) and ``audit`` (lines/s); the medians,
-and the ratio replay / chain check.
+time reported apart, ``imports_s``; the helpers' CPU, ``workers_cpu_s``; ``--workers auto``: the processes
+``frozen-search replay`` runs by default, ``ops.replay.auto_workers``, reported as ``workers``) and, in the same
+process right after, the bare chain check ``verify_chain(read_log(log))`` (lines/s, and per CPU-second) and
+``audit`` (lines/s); the medians, and the ratio replay / chain check.
 
     python bench/bench_replay.py DATA_DIR --cutoff 2030-01-01 [--calls 3000] [--pool 150] [--rounds 3]
-        [--workers 1 2] [--out /tmp/wt-replay/logs] [--json out.json]
+        [--workers 1 2 auto] [--out /tmp/wt-replay/logs] [--json out.json]
 
 ``PYTHONPATH`` selects the code measured (a checkout of another commit measures "before" on the same logs).
 Logs are written once into ``--out`` and reused when present (``--rewrite`` writes them again).
@@ -43,7 +44,12 @@ from frozen_search.cutoff import parse_cutoff
 from frozen_search.ops.replay import replay_log
 from frozen_search.querylog import audit, read_log, verify_chain
 
-data_dir, cutoff, log, workers = Path(sys.argv[1]), sys.argv[2], Path(sys.argv[3]), int(sys.argv[4])
+data_dir, cutoff, log = Path(sys.argv[1]), sys.argv[2], Path(sys.argv[3])
+if sys.argv[4] == "auto":  # what `frozen-search replay` runs by default
+    from frozen_search.ops.replay import auto_workers
+    workers = auto_workers(log)
+else:
+    workers = int(sys.argv[4])
 settings = Settings.from_env({}, data_dir=data_dir, cutoff=parse_cutoff(cutoff), log_path=log)
 wall = time.perf_counter()
 from frozen_search.registry import default_registry
@@ -63,7 +69,7 @@ audited = audit(log)
 audit_wall = time.perf_counter() - wall
 print(json.dumps({"lines": lines, "different": report.different, "chain_breaks": report.chain_breaks + len(breaks),
                   "replay_calls_per_s": lines / replay_wall, "replay_cpu_s": replay_cpu, "workers_cpu_s": workers_cpu,
-                  "imports_s": imports_s,
+                  "imports_s": imports_s, "workers": workers,
                   "replay_calls_per_s_with_imports": lines / (replay_wall + imports_s),
                   "replay_calls_per_cpu_s": lines / replay_cpu, "chain_lines_per_s": lines / chain_wall,
                   "chain_lines_per_cpu_s": lines / chain_cpu, "audit_lines_per_s": lines / audit_wall,
@@ -120,7 +126,7 @@ def write_log(data_dir: Path, cutoff: str, log: Path, calls: list[tuple[str, dic
         service.close()
 
 
-def measure(data_dir: Path, cutoff: str, log: Path, workers: int) -> dict[str, object]:
+def measure(data_dir: Path, cutoff: str, log: Path, workers: str) -> dict[str, object]:
     # cwd: the log's folder, so the code measured is PYTHONPATH's (``-c`` puts the cwd first on sys.path)
     out = subprocess.run([sys.executable, "-c", CHILD, str(data_dir), cutoff, str(log), str(workers)],
                          cwd=log.parent, capture_output=True,
@@ -137,8 +143,9 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=3000)
     parser.add_argument("--pool", type=int, default=150)
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--workers", type=int, nargs="+", default=[1],
-                        help="replay_log(workers=N) for each N given (1: in the one process)")
+    parser.add_argument("--workers", nargs="+", default=["1"],
+                        help="replay_log(workers=N) for each N given (1: in the one process; auto: what "
+                             "`frozen-search replay` runs by default, ops.replay.auto_workers)")
     parser.add_argument("--out", type=Path, default=Path("/tmp/wt-replay/logs"))
     parser.add_argument("--rewrite", action="store_true")
     parser.add_argument("--json", type=Path)
@@ -168,7 +175,8 @@ def main() -> None:
                                                      sort_keys=True)
                                           for r in map(json.loads, logs[name.split("_workers_")[0]]
                                                        .read_text().splitlines()))})
-        results[name] = {"code": first["code"], "lines": first["lines"], "distinct_calls": distinct,
+        results[name] = {"code": first["code"], "workers": first["workers"], "lines": first["lines"],
+                         "distinct_calls": distinct,
                          "different": first["different"],
                          "chain_breaks": first["chain_breaks"], "audit_ok": first["audit_ok"], **medians,
                          "replay_over_chain_check": medians["replay_calls_per_s"] / medians["chain_lines_per_s"],

@@ -407,25 +407,43 @@ def mcp(cutoff: str | None, mode: str | None, search_from: str | None, data_dir:
     run_stdio(_service(data_dir, cutoff, mode, search_from))
 
 
+def _workers(_context: click.Context, _parameter: click.Parameter, value: str | int) -> int | None:
+    """``--workers`` (a click callback): ``auto`` (``None``: resolved by :func:`frozen_search.ops.replay.
+    auto_workers`) or a whole number of processes from 1 to 64.
+
+    Raises:
+        click.BadParameter: anything else.
+    """
+    text = str(value).strip().lower()
+    if text == "auto":
+        return None
+    if not (text.isascii() and text.isdigit()) or not 1 <= int(text) <= 64:
+        raise click.BadParameter(f"{str(value)[:20]!r} is neither auto nor a whole number from 1 to 64")
+    return int(text)
+
+
 @main.command("replay")
 @click.argument("log", type=click.Path(path_type=Path), required=False)
-@click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
+@click.option("--workers", default="auto", show_default=True, callback=_workers,
               help="Recompute local lines' calls in this many processes: this one and N-1 helpers, each with its "
                    "own store connection, a call going where calls about the same documents go; lines are still "
-                   "printed in log order. Pays off on logs of many distinct calls and idle cores.")
+                   "printed in log order and every verdict is the one a single process gives. auto: the cores "
+                   "this process may run on (sched_getaffinity), at most 8, and one process for a log under "
+                   "1 MiB; 1: this process alone.")
 @_data_dir_option
 @_fail_cleanly
-def replay_command(log: Path | None, workers: int, data_dir: Path | None) -> None:
+def replay_command(log: Path | None, workers: int | None, data_dir: Path | None) -> None:
     """Recompute every logged response of LOG (default: the data dir's query log, FROZEN_SEARCH_LOG or
     DATA_DIR/querylog.jsonl) from the store; print identical/different per line (and its chain breaks, as audit
     reports them); exit 1 on any difference or chain break. The same call logged again is recomputed once and
     each of its lines compared with that answer. With FROZEN_SEARCH_READ_ONLY=1 nothing is written into the data
     dir: a cutoff whose snapshot is not built, or a live/offline line, is refused (config_error)."""
-    from frozen_search.ops.replay import describe, replay_log
+    from frozen_search.ops.replay import auto_workers, describe, replay_log
 
     settings = Settings.from_env(data_dir=data_dir)
-    report = replay_log(settings, log or settings.querylog_path, on_line=lambda line: click.echo(describe(line)),
-                        workers=workers)
+    path = log or settings.querylog_path
+    report = replay_log(settings, path, on_line=lambda line: click.echo(describe(line)),
+                        workers=auto_workers(path) if workers is None else workers)
     click.echo(report.summary())
     sys.exit(1 if report.different or report.chain_breaks else 0)
 

@@ -15,12 +15,15 @@ used. This is the only module that imports tantivy (its on-disk format is tied t
 
 from __future__ import annotations
 
+import functools
 import json
 import shutil
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from itertools import repeat
 from pathlib import Path
+from typing import cast
 
 import tantivy
 
@@ -143,6 +146,8 @@ class RevisionIndex:
         self._generation: int | None = None
         self._searcher: tantivy.Searcher | None = None
         self._filter_cache: dict[tuple[int, str | None], list[tuple[tantivy.Occur, tantivy.Query]]] = {}
+        self._term_cache: dict[str, tuple[tuple[tantivy.Occur, tantivy.Query], tuple[tantivy.Occur, tantivy.Query]]] \
+            = {}  # each term's two matchers (body, boosted title), built once (tantivy queries are immutable)
         if frozen:  # read once: a frozen index never changes after it is opened
             self._generation = self._read_generation()
             index.reload()
@@ -285,7 +290,8 @@ class RevisionIndex:
                ) -> tuple[tantivy.Query, tantivy.Searcher]:
         if not terms:
             raise InvalidRequest("the query has no searchable words")
-        query = tantivy.Query.boolean_query(self._filters(bound, source) + _matchers(self._schema, terms, phrases))
+        query = tantivy.Query.boolean_query(self._filters(bound, source)
+                                            + _matchers(self._schema, terms, phrases, self._term_cache))
         searcher = self._searcher
         if searcher is None:
             self._index.reload()
@@ -329,13 +335,19 @@ def _ranked(searcher: tantivy.Searcher, query: tantivy.Query, limit: int) -> lis
 
 
 def _by_rev(searcher: tantivy.Searcher, hits: list[tuple[float, tantivy.DocAddress]]) -> list[Hit]:
-    """``hits`` as :data:`Hit`, best first, equal scores by ``rev`` (read from the fast field)."""
-    revs = [rev for rev in searcher.fast_field_values("rev", [address for _, address in hits])
-            if type(rev) is int]
-    if len(revs) != len(hits):  # a segment without the column (never written so): the stored field
-        revs = [int(searcher.doc(address)["rev"][0]) for _, address in hits]
-    ranked = sorted(zip(hits, revs, strict=True), key=lambda hit: (-hit[0][0], hit[1]))
-    return [(float(score), rev, _stored_doc_id(searcher, address)) for (score, address), rev in ranked]
+    """``hits`` as :data:`Hit`, best first, equal scores by ``rev`` (read from the fast field). Tantivy gives them
+    best first; only hits tied in score are ordered again (by ``rev`` instead of their place in the segments)."""
+    scores, addresses = map(list, zip(*hits, strict=True)) if hits else ([], [])
+    values = searcher.fast_field_values("rev", addresses)
+    if len(values) == len(hits) and (not values or set(map(type, values)) == {int}):
+        revs = cast("list[int]", values)
+    else:  # a segment without the column (never written so): the stored field
+        revs = [int(searcher.doc(address)["rev"][0]) for address in addresses]
+    readers = map(functools.partial, repeat(_read_doc_id), repeat(searcher), addresses)
+    if len(set(scores)) == len(scores):  # no tie: tantivy's order
+        return list(zip(map(float, scores), revs, readers, strict=True))
+    # a tie: the tied hits ranked by rev, so that a rebuilt snapshot ranks alike
+    return sorted(zip(map(float, scores), revs, readers, strict=True), key=lambda hit: (-hit[0], hit[1]))
 
 
 class RankedHits:
@@ -369,17 +381,33 @@ class RankedHits:
         return len(self._everything())
 
 
-def _stored_doc_id(searcher: tantivy.Searcher, address: tantivy.DocAddress) -> Callable[[], str]:
-    return lambda: str(searcher.doc(address)["doc_id"][0])
+def _read_doc_id(searcher: tantivy.Searcher, address: tantivy.DocAddress) -> str:
+    """The stored ``doc_id`` of the hit at ``address`` (bound into a ``functools.partial`` for every hit by
+    :func:`_by_rev`, called for few)."""
+    return str(searcher.doc(address)["doc_id"][0])
 
 
-def _matchers(schema: tantivy.Schema, terms: Sequence[str], phrases: Sequence[Sequence[str]]
-              ) -> list[tuple[tantivy.Occur, tantivy.Query]]:
+TERMS_CACHED = 50_000
+"""Terms whose matchers an index keeps (all forgotten at once past it)."""
+
+
+def _matchers(schema: tantivy.Schema, terms: Sequence[str], phrases: Sequence[Sequence[str]],
+              cache: dict[str, tuple[tuple[tantivy.Occur, tantivy.Query], tuple[tantivy.Occur, tantivy.Query]]]
+              | None = None) -> list[tuple[tantivy.Occur, tantivy.Query]]:
+    """Each distinct term in ``body`` or in ``title`` (boosted :data:`TITLE_BOOST`), and each phrase of two or more
+    terms in ``body``; ``cache``: each term's two matchers kept (by term) for the next query."""
     should: list[tuple[tantivy.Occur, tantivy.Query]] = []
     for term in dict.fromkeys(terms):
-        should.append((tantivy.Occur.Should, tantivy.Query.term_query(schema, "body", term)))
-        should.append((tantivy.Occur.Should, tantivy.Query.boost_query(
-            tantivy.Query.term_query(schema, "title", term), TITLE_BOOST)))
+        pair = None if cache is None else cache.get(term)
+        if pair is None:
+            pair = ((tantivy.Occur.Should, tantivy.Query.term_query(schema, "body", term)),
+                    (tantivy.Occur.Should, tantivy.Query.boost_query(tantivy.Query.term_query(schema, "title", term),
+                                                                     TITLE_BOOST)))
+            if cache is not None:
+                if len(cache) >= TERMS_CACHED:
+                    cache.clear()
+                cache[term] = pair
+        should += pair
     matchers: list[tuple[tantivy.Occur, tantivy.Query]] = [(tantivy.Occur.Must, tantivy.Query.boolean_query(should))]
     for phrase in phrases:
         if len(phrase) > 1:

@@ -265,26 +265,47 @@ def _key_text(key: str) -> str:
     return found
 
 
-_KEY_ORDERS: dict[tuple[str, ...], list[tuple[str, bytes]]] = {}
+class _LineLayout:
+    """Where the values of a version-2 line go (its top-level field names, without ``hash`` and ``sig``, which are
+    written by :meth:`QueryLog._append_parts`): the fields sorted by name, split into the three runs that come
+    before ``hash``, between ``hash`` and ``sig``, and after ``sig``, each field with its encoded name (``{`` before
+    the first, ``,`` before every other). A line's hashed text (:func:`_spliced` of its values) is the three runs
+    joined and ``}``; the line written adds ``,"hash":…`` after the first run and ``,"sig":…`` after the second."""
+
+    __slots__ = ("heads",)
+
+    def __init__(self, keys: Collection[str]) -> None:
+        ordered = sorted(keys)
+        if not ordered or ordered[0] >= "hash" or "hash" in ordered or "sig" in ordered:
+            raise ValueError("a line's fields start with arguments and hold no hash or sig")
+        self.heads: tuple[list[tuple[str, bytes]], ...] = ([], [], [])
+        for number, key in enumerate(ordered):
+            run = 0 if key < "hash" else 1 if key < "sig" else 2
+            self.heads[run].append((key, (b"{" if number == 0 else b",") + _key_text(key).encode("utf-8") + b":"))
+
+    def runs(self, parts: Mapping[str, bytes]) -> list[bytes]:
+        """The three runs of a line whose values' bytes are ``parts`` (each value's bytes copied once)."""
+        out = []
+        for head in self.heads:
+            pieces: list[bytes] = []
+            for key, name in head:
+                pieces += (name, parts[key])
+            out.append(b"".join(pieces))
+        return out
 
 
-def _spliced_bytes(parts: Mapping[str, bytes], end: bytes = b"}") -> bytes:
-    """:func:`_spliced` of values already encoded as UTF-8 bytes (the keys: top-level line field names; their
-    sorted order and encoded names are remembered for the few key sets lines have), followed by ``end`` instead of
-    the closing brace alone (``b"}\n"``: the line as written). Joined once: each value's bytes copied once."""
-    given = tuple(parts)
-    order = _KEY_ORDERS.get(given)
-    if order is None:
-        order = [(key, _key_text(key).encode("utf-8") + b":") for key in sorted(given)]
-        if len(_KEY_ORDERS) < 256:
-            _KEY_ORDERS[given] = order
-    pieces = [b"{"]
-    for key, name in order:
-        pieces += (name, parts[key], b",")
-    if len(pieces) == 1:
-        return b"{" + end
-    pieces[-1] = end  # the last comma
-    return b"".join(pieces)
+_LAYOUTS: dict[tuple[str, ...], _LineLayout] = {}
+
+
+def _line_layout(keys: tuple[str, ...]) -> _LineLayout:
+    """The :class:`_LineLayout` of a line with the fields ``keys`` (in the order given) and ``prev``, remembered
+    for the few field sets lines have (signed or not: ``sig`` is written between the runs)."""
+    found = _LAYOUTS.get(keys)
+    if found is None:
+        found = _LineLayout((*keys, "prev"))
+        if len(_LAYOUTS) < 256:
+            _LAYOUTS[keys] = found
+    return found
 
 
 def _flat_plain(value: Any) -> bool:
@@ -719,10 +740,11 @@ class QueryLog:
     ``clock`` gives ``ts``. Every line is flushed; ``fsync=True`` also syncs it. :class:`ConfigError` if the file
     cannot be opened or its last line is corrupt. Several processes may share one file (two servers at two cutoffs
     on one data dir, a CLI call beside a server): each append takes an exclusive ``flock`` on the file and, when
-    another writer appended since, re-reads the last line's hash, so the chain stays whole. With ``key`` (bytes,
-    not empty) every line is signed: ``sig`` is :func:`line_signature` of its hash.
+    another writer appended since (the file's size is not the size this writer left), re-reads the last line's hash
+    once, so the chain stays whole. With ``key`` (bytes, not empty) every line is signed: ``sig`` is
+    :func:`line_signature` of its hash.
 
-    Durability: a call's line is written (``write(2)``, under the ``flock``) before the call returns, so no caller
+    Durability: a call's line is written (one ``writev(2)``, under the ``flock``) before the call returns, so no caller
     ever sees an answer whose line is not in the file: a killed or crashed server loses no acknowledged line (a
     write torn by a ``kill -9`` belongs to a call never answered, and the next writer cuts it). Without ``fsync``
     the line is in the kernel's page cache, lost only if the machine itself fails before writeback; ``fsync=True``
@@ -777,33 +799,54 @@ class QueryLog:
 
     def _append_parts(self, record: dict[str, Any], parts: dict[str, bytes]) -> dict[str, Any]:
         """Write a version-2 line from its values' JCS bytes (:func:`_jcs_parts`): the same bytes as
-        :meth:`_append_exact` writes for it (a test compares the two), spliced as bytes, with one ``write(2)``."""
+        :meth:`_append_exact` writes for it (a test compares the two), with one ``writev(2)``: the values' bytes
+        are joined once into the runs between ``hash`` and ``sig`` (:class:`_LineLayout`), hashed as they are and
+        written with the ``hash`` and ``sig`` fields between them."""
+        layout = _line_layout(tuple(parts))
         with self._lock:
             fcntl.flock(self._handle.fileno(), fcntl.LOCK_EX)  # against other processes appending to the same file
             try:
-                if os.fstat(self._handle.fileno()).st_size != self._size:  # another writer appended: chain to it
-                    self._prev = _last_hash(self.path)
+                self._chain_to_file()
                 record["prev"] = self._prev
                 parts["prev"] = b'"' + self._prev.encode("ascii") + b'"'
-                record["hash"] = hashlib.sha256(_spliced_bytes(parts)).hexdigest()
-                parts["hash"] = b'"' + record["hash"].encode("ascii") + b'"'
+                runs = layout.runs(parts)
+                digest = hashlib.sha256(runs[0])
+                digest.update(runs[1])
+                digest.update(runs[2])
+                digest.update(b"}")
+                record["hash"] = digest.hexdigest()
+                pieces = [runs[0], b',"hash":"' + record["hash"].encode("ascii") + b'"', runs[1]]
                 if self._key is not None:
                     record["sig"] = line_signature(self._key, record["hash"])
-                    parts["sig"] = b'"' + record["sig"].encode("ascii") + b'"'
-                self._write(memoryview(_spliced_bytes(parts, b"}\n")))
+                    pieces.append(b',"sig":"' + record["sig"].encode("ascii") + b'"')
+                pieces += (runs[2], b"}\n")
+                self._write(pieces)
                 self._prev = record["hash"]
             finally:
                 fcntl.flock(self._handle.fileno(), fcntl.LOCK_UN)
         return record
 
-    def _write(self, line: memoryview) -> None:
-        """Append ``line`` (under the ``flock``) and chain the next line to the hash just written."""
-        done = 0
-        while done < len(line):  # one write(2) in practice (O_APPEND, under the flock)
-            done += os.write(self._handle.fileno(), line[done:])
+    def _chain_to_file(self) -> None:
+        """Under the ``flock``: when another writer appended since this one last wrote, chain to the hash of the
+        file's last line (read once per such append, not again at every later line)."""
+        size = os.fstat(self._handle.fileno()).st_size
+        if size != self._size:
+            self._prev = _last_hash(self.path)
+            self._size = size
+
+    def _write(self, pieces: list[bytes]) -> None:
+        """Append the line made of ``pieces`` (under the ``flock``; one ``writev(2)`` in practice, the rest written
+        as one buffer if the kernel wrote less) and count its bytes."""
+        fd = self._handle.fileno()
+        total = sum(len(piece) for piece in pieces)
+        done = os.writev(fd, pieces)
+        if done < total:  # O_APPEND on a regular file writes all of it unless the disk is full: finish the line
+            rest = memoryview(b"".join(pieces))
+            while done < total:
+                done += os.write(fd, rest[done:])
         if self._fsync:
-            os.fsync(self._handle.fileno())
-        self._size += len(line)  # no other writer appends while the flock is held
+            os.fsync(fd)
+        self._size += total  # no other writer appends while the flock is held
 
     def _append_exact(self, fields: dict[str, Any], json_native: Collection[str],
                       plain: Collection[str]) -> dict[str, Any]:
@@ -841,8 +884,7 @@ class QueryLog:
         with self._lock:
             fcntl.flock(self._handle.fileno(), fcntl.LOCK_EX)  # against other processes appending to the same file
             try:
-                if os.fstat(self._handle.fileno()).st_size != self._size:  # another writer appended: chain to it
-                    self._prev = _last_hash(self.path)
+                self._chain_to_file()
                 record["prev"] = self._prev
                 written_as["prev"] = canonical_json(self._prev)
                 if record["schema_version"] == LOG_FORMAT:
@@ -858,7 +900,7 @@ class QueryLog:
                 if self._key is not None:
                     record["sig"] = line_signature(self._key, record["hash"])
                     written_as["sig"] = f'"{record["sig"]}"'
-                self._write(memoryview(_encode(_spliced(written_as)) + b"\n"))
+                self._write([_encode(_spliced(written_as)) + b"\n"])
                 self._prev = record["hash"]
             finally:
                 fcntl.flock(self._handle.fileno(), fcntl.LOCK_UN)

@@ -105,6 +105,7 @@ class FrozenSearchService:
         self.coverage = Coverage.of(self.store)
         self.strict = strict_search(settings, self.registry, self.coverage, self.lives, self.bound)
         """Strict mode (``search_from``, :mod:`frozen_search.stages.coverage`): no upstream search candidates."""
+        self._logged_sites = self._sites()  # the settings are frozen: logged alike on every call
 
     @classmethod
     def open(cls, settings: Settings, *, registry: Registry | None = None, store: Store | None = None,
@@ -191,7 +192,7 @@ class FrozenSearchService:
         logged, cut = self._bounded(tool, given)
         # QueryLog.call's steps without its generator: the line is written in the finally, before the answer
         recorder = self.log.begin(self.session, tool, logged, self.cutoff,  # type: ignore[arg-type]
-                                  self.settings.mode, self._live_sources(), self._sites(), cut, logged_headers,
+                                  self.settings.mode, self._live_sources(), self._logged_sites, cut, logged_headers,
                                   search_from="store" if self.strict else None, upstream=self._upstream())
         try:
             with collecting() as withheld:
@@ -274,12 +275,12 @@ class FrozenSearchService:
             local_candidates(index, self.store, self.registry, self.settings, terms=terms, phrases=phrases,
                              bound=self.bound, source=source, limit=limit * 3, found=found, memo=self._hits,
                              resolved=self.reverifier.preload)
-        if not self.strict:
+        if self.lives and not self.strict:  # no live source: nothing to ask
             live_candidates(self.lives, self.registry, self.settings, query=query, source=source, limit=limit * 2,
                             found=found, store_searched=store_searched)
         response = SearchResponse(results=[], errors=found.errors)
-        outcome = Outcome(response=response, rejections=found.rejections)
-        outcome.rejections = found.rejections  # the same list: local hits met later add their rejections to it
+        outcome = Outcome(response=response, rejections=found.rejections)  # the same list: local hits met later
+        # add their rejections to it
         logged: list[LoggedHit | None] = []  # each shown hit's log record, encoded once (None: a live hit)
         pool = found.local
         if self.lives and not self.strict:

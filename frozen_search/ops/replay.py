@@ -143,6 +143,31 @@ class _Recomputer:
         return _outcome(service, tool, arguments)
 
 
+MAX_AUTO_WORKERS = 8
+"""The most processes ``replay --workers auto`` runs (each holds its own store connection, snapshot and caches)."""
+AUTO_MIN_LOG_BYTES = 1 << 20
+"""A log smaller than this (~180 search lines) is replayed by ``--workers auto`` in one process: it takes a
+fraction of a second there, less than starting helpers costs."""
+
+
+def auto_workers(log_path: Path | None = None) -> int:
+    """The processes ``frozen-search replay --workers auto`` (the default) runs for the log at ``log_path``: the CPUs
+    this process may run on (``os.sched_getaffinity``, else ``os.cpu_count()``), at least 1 and at most
+    :data:`MAX_AUTO_WORKERS`; 1 for a log under :data:`AUTO_MIN_LOG_BYTES` (or one that cannot be read: replay
+    then reports it). Only the speed depends on it, never a verdict."""
+    try:
+        usable = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # not Linux
+        usable = os.cpu_count() or 1
+    if log_path is not None:
+        try:
+            if log_path.stat().st_size < AUTO_MIN_LOG_BYTES:
+                return 1
+        except OSError:
+            return 1
+    return max(1, min(usable, MAX_AUTO_WORKERS))
+
+
 def replay_log(settings: Settings, log_path: Path, *, on_line: Callable[[ReplayLine], None] | None = None,
                workers: int = 1) -> ReplayReport:
     """Recompute every line of the query log at ``log_path`` from the data dir of ``settings`` (its ``mode`` and

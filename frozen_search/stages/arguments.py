@@ -14,6 +14,7 @@ from frozen_search.errors import InvalidRequest, RefusedSource
 from frozen_search.index import tokenize
 
 MAX_REFERENCE_CHARS = 2_000
+_QUOTED = re.compile(r'"([^"]+)"')  # a quoted phrase of a query
 
 
 @functools.cache
@@ -49,7 +50,9 @@ def search_arguments(query: Any, source: Any, limit: Any, settings: Settings,
     terms = tokenize(query)
     if not terms:
         raise InvalidRequest("the query has no searchable words")
-    phrases = [tokenize(p) for p in re.findall(r'"([^"]+)"', query)]
+    if '"' not in query:  # no quoted phrase (most queries): no phrase search
+        return terms, [], limit, source
+    phrases = [tokenize(p) for p in _QUOTED.findall(query)]
     return terms, [p for p in phrases if len(p) > 1], limit, source
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import cast
 
 from frozen_search.config import Settings
 from frozen_search.disclosure import upstream_failure
@@ -41,8 +42,8 @@ def local_candidates(index: RevisionIndex, store: Store, registry: Registry, set
     time as they are consumed (:class:`LocalHits`); hits that cannot be shown become rejections in
     ``found.rejections`` as they are met. ``memo``: each hit's resolution kept for the store generation the index
     reflects (:mod:`frozen_search.stages.memo`), so a hit met again is neither read nor resolved again.
-    ``resolved(hits)``: sees each step's shown hits, in order, before the first of them is consumed (the service
-    reads their texts together: :meth:`~frozen_search.stages.reverify.Reverifier.preload`)."""
+    ``resolved(hits)``: sees each step's shown hits not taken from ``memo``, in order, before the first of them is
+    consumed (the service reads their texts together: :meth:`~frozen_search.stages.reverify.Reverifier.preload`)."""
     step = step or max(1, limit // 3)
     # rev_pk from a fast field, no stored doc read; tantivy first asked for two steps' hits (a page that a refused or
     # repeated hit leaves short is still filled from that read), for all of them only when more are needed
@@ -58,7 +59,9 @@ class LocalHits:
     that fills its page from the first hits never reads, decodes or resolves the rest. A hit that cannot be shown
     is appended to ``rejections`` when it is first met; a step once resolved is kept (iterating again, or asking
     whether any hit can be shown, resolves nothing twice). ``resolved(hits)`` sees each step's shown hits once,
-    when the step is resolved."""
+    when the step is resolved, and only those resolved then: a hit taken from the memo was resolved, and its text
+    read, by an earlier search (:meth:`~frozen_search.stages.reverify.Reverifier.preload` has nothing to read
+    together for it)."""
 
     def __init__(self, hits: Sequence[tuple[float, int, str | Callable[[], str]]] | RankedHits,
                  store: Store, registry: Registry, settings: Settings,
@@ -78,9 +81,10 @@ class LocalHits:
                 chunk = self.hits[start:start + self.step]  # RankedHits: tantivy asked only as far as needed
                 if not chunk:
                     return
-                self._resolved.append(self._resolve(chunk))
-                if self.resolved is not None:
-                    self.resolved(self._resolved[number])
+                shown, fresh = self._resolve(chunk)
+                self._resolved.append(shown)
+                if self.resolved is not None and fresh:
+                    self.resolved(fresh)
             yield from self._resolved[number]
             number += 1
 
@@ -88,13 +92,19 @@ class LocalHits:
         """Whether any hit can be shown (resolving steps only until the first one that can)."""
         return next(iter(self), None) is not None
 
-    def _resolve(self, chunk: Sequence[tuple[float, int, str | Callable[[], str]]]) -> list[Shown]:
+    def _resolve(self, chunk: Sequence[tuple[float, int, str | Callable[[], str]]]
+                 ) -> tuple[list[Shown], list[Shown]]:
+        """The shown hits of ``chunk``, in order, and those of them resolved now (not taken from the memo)."""
         memo, generation = self.memo, self.generation
         revs: list[Hashable] = [rev_pk for _, rev_pk, _ in chunk]
-        known = {} if memo is None else dict(zip(revs, memo.get_many(generation, revs), strict=True))
+        values = [] if memo is None else memo.get_many(generation, revs)
+        if values and all(isinstance(value, Shown) for value in values):  # every hit resolved before: shown as
+            return cast("list[Shown]", values), []  # it was, nothing read or resolved
+        known = dict(zip(revs, values, strict=True)) if values else {}
         missing = [rev_pk for _, rev_pk, _ in chunk if known.get(rev_pk) is None]
         rows = self.store.revisions(missing) if missing else {}
         out: list[Shown] = []
+        fresh: list[Shown] = []
         owners: dict[str, Source | None] = {}
         for _, rev_pk, doc in chunk:
             shown = known.get(rev_pk)
@@ -109,16 +119,19 @@ class LocalHits:
                     owners[row.source] = self.registry.for_row_source(row.source, self.settings)
                 owner = owners[row.source]
                 shown = Shown(row) if owner is None else owner.local_hit(row, self.store, self.bound)
-                if memo is not None and not isinstance(shown, Rejection):
-                    # an index hit is a dump row: what it shows holds for this generation. A refusal is not kept:
-                    # it may rest on a row not stored yet (a redirect's target) that live mode stores later without
-                    # a new generation, and keeping it would refuse what was public before T for the generation.
-                    memo.put(generation, rev_pk, shown)
+                if not isinstance(shown, Rejection):
+                    fresh.append(shown)
+                    if memo is not None:
+                        # an index hit is a dump row: what it shows holds for this generation. A refusal is not
+                        # kept: it may rest on a row not stored yet (a redirect's target) that live mode stores
+                        # later without a new generation, and keeping it would refuse what was public before T for
+                        # the generation.
+                        memo.put(generation, rev_pk, shown)
             if isinstance(shown, Rejection):
                 self.rejections.append(shown)
             else:
                 out.append(shown)
-        return out
+        return out, fresh
 
 
 def live_candidates(lives: Mapping[str, LiveSource], registry: Registry, settings: Settings, *, query: str,

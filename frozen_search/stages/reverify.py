@@ -127,9 +127,12 @@ class Reverifier:
         one per row). Only saves time: a row whose texts cannot be read so (a chunk missing from the store) is left
         to :meth:`text`, which raises when, and only if, that row is shown."""
         generation = self.store.generation
+        held = self._texts
         with self._lock:
-            rows = list({row.rev_pk: row for row in (hit.row for hit in shown)
-                         if (generation, row.rev_pk) not in self._texts}.values())
+            missing = [hit.row for hit in shown if (generation, hit.row.rev_pk) not in held]
+        if len(missing) < 2:  # nothing to read together (usually: every text held already)
+            return
+        rows = list({row.rev_pk: row for row in missing}.values())
         owned: dict[int, tuple[Source, list[RevisionRow]]] = {}
         for row in rows:
             owner = self._owner(row.source)
