@@ -53,6 +53,9 @@ try:  # ISA-L's inflate (the ``dumps`` extra): the same bytes as gzip's, ~3x les
 except ImportError:  # pragma: no cover - without the extra: the standard library's gzip
     _gzip = gzip
     _UNREADABLE = (OSError, EOFError, zlib.error)  # gzip.BadGzipFile is an OSError (isal's too)
+BESIDE_WORKER = 3
+"""The ingesting process parses one block of a JSON-lines part in this many beside its one worker
+(:meth:`OpenAlexReader.beside`; 0: none, the worker parses every block)."""
 MAX_LINE_BYTES = 64 << 20
 """The longest JSON line read (bytes): a real work is ~13.5 kB, one with thousands of authors a few MB; a longer line
 (a ``.gz`` of a few MB can hold one of gigabytes) is refused before it is read whole."""
@@ -266,24 +269,39 @@ class OpenAlexReader:
         count = self.workers if self.workers is not None else min(MAX_SHARES, (os.cpu_count() or 1) - 1)
         if count < 2:
             return 1
+        return count if self._json_lines(path) else 1
+
+    def beside(self, path: Path) -> int:
+        """When one worker process parses ``path`` (:meth:`shares` is 1, the default on 2 cores): the ingesting
+        process reads one block in this many itself (:func:`~frozen_search.adapters.documents.states_beside_worker`):
+        :data:`BESIDE_WORKER` for a JSON-lines part, whose worker alone is the bound on 2 cores (it inflates,
+        parses, builds and encodes every work while the ingesting process only stores them); 0 (none) for a
+        whole-file response or anything unreadable."""
+        return BESIDE_WORKER if BESIDE_WORKER > 1 and self._json_lines(path) else 0
+
+    @staticmethod
+    def _json_lines(path: Path) -> bool:
+        """Whether ``path`` reads as JSON lines (its first line that is not blank is a JSON object)."""
         try:
             with _open(path) as stream:
                 first = stream.readline(MAX_LINE_BYTES + 1)
                 while first and not first.strip():
                     first = stream.readline(MAX_LINE_BYTES + 1)
         except _UNREADABLE:
-            return 1
+            return False
         try:
             one_line = fastjson.loads(first) if 0 < len(first) <= MAX_LINE_BYTES else None
         except (ValueError, RecursionError):
-            return 1
-        return count if isinstance(one_line, dict) else 1
+            return False
+        return isinstance(one_line, dict)
 
-    def share(self, path: Path, index: int, count: int, size: int = SHARE_BYTES) -> Iterator[SharedBlock]:
-        """Blocks ``index``, ``index + count``, ... of the JSON-lines file ``path``, each read into states as
-        :func:`read_openalex` reads them, its lines numbered as it numbers them (from the first line that is not
-        blank). Block ``k`` holds the lines that end in the ``k``-th ``size`` bytes read after line 1 (block 0 also
-        line 1; one block more for a last line without a line end); the blocks of other workers are only counted.
+    def share(self, path: Path, index: int, count: int, size: int = SHARE_BYTES, *, others: bool = False
+              ) -> Iterator[SharedBlock]:
+        """Blocks ``index``, ``index + count``, ... of the JSON-lines file ``path`` (``others``: all the other
+        blocks), each read into states as :func:`read_openalex` reads them, its lines numbered as it numbers them
+        (from the first line that is not blank). Block ``k`` holds the lines that end in the ``k``-th ``size``
+        bytes read after line 1 (block 0 also line 1; one block more for a last line without a line end); the
+        blocks of other readers are only counted.
 
         Raises:
             IngestError: the file cannot be read to its end, or holds a line past :data:`MAX_LINE_BYTES` (as
@@ -301,13 +319,13 @@ class OpenAlexReader:
             except _UNREADABLE as exc:
                 raise _first_line_error(path, exc) from exc
             try:
-                yield from self._blocks(path, stream, first, index, count, size)
+                yield from self._blocks(path, stream, first, index, count, size, others)
             except _UNREADABLE as exc:
                 raise IngestError(f"{path} cannot be read to its end (truncated or damaged): {exc}") from exc
 
-    def _blocks(self, path: Path, stream: IO[bytes], first: bytes, index: int, count: int, size: int
-                ) -> Iterator[SharedBlock]:
-        for lines, read in line_blocks(stream, first, index, count, size, _bounded):
+    def _blocks(self, path: Path, stream: IO[bytes], first: bytes, index: int, count: int, size: int,
+                others: bool = False) -> Iterator[SharedBlock]:
+        for lines, read in line_blocks(stream, first, index, count, size, _bounded, others=others):
             yield self._block(path, lines, read)
 
     @staticmethod
