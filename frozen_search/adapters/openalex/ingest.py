@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import gzip
 import os
+import threading
 import zlib
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -56,6 +57,19 @@ except ImportError:  # pragma: no cover - without the extra: the standard librar
 BESIDE_WORKER = 3
 """The ingesting process parses one block of a JSON-lines part in this many beside its one worker
 (:meth:`OpenAlexReader.beside`; 0: none, the worker parses every block)."""
+_simdjson: ModuleType | None  # what reads a snapshot line's work fields without building the rest
+try:  # pysimdjson (the ``dumps`` extra): simdjson validates the whole line, Python objects only for the fields read
+    import simdjson
+
+    _simdjson = simdjson
+except ImportError:  # pragma: no cover - without the extra: every line parsed whole by fastjson
+    _simdjson = None
+WORK_FIELDS = ("id", "publication_date", "doi", "primary_location", "type", "is_paratext", "is_retracted", "title",
+               "display_name", "indexed_in", "locations", "authorships", "abstract_inverted_index")
+"""The top-level fields of a work that :func:`~frozen_search.adapters.openalex.ids.work_state` reads (with
+:func:`~frozen_search.cutoff_rules.openalex.judge`): all a snapshot line's state is made of
+(:func:`work_fields`). A field read there and missing here would be read as absent: tests/openalex check that every
+field the real works are read for is listed."""
 MAX_LINE_BYTES = 64 << 20
 """The longest JSON line read (bytes): a real work is ~13.5 kB, one with thousands of authors a few MB; a longer line
 (a ``.gz`` of a few MB can hold one of gigabytes) is refused before it is read whole."""
@@ -102,6 +116,9 @@ def _line_records(number: int, line: bytes) -> list[Record]:
     """The records of line ``number`` of a JSON-lines file: none for a blank line, each work of a list response."""
     if not line.strip():
         return []
+    fields = work_fields(line)
+    if fields is not None:
+        return [(f"line {number}", fields)]
     try:
         parsed = fastjson.loads(line)
     except (ValueError, RecursionError) as exc:
@@ -109,6 +126,58 @@ def _line_records(number: int, line: bytes) -> list[Record]:
     if isinstance(parsed, dict) and isinstance(parsed.get("results"), list):
         return [(f"line {number} results[{i}]", work) for i, work in enumerate(parsed["results"])]
     return [(f"line {number}", parsed)]
+
+
+_parsers = threading.local()  # one simdjson parser per thread (a parser holds its last document)
+
+
+def work_fields(line: bytes) -> dict[str, Any] | None:
+    """The fields :data:`WORK_FIELDS` of the work on ``line`` (one JSON-lines record), each as ``json.loads(line)``
+    gives it, a field the work lacks left out: what :func:`~frozen_search.adapters.openalex.ids.work_state` makes the
+    same state of as of the whole parsed work, without building Python objects for the rest of it (~2/3 of a
+    snapshot work's ~13.5 kB: concepts, topics, referenced works, counts by year...). ``None`` where that is not
+    shown -- then the line is parsed whole (:func:`frozen_search.adapters.fastjson.loads`), which gives the value or
+    the error ``json`` gives:
+
+    - pysimdjson (https://github.com/TkTech/pysimdjson, simdjson's DOM parser) is not installed, or refuses the line:
+      simdjson validates the whole line (RFC 8259 and UTF-8) and refuses what ``json`` reads otherwise or not at
+      all (``NaN``/``Infinity``, an integer past 64 bits, an escaped lone surrogate, invalid UTF-8, more than 1,024
+      levels of nesting);
+    - the line is not a JSON object, is a list response (``results``), or repeats a top-level key (simdjson would
+      give the first value, ``json`` gives the last; inside the fields read, simdjson's ``as_dict`` keeps the last,
+      as ``json`` does).
+
+    Numbers are read alike (integers within 64 bits exactly; other numbers as correctly rounded doubles), strings
+    alike (escapes, surrogate pairs). One difference is left: a line nested more deeply than Python's ``json`` can
+    follow (``RecursionError`` at ~1,000 levels less the caller's stack) but at most 1,024 levels deep is read
+    here, where ``json`` skipped it as "not JSON"; no real work nests more than a few levels.
+    """
+    if _simdjson is None:
+        return None
+    parser = getattr(_parsers, "parser", None)
+    if parser is None:
+        parser = _parsers.parser = _simdjson.Parser()
+    try:
+        return _fields(parser.parse(line))
+    except Exception:  # noqa: BLE001 - whatever simdjson refuses, json decides (the value, or its own error)
+        return None
+
+
+def _fields(document: Any) -> dict[str, Any] | None:
+    assert _simdjson is not None
+    whole, part = _simdjson.Object, _simdjson.Array
+    if type(document) is not whole:
+        return None
+    keys = set(document)
+    if len(keys) != len(document) or "results" in keys:
+        return None
+    fields: dict[str, Any] = {}
+    for key in WORK_FIELDS:
+        if key in keys:
+            value = document[key]
+            kind = type(value)
+            fields[key] = value.as_dict() if kind is whole else value.as_list() if kind is part else value
+    return fields
 
 
 def _chain(first: bytes, stream: IO[bytes]) -> Iterator[bytes]:
