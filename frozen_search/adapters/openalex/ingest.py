@@ -114,7 +114,7 @@ def _json_lines(first: bytes, stream: IO[bytes], tick: Callable[[int], None]) ->
 
 def _line_records(number: int, line: bytes) -> list[Record]:
     """The records of line ``number`` of a JSON-lines file: none for a blank line, each work of a list response."""
-    if not line.strip():
+    if (not line or line[0] in _WHITESPACE) and not line.strip():  # a line starting otherwise is not blank
         return []
     fields = work_fields(line)
     if fields is not None:
@@ -128,6 +128,7 @@ def _line_records(number: int, line: bytes) -> list[Record]:
     return [(f"line {number}", parsed)]
 
 
+_WHITESPACE = frozenset(b" \t\n\r\x0b\x0c")  # what bytes.strip() strips
 _parsers = threading.local()  # one simdjson parser per thread (a parser holds its last document)
 
 
@@ -296,15 +297,15 @@ def _no_work(path: Path) -> str:
 
 def _record_state(path: Path, position: str, record: Any) -> tuple[bool, DocState | RecordError]:
     """Whether ``record`` carries an OpenAlex work id, and its state or why it is skipped."""
-    try:
-        if isinstance(record, RecordError):
-            raise record
-        work_key(record.get("id") if isinstance(record, dict) else None)
-    except RecordError as exc:
-        return False, exc
+    if isinstance(record, RecordError):
+        return False, record
     try:
         return True, work_state(record, {"file": path.name, "position": position})
-    except RecordError as exc:
+    except RecordError as exc:  # work_state reads the id first: this tells whether that was what failed
+        try:
+            work_key(record.get("id") if isinstance(record, dict) else None)
+        except RecordError as no_id:
+            return False, no_id
         return True, exc
 
 
