@@ -23,14 +23,14 @@ _POSITION = st.one_of(st.integers(min_value=-3, max_value=12), st.booleans(), st
 _WORD = st.sampled_from(["a", "b", "Abstract", "ab&amp;c", "$\\\\mathbb", "{Q}$", "x&#13;\\ny", " ", "", "\u00e9"])
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(st.dictionaries(_WORD, st.one_of(st.lists(_POSITION, max_size=4), st.integers(), st.none()), max_size=8))
 def test_the_abstract_in_order_is_the_checked_one(index: dict[str, Any]) -> None:
     if index:
         assert ids.rebuild_abstract(index) == ids._rebuild_checked(index)
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(st.permutations(list(range(9))), st.lists(_WORD, min_size=9, max_size=9))
 def test_a_well_formed_abstract_in_order_is_the_checked_one(order: list[int], words: list[str]) -> None:
     index: dict[str, list[int]] = {}
