@@ -319,7 +319,8 @@ class OpenAlexReader:
     blocks in file order, so the states, their order and the problems' running record numbers are those of one
     reader. ``workers``: how many (default: a core left to the ingesting process, the others parse, at most
     :data:`MAX_SHARES`; on 2 cores one worker: each added worker inflates the whole part again, ~20 % more
-    CPU in all, which two cores shared with the ingesting process do not win back -- bench/README)."""
+    CPU in all, which two cores shared with the ingesting process do not win back -- bench/README); with one
+    worker, the ingesting process parses one block in :data:`BESIDE_WORKER` itself (:meth:`beside`)."""
 
     def __init__(self, workers: int | None = None) -> None:
         self.workers = workers
