@@ -9,6 +9,8 @@ varied), then, each in a ``spawn`` child of its own (so CPU and peak RSS are its
   every line (OpenAlex through ``gzip``); arXiv OAI: lxml ``iterparse`` of every ``record``, cleared;
 - **floor** (arXiv snapshot, OpenAlex): the input decompressed (``inflate-gzip`` / ``inflate-isal``: ISA-L, the
   ``dumps`` extra), and that with every line parsed by ``orjson`` (``floor-gzip`` / ``floor-isal``), 1 MB reads;
+  OpenAlex also with every line only validated by simdjson (``floor-isal-simdjson``: pysimdjson's parse, no Python
+  object built; the ingest reads a work's fields from it);
 - **bare parse + render** (Stack Exchange only): the bare parse, and each body revision and comment rendered from
   Markdown once -- the least any ingest of the dump must do;
 - **ingest**: the public ingester (``ingest_stackexchange`` / ``ingest_arxiv`` / ``ingest_openalex``) into a fresh
@@ -101,8 +103,13 @@ def floor(kind: str, path: str) -> int:
     import orjson
 
     opener: Any = open
+    parse = orjson.loads
+    if kind == "floor-isal-simdjson":  # the line validated by simdjson (pysimdjson), no Python object built
+        import simdjson
+
+        parse = simdjson.Parser().parse
     if path.endswith(".gz"):
-        if kind.endswith("isal"):
+        if kind.endswith(("isal", "simdjson")):
             from isal import igzip
 
             opener = igzip.open
@@ -116,10 +123,10 @@ def floor(kind: str, path: str) -> int:
                 lines = (rest + block).split(b"\n")
                 rest = lines.pop()
                 for line in lines:
-                    orjson.loads(line)
+                    parse(line)
                 rows += len(lines)
         if rest.strip() and kind.startswith("floor"):
-            orjson.loads(rest)
+            parse(rest)
             rows += 1
     return rows
 
@@ -227,7 +234,8 @@ def main(argv: list[str] | None = None) -> int:
                 path, rows, size = generate(source, records, Path(tmp))
                 bare_run = measure("bare", source, path, Path(tmp))
                 floors = {kind: measure(kind, source, path, Path(tmp)) for kind in (
-                    ("inflate-gzip", "inflate-isal", "floor-gzip", "floor-isal") if source == "openalex" else
+                    ("inflate-gzip", "inflate-isal", "floor-gzip", "floor-isal", "floor-isal-simdjson")
+                    if source == "openalex" else
                     ("floor-gzip",) if source == "arxiv-snapshot" else ())}
                 render_run = measure("render", source, path, Path(tmp)) if source == "se" else None
                 data = Path(tmp) / "data"

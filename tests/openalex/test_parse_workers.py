@@ -115,3 +115,52 @@ def test_parse_workers_refuse_a_truncated_part_and_a_part_without_works(tmp_path
                             parse_workers=2)
         assert store.count_revisions() == 0
         store.close()
+
+
+@pytest.mark.parametrize(("every", "size"), [(3, 4096), (2, 65_536), pytest.param(5, 1 << 20, marks=pytest.mark.slow)])
+def test_the_ingesting_process_beside_one_worker_gives_what_one_reader_gives(tmp_path: Path, every: int,
+                                                                            size: int) -> None:
+    # the ingesting process reads blocks 0, every, 2 * every, ... itself and the worker all the others
+    # (share(..., others=True)); taken in file order they are one reader's states and problems
+    copies = 3 if size < 1 << 20 else 30
+    path = _part(tmp_path / "part_000.gz", copies, leading=b"\n \n", last_newline=size == 65_536)
+    reader = OpenAlexReader(1)
+    assert reader.shares(path) == 1 and reader.beside(path) > 1
+    streams = [reader.share(path, 0, every, size), reader.share(path, 0, every, size, others=True)]
+    states, problems, records = [], [], 0
+    for block in count():
+        found = next(streams[0 if block % every == 0 else 1], None)
+        if found is None:
+            assert all(next(stream, None) is None for stream in streams)
+            break
+        problems += [f"{path.name}: record {records + n} ({where}): {why}" if n else why
+                     for n, where, why in found.problems]
+        records += found.records
+        states += found.groups
+    assert block > 2 * every
+    assert ([encode_states([(0, group)]) for group in states], problems) == _single(path)
+
+
+def test_a_whole_file_response_is_read_by_the_worker_alone(tmp_path: Path) -> None:
+    path = tmp_path / "works.json"
+    path.write_text(json.dumps({"meta": {}, "results": real_works()[:3]}, indent=1))  # as the API pages are saved
+    assert OpenAlexReader(1).beside(path) == 0 and OpenAlexReader(1).shares(path) == 1
+
+
+@pytest.mark.slow
+def test_the_ingesting_process_beside_one_worker_stores_what_one_process_stores(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from frozen_search.adapters.openalex import ingest
+
+    path = _part(tmp_path / "part_000.gz", 12)  # ~11 MB of JSON: 11 blocks of 1 MB
+    reports = {}
+    for name, beside, parallel in (("one", 3, False), ("worker", 0, True), ("beside", 2, True)):
+        monkeypatch.setattr(ingest, "BESIDE_WORKER", beside)
+        data = tmp_path / name
+        store = Store(data / "store.sqlite3")
+        report = ingest_openalex([path], store, RevisionIndex.create(data / "index"), parallel=parallel,
+                                 parse_workers=1, every=500)
+        store.close()
+        reports[name] = (report.documents, report.revisions, report.problems)
+    assert reports["one"] == reports["worker"] == reports["beside"] and len(reports["one"][2]) == 12 * 3
+    assert store_rows(tmp_path / "one") == store_rows(tmp_path / "worker") == store_rows(tmp_path / "beside")

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import gzip
 import os
+import threading
 import zlib
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -53,6 +54,22 @@ try:  # ISA-L's inflate (the ``dumps`` extra): the same bytes as gzip's, ~3x les
 except ImportError:  # pragma: no cover - without the extra: the standard library's gzip
     _gzip = gzip
     _UNREADABLE = (OSError, EOFError, zlib.error)  # gzip.BadGzipFile is an OSError (isal's too)
+BESIDE_WORKER = 3
+"""The ingesting process parses one block of a JSON-lines part in this many beside its one worker
+(:meth:`OpenAlexReader.beside`; 0: none, the worker parses every block)."""
+_simdjson: ModuleType | None  # what reads a snapshot line's work fields without building the rest
+try:  # pysimdjson (the ``dumps`` extra): simdjson validates the whole line, Python objects only for the fields read
+    import simdjson
+
+    _simdjson = simdjson
+except ImportError:  # pragma: no cover - without the extra: every line parsed whole by fastjson
+    _simdjson = None
+WORK_FIELDS = ("id", "publication_date", "doi", "primary_location", "type", "is_paratext", "is_retracted", "title",
+               "display_name", "indexed_in", "locations", "authorships", "abstract_inverted_index")
+"""The top-level fields of a work that :func:`~frozen_search.adapters.openalex.ids.work_state` reads (with
+:func:`~frozen_search.cutoff_rules.openalex.judge`): all a snapshot line's state is made of
+(:func:`work_fields`). A field read there and missing here would be read as absent: tests/openalex check that every
+field the real works are read for is listed."""
 MAX_LINE_BYTES = 64 << 20
 """The longest JSON line read (bytes): a real work is ~13.5 kB, one with thousands of authors a few MB; a longer line
 (a ``.gz`` of a few MB can hold one of gigabytes) is refused before it is read whole."""
@@ -97,8 +114,11 @@ def _json_lines(first: bytes, stream: IO[bytes], tick: Callable[[int], None]) ->
 
 def _line_records(number: int, line: bytes) -> list[Record]:
     """The records of line ``number`` of a JSON-lines file: none for a blank line, each work of a list response."""
-    if not line.strip():
+    if (not line or line[0] in _WHITESPACE) and not line.strip():  # a line starting otherwise is not blank
         return []
+    fields = work_fields(line)
+    if fields is not None:
+        return [(f"line {number}", fields)]
     try:
         parsed = fastjson.loads(line)
     except (ValueError, RecursionError) as exc:
@@ -106,6 +126,59 @@ def _line_records(number: int, line: bytes) -> list[Record]:
     if isinstance(parsed, dict) and isinstance(parsed.get("results"), list):
         return [(f"line {number} results[{i}]", work) for i, work in enumerate(parsed["results"])]
     return [(f"line {number}", parsed)]
+
+
+_WHITESPACE = frozenset(b" \t\n\r\x0b\x0c")  # what bytes.strip() strips
+_parsers = threading.local()  # one simdjson parser per thread (a parser holds its last document)
+
+
+def work_fields(line: bytes) -> dict[str, Any] | None:
+    """The fields :data:`WORK_FIELDS` of the work on ``line`` (one JSON-lines record), each as ``json.loads(line)``
+    gives it, a field the work lacks left out: what :func:`~frozen_search.adapters.openalex.ids.work_state` makes the
+    same state of as of the whole parsed work, without building Python objects for the rest of it (~2/3 of a
+    snapshot work's ~13.5 kB: concepts, topics, referenced works, counts by year...). ``None`` where that is not
+    shown -- then the line is parsed whole (:func:`frozen_search.adapters.fastjson.loads`), which gives the value or
+    the error ``json`` gives:
+
+    - pysimdjson (https://github.com/TkTech/pysimdjson, simdjson's DOM parser) is not installed, or refuses the line:
+      simdjson validates the whole line (RFC 8259 and UTF-8) and refuses what ``json`` reads otherwise or not at
+      all (``NaN``/``Infinity``, an integer past 64 bits, an escaped lone surrogate, invalid UTF-8, more than 1,024
+      levels of nesting);
+    - the line is not a JSON object, is a list response (``results``), or repeats a top-level key (simdjson would
+      give the first value, ``json`` gives the last; inside the fields read, simdjson's ``as_dict`` keeps the last,
+      as ``json`` does).
+
+    Numbers are read alike (integers within 64 bits exactly; other numbers as correctly rounded doubles), strings
+    alike (escapes, surrogate pairs). One difference is left: a line nested more deeply than Python's ``json`` can
+    follow (``RecursionError`` at ~1,000 levels less the caller's stack) but at most 1,024 levels deep is read
+    here, where ``json`` skipped it as "not JSON"; no real work nests more than a few levels.
+    """
+    if _simdjson is None:
+        return None
+    parser = getattr(_parsers, "parser", None)
+    if parser is None:
+        parser = _parsers.parser = _simdjson.Parser()
+    try:
+        return _fields(parser.parse(line))
+    except Exception:  # noqa: BLE001 - whatever simdjson refuses, json decides (the value, or its own error)
+        return None
+
+
+def _fields(document: Any) -> dict[str, Any] | None:
+    assert _simdjson is not None
+    whole, part = _simdjson.Object, _simdjson.Array
+    if type(document) is not whole:
+        return None
+    keys = set(document)
+    if len(keys) != len(document) or "results" in keys:
+        return None
+    fields: dict[str, Any] = {}
+    for key in WORK_FIELDS:
+        if key in keys:
+            value = document[key]
+            kind = type(value)
+            fields[key] = value.as_dict() if kind is whole else value.as_list() if kind is part else value
+    return fields
 
 
 def _chain(first: bytes, stream: IO[bytes]) -> Iterator[bytes]:
@@ -224,15 +297,15 @@ def _no_work(path: Path) -> str:
 
 def _record_state(path: Path, position: str, record: Any) -> tuple[bool, DocState | RecordError]:
     """Whether ``record`` carries an OpenAlex work id, and its state or why it is skipped."""
-    try:
-        if isinstance(record, RecordError):
-            raise record
-        work_key(record.get("id") if isinstance(record, dict) else None)
-    except RecordError as exc:
-        return False, exc
+    if isinstance(record, RecordError):
+        return False, record
     try:
         return True, work_state(record, {"file": path.name, "position": position})
-    except RecordError as exc:
+    except RecordError as exc:  # work_state reads the id first: this tells whether that was what failed
+        try:
+            work_key(record.get("id") if isinstance(record, dict) else None)
+        except RecordError as no_id:
+            return False, no_id
         return True, exc
 
 
@@ -246,7 +319,8 @@ class OpenAlexReader:
     blocks in file order, so the states, their order and the problems' running record numbers are those of one
     reader. ``workers``: how many (default: a core left to the ingesting process, the others parse, at most
     :data:`MAX_SHARES`; on 2 cores one worker: each added worker inflates the whole part again, ~20 % more
-    CPU in all, which two cores shared with the ingesting process do not win back -- bench/README)."""
+    CPU in all, which two cores shared with the ingesting process do not win back -- bench/README); with one
+    worker, the ingesting process parses one block in :data:`BESIDE_WORKER` itself (:meth:`beside`)."""
 
     def __init__(self, workers: int | None = None) -> None:
         self.workers = workers
@@ -266,24 +340,39 @@ class OpenAlexReader:
         count = self.workers if self.workers is not None else min(MAX_SHARES, (os.cpu_count() or 1) - 1)
         if count < 2:
             return 1
+        return count if self._json_lines(path) else 1
+
+    def beside(self, path: Path) -> int:
+        """When one worker process parses ``path`` (:meth:`shares` is 1, the default on 2 cores): the ingesting
+        process reads one block in this many itself (:func:`~frozen_search.adapters.documents.states_beside_worker`):
+        :data:`BESIDE_WORKER` for a JSON-lines part, whose worker alone is the bound on 2 cores (it inflates,
+        parses, builds and encodes every work while the ingesting process only stores them); 0 (none) for a
+        whole-file response or anything unreadable."""
+        return BESIDE_WORKER if BESIDE_WORKER > 1 and self._json_lines(path) else 0
+
+    @staticmethod
+    def _json_lines(path: Path) -> bool:
+        """Whether ``path`` reads as JSON lines (its first line that is not blank is a JSON object)."""
         try:
             with _open(path) as stream:
                 first = stream.readline(MAX_LINE_BYTES + 1)
                 while first and not first.strip():
                     first = stream.readline(MAX_LINE_BYTES + 1)
         except _UNREADABLE:
-            return 1
+            return False
         try:
             one_line = fastjson.loads(first) if 0 < len(first) <= MAX_LINE_BYTES else None
         except (ValueError, RecursionError):
-            return 1
-        return count if isinstance(one_line, dict) else 1
+            return False
+        return isinstance(one_line, dict)
 
-    def share(self, path: Path, index: int, count: int, size: int = SHARE_BYTES) -> Iterator[SharedBlock]:
-        """Blocks ``index``, ``index + count``, ... of the JSON-lines file ``path``, each read into states as
-        :func:`read_openalex` reads them, its lines numbered as it numbers them (from the first line that is not
-        blank). Block ``k`` holds the lines that end in the ``k``-th ``size`` bytes read after line 1 (block 0 also
-        line 1; one block more for a last line without a line end); the blocks of other workers are only counted.
+    def share(self, path: Path, index: int, count: int, size: int = SHARE_BYTES, *, others: bool = False
+              ) -> Iterator[SharedBlock]:
+        """Blocks ``index``, ``index + count``, ... of the JSON-lines file ``path`` (``others``: all the other
+        blocks), each read into states as :func:`read_openalex` reads them, its lines numbered as it numbers them
+        (from the first line that is not blank). Block ``k`` holds the lines that end in the ``k``-th ``size``
+        bytes read after line 1 (block 0 also line 1; one block more for a last line without a line end); the
+        blocks of other readers are only counted.
 
         Raises:
             IngestError: the file cannot be read to its end, or holds a line past :data:`MAX_LINE_BYTES` (as
@@ -301,13 +390,13 @@ class OpenAlexReader:
             except _UNREADABLE as exc:
                 raise _first_line_error(path, exc) from exc
             try:
-                yield from self._blocks(path, stream, first, index, count, size)
+                yield from self._blocks(path, stream, first, index, count, size, others)
             except _UNREADABLE as exc:
                 raise IngestError(f"{path} cannot be read to its end (truncated or damaged): {exc}") from exc
 
-    def _blocks(self, path: Path, stream: IO[bytes], first: bytes, index: int, count: int, size: int
-                ) -> Iterator[SharedBlock]:
-        for lines, read in line_blocks(stream, first, index, count, size, _bounded):
+    def _blocks(self, path: Path, stream: IO[bytes], first: bytes, index: int, count: int, size: int,
+                others: bool = False) -> Iterator[SharedBlock]:
+        for lines, read in line_blocks(stream, first, index, count, size, _bounded, others=others):
             yield self._block(path, lines, read)
 
     @staticmethod
