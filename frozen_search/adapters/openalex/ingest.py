@@ -65,7 +65,8 @@ try:  # pysimdjson (the ``dumps`` extra): simdjson validates the whole line, Pyt
 except ImportError:  # pragma: no cover - without the extra: every line parsed whole by fastjson
     _simdjson = None
 WORK_FIELDS = ("id", "publication_date", "doi", "primary_location", "type", "is_paratext", "is_retracted", "title",
-               "display_name", "indexed_in", "locations", "authorships", "abstract_inverted_index")
+               "display_name", "indexed_in", "locations", "authorships", "abstract_inverted_index",
+               "created_date")
 """The top-level fields of a work that :func:`~frozen_search.adapters.openalex.ids.work_state` reads (with
 :func:`~frozen_search.cutoff_rules.openalex.judge`): all a snapshot line's state is made of
 (:func:`work_fields`). A field read there and missing here would be read as absent: tests/openalex check that every
