@@ -90,6 +90,26 @@ def test_a_json_line_nested_too_deep_is_a_skipped_record(tmp_path: Path) -> None
     store.close()
 
 
+@pytest.mark.parametrize("field", ["type", "title"])
+def test_a_lone_surrogate_in_a_shown_field_is_a_skipped_record(tmp_path: Path, field: str) -> None:
+    """``"\\ud800"`` is valid JSON and ``json`` reads it, but it is not Unicode text: hashing the work's version
+    raised ``UnicodeEncodeError`` and stopped the whole ingest (found by wt-oa). It is one coded problem now."""
+    works = real_works()[:3]
+    odd = json.dumps({**works[1], field: "Article\ud800"})
+    assert "\\ud800" in odd and json.loads(odd)[field].endswith("\ud800")
+    path = tmp_path / "part_000.json"
+    path.write_bytes(b"\n".join(json.dumps(work).encode() for work in (works[0], works[2])) + b"\n"
+                     + odd.encode() + b"\n")
+    store = Store(tmp_path / "store.sqlite3")
+    report = ingest_openalex([path], store, RevisionIndex.create(tmp_path / "index"))
+    assert report.documents == 2 and len(report.problems) == 1
+    assert report.problems[0].startswith("part_000.json: record 3 (line 3): ")
+    assert "lone surrogate" in report.problems[0]
+    store.close()
+    with pytest.raises(RecordError, match="lone surrogate"):
+        work_state({**works[1], field: "Article\ud800"}, {})
+
+
 def _sentinel(value: Any) -> Any:
     """``value`` with the same shape and every leaf replaced by a value that must never be displayed."""
     if isinstance(value, dict):

@@ -225,7 +225,17 @@ _VERSION_JSON = json.JSONEncoder(sort_keys=True, ensure_ascii=False)  # json.dum
 
 
 def _version(*pieces: Any) -> str:
-    digest = hashlib.sha256(_VERSION_JSON.encode(pieces).encode("utf-8")).hexdigest()
+    """``rec-`` and 16 hex digits of the sha256 of ``pieces`` (every shown string of a state) in sorted-key JSON.
+
+    Raises:
+        RecordError: a piece holds a lone surrogate (JSON's ``"\\ud800"`` escape is valid JSON but not Unicode
+            text: it cannot be stored, hashed or shown).
+    """
+    try:
+        digest = hashlib.sha256(_VERSION_JSON.encode(pieces).encode("utf-8")).hexdigest()
+    except UnicodeEncodeError as exc:
+        raise RecordError("a shown field holds a lone "
+                          f"surrogate, not Unicode text (character {exc.start} of its JSON)") from exc
     return "rec-" + digest[:16]
 
 
