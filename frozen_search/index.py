@@ -32,10 +32,13 @@ OPEN_END = 2**62  # valid_to of a revision with no known successor
 _MAX_TOKEN_BYTES = 40  # tantivy's default tokenizer drops longer tokens (RemoveLongFilter)
 TITLE_BOOST = 2.0
 MAX_TIE_FACTOR = 64
-"""Hits equal in score are ranked by ``rev`` (the store's ``rev_pk``), not by where tantivy's segments happen to put
-them (a snapshot built again from the same store may order its segments differently): a search reads every hit
-tied with its last place, up to this many times its ``limit`` (beyond that, a tie at the last place is cut in
-tantivy's order)."""
+"""Hits equal in score are ranked by ``valid_from`` (when the revision shown at ``T`` was made), then ``doc_id``, then
+``rev`` (the store's ``rev_pk``), not by where tantivy's segments happen to put them (a snapshot built again from the
+same store may order its segments differently): a search reads every hit tied with its last place, up to this many
+times its ``limit`` (beyond that, a tie at the last place is cut in tantivy's order). Not by ``rev`` first: the order
+in which records were ingested follows post-``T`` facts (an OAI-PMH harvest is in datestamp order, an OpenAlex
+snapshot in ``updated_date`` partitions), so two hits tied at ``T`` were ordered by which one was touched later
+(audit 3)."""
 
 
 def tokenize(text: str) -> list[str]:
@@ -329,13 +332,22 @@ def _ranked(searcher: tantivy.Searcher, query: tantivy.Query, limit: int) -> lis
 
 
 def _by_rev(searcher: tantivy.Searcher, hits: list[tuple[float, tantivy.DocAddress]]) -> list[Hit]:
-    """``hits`` as :data:`Hit`, best first, equal scores by ``rev`` (read from the fast field)."""
-    revs = [rev for rev in searcher.fast_field_values("rev", [address for _, address in hits])
-            if type(rev) is int]
+    """``hits`` as :data:`Hit`, best first, equal scores by ``valid_from``, then ``doc_id`` (read only for hits tied
+    on both), then ``rev`` (see :data:`MAX_TIE_FACTOR`; ``rev`` and ``valid_from`` from their fast fields)."""
+    addresses = [address for _, address in hits]
+    revs = [rev for rev in searcher.fast_field_values("rev", addresses) if type(rev) is int]
     if len(revs) != len(hits):  # a segment without the column (never written so): the stored field
         revs = [int(searcher.doc(address)["rev"][0]) for _, address in hits]
-    ranked = sorted(zip(hits, revs, strict=True), key=lambda hit: (-hit[0][0], hit[1]))
-    return [(float(score), rev, _stored_doc_id(searcher, address)) for (score, address), rev in ranked]
+    starts = [start for start in searcher.fast_field_values("valid_from", addresses) if type(start) is int]
+    if len(starts) != len(hits):  # not stored: ties then go by doc_id alone
+        starts = [0] * len(hits)
+    tied: dict[tuple[float, int], int] = {}
+    for (score, _), start in zip(hits, starts, strict=True):
+        tied[(score, start)] = tied.get((score, start), 0) + 1
+    names = [str(searcher.doc(address)["doc_id"][0]) if tied[(score, start)] > 1 else ""
+             for (score, address), start in zip(hits, starts, strict=True)]
+    ranked = sorted(zip(hits, starts, names, revs, strict=True), key=lambda hit: (-hit[0][0], hit[1], hit[2], hit[3]))
+    return [(float(score), rev, _stored_doc_id(searcher, address)) for (score, address), _, _, rev in ranked]
 
 
 class RankedHits:
