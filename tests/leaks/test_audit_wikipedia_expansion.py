@@ -15,6 +15,7 @@ Two findings, each shown on a crafted MediaWiki export (schema 0.10) ingested as
 
 from __future__ import annotations
 
+import tracemalloc
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -115,3 +116,27 @@ def test_transclusions_per_page_are_bounded(tmp_path: Path, monkeypatch: pytest.
     seen = observe_at(data, CUTOFF, ("wikipedia:Laughing_bomb",), ())
     assert "Layer 9" in seen["wikipedia:Laughing_bomb"]
     assert made["count"] < 5 * 300 * 2  # calls left past a bound still pass through transclude once each
+
+
+def test_a_long_pad_is_repeated_only_as_far_as_the_fill_needs() -> None:
+    """``{{padleft:x|500|<pad>}}`` held ``pad * 500`` before cutting it: a 1,000,000-character pad of 4-byte
+    characters took ~2 GB (measured). MediaWiki's ``str_pad`` repeats the pad only up to the width."""
+    pad = "\U0001f600" * 100_000
+    tracemalloc.start()
+    try:
+        out = Expander(lambda title: None, NOW, "Page").expand("{{padleft:x|500|" + pad + "}}")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert out == pad[:499] + "x"
+    assert peak < 50 * 2**20  # without the fix: 100,000 x 500 characters of 4 bytes, 200 MB
+    assert Expander(lambda title: None, NOW, "Page").expand("{{padleft:7|5|ab}} {{padright:xyz|8|_-}}") == \
+        "abab7 xyz_-_-_"
+
+
+def test_rounding_to_a_place_beyond_any_float_is_zero() -> None:
+    """``{{#expr: 1 round -1e9}}`` computed ``10 ** 1000000000`` (it never ended: a crafted page hung every
+    expansion); PHP's ``round`` gives 0, as MediaWiki shows."""
+    expander = Expander(lambda title: None, NOW, "Page")
+    assert expander.expand("{{#expr: 1 round -10000}} {{#expr: 1 round -1e12}} {{#expr: 1234.5 round -2}}") == \
+        "0 0 1200"

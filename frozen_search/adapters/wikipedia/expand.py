@@ -534,7 +534,10 @@ class Expander:
             except ValueError:
                 width = 0
             pad = (values[1] if len(values) > 1 else "") or "0"
-            fill = (pad * width)[:max(0, width - len(text))]
+            needed = max(0, width - len(text))
+            # the pad repeated only as often as the fill needs (pad * width held width copies of a pad of any
+            # length: a 1,000,000-character pad made a 500,000,000-character string, ~2 GB; audit 3)
+            fill = (pad * -(-needed // len(pad)))[:needed]
             return fill + text if key == "padleft" else text + fill
         if key == "formatnum":
             try:
