@@ -11,6 +11,10 @@ Two findings, each shown on a crafted MediaWiki export (schema 0.10) ingested as
   is never reached) made 2^depth transclusions (2^17 took ~40 s of CPU, 2^30 would take days) while holding the
   expansion lock. Transclusions per expansion are now bounded (:data:`~frozen_search.adapters.wikipedia.expand.
   MAX_TRANSCLUSIONS`, after MediaWiki's ``$wgMaxPPNodeCount``); calls past it are left as written (stripped).
+- ``{{padleft}}`` built ``pad * width`` (~2 GB for a 1,000,000-character pad) and ``{{#expr: 1 round -1e9}}``
+  computed ``10 ** 1e9`` (never ended): both fixed in the parser functions.
+- Not fixed (strict xfail): mwparserfromhell reads a run of unclosed openers in quadratic time, at ingest and at
+  every expansion (earwig/mwparserfromhell#364).
 """
 
 from __future__ import annotations
@@ -140,3 +144,31 @@ def test_rounding_to_a_place_beyond_any_float_is_zero() -> None:
     expander = Expander(lambda title: None, NOW, "Page")
     assert expander.expand("{{#expr: 1 round -10000}} {{#expr: 1 round -1e12}} {{#expr: 1234.5 round -2}}") == \
         "0 0 1200"
+
+
+@pytest.mark.xfail(strict=True, reason="audit 3: mwparserfromhell 0.7.2 tokenizes a run of unclosed openers "
+                                       "({{a|, {{a|b=, [[a|, <ref>, [http://a ) in time quadratic in the run "
+                                       "(earwig/mwparserfromhell#364, open): an 80 KB chunk of '{{a|' did not finish "
+                                       "in 300 s, at ingest (render_chunk) and at every expansion; no guard yet")
+@pytest.mark.parametrize("run", ["{{a|", "{{a|b=", "[[a|", "<ref>"])
+def test_a_run_of_unclosed_openers_is_read_in_linear_work(monkeypatch: pytest.MonkeyPatch, run: str) -> None:
+    """Work counted deterministically: calls of the pure-Python tokenizer's ``_read`` (the C tokenizer does the same
+    work), per character of a chunk of 400 unclosed openers, at ingest (the stored rendering) and at ``T``."""
+    import mwparserfromhell.parser
+    from mwparserfromhell.parser.tokenizer import Tokenizer
+
+    from frozen_search.adapters.wikipedia.wikitext import render_chunk_counted
+
+    reads = {"count": 0}
+    read = Tokenizer._read
+
+    def counted(self: Any, *args: Any, **kwargs: Any) -> Any:
+        reads["count"] += 1
+        return read(self, *args, **kwargs)
+
+    monkeypatch.setattr(Tokenizer, "_read", counted)
+    monkeypatch.setattr(mwparserfromhell.parser, "use_c", False)
+    chunk = run * 400
+    render_chunk_counted(chunk)
+    Expander(lambda title: None, NOW, "Page").expand(chunk)
+    assert reads["count"] <= 2 * 50 * len(chunk)
