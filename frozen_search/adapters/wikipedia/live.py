@@ -45,6 +45,7 @@ from frozen_search.cutoff import cutoff_bound, iso_utc, zoned_seconds
 from frozen_search.disclosure import Later
 from frozen_search.errors import (
     FrozenSearchError,
+    InvalidRequest,
     NotFoundBeforeCutoff,
     UpstreamRejected,
     UpstreamUnavailable,
@@ -212,7 +213,10 @@ class WikipediaLive:
                                                    "its title at the cutoff cannot be proven")
                     match = MOVE_COMMENT.search(str(rev.get("comment", "")))
                     if match:
-                        moves.append((normalize_title(match[1]), normalize_title(match[2])))
+                        try:
+                            moves.append((normalize_title(match[1]), normalize_title(match[2])))
+                        except InvalidRequest:  # a summary that only reads like a move (no valid titles, which
+                            pass  # MediaWiki's own move summaries always hold): no move, as the dump ingest does
             if "continue" not in answer:
                 titles = self._undo_moves(moves, current)
                 for later in titles[1:]:
