@@ -35,10 +35,13 @@ OPEN_END = 2**62  # valid_to of a revision with no known successor
 _MAX_TOKEN_BYTES = 40  # tantivy's default tokenizer drops longer tokens (RemoveLongFilter)
 TITLE_BOOST = 2.0
 MAX_TIE_FACTOR = 64
-"""Hits equal in score are ranked by ``rev`` (the store's ``rev_pk``), not by where tantivy's segments happen to put
-them (a snapshot built again from the same store may order its segments differently): a search reads every hit
-tied with its last place, up to this many times its ``limit`` (beyond that, a tie at the last place is cut in
-tantivy's order)."""
+"""Hits equal in score are ranked by ``valid_from`` (when the revision shown at ``T`` was made), then ``doc_id``, then
+``rev`` (the store's ``rev_pk``), not by where tantivy's segments happen to put them (a snapshot built again from the
+same store may order its segments differently): a search reads every hit tied with its last place, up to this many
+times its ``limit`` (beyond that, a tie at the last place is cut in tantivy's order). Not by ``rev`` first: the order
+in which records were ingested follows post-``T`` facts (an OAI-PMH harvest is in datestamp order, an OpenAlex
+snapshot in ``updated_date`` partitions), so two hits tied at ``T`` were ordered by which one was touched later
+(audit 3)."""
 
 
 def tokenize(text: str) -> list[str]:
@@ -335,8 +338,10 @@ def _ranked(searcher: tantivy.Searcher, query: tantivy.Query, limit: int) -> lis
 
 
 def _by_rev(searcher: tantivy.Searcher, hits: list[tuple[float, tantivy.DocAddress]]) -> list[Hit]:
-    """``hits`` as :data:`Hit`, best first, equal scores by ``rev`` (read from the fast field). Tantivy gives them
-    best first; only hits tied in score are ordered again (by ``rev`` instead of their place in the segments)."""
+    """``hits`` as :data:`Hit`, best first. Tantivy gives them best first; only hits tied in score are ordered again:
+    by ``valid_from``, then ``doc_id`` (read only for hits tied on both), then ``rev`` (see :data:`MAX_TIE_FACTOR`;
+    ``rev`` and ``valid_from`` from their fast fields). ``rev`` is the ingestion order, which follows facts from
+    after ``T`` (a harvest in datestamp order), so it decides only what nothing else does."""
     scores, addresses = map(list, zip(*hits, strict=True)) if hits else ([], [])
     values = searcher.fast_field_values("rev", addresses)
     if len(values) == len(hits) and (not values or set(map(type, values)) == {int}):
@@ -346,8 +351,17 @@ def _by_rev(searcher: tantivy.Searcher, hits: list[tuple[float, tantivy.DocAddre
     readers = map(functools.partial, repeat(_read_doc_id), repeat(searcher), addresses)
     if len(set(scores)) == len(scores):  # no tie: tantivy's order
         return list(zip(map(float, scores), revs, readers, strict=True))
-    # a tie: the tied hits ranked by rev, so that a rebuilt snapshot ranks alike
-    return sorted(zip(map(float, scores), revs, readers, strict=True), key=lambda hit: (-hit[0], hit[1]))
+    starts = [start for start in searcher.fast_field_values("valid_from", addresses) if type(start) is int]
+    if len(starts) != len(hits):  # not stored: ties then go by doc_id alone
+        starts = [0] * len(hits)
+    tied: dict[tuple[float, int], int] = {}
+    for score, start in zip(scores, starts, strict=True):
+        tied[(score, start)] = tied.get((score, start), 0) + 1
+    names = [_read_doc_id(searcher, address) if tied[(score, start)] > 1 else ""
+             for score, address, start in zip(scores, addresses, starts, strict=True)]
+    ranked = sorted(zip(scores, starts, names, revs, readers, strict=True),
+                    key=lambda hit: (-hit[0], hit[1], hit[2], hit[3]))
+    return [(float(score), rev, reader) for score, _, _, rev, reader in ranked]
 
 
 class RankedHits:

@@ -122,12 +122,13 @@ def test_the_first_read_ranks_as_the_whole_search(wiki_data_dir: Path) -> None:
 def test_a_first_read_cut_inside_a_tie_is_not_trusted(tmp_path: Path) -> None:
     """Twenty documents tied in score below six that are not, added backwards in several segments (so tantivy's
     order is not ``rev`` order): of a first read of ``first + 1`` hits that ends inside the tie only the hits above
-    it are kept, the rest comes from the whole search, so every step still ranks the tie by ``rev``."""
+    it are kept, the rest comes from the whole search, so every step still ranks the tie alike (by id)."""
     index = RevisionIndex.create(tmp_path / "tied", fresh=True)
     with index.writer(threads=1) as writer:
         for at, rev in enumerate(range(26, 0, -1), start=1):
             text = "water " * (rev - 19) if rev > 20 else "water "  # 21..26 above the tie, each its own score
-            writer.add(IndexedRevision(rev, f"wikipedia:Doc_{rev}", "wikipedia", 1_000, None, f"Doc {rev}", text))
+            writer.add(IndexedRevision(rev, f"wikipedia:Doc_{rev:02d}", "wikipedia", 1_000, None, f"Doc {rev}",
+                                        text))  # ids in rev order: a tie goes by valid_from, doc_id, rev
             if at % 3 == 0:
                 writer.checkpoint(1)
         writer.commit(1)

@@ -1,5 +1,6 @@
-"""Hits equal in score are ranked by ``rev``, not by segment order: a snapshot built again from the same store (its
-documents added in another order, or by other threads into other segments) answers alike."""
+"""Hits equal in score are ranked by ``valid_from``, ``doc_id`` then ``rev``, not by segment order: a snapshot built
+again from the same store (its documents added in another order, or by other threads into other segments) answers
+alike. (Not by ``rev`` first: the ingestion order follows post-``T`` facts, tests/leaks/test_audit_rank_ties.py.)"""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ def _build(path: Path, order: list[int], per_commit: int) -> RevisionIndex:
         for at, rev in enumerate(order, start=1):
             # twenty documents of one text (tied), and a few that score differently
             text = TEXT if rev <= 20 else TEXT + " hydrogen" * (rev - 20)
-            writer.add(IndexedRevision(rev, f"wikipedia:Doc_{rev}", "wikipedia", 1_000, None, f"Doc {rev}", text))
+            writer.add(IndexedRevision(rev, f"wikipedia:Doc_{rev:02d}", "wikipedia", 1_000, None, f"Doc {rev}", text))
             if at % per_commit == 0:
                 writer.checkpoint(1)  # one segment per commit: the segment order follows the add order
         writer.commit(1)
@@ -27,11 +28,11 @@ def _ranked(index: RevisionIndex, limit: int) -> list[int]:
     return [rev for _, rev, _ in index.search_hits(["water"], [], 2_000, None, limit)]
 
 
-def test_ties_are_ranked_by_rev_whatever_the_segment_order(tmp_path: Path) -> None:
+def test_ties_are_ranked_by_id_whatever_the_segment_order(tmp_path: Path) -> None:
     forward = _build(tmp_path / "forward", list(range(1, 26)), per_commit=5)
     backward = _build(tmp_path / "backward", list(range(25, 0, -1)), per_commit=3)
     for limit in (1, 3, 7, 10, 19, 20, 25, 40):
         assert _ranked(forward, limit) == _ranked(backward, limit), limit
     tied = [rev for rev in _ranked(forward, 25) if rev <= 20]
-    assert tied == sorted(tied) and len(tied) == 20  # within a tie, by rev
+    assert tied == sorted(tied) and len(tied) == 20  # within a tie (one valid_from), by doc_id
     assert _ranked(forward, 5) == _ranked(forward, 25)[:5]  # a page is the start of a longer one

@@ -38,7 +38,7 @@ from datetime import UTC, datetime
 from frozen_search.adapters.wikipedia import ids as wikipedia
 from frozen_search.adapters.wikipedia.bridge import page_at as titled_page_at
 from frozen_search.adapters.wikipedia.bridge import title_at
-from frozen_search.adapters.wikipedia.expand import CallMemo, Expander, TemplateRevision
+from frozen_search.adapters.wikipedia.expand import MAX_TRANSCLUSIONS, CallMemo, Expander, TemplateRevision
 from frozen_search.adapters.wikipedia.wikitext import (
     TemplateCounts,
     chunk_key,
@@ -59,6 +59,10 @@ _CHUNK_CACHE_CHARS = 20_000_000
 MAX_LIVE_ROUNDS = 12  # rounds of live template reads per row: one nesting level (or redirect hop) each
 MAX_LIVE_TITLES = 300  # distinct pages read live per row; past it a template is unknown (falls back)
 _LIVE_ROWS = 256  # live rows whose expansion state is kept per cutoff
+PAGE_TRANSCLUSIONS = 5 * MAX_TRANSCLUSIONS
+"""Template revisions expanded per page (each chunk is bounded by ``MAX_TRANSCLUSIONS`` alone): past it, the page's
+next chunks are shown as stored (templates from their arguments or stripped), so a page of many chunks each calling
+a costly template costs at most this much (audit 3)."""
 
 
 @dataclass(frozen=True)
@@ -139,7 +143,7 @@ class ExpansionsAt:
     memo: CallMemo = field(default_factory=CallMemo)
     _lookups: dict[str, TemplateRevision | None] = field(default_factory=dict)
     _inputs: dict[str, Input] = field(default_factory=dict)
-    _chunks: OrderedDict[bytes, tuple[str, TemplateCounts, tuple[str, ...]]] = field(default_factory=OrderedDict)
+    _chunks: OrderedDict[bytes, tuple[str, TemplateCounts, tuple[str, ...], int]] = field(default_factory=OrderedDict)
     _chunk_chars: int = 0
     _pages: OrderedDict[tuple[int, bytes, str, int], PageExpansion] = field(default_factory=OrderedDict)
     _page_chars: int = 0
@@ -208,12 +212,13 @@ class ExpansionsAt:
         if row.metadata.get("namespace", 0) != 0 or not self.has_templates():
             return PageExpansion(stored_text, functools.partial(_stored_counts, self.store, row), False)
         sources = self.store.text_parts(row, column="source")
-        counts, used, parts = TemplateCounts(), dict[str, None](), []
+        counts, used, parts, spent = TemplateCounts(), dict[str, None](), [], 0
         for source, text in zip(sources, texts, strict=True):
-            if "{{" not in source:
+            if "{{" not in source or spent >= PAGE_TRANSCLUSIONS:
                 parts.append(text)
                 continue
-            rendered, chunk_counts, titles = self._chunk(source, row.title)
+            rendered, chunk_counts, titles, transclusions = self._chunk(source, row.title)
+            spent += transclusions
             parts.append(rendered)
             counts.add(chunk_counts)
             used.update(dict.fromkeys(titles))
@@ -226,7 +231,7 @@ class ExpansionsAt:
         inputs = (page_input, *(self._inputs[title] for title in sorted(used)))
         return PageExpansion(displayed, counts, True, inputs)
 
-    def _chunk(self, source: str, title: str) -> tuple[str, TemplateCounts, tuple[str, ...]]:
+    def _chunk(self, source: str, title: str) -> tuple[str, TemplateCounts, tuple[str, ...], int]:
         key = chunk_key(title + "\x00" + source)  # PAGENAME makes a chunk's expansion depend on its page
         cached = self._chunks.get(key)
         if cached is not None:
@@ -237,15 +242,15 @@ class ExpansionsAt:
             rendered, counts = render_chunk_counted(expander.expand(source))
         except (RecursionError, ValueError, TypeError):  # a pathological text: the stored rendering (item 2)
             rendered, counts = render_chunk_counted(source)
-            found = (rendered, counts, tuple[str, ...]())
+            found = (rendered, counts, tuple[str, ...](), expander.transclusions)
         else:
             counts.expanded += expander.expanded
             counts.elided += expander.elided
-            found = (rendered, counts, tuple(expander.used))
+            found = (rendered, counts, tuple(expander.used), expander.transclusions)
         self._chunks[key] = found
         self._chunk_chars += len(rendered)
         while self._chunk_chars > _CHUNK_CACHE_CHARS and len(self._chunks) > 1:
-            _, (old_text, _, _) = self._chunks.popitem(last=False)
+            _, (old_text, _, _, _) = self._chunks.popitem(last=False)
             self._chunk_chars -= len(old_text)
         return found
 

@@ -16,13 +16,14 @@ Follows MediaWiki's preprocessor (``Parser::braceSubstitution``, ``PPFrame``) as
 - ``{{#invoke:…}}`` (Lua, Scribunto) is elided and marked ``⟦#invoke⟧``: a safe Lua sandbox is not trivial (lupa
   runs a full LuaJIT in-process; Scribunto's own sandbox is PHP); ``#property``/``#statements`` (Wikidata, which has no
   "as of" here) are always elided and marked ``⟦Wikidata⟧``;
-- a template unknown at ``T``, a loop, a depth past :data:`MAX_DEPTH` or output past :data:`MAX_CHARS`: the call is
-  left as written (its arguments expanded) for the renderer, which renders it from its arguments or strips it
-  (:mod:`frozen_search.cutoff_rules.wikipedia_templates`); ``#ifexist`` and other parser functions not listed are
-  left likewise (stripped).
+- a template unknown at ``T``, a loop, a depth past :data:`MAX_DEPTH`, output past :data:`MAX_CHARS` or a transclusion
+  past :data:`MAX_TRANSCLUSIONS`: the call is left as written (its arguments expanded) for the renderer, which
+  renders it from its arguments or strips it (:mod:`frozen_search.cutoff_rules.wikipedia_templates`); ``#ifexist``
+  and other parser functions not listed are left likewise (stripped).
 
 Expansions of a template revision with plain-text arguments are memoized (:class:`CallMemo`, shared between pages
-at one cutoff); the memo never changes a result.
+at one cutoff), except one that read the page it is on (``{{PAGENAME}}``, ``{{FULLPAGENAME}}``); the memo never
+changes a result.
 """
 
 from __future__ import annotations
@@ -47,10 +48,15 @@ from frozen_search.adapters.wikipedia.parserfunctions import (
     time_function,
 )
 
-__all__ = ["MAX_CHARS", "MAX_DEPTH", "CallMemo", "Expander", "TemplateRevision", "template_title"]
+__all__ = ["MAX_CHARS", "MAX_DEPTH", "MAX_TRANSCLUSIONS", "CallMemo", "Expander", "TemplateRevision",
+           "template_title"]
 
 MAX_DEPTH = 40  # MediaWiki's $wgMaxTemplateDepth
 MAX_CHARS = 2_000_000  # characters of expansion per page (MediaWiki's post-expand include size is 2 MB)
+MAX_TRANSCLUSIONS = 20_000  # template revisions expanded per expansion (MediaWiki bounds its preprocessor nodes at
+# 1,000,000, $wgMaxPPNodeCount): a chain of templates each calling the next twice with arguments (never memoized)
+# and an empty text at the bottom never reaches MAX_CHARS, and made 2^depth transclusions (audit 3)
+_PAGE_WORDS = frozenset({"PAGENAME", "FULLPAGENAME"})  # magic words whose value is the page's: never memoized
 INVOKE_MARK = "⟦#invoke⟧"
 WIKIDATA_MARK = "⟦Wikidata⟧"
 _RAW_TAGS = frozenset({"math", "chem", "ce", "nowiki", "pre", "source", "syntaxhighlight", "score", "timeline",
@@ -158,6 +164,7 @@ class _Entry:
     used: tuple[TemplateRevision, ...]
     depth: int  # levels of transclusion below the call
     chars: int  # characters it added to the expander's count (the size bound)
+    transclusions: int = 0  # template revisions it expanded (the transclusion bound)
 
 
 class CallMemo:
@@ -233,6 +240,8 @@ class Expander:
     elided: int = 0
     used: dict[str, TemplateRevision] = field(default_factory=dict)
     chars: int = 0
+    transclusions: int = 0  # template revisions expanded (not memo hits), bounded by MAX_TRANSCLUSIONS
+    page_words: int = 0  # magic words evaluated whose value is the page's (an expansion reading them is not memoized)
     _stack: list[str] = field(default_factory=list)
     _deepest: int = 0
 
@@ -322,7 +331,8 @@ class Expander:
     def transclude(self, name: str, node: Template, frame: _Frame | None, depth: int) -> str:
         """``{{name|…}}`` from the template's revision at ``T``, or left as written (module docstring)."""
         title = template_title(name)
-        if title is None or depth >= MAX_DEPTH or self.chars > MAX_CHARS or title in self._stack:
+        if (title is None or depth >= MAX_DEPTH or self.chars > MAX_CHARS or title in self._stack
+                or self.transclusions >= MAX_TRANSCLUSIONS):
             return self._left(node, frame, depth)
         chain: list[TemplateRevision] = []
         target: str | None = title
@@ -344,16 +354,20 @@ class Expander:
                 (param.showkey, str(param.name).strip() if param.showkey else str(param.name), str(param.value))
                 for param in node.params))
             entry = self.memo.get(memo_key)
-            if entry is not None and depth + entry.depth < MAX_DEPTH and self.chars + entry.chars <= MAX_CHARS and not (
+            if entry is not None and depth + entry.depth < MAX_DEPTH and self.chars + entry.chars <= MAX_CHARS and (
+                    self.transclusions + entry.transclusions <= MAX_TRANSCLUSIONS) and not (
                     {r.title for r in entry.used} & set(self._stack)):
                 self.expanded += entry.expanded
                 self.elided += entry.elided
                 for used in (*chain, *entry.used):
                     self.used.setdefault(used.title, used)
                 self.chars += entry.chars
+                self.transclusions += entry.transclusions
                 self._deepest = max(self._deepest, depth + entry.depth)
                 return entry.output
         before = (self.expanded, self.elided, set(self.used), self.chars)
+        page_words, transclusions = self.page_words, self.transclusions
+        self.transclusions += 1
         deepest, self._deepest = self._deepest, depth + 1
         callee = _Frame(node.params, frame, depth, revision.title)
         callee.bind(self)
@@ -367,11 +381,12 @@ class Expander:
         for used in chain:
             self.used.setdefault(used.title, used)
         self.chars += len(output)
-        if memo_key is not None and self.memo is not None and self.chars <= MAX_CHARS:
+        if (memo_key is not None and self.memo is not None and self.chars <= MAX_CHARS
+                and self.page_words == page_words and self.transclusions < MAX_TRANSCLUSIONS):
             self.memo.put(memo_key, _Entry(output, self.expanded - before[0], self.elided - before[1],
                                            tuple(r for t, r in self.used.items() if t not in before[2]
                                                  and r not in chain), self._deepest - depth,
-                                           self.chars - before[3]))
+                                           self.chars - before[3], self.transclusions - transclusions))
         self._deepest = max(deepest, self._deepest)
         return output
 
@@ -397,6 +412,8 @@ class Expander:
             "FULLPAGENAME": lambda: self.page_title, "NAMESPACE": lambda: "", "SITENAME": lambda: "Wikipedia",
         }
         found = values.get(word)
+        if found is not None and word in _PAGE_WORDS:
+            self.page_words += 1
         return found() if found is not None else None
 
     def _branch(self, param: Parameter | None, frame: _Frame | None, depth: int) -> str:
@@ -517,7 +534,10 @@ class Expander:
             except ValueError:
                 width = 0
             pad = (values[1] if len(values) > 1 else "") or "0"
-            fill = (pad * width)[:max(0, width - len(text))]
+            needed = max(0, width - len(text))
+            # the pad repeated only as often as the fill needs (pad * width held width copies of a pad of any
+            # length: a 1,000,000-character pad made a 500,000,000-character string, ~2 GB; audit 3)
+            fill = (pad * -(-needed // len(pad)))[:needed]
             return fill + text if key == "padleft" else text + fill
         if key == "formatnum":
             try:

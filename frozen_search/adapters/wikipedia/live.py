@@ -45,6 +45,7 @@ from frozen_search.cutoff import cutoff_bound, iso_utc, zoned_seconds
 from frozen_search.disclosure import Later
 from frozen_search.errors import (
     FrozenSearchError,
+    InvalidRequest,
     NotFoundBeforeCutoff,
     UpstreamRejected,
     UpstreamUnavailable,
@@ -212,7 +213,10 @@ class WikipediaLive:
                                                    "its title at the cutoff cannot be proven")
                     match = MOVE_COMMENT.search(str(rev.get("comment", "")))
                     if match:
-                        moves.append((normalize_title(match[1]), normalize_title(match[2])))
+                        try:
+                            moves.append((normalize_title(match[1]), normalize_title(match[2])))
+                        except InvalidRequest:  # a summary that only reads like a move (no valid titles, which
+                            pass  # MediaWiki's own move summaries always hold): no move, as the dump ingest does
             if "continue" not in answer:
                 titles = self._undo_moves(moves, current)
                 for later in titles[1:]:
@@ -321,7 +325,9 @@ class WikipediaLive:
         ``rvstart`` for one page only) reads each page's latest revision; one dated before ``T`` is its revision at
         ``T`` (the page was neither edited nor moved since: a move adds a revision). Each other page is asked alone
         (``rvstart=T - 1 s&rvdir=older&rvlimit=1``), and its history after ``T`` is scanned for moves
-        (:meth:`_titles_since_cutoff`): a page that got its title by a move after ``T`` is unknown. Not proven from
+        (:meth:`_titles_since_cutoff`): a page that got its title by a move after ``T`` is unknown, and when the page
+        bearing the title today did not bear it at ``T``, the move log (:meth:`_moves_out`) names the page moved away
+        from it after ``T``, read by its id (a template renamed after ``T`` is shown as it stood). Not proven from
         the logs, unlike a page shown (:meth:`_prove_existence`): a template deleted before ``T`` and restored, or
         imported, after it (see the issue 12 note).
 
@@ -329,7 +335,7 @@ class WikipediaLive:
             UpstreamUnavailable / UpstreamRejected / OfflineCacheMiss: from the layer below.
         """
         found: dict[str, LiveRevision | None] = {}
-        edited: list[str] = []
+        edited: dict[str, str] = {}  # title asked -> the title as MediaWiki normalized it
         for start in range(0, len(titles), MAX_TITLES_PER_QUERY):
             batch = list(titles[start:start + MAX_TITLES_PER_QUERY])
             answer = self._query(prop="revisions", titles="|".join(batch), rvprop="ids|timestamp|content|sha1",
@@ -343,20 +349,28 @@ class WikipediaLive:
                 elif _stamp(page["revisions"][0]) < self.bound:
                     found[title] = self._template_revision(page, page["revisions"][0], str(page["title"]))
                 else:
-                    edited.append(title)
-        for title in edited:
-            before = self._last_before(titles=title)
-            if before is None:
-                found[title] = None
-                continue
-            page, rev = before
-            try:
-                held = self._titles_since_cutoff(int(page["pageid"]), str(page["title"]))
-            except NotFoundBeforeCutoff:
-                found[title] = None
-                continue
-            found[title] = self._template_revision(page, rev, held[0]) if held[0] == str(page["title"]) else None
+                    edited[title] = normalized.get(title, title)
+        for title, canonical in edited.items():
+            revision = self._held_at_cutoff(self._last_before(titles=title), canonical)
+            if revision is None:
+                moved = self._moves_out(canonical)
+                if moved:  # the page that bore the title at T was moved away after T: read it by its id
+                    revision = self._held_at_cutoff(self._last_before(pageids=int(moved[0]["logpage"])), canonical)
+            found[title] = revision
         return found
+
+    def _held_at_cutoff(self, before: tuple[Mapping[str, Any], Mapping[str, Any]] | None, title: str
+                        ) -> LiveRevision | None:
+        """The template revision ``before`` (a page and its last revision before ``T``) if that page bore ``title``
+        at ``T`` (its moves after ``T`` undone), else ``None`` (unknown: also when its history cannot be read)."""
+        if before is None:
+            return None
+        page, rev = before
+        try:
+            held = self._titles_since_cutoff(int(page["pageid"]), str(page["title"]))
+        except NotFoundBeforeCutoff:
+            return None
+        return self._template_revision(page, rev, held[0]) if held[0] == title else None
 
     def _template_revision(self, page: Mapping[str, Any], rev: Mapping[str, Any], title: str) -> LiveRevision | None:
         try:

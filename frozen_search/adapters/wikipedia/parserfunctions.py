@@ -25,6 +25,7 @@ _FUNCS: dict[str, Callable[[float], float]] = {
           "sin": math.sin, "cos": math.cos, "tan": math.tan, "asin": math.asin, "acos": math.acos, "atan": math.atan,
           "sqrt": math.sqrt}
 # Binary operators, lowest precedence first (ExprParser: or, and, comparisons, round, + -, * / div mod fmod, ^, e).
+_MAX_EXPONENT = 308  # no finite float is 10 ** 309 or more: rounding to a coarser place gives 0
 _LEVELS: tuple[tuple[str, ...], ...] = (("or",), ("and",), ("=", "<>", "!=", "<", ">", "<=", ">="), ("round",),
                                         ("+", "-"), ("*", "/", "div", "mod", "fmod"), ("^",), ("e",))
 
@@ -53,6 +54,8 @@ def _binary(op: str, a: float, b: float) -> float:
             return float(a >= b)
         if op == "round":
             digits = int(b)
+            if digits < -_MAX_EXPONENT:  # PHP's round gives 0; 10 ** -digits was a number of -digits digits, made
+                return 0.0  # in time quadratic in it (``1 round -1e9`` never ended; audit 3)
             return float(round(a, digits)) if digits >= 0 else float(round(a / 10 ** -digits) * 10 ** -digits)
         if op == "+":
             return a + b
