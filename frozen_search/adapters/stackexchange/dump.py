@@ -96,6 +96,12 @@ THREAD_WORKERS = 4
 ``n`` rebuilds every ``n``-th question thread from the ``k``-th; this process takes their threads in question order).
 The ingesting process needs about 0.6 CPU-s for each CPU-s of thread rebuilding, so past ~3 workers it is the
 bottleneck (see bench/README.md)."""
+OWN_SHARE_EVERY = 5
+"""With one worker process (two cores), the ingesting process rebuilds every this-many-th question thread itself
+(the first, then every fifth) beside storing them all, and the worker the others: rebuilding a thread costs about
+1.6x what storing its states does (bench/README.md, wt-se), so with one worker the worker alone bounded pass 2's
+wall time and the ingesting process waited for it through about a third of it. With more workers the ingesting
+process takes none (it is the busier one from ~3 workers on)."""
 SPILL_SHARE = 0.15
 """The share of the progress bar given to pass 1 (measured: spilling takes ~10-20 % of an ingest)."""
 WRITE_BATCH = 1_000
@@ -297,7 +303,7 @@ def ingest_checkpointed(site_dir: Path, site: Site, store: Store, index: Revisio
         if progress is not None and passed[0] % 200 == 0:
             progress(int(size * (SPILL_SHARE + (1 - SPILL_SHARE) * min(1.0, passed[0] / total))), stored)
 
-    threads: Generator[tuple[int, list[DocState]] | tuple[int, list[WireState]], None, None] = (
+    threads: Generator[tuple[int, list[DocState]] | tuple[int, list[WireState] | list[DocState]], None, None] = (
         reader.threads_in_worker(spill, report, after=last,
                                  workers=max(1, min(THREAD_WORKERS, (os.cpu_count() or 1) - 1))) if parallel
         else reader.threads(db, report, after=last))
@@ -442,7 +448,7 @@ class DumpReader:
                 yield question_id, states
 
     def threads_in_worker(self, spill: Path, report: StateIngestReport, *, after: int = 0, workers: int = 1
-                          ) -> Generator[tuple[int, list[WireState]], None, None]:
+                          ) -> Generator[tuple[int, list[WireState] | list[DocState]], None, None]:
         """:meth:`threads`, computed in ``workers`` worker processes (``python -m
         frozen_search.adapters.stackexchange.worker``, this interpreter and this ``frozen_search``) that read the
         complete spill at ``spill``: worker ``k`` takes every ``workers``-th question from the ``k``-th and writes
@@ -450,15 +456,21 @@ class DumpReader:
         (:func:`~frozen_search.adapters.documents.encode_states`; their stored JSON columns are joined here from
         pieces encoded once per message, :func:`~frozen_search.adapters.documents.wire_states`), with each question's
         problems, as
-        length-prefixed JSON on its standard output (no pickle); the pipes' buffers bound what is in flight. The
-        threads are taken in question order, and the problems counted and listed in that order, as :meth:`threads`
-        gives them. Closing the generator stops the workers.
+        length-prefixed JSON on its standard output (no pickle); the pipes' buffers bound what is in flight. With
+        one worker, this process rebuilds every :data:`OWN_SHARE_EVERY`-th question itself (the first, then every
+        fifth; its states come as :class:`DocState` values, the worker's as :class:`WireState` values) and the
+        worker the others. The threads are taken in question order, and the problems counted and listed in that
+        order, as :meth:`threads` gives them. Closing the generator stops the workers.
 
         Raises:
             IngestError: a worker failed or stopped (its error message is given).
         """
-        streams = [self._worker_threads(spill, after, shard, workers) for shard in range(workers)]
-        heads: list[tuple[int, int, list[str], list[WireState] | None]] = []
+        own_every = OWN_SHARE_EVERY if workers == 1 else 0
+        streams: list[Generator[tuple[int, list[str], list[WireState] | list[DocState] | None], None, None]] = [
+            self._worker_threads(spill, after, shard, workers, own_every) for shard in range(workers)]
+        if own_every:
+            streams.append(self._own_threads(spill, after, own_every))
+        heads: list[tuple[int, int, list[str], list[WireState] | list[DocState] | None]] = []
         try:
             for shard, stream in enumerate(streams):
                 first = next(stream, None)
@@ -478,13 +490,31 @@ class DumpReader:
             for stream in streams:
                 stream.close()  # stops its worker now, not when collected
 
-    def _worker_threads(self, spill: Path, after: int, shard: int, shards: int
+    def _own_threads(self, spill: Path, after: int, own_every: int
+                     ) -> Generator[tuple[int, list[str], list[DocState] | None], None, None]:
+        """As :meth:`_worker_threads`, for the questions this process rebuilds itself (every ``own_every``-th
+        from the first), read from the spill by a reader of its own (its problems collected per question, as a
+        worker collects them, so they are counted in question order with the workers')."""
+        db = sqlite3.connect(f"file:{spill}?mode=ro", uri=True)
+        try:
+            own = DumpReader(self.site_dir, self.site)
+            own.unreadable, own.collected = self.unreadable, []
+            report = StateIngestReport(source=self.site.short)
+            for question, states in own._threads(db, report, after, -1, 1, own_every):
+                problems, own.collected = own.collected, []
+                if problems or states:
+                    yield question, problems, states or None
+        finally:
+            db.close()
+
+    def _worker_threads(self, spill: Path, after: int, shard: int, shards: int, own_every: int = 0
                         ) -> Generator[tuple[int, list[str], list[WireState] | None], None, None]:
         """``(question id, its problems, its states or None)`` from one worker, by question id: every question
         with problems or states."""
         for message in worker_messages("frozen_search.adapters.stackexchange.worker", {
                 "spill": str(spill), "site_dir": str(self.site_dir), "host": self.site.host, "after": after,
-                "shard": shard, "shards": shards, "batch": WORKER_BATCH}, "Stack Exchange thread worker",
+                "shard": shard, "shards": shards, "own_every": own_every, "batch": WORKER_BATCH},
+                "Stack Exchange thread worker",
                 "the thread pass stopped early; the checkpoints committed are kept: run the same ingest again to "
                 "resume"):
             problems = {int(question): [str(p) for p in found] for question, found in message["problems"]}
@@ -591,13 +621,20 @@ class DumpReader:
     # -- pass 2: one thread at a time ---------------------------------------------------------------------------
 
     def _threads(self, db: sqlite3.Connection, report: StateIngestReport, after: int, shard: int = 0,
-                 shards: int = 1) -> Iterator[tuple[int, list[DocState]]]:
+                 shards: int = 1, own_every: int = 0) -> Iterator[tuple[int, list[DocState]]]:
         """Every question after ``after`` by id (of ``shards``, every ``shards``-th from the ``shard``-th) with its
-        states (maybe none)."""
+        states (maybe none). ``own_every``: the questions at positions ``0, own_every, 2 * own_every, …`` are the
+        ingesting process's (``shard == -1``), the others are shared out as above."""
         questions = db.cursor()
         questions.execute("SELECT id, created FROM posts WHERE kind=1 AND id>? ORDER BY id", (after,))
         for position, (question_id, created) in enumerate(questions):
-            if position % shards != shard:
+            if own_every:
+                if position % own_every == 0:
+                    if shard != -1:
+                        continue
+                elif shard == -1 or (position - position // own_every - 1) % shards != shard:
+                    continue
+            elif position % shards != shard:
                 continue
             thread = self._thread(db, question_id, created, report)
             yield question_id, thread_states(thread)
@@ -693,7 +730,8 @@ def _rows(handle: IO[bytes], path: Path, root: str) -> Iterator[Any]:
 
 def thread_worker(arguments: dict[str, Any], out: IO[bytes]) -> None:
     """A worker of :meth:`DumpReader.threads_in_worker`: the threads after ``arguments["after"]`` of shard
-    ``shard`` of ``shards`` (default 0 of 1), written to ``out`` in messages of about ``batch`` states
+    ``shard`` of ``shards`` (default 0 of 1; ``own_every``: those the ingesting process leaves out, see
+    :meth:`DumpReader._threads`), written to ``out`` in messages of about ``batch`` states
     (:func:`~frozen_search.adapters.documents.encode_states`, with ``"problems": [[question id,
     [problem, ...]], ...]`` and ``"done"``), each an 8-byte big-endian length and that many bytes of UTF-8 JSON; a
     failure as one ``{"error"}`` message."""
@@ -713,7 +751,7 @@ def thread_worker(arguments: dict[str, Any], out: IO[bytes]) -> None:
         problems: list[tuple[int, list[str]]] = []
         states = 0
         for question, found in reader._threads(db, report, int(arguments["after"]), int(arguments.get("shard", 0)),
-                                               int(arguments.get("shards", 1))):
+                                               int(arguments.get("shards", 1)), int(arguments.get("own_every", 0))):
             if reader.collected:
                 problems.append((question, reader.collected))
                 reader.collected = []
