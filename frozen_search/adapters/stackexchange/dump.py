@@ -310,7 +310,7 @@ def ingest_checkpointed(site_dir: Path, site: Site, store: Store, index: Revisio
         if progress is not None and passed[0] % 200 == 0:
             progress(int(size * (SPILL_SHARE + (1 - SPILL_SHARE) * min(1.0, passed[0] / total))), stored)
 
-    threads: Generator[tuple[int, list[DocState]] | tuple[int, list[WireState] | list[DocState]], None, None] = (
+    threads: Generator[tuple[int, list[DocState]] | tuple[int, list[WireState]], None, None] = (
         reader.threads_in_worker(spill, report, after=last,
                                  workers=max(1, min(THREAD_WORKERS, (os.cpu_count() or 1) - 1))) if parallel
         else reader.threads(db, report, after=last))
@@ -460,7 +460,7 @@ class DumpReader:
                 yield question_id, states
 
     def threads_in_worker(self, spill: Path, report: StateIngestReport, *, after: int = 0, workers: int = 1
-                          ) -> Generator[tuple[int, list[WireState] | list[DocState]], None, None]:
+                          ) -> Generator[tuple[int, list[WireState]], None, None]:
         """:meth:`threads`, computed in ``workers`` worker processes (``python -m
         frozen_search.adapters.stackexchange.worker``, this interpreter and this ``frozen_search``) that read the
         complete spill at ``spill``: worker ``k`` takes every ``workers``-th question from the ``k``-th and writes
@@ -470,19 +470,17 @@ class DumpReader:
         problems, as
         length-prefixed JSON on its standard output (no pickle); the pipes' buffers bound what is in flight. With
         one worker, this process rebuilds every :data:`OWN_SHARE_EVERY`-th question itself (the first, then every
-        fifth; its states come as :class:`DocState` values, the worker's as :class:`WireState` values) and the
-        worker the others. The threads are taken in question order, and the problems counted and listed in that
-        order, as :meth:`threads` gives them. Closing the generator stops the workers.
+        fifth) and the worker the others. The threads are taken in question order, and the problems counted and
+        listed in that order, as :meth:`threads` gives them. Closing the generator stops the workers.
 
         Raises:
             IngestError: a worker failed or stopped (its error message is given).
         """
         own_every = OWN_SHARE_EVERY if workers == 1 else 0
-        streams: list[Generator[tuple[int, list[str], list[WireState] | list[DocState] | None], None, None]] = [
-            self._worker_threads(spill, after, shard, workers, own_every) for shard in range(workers)]
+        streams = [self._worker_threads(spill, after, shard, workers, own_every) for shard in range(workers)]
         if own_every:
             streams.append(self._own_threads(spill, after, own_every))
-        heads: list[tuple[int, int, list[str], list[WireState] | list[DocState] | None]] = []
+        heads: list[tuple[int, int, list[str], list[WireState] | None]] = []
         try:
             for shard, stream in enumerate(streams):
                 first = next(stream, None)
@@ -503,10 +501,13 @@ class DumpReader:
                 stream.close()  # stops its worker now, not when collected
 
     def _own_threads(self, spill: Path, after: int, own_every: int
-                     ) -> Generator[tuple[int, list[str], list[DocState] | None], None, None]:
+                     ) -> Generator[tuple[int, list[str], list[WireState] | None], None, None]:
         """As :meth:`_worker_threads`, for the questions this process rebuilds itself (every ``own_every``-th
         from the first), read from the spill by a reader of its own (its problems collected per question, as a
-        worker collects them, so they are counted in question order with the workers')."""
+        worker collects them, so they are counted in question order with the workers'). Its states are handed
+        over as a worker's are (:func:`~frozen_search.adapters.documents.encode_states` then
+        :func:`~frozen_search.adapters.documents.wire_states`, without the JSON in between), so their stored
+        metadata is joined from each thread's dates encoded once, as for the worker's."""
         db = sqlite3.connect(f"file:{spill}?mode=ro", uri=True)
         try:
             own = DumpReader(self.site_dir, self.site)
@@ -515,7 +516,7 @@ class DumpReader:
             for question, states in own._threads(db, report, after, -1, 1, own_every):
                 problems, own.collected = own.collected, []
                 if problems or states:
-                    yield question, problems, states or None
+                    yield question, problems, wire_states(encode_states([(question, states)]))[0][1] if states else None
         finally:
             db.close()
 
