@@ -113,3 +113,34 @@ def test_the_worker_spill_is_a_sqlite_file_of_the_three_tables(tmp_path: Path) -
         assert db.execute("SELECT count(*) FROM history").fetchone()[0] == 0
     finally:
         db.close()
+
+
+def test_a_spill_worker_that_stops_fails_the_ingest_with_nothing_stored(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A spill worker that dies (killed, out of memory: here it exits at once with code 9) is a coded error; the
+    spill and the worker's own file are removed and the store holds nothing."""
+    import subprocess
+    import sys
+
+    from frozen_search.index import RevisionIndex
+    from frozen_search.store import Store
+    from tests.stackexchange.conftest import settings_for
+
+    real = subprocess.Popen
+
+    def dying(command: list[str], **options: object) -> object:
+        return real([sys.executable, "-c", "import sys; sys.exit(9)"], **options)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(dump.subprocess, "Popen", dying)
+    folder = copy_dump(tmp_path)
+    data = tmp_path / "data"
+    data.mkdir()
+    store = Store(data / "store.sqlite3")
+    try:
+        with pytest.raises(IngestError, match=r"spill worker stopped \(exit code 9\)"):
+            dump.ingest_stackexchange([folder], store, RevisionIndex.create(data / "index"),
+                                      settings=settings_for(data, "2026-01-06"), site=CONLANG, parallel=True)
+        assert store.count_revisions() == 0
+    finally:
+        store.close()
+    assert not [p for p in (data / "ingest-state").iterdir() if p.name.endswith((".sqlite3", ".side"))]
