@@ -147,12 +147,13 @@ def test_threads_built_in_a_worker_process_store_exactly_what_one_process_stores
         store.close()
 
 
-@pytest.mark.parametrize("workers", [2, pytest.param(3, marks=pytest.mark.slow)])
+@pytest.mark.parametrize("workers", [1, 2, pytest.param(3, marks=pytest.mark.slow)])
 def test_several_workers_give_the_threads_and_problems_in_the_order_one_process_gives(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, workers: int) -> None:
-    """Pass 2 split over several worker processes (each every n-th question) stores what one process stores, and
-    lists the same problems in the same order, also where the list is cut off: a dump whose every 3rd history row
-    is unreadable (its post is then not shown, a problem in pass 2)."""
+    """Pass 2 split over several worker processes (each every n-th question), or over one worker and the ingesting
+    process (every 3rd question its own here), stores what one process stores, and lists the same problems in the
+    same order, also where the list is cut off: a dump whose every 3rd history row is unreadable (its post is then
+    not shown, a problem in pass 2)."""
     folder = copy_dump(tmp_path)
     path = folder / "PostHistory.xml"
     lines = path.read_text(encoding="utf-8-sig").split("\n")
@@ -163,6 +164,7 @@ def test_several_workers_give_the_threads_and_problems_in_the_order_one_process_
     monkeypatch.setattr(dump, "MAX_LISTED_PROBLEMS", 200)
     monkeypatch.setattr(dump, "WORKER_BATCH", 7)  # many messages from each worker
     monkeypatch.setattr(dump, "THREAD_WORKERS", workers)
+    monkeypatch.setattr(dump, "OWN_SHARE_EVERY", 3)  # with one worker: the ingesting process's share
     monkeypatch.setattr(dump.os, "cpu_count", lambda: 8)
     reports = []
     for name, parallel in (("one", False), ("many", True)):

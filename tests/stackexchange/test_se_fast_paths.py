@@ -301,3 +301,18 @@ def test_rendering_keeps_no_memory_per_text() -> None:
     for _ in range(1_000):
         se.markdown_html(text)
     assert _anonymous_kb() - before < 30_000
+
+
+def test_a_millisecond_stamp_is_written_as_stored_iso_writes_it() -> None:
+    """A dump thread's dates (``posted …``, ``Comment on … (…)``, closures, locks) are written by
+    ``millisecond_iso``: the very text ``stored_iso`` gives, for random stamps over every year datetime holds and at
+    the edges (year 1000, the epoch, a whole second, a millisecond before it)."""
+    from frozen_search.adapters.stackexchange.thread import millisecond_iso
+    from frozen_search.cutoff import MILLISECOND_MS, stored_iso
+
+    chance = random.Random(15)
+    stamps = [chance.randrange(-62_135_596_800_000, 253_402_300_800_000) for _ in range(20_000)]
+    stamps += [0, -1, 1, 999, 1_000, 1_412_106_506_370, -30_610_224_000_000, -30_610_224_000_001,
+               253_402_300_799_999, -62_135_596_800_000]
+    for stamp in stamps:
+        assert millisecond_iso(stamp) == stored_iso(stamp, MILLISECOND_MS), stamp

@@ -33,6 +33,8 @@ import os
 import re
 import shutil
 import sqlite3
+import subprocess
+import sys
 import time
 from collections.abc import Callable, Generator, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
@@ -49,6 +51,7 @@ from frozen_search.adapters.documents import (
     WireState,
     bulk_collection,
     encode_states,
+    read_message,
     wire_states,
     worker_messages,
     write_message,
@@ -96,10 +99,18 @@ THREAD_WORKERS = 4
 ``n`` rebuilds every ``n``-th question thread from the ``k``-th; this process takes their threads in question order).
 The ingesting process needs about 0.6 CPU-s for each CPU-s of thread rebuilding, so past ~3 workers it is the
 bottleneck (see bench/README.md)."""
+OWN_SHARE_EVERY = 5
+"""With one worker process (two cores), the ingesting process rebuilds every this-many-th question thread itself
+(the first, then every fifth) beside storing them all, and the worker the others: rebuilding a thread costs about
+1.6x what storing its states does (bench/README.md, wt-se), so with one worker the worker alone bounded pass 2's
+wall time and the ingesting process waited for it through about a third of it. With more workers the ingesting
+process takes none (it is the busier one from ~3 workers on)."""
 SPILL_SHARE = 0.15
 """The share of the progress bar given to pass 1 (measured: spilling takes ~10-20 % of an ingest)."""
 WRITE_BATCH = 1_000
 """States (of whole threads) written to the store in one batch."""
+_SPILL_PRAGMAS = ("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-32768; "
+                  "PRAGMA temp_store=FILE;")
 _INDEXES = """
 CREATE INDEX posts_id ON posts(id);
 CREATE INDEX posts_question ON posts(question);
@@ -253,10 +264,11 @@ def ingest_checkpointed(site_dir: Path, site: Site, store: Store, index: Revisio
     ingest. A problem found in pass 1 fails before anything is stored, as before.
 
     ``parallel`` (default: when ``PostHistory.xml`` has at least :data:`PARALLEL_FROM_BYTES` bytes and the machine
-    more than one core): pass 2's threads are rebuilt and rendered in worker processes reading the spill
-    (:meth:`DumpReader.threads_in_worker`: one per core besides this process's, at least one, at most
-    :data:`THREAD_WORKERS`) while this process stores and indexes them; the same states, in the same order, and the
-    same problems, as without.
+    more than one core): pass 1 reads ``Posts.xml``, ``Comments.xml`` and ``PostLinks.xml`` in a worker process
+    while this one reads ``PostHistory.xml`` (:meth:`DumpReader.spill` ``beside``), and pass 2's threads are rebuilt
+    and rendered in worker processes reading the spill (:meth:`DumpReader.threads_in_worker`: one per core besides
+    this process's, at least one, at most :data:`THREAD_WORKERS`) while this process stores and indexes them; the
+    same states, in the same order, and the same problems, as without.
     ``progress(done, states)``: ``done`` is a share of ``PostHistory.xml``'s size, pass 1 (bytes read) the first
     :data:`SPILL_SHARE` of it, pass 2 (questions done of all) the rest.
 
@@ -284,10 +296,11 @@ def ingest_checkpointed(site_dir: Path, site: Site, store: Store, index: Revisio
     state.mkdir(parents=True, exist_ok=True)
     spill = state / f"{key.rsplit(':', 1)[1]}.spill.sqlite3"
     reader = DumpReader(site_dir, site)
-    db = reader.spill(spill, report, lambda read: tick(int(read * SPILL_SHARE)), reuse=resumed is not None)
-    last, documents, revisions = resumed if resumed is not None else (0, 0, 0)
     if parallel is None:
         parallel = size >= PARALLEL_FROM_BYTES and (os.cpu_count() or 1) > 1
+    db = reader.spill(spill, report, lambda read: tick(int(read * SPILL_SHARE)), reuse=resumed is not None,
+                      beside=parallel)
+    last, documents, revisions = resumed if resumed is not None else (0, 0, 0)
     total = db.execute("SELECT count(*) FROM posts WHERE kind=1").fetchone()[0] or 1
     done_before = db.execute("SELECT count(*) FROM posts WHERE kind=1 AND id<=?", (last,)).fetchone()[0]
     passed = [done_before]
@@ -395,9 +408,12 @@ class DumpReader:
         self.collected: list[str] | None = None  # pass 2 in a worker: the current question's problems, uncounted
 
     def spill(self, path: Path, report: StateIngestReport, tick: Callable[[int], None], *,
-              reuse: bool) -> sqlite3.Connection:
+              reuse: bool, beside: bool = False) -> sqlite3.Connection:
         """The spill of the dump at ``path``: reused when ``reuse`` and complete (its pass-1 problems and
-        unreadable posts read back), else written afresh; skipped records go to ``report.problems``.
+        unreadable posts read back), else written afresh; skipped records go to ``report.problems``. ``beside``:
+        ``Posts.xml``, ``Comments.xml`` and ``PostLinks.xml`` are read by a worker process into a spill of its own
+        (:func:`side_spill_worker`) while this process reads ``PostHistory.xml``, then copied in (the same rows in
+        the same order, the same problems in the same order, the same error when a file is unusable).
 
         Raises:
             IngestError: a file is not well-formed XML (truncated), or not the dump file its name says.
@@ -417,9 +433,11 @@ class DumpReader:
         path.unlink(missing_ok=True)
         db = sqlite3.connect(path)
         try:
-            db.executescript("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-32768;"
-                             "PRAGMA temp_store=FILE;" + _SCHEMA)
-            self._spill(db, report, tick)
+            db.executescript(_SPILL_PRAGMAS + _SCHEMA)
+            if beside:
+                self._spill_beside(db, path.with_name(path.name + ".side"), report, tick)
+            else:
+                self._spill(db, report, tick)
             db.executescript(_INDEXES)
             self._repeated(db, report)
             self._orphans(db, report)
@@ -450,14 +468,18 @@ class DumpReader:
         (:func:`~frozen_search.adapters.documents.encode_states`; their stored JSON columns are joined here from
         pieces encoded once per message, :func:`~frozen_search.adapters.documents.wire_states`), with each question's
         problems, as
-        length-prefixed JSON on its standard output (no pickle); the pipes' buffers bound what is in flight. The
-        threads are taken in question order, and the problems counted and listed in that order, as :meth:`threads`
-        gives them. Closing the generator stops the workers.
+        length-prefixed JSON on its standard output (no pickle); the pipes' buffers bound what is in flight. With
+        one worker, this process rebuilds every :data:`OWN_SHARE_EVERY`-th question itself (the first, then every
+        fifth) and the worker the others. The threads are taken in question order, and the problems counted and
+        listed in that order, as :meth:`threads` gives them. Closing the generator stops the workers.
 
         Raises:
             IngestError: a worker failed or stopped (its error message is given).
         """
-        streams = [self._worker_threads(spill, after, shard, workers) for shard in range(workers)]
+        own_every = OWN_SHARE_EVERY if workers == 1 else 0
+        streams = [self._worker_threads(spill, after, shard, workers, own_every) for shard in range(workers)]
+        if own_every:
+            streams.append(self._own_threads(spill, after, own_every))
         heads: list[tuple[int, int, list[str], list[WireState] | None]] = []
         try:
             for shard, stream in enumerate(streams):
@@ -478,13 +500,34 @@ class DumpReader:
             for stream in streams:
                 stream.close()  # stops its worker now, not when collected
 
-    def _worker_threads(self, spill: Path, after: int, shard: int, shards: int
+    def _own_threads(self, spill: Path, after: int, own_every: int
+                     ) -> Generator[tuple[int, list[str], list[WireState] | None], None, None]:
+        """As :meth:`_worker_threads`, for the questions this process rebuilds itself (every ``own_every``-th
+        from the first), read from the spill by a reader of its own (its problems collected per question, as a
+        worker collects them, so they are counted in question order with the workers'). Its states are handed
+        over as a worker's are (:func:`~frozen_search.adapters.documents.encode_states` then
+        :func:`~frozen_search.adapters.documents.wire_states`, without the JSON in between), so their stored
+        metadata is joined from each thread's dates encoded once, as for the worker's."""
+        db = sqlite3.connect(f"file:{spill}?mode=ro", uri=True)
+        try:
+            own = DumpReader(self.site_dir, self.site)
+            own.unreadable, own.collected = self.unreadable, []
+            report = StateIngestReport(source=self.site.short)
+            for question, states in own._threads(db, report, after, -1, 1, own_every):
+                problems, own.collected = own.collected, []
+                if problems or states:
+                    yield question, problems, wire_states(encode_states([(question, states)]))[0][1] if states else None
+        finally:
+            db.close()
+
+    def _worker_threads(self, spill: Path, after: int, shard: int, shards: int, own_every: int = 0
                         ) -> Generator[tuple[int, list[str], list[WireState] | None], None, None]:
         """``(question id, its problems, its states or None)`` from one worker, by question id: every question
         with problems or states."""
         for message in worker_messages("frozen_search.adapters.stackexchange.worker", {
                 "spill": str(spill), "site_dir": str(self.site_dir), "host": self.site.host, "after": after,
-                "shard": shard, "shards": shards, "batch": WORKER_BATCH}, "Stack Exchange thread worker",
+                "shard": shard, "shards": shards, "own_every": own_every, "batch": WORKER_BATCH},
+                "Stack Exchange thread worker",
                 "the thread pass stopped early; the checkpoints committed are kept: run the same ingest again to "
                 "resume"):
             problems = {int(question): [str(p) for p in found] for question, found in message["problems"]}
@@ -500,6 +543,61 @@ class DumpReader:
                    tick)
         self._load(db, "Comments.xml", "INSERT INTO comments VALUES (?,?,?,?)", self._comment_row, report, None)
         self._load(db, "PostLinks.xml", "INSERT INTO links VALUES (?,?,?)", self._link_row, report, None)
+
+    def _spill_beside(self, db: sqlite3.Connection, side: Path, report: StateIngestReport,
+                      tick: Callable[[int], None]) -> None:
+        """:meth:`_spill`, with ``Posts.xml``, ``Comments.xml`` and ``PostLinks.xml`` read by a worker process into
+        ``side`` meanwhile; its rows are copied in, in order, and the problems of the four files are told in the
+        order :meth:`_spill` tells them. The first file in that order that is unusable raises its error."""
+        side.unlink(missing_ok=True)
+        root = str(Path(__file__).resolve().parents[3])  # the folder holding this frozen_search package
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join([root, *filter(None, [os.environ.get("PYTHONPATH")])]))
+        worker = subprocess.Popen(
+            [sys.executable, "-m", "frozen_search.adapters.stackexchange.worker",
+             json.dumps({"mode": "side_spill", "spill": str(side), "site_dir": str(self.site_dir),
+                         "host": self.site.host})], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, env=env)
+        try:
+            self.collected = []
+            failed: IngestError | None = None
+            try:
+                self._load(db, "PostHistory.xml", "INSERT INTO history VALUES (?,?,?,?,?,?)", self._history_row,
+                           report, tick)
+            except IngestError as exc:
+                failed = exc
+            history, self.collected = self.collected, None
+            message = read_message(cast(IO[bytes], worker.stdout), "Stack Exchange spill worker")
+            if message is None:
+                raise IngestError(f"the Stack Exchange spill worker stopped (exit code {worker.wait()}); nothing was "
+                                  "stored")
+            if "error" in message and (message["file"] == "Posts.xml" or failed is None):
+                raise IngestError(str(message["error"]))
+            if failed is not None:
+                raise failed
+            db.execute("ATTACH DATABASE ? AS side", (f"file:{side}?mode=ro",))
+            for table in ("posts", "comments", "links"):
+                db.execute(f"INSERT INTO main.{table} SELECT * FROM side.{table} ORDER BY rowid")
+            db.commit()
+            db.execute("DETACH DATABASE side")
+            for problem in [*message["posts"], *history, *message["rest"]]:
+                self._problem(report, str(problem))
+        finally:
+            self.collected = None
+            if worker.poll() is None:
+                worker.kill()
+            worker.wait()
+            cast(IO[bytes], worker.stdout).close()
+            side.unlink(missing_ok=True)
+
+    def _side_files(self, db: sqlite3.Connection) -> tuple[list[str], list[str]]:
+        """The worker's part of :meth:`_spill_beside`: ``Posts.xml``, then ``Comments.xml`` and ``PostLinks.xml``
+        into ``db``; their problems, as ``(those of Posts.xml, the others)``."""
+        report = StateIngestReport(source=self.site.short)
+        self.collected = []
+        self._load(db, "Posts.xml", "INSERT INTO posts VALUES (?,?,?,?)", self._post_row, report, None)
+        posts, self.collected = self.collected, []
+        self._load(db, "Comments.xml", "INSERT INTO comments VALUES (?,?,?,?)", self._comment_row, report, None)
+        self._load(db, "PostLinks.xml", "INSERT INTO links VALUES (?,?,?)", self._link_row, report, None)
+        return posts, self.collected
 
     def _load(self, db: sqlite3.Connection, name: str, sql: str, convert: Callable[[Any], tuple[Any, ...] | None],
               report: StateIngestReport, tick: Callable[[int], None] | None) -> None:
@@ -566,7 +664,8 @@ class DumpReader:
 
     def _problem(self, report: StateIngestReport, message: str) -> None:
         if self.collected is not None:  # in a worker: counted and listed by the ingesting process, in order
-            self.collected.append(message)
+            if len(self.collected) <= MAX_LISTED_PROBLEMS:  # past it, one more changes nothing that is listed
+                self.collected.append(message)
             return
         self.problem_count += 1
         if self.problem_count <= MAX_LISTED_PROBLEMS:
@@ -591,13 +690,20 @@ class DumpReader:
     # -- pass 2: one thread at a time ---------------------------------------------------------------------------
 
     def _threads(self, db: sqlite3.Connection, report: StateIngestReport, after: int, shard: int = 0,
-                 shards: int = 1) -> Iterator[tuple[int, list[DocState]]]:
+                 shards: int = 1, own_every: int = 0) -> Iterator[tuple[int, list[DocState]]]:
         """Every question after ``after`` by id (of ``shards``, every ``shards``-th from the ``shard``-th) with its
-        states (maybe none)."""
+        states (maybe none). ``own_every``: the questions at positions ``0, own_every, 2 * own_every, …`` are the
+        ingesting process's (``shard == -1``), the others are shared out as above."""
         questions = db.cursor()
         questions.execute("SELECT id, created FROM posts WHERE kind=1 AND id>? ORDER BY id", (after,))
         for position, (question_id, created) in enumerate(questions):
-            if position % shards != shard:
+            if own_every:
+                if position % own_every == 0:
+                    if shard != -1:
+                        continue
+                elif shard == -1 or (position - position // own_every - 1) % shards != shard:
+                    continue
+            elif position % shards != shard:
                 continue
             thread = self._thread(db, question_id, created, report)
             yield question_id, thread_states(thread)
@@ -693,7 +799,8 @@ def _rows(handle: IO[bytes], path: Path, root: str) -> Iterator[Any]:
 
 def thread_worker(arguments: dict[str, Any], out: IO[bytes]) -> None:
     """A worker of :meth:`DumpReader.threads_in_worker`: the threads after ``arguments["after"]`` of shard
-    ``shard`` of ``shards`` (default 0 of 1), written to ``out`` in messages of about ``batch`` states
+    ``shard`` of ``shards`` (default 0 of 1; ``own_every``: those the ingesting process leaves out, see
+    :meth:`DumpReader._threads`), written to ``out`` in messages of about ``batch`` states
     (:func:`~frozen_search.adapters.documents.encode_states`, with ``"problems": [[question id,
     [problem, ...]], ...]`` and ``"done"``), each an 8-byte big-endian length and that many bytes of UTF-8 JSON; a
     failure as one ``{"error"}`` message."""
@@ -713,7 +820,7 @@ def thread_worker(arguments: dict[str, Any], out: IO[bytes]) -> None:
         problems: list[tuple[int, list[str]]] = []
         states = 0
         for question, found in reader._threads(db, report, int(arguments["after"]), int(arguments.get("shard", 0)),
-                                               int(arguments.get("shards", 1))):
+                                               int(arguments.get("shards", 1)), int(arguments.get("own_every", 0))):
             if reader.collected:
                 problems.append((question, reader.collected))
                 reader.collected = []
@@ -726,3 +833,32 @@ def thread_worker(arguments: dict[str, Any], out: IO[bytes]) -> None:
         write({**encode_states(pending), "problems": problems, "done": True})
     except Exception as exc:  # told to the parent, which raises a coded IngestError
         write({"error": f"the Stack Exchange thread worker failed: {type(exc).__name__}: {exc}"})
+
+
+def side_spill_worker(arguments: dict[str, Any], out: IO[bytes]) -> None:
+    """The worker of :meth:`DumpReader._spill_beside`: ``Posts.xml``, ``Comments.xml`` and ``PostLinks.xml`` of
+    ``arguments["site_dir"]`` spilled into a new SQLite file ``arguments["spill"]``, then one message
+    (:func:`~frozen_search.adapters.documents.write_message`): ``{"posts": [problem, ...], "rest": [problem, ...],
+    "done": true}``, or ``{"error": message, "file": the file it is about}``."""
+    reader = DumpReader(Path(arguments["site_dir"]), Site(arguments["host"]))
+    name = "Posts.xml"
+    try:
+        db = sqlite3.connect(arguments["spill"])
+        db.executescript(_SPILL_PRAGMAS + _SCHEMA)
+        posts, rest = reader._side_files(db)
+        db.commit()
+        db.close()
+        write_message(out, {"posts": posts, "rest": rest, "done": True})
+    except IngestError as exc:
+        write_message(out, {"error": exc.message, "file": _failing_file(exc, reader)})
+    except Exception as exc:  # told to the parent, which raises a coded IngestError
+        write_message(out, {"error": f"the Stack Exchange spill worker failed: {type(exc).__name__}: {exc}",
+                            "file": name})
+
+
+def _failing_file(exc: IngestError, reader: DumpReader) -> str:
+    """Which of the worker's files an :class:`IngestError` is about (its message names the file's path)."""
+    for name in ("Posts.xml", "Comments.xml", "PostLinks.xml"):
+        if str(reader.site_dir / name) in exc.message:
+            return name
+    return "Posts.xml"
