@@ -5,10 +5,9 @@ whose primary location carries no ``raw_source_name`` and whose authorships carr
 real records of works_list_orcid_…json lack a ``raw_source_name``, all of them repository records today; OpenAlex
 omits either field where the deposit gave none). In one world the journal was renamed after ``T`` (OpenAlex renames a
 source's ``display_name`` in place) and the author changed their display name (an ORCID name change). The venue and
-authors shown fall back to those display names (adapters/openalex/ids.py ``_venue``/``_authors``, documented as
-"today's"), so the fetch and the search snippet differ between the worlds: a strict xfail until the rule decides
-(show "not named" / leave the author out, or prove the name from a pre-``T`` source). Not fixed here: the OpenAlex
-rules and ids are wt-rules' area this session.
+authors shown fell back to those display names (adapters/openalex/ids.py ``_venue``/``_authors``), so the fetch
+and the search snippet differed between the worlds. Only deposited names are shown now: ``Venue: not named`` and
+``1 author not named in the deposit``.
 """
 
 from __future__ import annotations
@@ -17,8 +16,6 @@ import copy
 import json
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 from frozen_search.config import Settings
 from frozen_search.cutoff import parse_cutoff
@@ -59,11 +56,10 @@ def _observed(root: Path, name: str, venue: str, author: str) -> dict[str, str]:
         service.close()
 
 
-@pytest.mark.xfail(strict=True, reason="audit 3: OpenAlex venue and author names fall back to today's display_name "
-                                       "(adapters/openalex/ids.py _venue/_authors) when the record has no raw_* "
-                                       "name: a journal renamed after T shows its new name (wt-rules' area)")
 def test_names_changed_after_the_cutoff_do_not_reach_the_answer(tmp_path: Path) -> None:
     kept = _observed(tmp_path, "kept", "Annals of Spectral Combinatorics", "Ada Quill")
     renamed = _observed(tmp_path, "renamed", "Spectral Combinatorics Letters", "Ada Quill-Marsh")
     assert "Pellworm spectra of graphs" in kept[f"fetch openalex:{WORK}"]
     assert renamed == kept
+    assert "Venue: not named" in kept[f"fetch openalex:{WORK}"]
+    assert "Authors: 1 author not named in the deposit" in kept[f"fetch openalex:{WORK}"]

@@ -27,7 +27,9 @@ def test_the_real_list_and_the_older_schema_work_ingest(tmp_path: Path) -> None:
     assert (report.documents, report.revisions, report.problems) == (66, 66, [])
     older = store.snapshot("openalex:W2741809807", 2**62)
     assert older is not None and older.title.startswith("The state of OA")
-    assert older.metadata["display"]["venue"] == "PeerJ" and older.metadata["display"]["abstract"] == "shown"
+    # its deposit named no venue (no raw_source_name): the source's display name "PeerJ" is today's, not shown
+    assert older.metadata["display"]["venue"] == "" and older.metadata["display"]["abstract"] == "shown"
+    assert "Venue: not named (journal)" in "".join(store.text_parts(older))
     assert store.docs_for_alias("doi:10.2140/agt.2014.14.229") == ["openalex:W2023702627", "openalex:W3121618067"]
     again = ingest_openalex([openalex_file(WORKS_LIST)], store, index)  # the same records: nothing new
     assert (again.revisions, again.duplicates) == (0, 65)

@@ -12,7 +12,8 @@ publication date, DOI, type and the abstract rebuilt from ``abstract_inverted_in
 Nothing of :data:`frozen_search.cutoff_rules.openalex.NEVER_DISPLAYED` is ever read into a state: the state is
 built from the displayed fields only (``created_date`` only moves its ``valid_from`` later; its value is not kept).
 Authors are the names as deposited (``raw_author_name``) and the venue the name deposited with the work
-(``raw_source_name``), falling back to OpenAlex's display names, which are today's.
+(``raw_source_name``), never OpenAlex's display names of the author or source, which are today's (a journal renamed
+or an author's name changed after ``T`` would show): a name not deposited is not shown (``Venue: not named``).
 """
 
 from __future__ import annotations
@@ -203,21 +204,30 @@ def _drop_mathml(text: str) -> str:
 
 
 def _authors(work: Mapping[str, Any]) -> list[str]:
+    """The authors' names as deposited with the work (``raw_author_name``), in order; an authorship without one
+    is counted (``and 2 more authors not named in the deposit``), never named by OpenAlex's ``author.display_name``,
+    which is today's name (an ORCID name change after ``T`` would show)."""
     names: list[str] = []
+    unnamed = 0
     for authorship in work.get("authorships") or ():
         if not isinstance(authorship, Mapping):
             continue
-        author = authorship.get("author") if isinstance(authorship.get("author"), Mapping) else {}
-        name = authorship.get("raw_author_name") or (author or {}).get("display_name")
+        name = " ".join(str(authorship.get("raw_author_name") or "").split())
         if name:
-            names.append(" ".join(str(name).split()))
+            names.append(name)
+        else:
+            unnamed += 1
+    if unnamed:
+        names.append(f"{'and ' if names else ''}{unnamed} {'more ' if names else ''}"
+                     f"{'author' if unnamed == 1 else 'authors'} not named in the deposit")
     return names
 
 
 def _venue(work: Mapping[str, Any]) -> tuple[str, str]:
     primary = work.get("primary_location") or {}
     source = primary.get("source") or {}
-    name = html.unescape(str(primary.get("raw_source_name") or "")).strip() or str(source.get("display_name") or "")
+    # the name deposited with the work only: the source's display_name is today's (a journal renamed after T)
+    name = html.unescape(str(primary.get("raw_source_name") or "")).strip()
     return " ".join(name.split()), str(source.get("type") or "")
 
 
