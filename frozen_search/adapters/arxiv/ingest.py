@@ -239,25 +239,123 @@ def _oai_records(path: Path, report: StateIngestReport, tick: Tick) -> Iterator[
 
 
 def _oai_stream(path: Path, handle: Any, report: StateIngestReport, tick: Tick) -> Iterator[PaperRecord]:
+    """The records of one OAI-PMH response, read fast (:func:`_oai_fast`: no start events, no error lines) while
+    the parse is clean; at the first sign of anything else (an XML error, a record out of place, a foreign root, an
+    OAI-PMH error or another metadataPrefix) the response is read again from its start the careful way
+    (:func:`_oai_careful`), which says the same of every record the fast reader gave and goes on from there: the
+    same records, problems and coded errors as the careful reader alone, in the same order."""
+    given = 0
+    if handle.seekable():
+        try:
+            for position, number, where, found in _oai_fast(handle, tick):
+                given = position
+                yield from _settled(path, report, number, where, found)
+            return
+        except _Unsure:
+            handle.seek(0)
+    yield from _oai_careful(path, handle, report, tick, given)
+
+
+class _Unsure(Exception):
+    """The fast reader of an OAI-PMH response met something only the careful one tells (:func:`_oai_stream`)."""
+
+
+def _settled(path: Path, report: StateIngestReport, number: int, where: str, found: PaperRecord | None | ValueError
+             ) -> Iterator[PaperRecord]:
+    """A record read clean: stored (its provenance told), reported (not arXivRaw metadata) or left out (deleted)."""
+    if isinstance(found, ValueError):
+        report.problems.append(f"{path.name}: record {number} ({where}): {found}")
+    elif found is not None:
+        found.provenance.update({"file": path.name, "position": where, "format": "oai-arXivRaw"})
+        yield found
+
+
+def _oai_fast(handle: Any, tick: Tick) -> Iterator[tuple[int, int, str, PaperRecord | None | ValueError]]:
+    """Each record of a clean OAI-PMH response as ``(position, number, "line N", what _oai_record made of it)``,
+    numbered as :func:`_oai_careful` numbers them; only ``record``, ``request`` and ``error`` elements are seen
+    (their end events). A record is given only once the parse is past the start of the next one with no XML error
+    logged so far, so the careful reader would find no error between its start and the next element's either.
+
+    Raises:
+        _Unsure: an XML error, a record not beside the first one (nested, elsewhere), a root other than OAI-PMH, an
+            OAI-PMH error or a ``request`` for another metadataPrefix, or no element at all: the careful reader
+            alone says what.
+    """
+    context = etree.iterparse(handle, events=("end",), tag=(_OAI_RECORD, _OAI_REQUEST, _OAI_ERROR), recover=True)
+    held: tuple[int, int, str, PaperRecord | None | ValueError] | None = None
+    position = lines = last_line = 0
+    container: Any = None
+    seen = False
+    for _, element in context:
+        if not seen:
+            seen = True
+            if element.getroottree().getroot().tag != _OAI_ROOT:
+                raise _Unsure
+        tag = element.tag
+        if tag != _OAI_RECORD:
+            if tag == _OAI_ERROR or element.get("metadataPrefix", "arXivRaw") != "arXivRaw":
+                raise _Unsure
+            continue
+        parent = element.getparent()
+        if container is None:
+            container = parent
+        elif parent is not container:
+            raise _Unsure
+        line = element.sourceline or 0
+        if lines and line == last_line:  # as the careful reader numbers records (several start on one line)
+            number = lines + 1
+        else:
+            lines, last_line = lines + 1, line
+            number = lines
+        position += 1
+        found: PaperRecord | None | ValueError
+        try:
+            found = _oai_record(element)
+        except ValueError as exc:
+            found = exc
+        element.clear(keep_tail=True)
+        while element.getprevious() is not None:
+            del container[0]
+        if _broken(context.error_log):
+            raise _Unsure
+        if held is not None:
+            yield held
+        held = (position, number, f"line {line}", found)
+        if position % 200 == 0:
+            tick(handle.tell())
+    if not seen or _broken(context.error_log):
+        raise _Unsure
+    if held is not None:
+        yield held
+
+
+def _broken(log: Any) -> bool:
+    """Whether an lxml error log holds an error (not only warnings)."""
+    return bool(log) and any(e.level >= etree.ErrorLevels.ERROR for e in log)
+
+
+def _oai_careful(path: Path, handle: Any, report: StateIngestReport, tick: Tick, given: int = 0
+                 ) -> Iterator[PaperRecord]:
+    """The records of one OAI-PMH response, each malformed one told by its number and the line of its first XML
+    error; the first ``given`` records (by position) were given already by :func:`_oai_fast`, clean: not again."""
     position = lines = last_line = 0
     seen_root = False
     # A record read past an XML error inside it (a missing end tag that swallows the next fields, a file cut in the
     # middle) is incomplete: it is held until the next element starts (or the file ends), then skipped and reported
     # when an error line falls between its start and there. lxml logs errors as it parses, before those events.
-    pending: list[tuple[int, str, int, PaperRecord | None | ValueError]] = []
+    pending: list[tuple[int, int, str, int, PaperRecord | None | ValueError]] = []
 
     def settle(until: float) -> Iterator[PaperRecord]:
         while pending:
-            number, where, first, found = pending.pop(0)
+            ordinal, number, where, first, found = pending.pop(0)
+            if ordinal <= given:
+                continue
             broken = [e for e in context.error_log if e.level >= etree.ErrorLevels.ERROR and first <= e.line < until]
             if broken:
                 report.problems.append(f"{path.name}: record {number} ({where}): malformed XML at line "
                                        f"{broken[0].line} ({broken[0].message}); not stored")
-            elif isinstance(found, ValueError):
-                report.problems.append(f"{path.name}: record {number} ({where}): {found}")
-            elif found is not None:
-                found.provenance.update({"file": path.name, "position": where, "format": "oai-arXivRaw"})
-                yield found
+            else:
+                yield from _settled(path, report, number, where, found)
 
     numbers: dict[int, int] = {}  # start line -> the ordinal of the last record started on it
     open_records: list[int] = []  # start lines of the records started and not ended (nested only when malformed)
@@ -302,7 +400,7 @@ def _oai_stream(path: Path, handle: Any, report: StateIngestReport, tick: Tick) 
             found = _oai_record(element)
         except ValueError as exc:
             found = exc
-        pending.append((number, where, element.sourceline or 0, found))
+        pending.append((position, number, where, element.sourceline or 0, found))
         element.clear(keep_tail=True)
         while element.getprevious() is not None:  # the records read before: memory stays flat in the file's size
             del element.getparent()[0]
