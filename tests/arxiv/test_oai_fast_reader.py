@@ -7,14 +7,17 @@ from __future__ import annotations
 import io
 import random
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from frozen_search.adapters.arxiv import ingest
-from frozen_search.adapters.documents import StateIngestReport
+from frozen_search.adapters.documents import StateIngestReport, _blocks_in_order, encode_states
 from frozen_search.errors import IngestError
+from frozen_search.index import RevisionIndex
+from frozen_search.store import Store
 from tests.conftest import realdata
 
 LISTRECORDS = ("arxiv", "oai", "litpuvn_ListRecords_arXivRaw_from2016-10-20.xml")
@@ -92,3 +95,90 @@ def test_records_given_before_an_error_late_in_the_file_are_not_given_again(tmp_
     assert error is None and len(papers) == len(set(papers)) == 386
     assert problems[0].startswith("ListRecords.xml: record 387 (line ") and "malformed XML" in problems[0]
     assert all(p.startswith("ListRecords.xml: XML error at line ") for p in problems[1:])
+
+
+def _blocks(path: Path, every: int) -> tuple[Any, list[str], str | None]:
+    """What the ingesting process takes when it reads one block in ``every`` of ``path`` beside its worker, both
+    in this process (the worker's messages as its blocks are)."""
+    read = ingest.ArxivReader([path])
+
+    def stream(others: bool) -> Iterator[dict[str, Any]]:
+        for block in read.share(path, 0, every, others=others):
+            yield {"groups": block.groups, "problems": block.problems, "records": block.records,
+                   "works": block.works, "read": block.read, "done": False,
+                   **({} if block.unsure is None else {"unsure": block.unsure})}
+        yield {"done": True}
+
+    report = StateIngestReport(source="arxiv")
+    groups: list[tuple[int, list[Any]]] = []
+    error = None
+    try:
+        for states in _blocks_in_order([stream(False), stream(True)], lambda b: 0 if b % every == 0 else 1, path,
+                                       report, lambda _: None, read):
+            groups.append((0, list(states)))
+    except IngestError as exc:
+        error = str(exc)
+    return encode_states(groups, prepared=True), report.problems, error
+
+
+def _alone(path: Path) -> tuple[Any, list[str], str | None]:
+    report = StateIngestReport(source="arxiv")
+    groups: list[tuple[int, list[Any]]] = []
+    error = None
+    try:
+        for states in ingest.read_arxiv(path, report, lambda _: None):
+            groups.append((0, states))
+    except IngestError as exc:
+        error = str(exc)
+    return encode_states(groups, prepared=True), report.problems, error
+
+
+@pytest.mark.parametrize(("name", "text"), _variants()[::3], ids=lambda v: v if len(v) < 60 else None)
+def test_blocks_read_beside_a_worker_give_what_one_reader_gives(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                 name: str, text: str) -> None:
+    path = tmp_path / "ListRecords.xml"
+    path.write_text(text, encoding="utf-8")
+    alone = _alone(path)
+    for size, every in ((3, 2), (50, 4)):
+        monkeypatch.setattr(ingest, "OAI_BLOCK_RECORDS", size)
+        assert _blocks(path, every) == alone, (name, size, every)
+
+
+@pytest.mark.parametrize("broken", [False, True])
+def test_a_history_problem_in_a_block_is_numbered_as_one_reader_numbers_it(tmp_path: Path, broken: bool,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    # dates going back in time: paper_states refuses the record; its number counts the records read before it, also
+    # after an XML error (in record 60) handed the rest over to the careful reader
+    real = realdata(*LISTRECORDS).read_text(encoding="utf-8")
+    dates = list(re.finditer(r"<date>[^<]*</date>", real))
+    text = real
+    for found in reversed(dates[40:400:37]):
+        text = text[:found.start()] + "<date>Mon, 1 Jan 1990 00:00:00 GMT</date>" + text[found.end():]
+    if broken:
+        at = [m.start() for m in re.finditer("<abstract>", text)][59]
+        text = text[:at] + text[at:].replace("</abstract>", "", 1)
+    path = tmp_path / "ListRecords.xml"
+    path.write_text(text, encoding="utf-8")
+    alone = _alone(path)
+    assert sum("version dates go back in time" in p for p in alone[1]) >= 5
+    monkeypatch.setattr(ingest, "OAI_BLOCK_RECORDS", 4)
+    assert _blocks(path, 3) == alone
+
+
+@pytest.mark.parametrize("broken", [False, True])
+def test_an_oai_file_stored_beside_a_worker_is_stored_as_by_one_process(tmp_path: Path, broken: bool) -> None:
+    text = realdata(*LISTRECORDS).read_text(encoding="utf-8")
+    if broken:  # an XML error late in the file: the worker and this process hand over to the careful reader
+        last = text.rindex("<abstract>")
+        text = text[:last] + text[last:].replace("</abstract>", "", 1)
+    path = tmp_path / "ListRecords.xml"
+    path.write_text(text, encoding="utf-8")
+    rows = []
+    for parallel in (False, True):
+        data = tmp_path / f"data-{parallel}"
+        data.mkdir()
+        store = Store(data / "store.sqlite3")
+        report = ingest.ingest_arxiv([path], store, RevisionIndex.create(data / "index"), parallel=parallel)
+        rows.append((report.documents, report.revisions, report.problems, list(store.iter_revisions())))
+        store.close()
+    assert rows[0] == rows[1] and rows[0][0] == 386 + (not broken)

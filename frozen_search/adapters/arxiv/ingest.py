@@ -141,17 +141,78 @@ class ArxivReader:
         many itself (:func:`~frozen_search.adapters.documents.states_beside_worker`): 5 for the bulk snapshot, whose
         worker alone is the bound on 2 cores (it spent ~9 CPU-s per 100,000 records where the ingesting process
         spent ~6; bench/README, wt-ingest); 0 (none) for any other format."""
-        return BESIDE_WORKER if detect_format(path) == "snapshot" else 0
+        kind = detect_format(path)
+        return BESIDE_WORKER if kind == "snapshot" else OAI_BESIDE_WORKER if kind == "oai" else 0
 
     def share(self, path: Path, index: int, count: int, size: int = SHARE_BYTES, *, others: bool = False
               ) -> Iterator[SharedBlock]:
         """Blocks ``index``, ``index + count``, ... of the bulk snapshot ``path`` (``others``: all the other blocks)
         (:func:`~frozen_search.adapters.documents.line_blocks`), each read into states as this reader reads the
         file: a problem told by line number comes whole (``(0, "", sentence)``), one of a record's history by its
-        number within the block."""
+        number within the block. An OAI-PMH response: :func:`_oai_blocks`."""
+        if detect_format(path) == "oai":
+            yield from _oai_blocks(path, index, count, OAI_BLOCK_RECORDS, others=others)
+            return
         with path.open("rb") as handle:
             for lines, read in line_blocks(handle, b"", index, count, size, others=others):
                 yield _snapshot_block(path, lines, read)
+
+
+    def rest(self, path: Path, report: StateIngestReport, tick: Tick, given: int, records: int
+             ) -> Iterator[list[DocState]]:
+        """The states of the OAI-PMH response ``path`` after its first ``given`` records, of which ``records`` were
+        read into states (or reported): read by the careful reader alone, problems numbered on from there (see
+        :func:`~frozen_search.adapters.documents.states_beside_worker`)."""
+        with path.open("rb") as handle:
+            yield from _states(path, report, _oai_careful(path, handle, report, tick, given), start=records + 1)
+
+
+OAI_BESIDE_WORKER = 4
+"""The ingesting process reads one block of an OAI-PMH response in this many beside its one worker
+(:meth:`ArxivReader.beside`, :func:`_oai_blocks`)."""
+OAI_BLOCK_RECORDS = 250
+"""Records of an OAI-PMH response in one block of :func:`_oai_blocks`."""
+
+
+def _oai_blocks(path: Path, index: int, count: int, size: int = OAI_BLOCK_RECORDS, *, others: bool = False
+                ) -> Iterator[SharedBlock]:
+    """Blocks ``index``, ``index + count``, ... (``others``: all the other blocks) of the OAI-PMH response ``path``,
+    block ``k`` holding its records ``k * size + 1`` to ``(k + 1) * size``, each read into states as
+    :func:`_oai_stream` and :func:`_states` read them. Every process parses the whole response (so records, their
+    numbers and lines are those of one parse, libxml2's line count included) with :func:`_oai_fast`, and reads into
+    records only its own. A block's states count (``records``) is of the records read into states, so that a
+    problem of a record's history is numbered within it; a problem of an OAI record comes whole. At the first sign
+    of trouble (:class:`_Unsure`, seen by every process at the same record) the next block is told ``unsure``, with
+    the records of the blocks before it: the rest is read carefully (:meth:`ArxivReader.rest`)."""
+    def own(position: int) -> bool:
+        return (((position - 1) // size) % count == index) != others
+
+    block = SharedBlock()
+    report = StateIngestReport(source="arxiv")
+    current = 0  # the block of the records read so far
+    with path.open("rb") as handle:
+        try:
+            for position, number, where, found in _oai_fast(handle, lambda _: None, own):
+                if (position - 1) // size != current:  # the block before is whole: every record of it given
+                    if own(current * size + 1):
+                        block.read, block.works = handle.tell(), block.records
+                        yield block
+                    block, current = SharedBlock(), (position - 1) // size
+                if not own(position):
+                    continue
+                for record in _settled(path, report, number, where, found):
+                    block.records += 1
+                    try:
+                        block.groups.append(paper_states(record))
+                    except ValueError as exc:
+                        block.problems.append((block.records, where, str(exc)))
+                block.problems.extend((0, "", problem) for problem in report.problems)
+                report.problems.clear()
+            if own(current * size + 1):  # the last block (block 0 of a response without records)
+                block.read, block.works = handle.tell(), block.records
+                yield block
+        except _Unsure:  # every process meets it at the same record: the first block not given is `current`
+            yield SharedBlock(unsure=current * size, read=handle.tell())
 
 
 def _snapshot_block(path: Path, lines: list[tuple[int, bytes]], read: int) -> SharedBlock:
@@ -184,8 +245,9 @@ def read_arxiv(path: Path, report: StateIngestReport, tick: Tick) -> Iterator[li
     yield from ArxivReader([path])(path, report, tick)
 
 
-def _states(path: Path, report: StateIngestReport, records: Iterator[PaperRecord]) -> Iterator[list[DocState]]:
-    for position, record in enumerate(records, start=1):
+def _states(path: Path, report: StateIngestReport, records: Iterator[PaperRecord], start: int = 1
+            ) -> Iterator[list[DocState]]:
+    for position, record in enumerate(records, start=start):
         try:
             yield paper_states(record)
         except ValueError as exc:
@@ -270,9 +332,11 @@ def _settled(path: Path, report: StateIngestReport, number: int, where: str, fou
         yield found
 
 
-def _oai_fast(handle: Any, tick: Tick) -> Iterator[tuple[int, int, str, PaperRecord | None | ValueError]]:
+def _oai_fast(handle: Any, tick: Tick, own: Callable[[int], bool] | None = None
+              ) -> Iterator[tuple[int, int, str, PaperRecord | None | ValueError]]:
     """Each record of a clean OAI-PMH response as ``(position, number, "line N", what _oai_record made of it)``,
-    numbered as :func:`_oai_careful` numbers them; only ``record``, ``request`` and ``error`` elements are seen
+    numbered as :func:`_oai_careful` numbers them (``own``: only the records at the positions it accepts are read
+    into a :class:`PaperRecord`, the others give ``None``); only ``record``, ``request`` and ``error`` elements are seen
     (their end events). A record is given only once the parse is past the start of the next one with no XML error
     logged so far, so the careful reader would find no error between its start and the next element's either.
 
@@ -308,11 +372,12 @@ def _oai_fast(handle: Any, tick: Tick) -> Iterator[tuple[int, int, str, PaperRec
             lines, last_line = lines + 1, line
             number = lines
         position += 1
-        found: PaperRecord | None | ValueError
-        try:
-            found = _oai_record(element)
-        except ValueError as exc:
-            found = exc
+        found: PaperRecord | None | ValueError = None
+        if own is None or own(position):
+            try:
+                found = _oai_record(element)
+            except ValueError as exc:
+                found = exc
         element.clear(keep_tail=True)
         while element.getprevious() is not None:
             del container[0]
@@ -433,8 +498,9 @@ def _over_limit(error: Any) -> bool:
     return error.type in _LIMIT_CODES or any(word in error.message for word in _LIMIT_WORDS)
 
 
-_OAI_ROOT, _OAI_RECORD, _OAI_REQUEST, _OAI_ERROR = (f"{{{OAI}}}{name}" for name in (
-    "OAI-PMH", "record", "request", "error"))
+_OAI_ROOT, _OAI_RECORD, _OAI_REQUEST, _OAI_ERROR, _OAI_HEADER = (f"{{{OAI}}}{name}" for name in (
+    "OAI-PMH", "record", "request", "error", "header"))
+_RAW_ARXIVRAW = f"{{{RAW}}}arXivRaw"
 _RAW_VERSION, _RAW_DATE, _RAW_SIZE, _RAW_SOURCE_TYPE = (f"{{{RAW}}}{name}" for name in (
     "version", "date", "size", "source_type"))
 _VERSION_LABEL = re.compile(r"v[1-9]\d*")
@@ -443,10 +509,10 @@ _RAW_TAGS = {name: f"{{{RAW}}}{name}" for name in (
 
 
 def _oai_record(element: Any) -> PaperRecord | None:
-    header = element.find(f"{{{OAI}}}header")
-    if header is not None and header.get("status") == "deleted":
+    header = next(element.iterchildren(_OAI_HEADER), None)  # what find("header") and find(".//arXivRaw") give,
+    if header is not None and header.get("status") == "deleted":  # without ElementPath (a fifth of the time)
         return None
-    raw = element.find(f".//{{{RAW}}}arXivRaw")
+    raw = next(element.iterdescendants(_RAW_ARXIVRAW), None)
     if raw is None:
         raise ValueError("no arXivRaw metadata (only the arXivRaw format carries the version history)")
     fields: dict[Any, Any] = {}  # tag -> its first child element of that tag (what raw.find gives)
