@@ -140,7 +140,8 @@ class ArxivReader:
         """When one worker process reads ``path`` (:meth:`shares`): the ingesting process reads one block in this
         many itself (:func:`~frozen_search.adapters.documents.states_beside_worker`): 5 for the bulk snapshot, whose
         worker alone is the bound on 2 cores (it spent ~9 CPU-s per 100,000 records where the ingesting process
-        spent ~6; bench/README, wt-ingest); 0 (none) for any other format."""
+        spent ~6; bench/README, wt-ingest); :data:`OAI_BESIDE_WORKER` for an OAI-PMH response (blocks of records,
+        :func:`_oai_blocks`); 0 (none) for any other format."""
         kind = detect_format(path)
         return BESIDE_WORKER if kind == "snapshot" else OAI_BESIDE_WORKER if kind == "oai" else 0
 
@@ -167,9 +168,11 @@ class ArxivReader:
             yield from _states(path, report, _oai_careful(path, handle, report, tick, given), start=records + 1)
 
 
-OAI_BESIDE_WORKER = 4
+OAI_BESIDE_WORKER = 5
 """The ingesting process reads one block of an OAI-PMH response in this many beside its one worker
-(:meth:`ArxivReader.beside`, :func:`_oai_blocks`)."""
+(:meth:`ArxivReader.beside`, :func:`_oai_blocks`); 0: none (the worker reads it all). At 5 the two processes
+spent ~13-14 CPU-s each per 100,000 records, at 4 the ingesting process ~2 CPU-s more than the worker; either
+way ~4 CPU-s more in all than the worker alone (both parse the whole response; bench/README, wt-oai)."""
 OAI_BLOCK_RECORDS = 250
 """Records of an OAI-PMH response in one block of :func:`_oai_blocks`."""
 
