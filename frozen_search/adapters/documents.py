@@ -385,13 +385,16 @@ class SharedBlock:
     order; its skipped records ``(number within the block from 1, position, why)``, or ``(0, "", sentence)`` for
     one told whole (by its line number); how many records it held and how many of them were the source's at all (a
     file with none is the wrong file, when the reader has ``empty(path)`` to say so); the file's bytes read by
-    then."""
+    then. ``unsure``: the block could not be read this way (e.g. an XML error: only a careful reading of the whole
+    file tells what it costs), and how many of the file's records the blocks before it held (in the reader's own
+    count): the file is read on from there by the reader's ``rest`` (see :func:`states_beside_worker`)."""
 
     groups: list[list[DocState]] = field(default_factory=list)
     problems: list[tuple[int, str, str]] = field(default_factory=list)
     records: int = 0
     works: int = 0
     read: int = 0
+    unsure: int | None = None
 
 
 Progress = Callable[[int, int], None]  # (bytes read so far in this file, states stored so far)
@@ -924,6 +927,10 @@ def states_beside_worker(factory: str, paths: Sequence[Path], path: Path, report
     and problems). With two cores the worker alone is the bound (it parses, builds and encodes every state while this
     process stores them); a share of the parsing here evens the two out. Closing the generator stops the worker.
 
+    A block told ``unsure`` (:class:`SharedBlock`) stops both: the rest of the file comes from
+    ``read.rest(path, report, tick, unsure, records)`` in this process (``records``: the running count of the blocks
+    taken so far), which must give what ``read`` alone gives after the blocks taken.
+
     Raises:
         IngestError: as :func:`states_in_workers`; the reader's own errors in this process as it raises them.
     """
@@ -944,7 +951,7 @@ def _own_blocks(read: Any, path: Path, every: int) -> Iterator[dict[str, Any]]:
     worker's (their states as they are, under ``"groups"``), then ``{"done": True}``."""
     for block in read.share(path, 0, every):
         yield {"groups": block.groups, "problems": block.problems, "records": block.records, "works": block.works,
-               "read": block.read, "done": False}
+               "read": block.read, "done": False, **({} if block.unsure is None else {"unsure": block.unsure})}
     yield {"done": True}
 
 
@@ -962,6 +969,13 @@ def _blocks_in_order(streams: Sequence[Iterator[dict[str, Any]]], stream_of: Cal
                     if any(not other["done"] for other in stream):
                         raise IngestError(f"the parse workers of {path} disagree on where it ends")
                 break
+            if message.get("unsure") is not None:  # read on carefully from there, in this process
+                for stream in streams:
+                    close = getattr(stream, "close", None)
+                    if close is not None:
+                        close()
+                yield from read.rest(path, report, tick, int(message["unsure"]), records)
+                return
             for number, position, why in message["problems"]:
                 report.problems.append(f"{path.name}: record {records + int(number)} ({position}): {why}"
                                        if number else str(why))  # (0, "", a sentence): told whole, by line
@@ -999,7 +1013,8 @@ def worker_main(arguments: dict[str, Any], out: IO[bytes]) -> None:
                                                **({"others": True} if others and others[0] is True else {})):
                 write_message(out, {**encode_states([(0, g) for g in block.groups], prepared=True),
                                     "problems": block.problems, "records": block.records, "works": block.works,
-                                    "read": block.read, "done": False}, floatless=True)
+                                    "read": block.read, "done": False,
+                                    **({} if block.unsure is None else {"unsure": block.unsure})}, floatless=True)
             write_message(out, {"done": True})
             return
         report = StateIngestReport(source="worker")

@@ -140,18 +140,82 @@ class ArxivReader:
         """When one worker process reads ``path`` (:meth:`shares`): the ingesting process reads one block in this
         many itself (:func:`~frozen_search.adapters.documents.states_beside_worker`): 5 for the bulk snapshot, whose
         worker alone is the bound on 2 cores (it spent ~9 CPU-s per 100,000 records where the ingesting process
-        spent ~6; bench/README, wt-ingest); 0 (none) for any other format."""
-        return BESIDE_WORKER if detect_format(path) == "snapshot" else 0
+        spent ~6; bench/README, wt-ingest); :data:`OAI_BESIDE_WORKER` for an OAI-PMH response (blocks of records,
+        :func:`_oai_blocks`); 0 (none) for any other format."""
+        kind = detect_format(path)
+        return BESIDE_WORKER if kind == "snapshot" else OAI_BESIDE_WORKER if kind == "oai" else 0
 
     def share(self, path: Path, index: int, count: int, size: int = SHARE_BYTES, *, others: bool = False
               ) -> Iterator[SharedBlock]:
         """Blocks ``index``, ``index + count``, ... of the bulk snapshot ``path`` (``others``: all the other blocks)
         (:func:`~frozen_search.adapters.documents.line_blocks`), each read into states as this reader reads the
         file: a problem told by line number comes whole (``(0, "", sentence)``), one of a record's history by its
-        number within the block."""
+        number within the block. An OAI-PMH response: :func:`_oai_blocks`."""
+        if detect_format(path) == "oai":
+            yield from _oai_blocks(path, index, count, OAI_BLOCK_RECORDS, others=others)
+            return
         with path.open("rb") as handle:
             for lines, read in line_blocks(handle, b"", index, count, size, others=others):
                 yield _snapshot_block(path, lines, read)
+
+
+    def rest(self, path: Path, report: StateIngestReport, tick: Tick, given: int, records: int
+             ) -> Iterator[list[DocState]]:
+        """The states of the OAI-PMH response ``path`` after its first ``given`` records, of which ``records`` were
+        read into states (or reported): read by the careful reader alone, problems numbered on from there (see
+        :func:`~frozen_search.adapters.documents.states_beside_worker`)."""
+        with path.open("rb") as handle:
+            yield from _states(path, report, _oai_careful(path, handle, report, tick, given), start=records + 1)
+
+
+OAI_BESIDE_WORKER = 5
+"""The ingesting process reads one block of an OAI-PMH response in this many beside its one worker
+(:meth:`ArxivReader.beside`, :func:`_oai_blocks`); 0: none (the worker reads it all). At 5 the two processes
+spent ~13-14 CPU-s each per 100,000 records, at 4 the ingesting process ~2 CPU-s more than the worker; either
+way ~4 CPU-s more in all than the worker alone (both parse the whole response; bench/README, wt-oai)."""
+OAI_BLOCK_RECORDS = 250
+"""Records of an OAI-PMH response in one block of :func:`_oai_blocks`."""
+
+
+def _oai_blocks(path: Path, index: int, count: int, size: int = OAI_BLOCK_RECORDS, *, others: bool = False
+                ) -> Iterator[SharedBlock]:
+    """Blocks ``index``, ``index + count``, ... (``others``: all the other blocks) of the OAI-PMH response ``path``,
+    block ``k`` holding its records ``k * size + 1`` to ``(k + 1) * size``, each read into states as
+    :func:`_oai_stream` and :func:`_states` read them. Every process parses the whole response (so records, their
+    numbers and lines are those of one parse, libxml2's line count included) with :func:`_oai_fast`, and reads into
+    records only its own. A block's states count (``records``) is of the records read into states, so that a
+    problem of a record's history is numbered within it; a problem of an OAI record comes whole. At the first sign
+    of trouble (:class:`_Unsure`, seen by every process at the same record) the next block is told ``unsure``, with
+    the records of the blocks before it: the rest is read carefully (:meth:`ArxivReader.rest`)."""
+    def own(position: int) -> bool:
+        return (((position - 1) // size) % count == index) != others
+
+    block = SharedBlock()
+    report = StateIngestReport(source="arxiv")
+    current = 0  # the block of the records read so far
+    with path.open("rb") as handle:
+        try:
+            for position, number, where, found in _oai_fast(handle, lambda _: None, own):
+                if (position - 1) // size != current:  # the block before is whole: every record of it given
+                    if own(current * size + 1):
+                        block.read, block.works = handle.tell(), block.records
+                        yield block
+                    block, current = SharedBlock(), (position - 1) // size
+                if not own(position):
+                    continue
+                for record in _settled(path, report, number, where, found):
+                    block.records += 1
+                    try:
+                        block.groups.append(paper_states(record))
+                    except ValueError as exc:
+                        block.problems.append((block.records, where, str(exc)))
+                block.problems.extend((0, "", problem) for problem in report.problems)
+                report.problems.clear()
+            if own(current * size + 1):  # the last block (block 0 of a response without records)
+                block.read, block.works = handle.tell(), block.records
+                yield block
+        except _Unsure:  # every process meets it at the same record: the first block not given is `current`
+            yield SharedBlock(unsure=current * size, read=handle.tell())
 
 
 def _snapshot_block(path: Path, lines: list[tuple[int, bytes]], read: int) -> SharedBlock:
@@ -184,8 +248,9 @@ def read_arxiv(path: Path, report: StateIngestReport, tick: Tick) -> Iterator[li
     yield from ArxivReader([path])(path, report, tick)
 
 
-def _states(path: Path, report: StateIngestReport, records: Iterator[PaperRecord]) -> Iterator[list[DocState]]:
-    for position, record in enumerate(records, start=1):
+def _states(path: Path, report: StateIngestReport, records: Iterator[PaperRecord], start: int = 1
+            ) -> Iterator[list[DocState]]:
+    for position, record in enumerate(records, start=start):
         try:
             yield paper_states(record)
         except ValueError as exc:
@@ -239,25 +304,126 @@ def _oai_records(path: Path, report: StateIngestReport, tick: Tick) -> Iterator[
 
 
 def _oai_stream(path: Path, handle: Any, report: StateIngestReport, tick: Tick) -> Iterator[PaperRecord]:
+    """The records of one OAI-PMH response, read fast (:func:`_oai_fast`: no start events, no error lines) while
+    the parse is clean; at the first sign of anything else (an XML error, a record out of place, a foreign root, an
+    OAI-PMH error or another metadataPrefix) the response is read again from its start the careful way
+    (:func:`_oai_careful`), which says the same of every record the fast reader gave and goes on from there: the
+    same records, problems and coded errors as the careful reader alone, in the same order."""
+    given = 0
+    if handle.seekable():
+        try:
+            for position, number, where, found in _oai_fast(handle, tick):
+                given = position
+                yield from _settled(path, report, number, where, found)
+            return
+        except _Unsure:
+            handle.seek(0)
+    yield from _oai_careful(path, handle, report, tick, given)
+
+
+class _Unsure(Exception):
+    """The fast reader of an OAI-PMH response met something only the careful one tells (:func:`_oai_stream`)."""
+
+
+def _settled(path: Path, report: StateIngestReport, number: int, where: str, found: PaperRecord | None | ValueError
+             ) -> Iterator[PaperRecord]:
+    """A record read clean: stored (its provenance told), reported (not arXivRaw metadata) or left out (deleted)."""
+    if isinstance(found, ValueError):
+        report.problems.append(f"{path.name}: record {number} ({where}): {found}")
+    elif found is not None:
+        found.provenance.update({"file": path.name, "position": where, "format": "oai-arXivRaw"})
+        yield found
+
+
+def _oai_fast(handle: Any, tick: Tick, own: Callable[[int], bool] | None = None
+              ) -> Iterator[tuple[int, int, str, PaperRecord | None | ValueError]]:
+    """Each record of a clean OAI-PMH response as ``(position, number, "line N", what _oai_record made of it)``,
+    numbered as :func:`_oai_careful` numbers them (``own``: only the records at the positions it accepts are read
+    into a :class:`PaperRecord`, the others give ``None``); only ``record``, ``request`` and ``error`` elements are seen
+    (their end events). A record is given only once the parse is past the start of the next one with no XML error
+    logged so far, so the careful reader would find no error between its start and the next element's either.
+
+    Raises:
+        _Unsure: an XML error, a record not beside the first one (nested, elsewhere), a root other than OAI-PMH, an
+            OAI-PMH error or a ``request`` for another metadataPrefix, or no element at all: the careful reader
+            alone says what.
+    """
+    context = etree.iterparse(handle, events=("end",), tag=(_OAI_RECORD, _OAI_REQUEST, _OAI_ERROR), recover=True)
+    held: tuple[int, int, str, PaperRecord | None | ValueError] | None = None
+    position = lines = last_line = 0
+    container: Any = None
+    seen = False
+    for _, element in context:
+        if not seen:
+            seen = True
+            if element.getroottree().getroot().tag != _OAI_ROOT:
+                raise _Unsure
+        tag = element.tag
+        if tag != _OAI_RECORD:
+            if tag == _OAI_ERROR or element.get("metadataPrefix", "arXivRaw") != "arXivRaw":
+                raise _Unsure
+            continue
+        parent = element.getparent()
+        if container is None:
+            container = parent
+        elif parent is not container:
+            raise _Unsure
+        line = element.sourceline or 0
+        if lines and line == last_line:  # as the careful reader numbers records (several start on one line)
+            number = lines + 1
+        else:
+            lines, last_line = lines + 1, line
+            number = lines
+        position += 1
+        found: PaperRecord | None | ValueError = None
+        if own is None or own(position):
+            try:
+                found = _oai_record(element)
+            except ValueError as exc:
+                found = exc
+        element.clear(keep_tail=True)
+        while element.getprevious() is not None:
+            del container[0]
+        if _broken(context.error_log):
+            raise _Unsure
+        if held is not None:
+            yield held
+        held = (position, number, f"line {line}", found)
+        if position % 200 == 0:
+            tick(handle.tell())
+    if not seen or _broken(context.error_log):
+        raise _Unsure
+    if held is not None:
+        yield held
+
+
+def _broken(log: Any) -> bool:
+    """Whether an lxml error log holds an error (not only warnings)."""
+    return bool(log) and any(e.level >= etree.ErrorLevels.ERROR for e in log)
+
+
+def _oai_careful(path: Path, handle: Any, report: StateIngestReport, tick: Tick, given: int = 0
+                 ) -> Iterator[PaperRecord]:
+    """The records of one OAI-PMH response, each malformed one told by its number and the line of its first XML
+    error; the first ``given`` records (by position) were given already by :func:`_oai_fast`, clean: not again."""
     position = lines = last_line = 0
     seen_root = False
     # A record read past an XML error inside it (a missing end tag that swallows the next fields, a file cut in the
     # middle) is incomplete: it is held until the next element starts (or the file ends), then skipped and reported
     # when an error line falls between its start and there. lxml logs errors as it parses, before those events.
-    pending: list[tuple[int, str, int, PaperRecord | None | ValueError]] = []
+    pending: list[tuple[int, int, str, int, PaperRecord | None | ValueError]] = []
 
     def settle(until: float) -> Iterator[PaperRecord]:
         while pending:
-            number, where, first, found = pending.pop(0)
+            ordinal, number, where, first, found = pending.pop(0)
+            if ordinal <= given:
+                continue
             broken = [e for e in context.error_log if e.level >= etree.ErrorLevels.ERROR and first <= e.line < until]
             if broken:
                 report.problems.append(f"{path.name}: record {number} ({where}): malformed XML at line "
                                        f"{broken[0].line} ({broken[0].message}); not stored")
-            elif isinstance(found, ValueError):
-                report.problems.append(f"{path.name}: record {number} ({where}): {found}")
-            elif found is not None:
-                found.provenance.update({"file": path.name, "position": where, "format": "oai-arXivRaw"})
-                yield found
+            else:
+                yield from _settled(path, report, number, where, found)
 
     numbers: dict[int, int] = {}  # start line -> the ordinal of the last record started on it
     open_records: list[int] = []  # start lines of the records started and not ended (nested only when malformed)
@@ -302,7 +468,7 @@ def _oai_stream(path: Path, handle: Any, report: StateIngestReport, tick: Tick) 
             found = _oai_record(element)
         except ValueError as exc:
             found = exc
-        pending.append((number, where, element.sourceline or 0, found))
+        pending.append((position, number, where, element.sourceline or 0, found))
         element.clear(keep_tail=True)
         while element.getprevious() is not None:  # the records read before: memory stays flat in the file's size
             del element.getparent()[0]
@@ -335,8 +501,9 @@ def _over_limit(error: Any) -> bool:
     return error.type in _LIMIT_CODES or any(word in error.message for word in _LIMIT_WORDS)
 
 
-_OAI_ROOT, _OAI_RECORD, _OAI_REQUEST, _OAI_ERROR = (f"{{{OAI}}}{name}" for name in (
-    "OAI-PMH", "record", "request", "error"))
+_OAI_ROOT, _OAI_RECORD, _OAI_REQUEST, _OAI_ERROR, _OAI_HEADER = (f"{{{OAI}}}{name}" for name in (
+    "OAI-PMH", "record", "request", "error", "header"))
+_RAW_ARXIVRAW = f"{{{RAW}}}arXivRaw"
 _RAW_VERSION, _RAW_DATE, _RAW_SIZE, _RAW_SOURCE_TYPE = (f"{{{RAW}}}{name}" for name in (
     "version", "date", "size", "source_type"))
 _VERSION_LABEL = re.compile(r"v[1-9]\d*")
@@ -345,10 +512,10 @@ _RAW_TAGS = {name: f"{{{RAW}}}{name}" for name in (
 
 
 def _oai_record(element: Any) -> PaperRecord | None:
-    header = element.find(f"{{{OAI}}}header")
-    if header is not None and header.get("status") == "deleted":
+    header = next(element.iterchildren(_OAI_HEADER), None)  # what find("header") and find(".//arXivRaw") give,
+    if header is not None and header.get("status") == "deleted":  # without ElementPath (a fifth of the time)
         return None
-    raw = element.find(f".//{{{RAW}}}arXivRaw")
+    raw = next(element.iterdescendants(_RAW_ARXIVRAW), None)
     if raw is None:
         raise ValueError("no arXivRaw metadata (only the arXivRaw format carries the version history)")
     fields: dict[Any, Any] = {}  # tag -> its first child element of that tag (what raw.find gives)
