@@ -24,11 +24,14 @@ from frozen_search.adapters.wikipedia import WIKIPEDIA
 from frozen_search.adapters.wikipedia.ids import normalize_title
 from frozen_search.config import Settings
 from frozen_search.cutoff import parse_cutoff
-from frozen_search.errors import FrozenSearchError, InvalidRequest
+from frozen_search.errors import FrozenSearchError, InvalidReference, InvalidRequest, UpstreamUnavailable
 from frozen_search.models import Rejection
+from frozen_search.registry import default_registry
 from frozen_search.server.http import create_app
 from frozen_search.service import FrozenSearchService
 from frozen_search.source import Shown
+from frozen_search.stages.candidates import Candidates, live_candidates
+from frozen_search.stages.resolve import resolve_live
 from frozen_search.store import RevisionRow, Store
 
 CUTOFF = "2010-06-01"
@@ -155,3 +158,33 @@ def test_errors_about_the_callers_input_keep_their_messages(live_service: Frozen
         error = _refused(service, "fetch", arguments)
         assert isinstance(error, InvalidRequest) and error.code == "invalid_request"
         assert error.message.startswith(words) or words in error.message, error.message
+
+
+class Raises:
+    """A live source raising ``error`` from both methods."""
+
+    def __init__(self, error: FrozenSearchError) -> None:
+        self.error = error
+
+    def candidates(self, query: str, source: str | None, limit: int) -> tuple[list[Shown], list[Rejection]]:
+        raise self.error
+
+    def resolve(self, reference: Any) -> Shown:
+        raise self.error
+
+
+def test_the_stages_map_a_read_error_and_keep_the_callers_reference_error() -> None:
+    read = InvalidRequest("'Tulip <X>' is not a valid Wikipedia page title")
+    with pytest.raises(UpstreamUnavailable) as caught:
+        resolve_live("wikipedia", Raises(read), None)
+    assert "Tulip" not in caught.value.message and "Tulip <X>" in caught.value.rejections[0].evidence
+    own = InvalidReference("'doi:10.1/a,b' cannot be asked of OpenAlex (a DOI without ',' or '|')")
+    with pytest.raises(InvalidReference) as kept:
+        resolve_live("openalex", Raises(own), None)
+    assert kept.value is own
+    with pytest.raises(UpstreamUnavailable) as failed:  # no other source, no store hit: the error, fixed
+        live_candidates({"wikipedia": Raises(read)}, default_registry(),
+                        Settings.from_env({}, data_dir=Path("/nonexistent")), query="tulip", source=None, limit=5,
+                        found=Candidates())
+    assert failed.value.message.startswith(UNAVAILABLE) and "Tulip" not in failed.value.message
+    assert any("Tulip <X>" in rejection.evidence for rejection in failed.value.rejections)
