@@ -160,11 +160,18 @@ def unread_answer(error: FrozenSearchError, source: str) -> FrozenSearchError:
     :class:`~frozen_search.errors.InvalidRequest` there was raised by a value of the answer (a title only a later
     edit summary names, a malformed URL, …), not by the caller's arguments, which were checked before, so it becomes
     ``source``'s ``upstream_unavailable`` (an answer that could not be read; the store may still answer) with the
-    original message as a rejection for the query log. The caller's own
-    :class:`~frozen_search.errors.InvalidReference` and every other error are returned unchanged."""
-    if not isinstance(error, InvalidRequest) or isinstance(error, InvalidReference):
+    original message as a rejection for the query log. A ``store_integrity`` error there (a recorded answer in the
+    HTTP cache that fails its checks: its message names the request's URL, which may hold a title from after ``T``)
+    keeps its code with a fixed sentence. The caller's own :class:`~frozen_search.errors.InvalidReference` and every
+    other error are returned unchanged."""
+    replacement: FrozenSearchError
+    if isinstance(error, StoreIntegrityError):
+        replacement = StoreIntegrityError(f"{source}: a recorded upstream answer this server holds could not be "
+                                          "read (the details are in the query log)")
+    elif isinstance(error, InvalidRequest) and not isinstance(error, InvalidReference):
+        replacement = UpstreamUnavailable(f"{source} answered something frozen-search could not read")
+    else:
         return error
-    replacement = UpstreamUnavailable(f"{source} answered something frozen-search could not read")
     replacement.rejections = [Rejection(id=source, reason=error.code, evidence=error.message),
                               *getattr(error, "rejections", ())]
     return replacement

@@ -24,7 +24,13 @@ from frozen_search.adapters.wikipedia import WIKIPEDIA
 from frozen_search.adapters.wikipedia.ids import normalize_title
 from frozen_search.config import Settings
 from frozen_search.cutoff import parse_cutoff
-from frozen_search.errors import FrozenSearchError, InvalidReference, InvalidRequest, UpstreamUnavailable
+from frozen_search.errors import (
+    FrozenSearchError,
+    InvalidReference,
+    InvalidRequest,
+    StoreIntegrityError,
+    UpstreamUnavailable,
+)
 from frozen_search.models import Rejection
 from frozen_search.registry import default_registry
 from frozen_search.server.http import create_app
@@ -182,6 +188,11 @@ def test_the_stages_map_a_read_error_and_keep_the_callers_reference_error() -> N
     with pytest.raises(InvalidReference) as kept:
         resolve_live("openalex", Raises(own), None)
     assert kept.value is own
+    cached = StoreIntegrityError("HTTP cache entry k1 (GET https://en.wikipedia.org/w/api.php?titles=Tulip_%3CX%3E): "
+                                 "body sha256 mismatch")  # a recorded answer that fails its checks, URL quoted
+    with pytest.raises(StoreIntegrityError) as damaged:
+        resolve_live("wikipedia", Raises(cached), None)
+    assert "Tulip" not in str(damaged.value) and "Tulip" in damaged.value.rejections[0].evidence
     with pytest.raises(UpstreamUnavailable) as failed:  # no other source, no store hit: the error, fixed
         live_candidates({"wikipedia": Raises(read)}, default_registry(),
                         Settings.from_env({}, data_dir=Path("/nonexistent")), query="tulip", source=None, limit=5,
