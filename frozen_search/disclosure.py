@@ -31,10 +31,13 @@ from typing import Generic, TypeVar, final
 from frozen_search.errors import (
     ContentUnproven,
     FrozenSearchError,
+    InvalidReference,
+    InvalidRequest,
     NotEligible,
     NotFoundBeforeCutoff,
     OfflineCacheMiss,
     RefusedSource,
+    StoreIntegrityError,
     UpstreamRejected,
     UpstreamUnavailable,
     VerificationFailed,
@@ -104,7 +107,8 @@ def disclosed(error: FrozenSearchError, reference: str, cutoff: str, source: str
     """What the caller of ``fetch(reference)`` may be told of ``error``, a refusal raised while resolving or
     re-verifying the document of source ``source`` at ``cutoff``; the error's own message (and any evidence it
     carried) becomes a rejection of the returned error, for the query log. Errors that are not refusals of a
-    document (bad arguments, upstream failures) are returned unchanged.
+    document (bad arguments, upstream failures) are returned unchanged; the service then passes an
+    ``InvalidRequest`` raised by reading data through :func:`unreadable`.
     """
     given = _given(reference)
     if isinstance(error, VerificationFailed) and _dated_after(error):
@@ -149,6 +153,51 @@ def upstream_failure(error: FrozenSearchError, source: str) -> FrozenSearchError
     replacement.rejections = [Rejection(id=source, reason=error.code, evidence=error.message),
                               *getattr(error, "rejections", ())]
     return replacement
+
+
+def unread_answer(error: FrozenSearchError, source: str) -> FrozenSearchError:
+    """``error`` raised while ``source``'s live resolution or search read an upstream answer: an
+    :class:`~frozen_search.errors.InvalidRequest` there was raised by a value of the answer (a title only a later
+    edit summary names, a malformed URL, …), not by the caller's arguments, which were checked before, so it becomes
+    ``source``'s ``upstream_unavailable`` (an answer that could not be read; the store may still answer) with the
+    original message as a rejection for the query log. A ``store_integrity`` error there (a recorded answer in the
+    HTTP cache that fails its checks: its message names the request's URL, which may hold a title from after ``T``)
+    keeps its code with a fixed sentence. The caller's own :class:`~frozen_search.errors.InvalidReference` and every
+    other error are returned unchanged."""
+    replacement: FrozenSearchError
+    if isinstance(error, StoreIntegrityError):
+        replacement = StoreIntegrityError(f"{source}: a recorded upstream answer this server holds could not be "
+                                          "read (the details are in the query log)")
+    elif isinstance(error, InvalidRequest) and not isinstance(error, InvalidReference):
+        replacement = UpstreamUnavailable(f"{source} answered something frozen-search could not read")
+    else:
+        return error
+    replacement.rejections = [Rejection(id=source, reason=error.code, evidence=error.message),
+                              *getattr(error, "rejections", ())]
+    return replacement
+
+
+def unreadable(error: FrozenSearchError, about: str, sentence: str) -> FrozenSearchError:
+    """What a caller may be told of ``error``, raised after its arguments were checked, while reading stored (or
+    upstream) data: an :class:`~frozen_search.errors.InvalidRequest` there (not the caller's
+    :class:`~frozen_search.errors.InvalidReference`) was raised by a stored value (a title, an id, a URL that may be
+    from after ``T``), so it becomes ``store_integrity`` with ``sentence`` (fixed: the caller's reference, the
+    source) and a pointer to the query log, where the original message goes as a rejection of ``about`` (the
+    caller's reference, or ``search``). Any other error is returned unchanged."""
+    if not isinstance(error, InvalidRequest) or isinstance(error, InvalidReference):
+        return error
+    replacement = StoreIntegrityError(f"{sentence} (the details are in the query log)")
+    replacement.rejections = [Rejection(id=about, reason=error.code, evidence=error.message),
+                              *getattr(error, "rejections", ())]
+    return replacement
+
+
+def unreadable_document(error: FrozenSearchError, reference: str, source: str) -> FrozenSearchError:
+    """:func:`unreadable` for ``fetch(reference)`` of source ``source``: the sentence names only the caller's
+    reference (as :func:`absent` repeats it) and the source."""
+    given = _given(reference)
+    return unreadable(error, given, f"{given}: the {source} data this server holds for it could not be read, so "
+                                    "nothing of it is shown")
 
 
 def _dated_after(error: VerificationFailed) -> bool:

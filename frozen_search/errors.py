@@ -6,6 +6,7 @@ HTTP status the web face maps it to. The faces (CLI, HTTP, MCP) catch only the r
 
     FrozenSearchError          internal                 500
     ├─ InvalidRequest          invalid_request          400  bad id, query, cutoff or arguments
+    │  └─ InvalidReference     invalid_request          400  the caller's reference, refused while resolving it
     ├─ RefusedSource           refused_source           403  not an allowed source or host
     ├─ NotFoundBeforeCutoff    not_found_before_cutoff  404  missing, or only revisions at/after T
     ├─ ContentUnproven         content_unproven         409  the state current at T is known, its content is not
@@ -17,7 +18,8 @@ HTTP status the web face maps it to. The faces (CLI, HTTP, MCP) catch only the r
     ├─ OfflineCacheMiss        offline_cache_miss       503
     ├─ IndexNotReady           index_not_ready          503
     ├─ IngestError             ingest_failed            422  a dump file could not be read; nothing was stored
-    ├─ StoreIntegrityError     store_integrity          500  stored content no longer matches its sha256
+    ├─ StoreIntegrityError     store_integrity          500  stored content no longer matches its sha256, or
+    │                                                        stored data cannot be read
     ├─ StoreBusy               store_busy               503  another ingest, reindex or import writes the data dir
     ├─ BundleInvalid           bundle_invalid           422  a bundle failed its checks; nothing was imported
     ├─ VerificationFailed      verification_failed      422  a fetched document failed re-verification
@@ -57,6 +59,14 @@ class InvalidRequest(FrozenSearchError):
 
     code = "invalid_request"
     http_status = 400
+
+
+class InvalidReference(InvalidRequest):
+    """The caller's own reference, well-formed but refused by a source while resolving it, before anything was read
+    (an OpenAlex DOI the API's filter cannot express): code ``invalid_request``, message passed to the caller as is.
+    Any other :class:`InvalidRequest` raised while resolving, searching or re-verifying was raised by reading upstream
+    or stored data (its message may quote text from after ``T``): the service shows a fixed sentence instead
+    (:func:`frozen_search.disclosure.unreadable`)."""
 
 
 def require_unicode(value: str, what: str) -> str:
@@ -172,7 +182,8 @@ class IngestError(FrozenSearchError):
 
 
 class StoreIntegrityError(FrozenSearchError):
-    """Stored content no longer matches the sha256 recorded at ingest (HTTP 500)."""
+    """Stored content no longer matches the sha256 recorded at ingest, or stored data (the store, the HTTP cache)
+    cannot be read while answering a call (HTTP 500)."""
 
     code = "store_integrity"
     http_status = 500

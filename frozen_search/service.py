@@ -23,7 +23,7 @@ from typing import Any
 from frozen_search.adapters.http import Upstream
 from frozen_search.config import Settings, default_setting
 from frozen_search.cutoff import instant_bound, iso_utc, stored_iso
-from frozen_search.disclosure import collecting, disclosed
+from frozen_search.disclosure import collecting, disclosed, unreadable, unreadable_document
 from frozen_search.errors import FrozenSearchError, InvalidRequest, VerificationFailed
 from frozen_search.live import LiveSet, open_live
 from frozen_search.models import FetchResponse, HitRecord, Outcome, Rejection, SearchResponse, SearchResult
@@ -265,6 +265,16 @@ class FrozenSearchService:
 
     def _search(self, query: Any, source: Any = None, limit: Any = 10) -> Outcome:
         terms, phrases, limit, source = search_arguments(query, source, limit, self.settings, self.served)
+        try:  # from here on an error was raised by reading stored or upstream data, never by the caller's arguments
+            return self._searched(query, terms, phrases, limit, source)
+        except FrozenSearchError as exc:
+            told = unreadable(exc, "search", "the data this server holds could not be read for this search")
+            if told is exc:
+                raise
+            raise told from None
+
+    def _searched(self, query: str, terms: list[str], phrases: list[list[str]], limit: int,
+                  source: str | None) -> Outcome:
         found = Candidates()
         # strict mode searches the store even with no dump (then index_not_ready, never an empty result)
         store_searched = self.strict or not (self.lives and self.store.generation == 0)
@@ -331,17 +341,29 @@ class FrozenSearchService:
     def _fetch(self, id: Any, offset: Any = 0, max_chars: Any = None) -> Outcome:
         size = fetch_arguments(id, offset, max_chars, self.settings)
         source, reference = self.registry.parse_reference(id, self.settings)
-        try:  # the disclosure gate: a refusal says only what was true before T (evidence to the log)
+        try:  # the disclosure gate: a refusal says only what was true before T (evidence to the log); anything
+            # raised from here on was raised by reading stored or upstream data, never by the caller's arguments
             if self.strict:
                 shown, until = resolve_from_store(source, reference, self.lives, self.store, self.bound,
                                                   self.settings, self.coverage)
-                return self._fetch_shown(shown, offset, size, until)
-            return self._fetch_shown(resolve_reference(source, reference, self.lives, self.store, self.bound,
-                                                       self.settings), offset, size)
+                answer = self._fetch_shown(shown, offset, size, until)
+            else:
+                answer = self._fetch_shown(resolve_reference(source, reference, self.lives, self.store, self.bound,
+                                                             self.settings), offset, size)
         except FrozenSearchError as exc:
-            raise disclosed(exc, id, self.cutoff_iso, source.name) from None
+            raise unreadable_document(disclosed(exc, id, self.cutoff_iso, source.name), id, source.name) from None
+        if isinstance(answer, InvalidRequest):  # the caller's offset: returned, so the gate never takes it for data
+            raise answer
+        return answer
 
-    def _fetch_shown(self, shown: Shown, offset: int, size: int, covered_until: int | None = None) -> Outcome:
+    def _fetch_shown(self, shown: Shown, offset: int, size: int,
+                     covered_until: int | None = None) -> Outcome | InvalidRequest:
+        """The page of ``shown`` from ``offset``, or the refusal of an ``offset`` past its end (returned, not
+        raised: it is about the caller's argument, see :meth:`_fetch`).
+
+        Raises:
+            VerificationFailed: the document failed re-verification; and whatever reading its text raises.
+        """
         text = self.reverifier.text(shown.row)
         displayed = self.reverifier.displayed(shown, text)
         rejection = self.reverifier.check(displayed, None)
@@ -355,7 +377,7 @@ class FrozenSearchService:
             failure.rejections = [rejection]
             raise failure
         if offset > len(text):
-            raise InvalidRequest(f"offset {offset} is past the end of the document ({len(text)} characters)")
+            return InvalidRequest(f"offset {offset} is past the end of the document ({len(text)} characters)")
         end = min(len(text), offset + size)
         common: dict[str, Any] = {
             "source": row.source, "as_of": row.as_of, "revision": row.version,

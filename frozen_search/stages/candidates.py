@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import cast
 
 from frozen_search.config import Settings
-from frozen_search.disclosure import upstream_failure
+from frozen_search.disclosure import unread_answer, upstream_failure
 from frozen_search.errors import FrozenSearchError, UpstreamUnavailable
 from frozen_search.index import RankedHits, RevisionIndex
 from frozen_search.models import Rejection, SourceError
@@ -159,11 +159,12 @@ def live_candidates(lives: Mapping[str, LiveSource], registry: Registry, setting
 def _ask(name: str, live: LiveSource, query: str, source: str | None,
          limit: int) -> tuple[list[Shown], list[Rejection]] | FrozenSearchError:
     """One live source's candidates, or its failure as a coded error (an upstream answer no adapter foresaw becomes
-    that source's ``upstream_unavailable``, logged with its traceback)."""
+    that source's ``upstream_unavailable``, logged with its traceback; so does an ``InvalidRequest`` raised by a
+    value of the answer: :func:`~frozen_search.disclosure.unread_answer`)."""
     try:
         return live.candidates(query, source, limit)
     except FrozenSearchError as exc:
-        return exc
+        return unread_answer(exc, name)
     except Exception as exc:  # noqa: BLE001 - an upstream answer no adapter foresaw: that source's error only
         logger.exception("live search of %s failed unexpectedly", name)
         return UpstreamUnavailable(f"{name} answered something frozen-search could not read ({type(exc).__name__})")

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from frozen_search.config import Settings
+from frozen_search.disclosure import unread_answer
 from frozen_search.errors import (
     ContentUnproven,
     FrozenSearchError,
@@ -96,15 +97,21 @@ def resolve_from_store(source: Source, reference: Any, lives: Mapping[str, LiveS
 def resolve_live(name: str, live: LiveSource, reference: Any) -> Shown:
     """``live.resolve(reference)``, with an upstream answer no adapter foresaw (a missing key, a string where a
     number was due: any uncoded exception) turned into source ``name``'s ``upstream_unavailable``, logged with its
-    traceback — as the search stage does for candidates — never an ``internal`` error.
+    traceback — as the search stage does for candidates — never an ``internal`` error. An ``InvalidRequest``
+    raised while reading the answer (not the caller's :class:`~frozen_search.errors.InvalidReference`) is that
+    ``upstream_unavailable`` too, its message kept for the query log only
+    (:func:`~frozen_search.disclosure.unread_answer`): it may quote the answer's text from after ``T``.
 
     Raises:
         FrozenSearchError: the adapter's own coded refusal or upstream failure, or that ``upstream_unavailable``.
     """
     try:
         return live.resolve(reference)
-    except FrozenSearchError:
-        raise
+    except FrozenSearchError as exc:
+        replacement = unread_answer(exc, name)
+        if replacement is exc:
+            raise
+        raise replacement from exc
     except Exception as exc:  # noqa: BLE001 - an upstream answer no adapter foresaw: that source's error only
         logger.exception("live fetch from %s failed unexpectedly", name)
         raise UpstreamUnavailable(f"{name} answered something frozen-search could not read "

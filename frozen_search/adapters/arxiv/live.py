@@ -52,6 +52,7 @@ from frozen_search.cutoff_rules import arxiv as rules
 from frozen_search.errors import (
     ContentUnproven,
     FrozenSearchError,
+    InvalidReference,
     InvalidRequest,
     NotFoundBeforeCutoff,
     UpstreamUnavailable,
@@ -186,7 +187,7 @@ class ArxivLive:
             UpstreamUnavailable, UpstreamRejected, OfflineCacheMiss: from the upstream layer.
         """
         if reference.doc_id is None:
-            raise InvalidRequest("an arXiv reference names a paper (arxiv:<id>)")
+            raise InvalidReference("an arXiv reference names a paper (arxiv:<id>)")
         paper = reference.doc_id.split(":", 1)[1]
         feed = self._query({"id_list": paper, "max_results": "1"})
         absent = NotFoundBeforeCutoff(f"arXiv has no paper {paper} submitted before the cutoff")

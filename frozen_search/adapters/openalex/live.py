@@ -41,7 +41,7 @@ from frozen_search.config import Settings
 from frozen_search.cutoff import cutoff_bound
 from frozen_search.cutoff_rules import openalex as rules
 from frozen_search.disclosure import Later
-from frozen_search.errors import ConfigError, InvalidRequest, NotFoundBeforeCutoff, RefusedSource, UpstreamUnavailable
+from frozen_search.errors import ConfigError, InvalidReference, NotFoundBeforeCutoff, RefusedSource, UpstreamUnavailable
 from frozen_search.models import Rejection
 
 SEARCH_FILTER = "primary_location.source.type:journal|conference,is_paratext:false"
@@ -165,7 +165,7 @@ class OpenAlexLive:
         alias = reference.alias or ""
         doi = alias.removeprefix("doi:")
         if not alias.startswith("doi:") or any(c in doi for c in ",|"):
-            raise InvalidRequest(f"{alias[:100]!r} cannot be asked of OpenAlex (a DOI without ',' or '|')")
+            raise InvalidReference(f"{alias[:100]!r} cannot be asked of OpenAlex (a DOI without ',' or '|')")
         states: list[DocState] = []
         problems: list[str] = []
         for url, work in self._listed([("filter", f"doi:{doi}"), ("per_page", "50")], None):

@@ -46,7 +46,7 @@ from frozen_search.adapters.stackexchange.thread import (
 )
 from frozen_search.config import Settings
 from frozen_search.cutoff import cutoff_bound, iso_utc
-from frozen_search.errors import InvalidRequest, NotFoundBeforeCutoff, RefusedSource, UpstreamUnavailable
+from frozen_search.errors import InvalidReference, NotFoundBeforeCutoff, RefusedSource, UpstreamUnavailable
 from frozen_search.models import Rejection
 
 logger = logging.getLogger(__name__)
@@ -148,7 +148,7 @@ class StackExchangeLive:
         elif reference.alias is not None:
             question_id = self._question_of_answer(site, int(reference.alias.rsplit("/", 1)[1]))
         else:
-            raise InvalidRequest("a Stack Exchange reference names a question or an answer")
+            raise InvalidReference("a Stack Exchange reference names a question or an answer")
         states = self._threads(site, [question_id]).get(question_id, [])
         if reference.alias is not None and (not states or reference.alias not in states[-1].aliases
                                             or states[-1].refusal is not None):
