@@ -4,13 +4,14 @@ announced before ``T``, and shows the latest version announced before ``T``."""
 
 from __future__ import annotations
 
+import dataclasses
 import weakref
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from frozen_search.adapters.arxiv import ids
-from frozen_search.adapters.documents import DocReference, DocumentStateSource, SourceLive
+from frozen_search.adapters.documents import DocReference, DocumentStateSource, SourceLive, display_text
 from frozen_search.adapters.http import Upstream
 from frozen_search.cache.keys import host_of, origin_of
 from frozen_search.config import Settings
@@ -20,6 +21,7 @@ from frozen_search.index import RevisionIndex
 from frozen_search.models import Rejection
 from frozen_search.source import IngestReport, Progress, Shown
 from frozen_search.store import RevisionRow, Store
+from frozen_search.verify import Displayed
 
 
 class ArxivSource(DocumentStateSource):
@@ -57,6 +59,17 @@ class ArxivSource(DocumentStateSource):
         if isinstance(metadata.get("authors"), str):
             metadata["authors"] = ids.author_list(metadata["authors"])
         return metadata
+
+    def displayed(self, shown: Shown, text: str, store: Store, settings: Settings) -> Displayed:
+        """See :meth:`DocumentStateSource.displayed`; the author's own text (check 4) leaves out a version's PDF
+        text (its last part, ``content`` ``full_text``): arXiv builds and rebuilds PDFs from the TeX source, and
+        ``\\today`` prints the build date, which may be after ``T`` (audit 4)."""
+        found = super().displayed(shown, text, store, settings)
+        row = shown.row
+        if found.authored is None or row.metadata.get("display", {}).get("content") != "full_text":
+            return found
+        return dataclasses.replace(found, authored=lambda: display_text(store.text_parts(row)[:-1]),
+                                   authored_key="the text without its PDF")
 
     def local_hit(self, row: RevisionRow, store: Store, bound: int) -> Shown | Rejection:
         """``row`` itself (see :meth:`Source.local_hit`), after :func:`dated_by_announcement` of the store and the
