@@ -3,8 +3,10 @@
 An older build stored each arXiv version at its submission, whole seconds; the announcement rule refuses such a
 store with ``store_integrity``. The refusal was decided per row, on rows the old dating made visible: a paper
 submitted before ``T`` but announced after it (so not public at ``T``) has such a row, and a fetch of it answered
-``store_integrity`` where an id that never existed answers ``not_found_before_cutoff``. The caller learnt that the
-id had been submitted before ``T``.
+``store_integrity`` where an id that never existed answers ``not_found_before_cutoff``, and a search meeting only its
+words was refused where the world without it answered with no hit. The caller learnt that something had been
+submitted before ``T``. The store is now refused whatever the call asks (``Source.check_store`` before a search's
+hits are read, and before a fetch looks any row up).
 
 Twin old stores (arXivRaw, the real OAI shape): both hold a paper public long before ``T``; one also holds
 ``2601.00404``, submitted Monday 2026-01-05 15:30 EST (after the 14:00 deadline: announced Tuesday 20:00 EST,
@@ -62,10 +64,6 @@ def test_a_fetch_of_a_paper_announced_after_t_reads_as_a_never_existing_id(world
     assert "[store_integrity]" in with_held["fetch arxiv:2511.00101"]  # the old store is still refused
 
 
-@pytest.mark.xfail(strict=True, reason="audit4: a search of an old-build store is refused only when an arXiv row "
-                   "is among its hits; a search matching only a paper submitted before T and announced after it is "
-                   "refused (store_integrity), the same search in the world without it answers with no hit. No "
-                   "source hook runs for a search without hits (a store-wide check at service open is needed)")
 def test_a_search_matching_only_a_paper_announced_after_t_answers_as_without_it(worlds: tuple[Path, Path]) -> None:
     with_held, without = (_observed(data, ("Quillfeather lattices",), ()) for data in worlds)
     assert with_held == without

@@ -71,6 +71,10 @@ class ArxivSource(DocumentStateSource):
         return dataclasses.replace(found, authored=lambda: display_text(store.text_parts(row)[:-1]),
                                    authored_key="the text without its PDF")
 
+    def check_store(self, store: Store) -> None:
+        """:func:`dated_by_announcement` of the whole store (see :meth:`Source.check_store`)."""
+        dated_by_announcement(store)
+
     def local_hit(self, row: RevisionRow, store: Store, bound: int) -> Shown | Rejection:
         """``row`` itself (see :meth:`Source.local_hit`), after :func:`dated_by_announcement` of the store and the
         row."""
