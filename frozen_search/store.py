@@ -579,6 +579,13 @@ class Store:
         found = self._db.execute("SELECT doc_id FROM aliases WHERE alias=? ORDER BY doc_id", (alias,))
         return [str(row[0]) for row in found.fetchall()]
 
+    def has_stamp_within(self, source: str, precision_ms: int) -> bool:
+        """Whether any revision of ``source`` has a ``valid_from`` stamp of precision ``precision_ms`` or finer
+        (milliseconds). Reads the source's rows until the first one (one scan of them when there is none)."""
+        found = self._db.execute("SELECT EXISTS (SELECT 1 FROM revisions WHERE source=? AND precision_ms<=?)",
+                                 (source, precision_ms)).fetchone()
+        return bool(found and found[0])
+
     def set_interval(self, rev_pk: int, valid_to: int | None, continuity: str) -> None:
         """Set one revision's ``valid_to`` (a stored instant, UTC milliseconds) and ``continuity`` (see the module
         docstring)."""

@@ -43,8 +43,14 @@ def local_candidates(index: RevisionIndex, store: Store, registry: Registry, set
     ``found.rejections`` as they are met. ``memo``: each hit's resolution kept for the store generation the index
     reflects (:mod:`frozen_search.stages.memo`), so a hit met again is neither read nor resolved again.
     ``resolved(hits)``: sees each step's shown hits not taken from ``memo``, in order, before the first of them is
-    consumed (the service reads their texts together: :meth:`~frozen_search.stages.reverify.Reverifier.preload`)."""
+    consumed (the service reads their texts together: :meth:`~frozen_search.stages.reverify.Reverifier.preload`).
+
+    Raises:
+        StoreIntegrityError: the store is refused for a source the search may meet (:meth:`Source.check_store`)."""
     step = step or max(1, limit // 3)
+    for owner in registry.sources:  # a store refused for a source is refused whatever the query meets
+        if source is None or source in owner.row_sources(settings):
+            owner.check_store(store)
     # rev_pk from a fast field, no stored doc read; tantivy first asked for two steps' hits (a page that a refused or
     # repeated hit leaves short is still filled from that read), for all of them only when more are needed
     hits = index.ranked_hits(terms, phrases, bound, source, limit, first=2 * step)

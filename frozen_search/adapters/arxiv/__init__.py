@@ -4,12 +4,14 @@ announced before ``T``, and shows the latest version announced before ``T``."""
 
 from __future__ import annotations
 
+import dataclasses
+import weakref
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from frozen_search.adapters.arxiv import ids
-from frozen_search.adapters.documents import DocReference, DocumentStateSource, SourceLive
+from frozen_search.adapters.documents import DocReference, DocumentStateSource, SourceLive, display_text
 from frozen_search.adapters.http import Upstream
 from frozen_search.cache.keys import host_of, origin_of
 from frozen_search.config import Settings
@@ -19,6 +21,7 @@ from frozen_search.index import RevisionIndex
 from frozen_search.models import Rejection
 from frozen_search.source import IngestReport, Progress, Shown
 from frozen_search.store import RevisionRow, Store
+from frozen_search.verify import Displayed
 
 
 class ArxivSource(DocumentStateSource):
@@ -57,15 +60,35 @@ class ArxivSource(DocumentStateSource):
             metadata["authors"] = ids.author_list(metadata["authors"])
         return metadata
 
+    def displayed(self, shown: Shown, text: str, store: Store, settings: Settings) -> Displayed:
+        """See :meth:`DocumentStateSource.displayed`; the author's own text (check 4) leaves out a version's PDF
+        text (its last part, ``content`` ``full_text``): arXiv builds and rebuilds PDFs from the TeX source, and
+        ``\\today`` prints the build date, which may be after ``T`` (audit 4)."""
+        found = super().displayed(shown, text, store, settings)
+        row = shown.row
+        if found.authored is None or row.metadata.get("display", {}).get("content") != "full_text":
+            return found
+        return dataclasses.replace(found, authored=lambda: display_text(store.text_parts(row)[:-1]),
+                                   authored_key="the text without its PDF")
+
+    def check_store(self, store: Store) -> None:
+        """:func:`dated_by_announcement` of the whole store (see :meth:`Source.check_store`)."""
+        dated_by_announcement(store)
+
     def local_hit(self, row: RevisionRow, store: Store, bound: int) -> Shown | Rejection:
-        """``row`` itself (see :meth:`Source.local_hit`), after :func:`dated_by_announcement`."""
-        dated_by_announcement(row)
+        """``row`` itself (see :meth:`Source.local_hit`), after :func:`dated_by_announcement` of the store and the
+        row."""
+        dated_by_announcement(store)
+        dated_by_announcement(store, row)
         return super().local_hit(row, store, bound)
 
     def resolve_local(self, reference: DocReference, store: Store, bound: int, settings: Settings) -> Shown:
-        """See :meth:`DocumentStateSource.resolve_local`, then :func:`dated_by_announcement`."""
+        """:func:`dated_by_announcement` of the store (before any row is looked up: an id that never existed is
+        refused alike), then :meth:`DocumentStateSource.resolve_local`, then :func:`dated_by_announcement` of the
+        row shown."""
+        dated_by_announcement(store)
         shown = super().resolve_local(reference, store, bound, settings)
-        dated_by_announcement(shown.row)
+        dated_by_announcement(store, shown.row)
         return shown
 
     def ingest(self, paths: Sequence[Path], store: Store, index: RevisionIndex, *, settings: Settings,
@@ -88,18 +111,33 @@ class ArxivSource(DocumentStateSource):
         return ArxivLive(upstream, settings)
 
 
-def dated_by_announcement(row: RevisionRow) -> None:
-    """Refuse an arXiv state stored before states were dated by their announcement.
+_ANNOUNCEMENT_DATED: weakref.WeakKeyDictionary[Store, bool] = weakref.WeakKeyDictionary()
+"""Stores found to hold no arXiv state of an older build (this build never writes one: the answer stays true)."""
+
+
+def dated_by_announcement(store: Store, row: RevisionRow | None = None) -> None:
+    """Refuse an arXiv state, or a whole store, stored before states were dated by their announcement.
 
     :func:`~frozen_search.adapters.arxiv.ids.paper_states` stores each version as its submission stamp with a
     precision reaching its latest announcement (always wider than a second); a whole-second state was stored by an
     older build, which dated it by its submission: at a cutoff between its submission and its announcement it would
-    be shown. Such a store must be ingested again.
+    be shown. Such a store must be ingested again. Without ``row``, the store is refused when it holds any such
+    state, whatever the call asks: refusing only the rows the old dating shows would refuse an id submitted before
+    ``T`` and announced after it, and answer an id that never existed with ``not_found_before_cutoff`` (audit 4).
 
     Raises:
-        StoreIntegrityError: ``row`` is such a state (the message names no date).
+        StoreIntegrityError: ``row`` is such a state, or (no ``row``) the store holds one (the message names no
+            date and no id).
     """
-    if row.precision_ms <= SECOND_MS:
+    if row is None:
+        if _ANNOUNCEMENT_DATED.get(store):
+            return
+        old = store.has_stamp_within(ids.SOURCE, SECOND_MS)
+        if not old:
+            _ANNOUNCEMENT_DATED[store] = True
+    else:
+        old = row.precision_ms <= SECOND_MS
+    if old:
         raise StoreIntegrityError("this store's arXiv states were dated by their submission by an older build, not "
                                   "by their announcement: ingest arXiv again (frozen-search ingest arxiv)")
 
