@@ -13,8 +13,9 @@ Two findings, each shown on a crafted MediaWiki export (schema 0.10) ingested as
   MAX_TRANSCLUSIONS`, after MediaWiki's ``$wgMaxPPNodeCount``); calls past it are left as written (stripped).
 - ``{{padleft}}`` built ``pad * width`` (~2 GB for a 1,000,000-character pad) and ``{{#expr: 1 round -1e9}}``
   computed ``10 ** 1e9`` (never ended): both fixed in the parser functions.
-- Not fixed (strict xfail): mwparserfromhell reads a run of unclosed openers in quadratic time, at ingest and at
-  every expansion (earwig/mwparserfromhell#364).
+- mwparserfromhell reads a run of unclosed openers in quadratic time (earwig/mwparserfromhell#364): a crafted
+  revision hung ingest and every expansion. A linear guard now makes the openers of a long unclosed run literal
+  text before the parser sees them (:mod:`frozen_search.adapters.wikipedia.unclosed`).
 """
 
 from __future__ import annotations
@@ -146,14 +147,17 @@ def test_rounding_to_a_place_beyond_any_float_is_zero() -> None:
         "0 0 1200"
 
 
-@pytest.mark.xfail(strict=True, reason="audit 3: mwparserfromhell 0.7.2 tokenizes a run of unclosed openers "
-                                       "({{a|, {{a|b=, [[a|, <ref>, [http://a ) in time quadratic in the run "
-                                       "(earwig/mwparserfromhell#364, open): an 80 KB chunk of '{{a|' did not finish "
-                                       "in 300 s, at ingest (render_chunk) and at every expansion; no guard yet")
-@pytest.mark.parametrize("run", ["{{a|", "{{a|b=", "[[a|", "<ref>"])
+_RUNS = ["{{a|", "{{a|b=", "[[a|", "<ref>", "[http://a ", "<b>", "{{{a|", "{|\n", "<!--", "<nowiki>", "<span a=\""]
+
+
+@pytest.mark.parametrize("run", _RUNS)
 def test_a_run_of_unclosed_openers_is_read_in_linear_work(monkeypatch: pytest.MonkeyPatch, run: str) -> None:
     """Work counted deterministically: calls of the pure-Python tokenizer's ``_read`` (the C tokenizer does the same
-    work), per character of a chunk of 400 unclosed openers, at ingest (the stored rendering) and at ``T``."""
+    work), per character of a chunk of 400 unclosed openers, at ingest (the stored rendering) and at ``T``.
+
+    mwparserfromhell 0.7.2 reads such a run in quadratic work (earwig/mwparserfromhell#364; ~200 reads per character
+    for 200 ``{{a|``, an 80 KB chunk did not finish in 300 s): :func:`frozen_search.adapters.wikipedia.unclosed.guard`
+    makes the openers of a long unclosed run literal before the parser sees them."""
     import mwparserfromhell.parser
     from mwparserfromhell.parser.tokenizer import Tokenizer
 
@@ -172,3 +176,19 @@ def test_a_run_of_unclosed_openers_is_read_in_linear_work(monkeypatch: pytest.Mo
     render_chunk_counted(chunk)
     Expander(lambda title: None, NOW, "Page").expand(chunk)
     assert reads["count"] <= 2 * 50 * len(chunk)
+
+
+@pytest.mark.parametrize("run", _RUNS)
+def test_a_guarded_run_of_unclosed_openers_shows_its_characters(run: str) -> None:
+    """The guarded chunk shows the run's characters literally (as MediaWiki shows an unclosed ``{{`` or ``<ref>``),
+    at ingest and through expansion at ``T``; text around the run renders as usual."""
+    from frozen_search.adapters.wikipedia.unclosed import MAX_UNCLOSED, guard
+    from frozen_search.adapters.wikipedia.wikitext import render_chunk
+
+    before = "Before '''bold''' [[Pear|pears]]. "
+    chunk = before + run * 400 + " after."
+    assert guard(chunk) != chunk
+    assert guard(before + run * MAX_UNCLOSED) == before + run * MAX_UNCLOSED  # at the bound: unchanged
+    expected = "Before bold pears. " + run * 400 + " after."
+    for shown in (render_chunk(chunk), render_chunk(Expander(lambda title: None, NOW, "Page").expand(chunk))):
+        assert shown.split() == expected.split()  # the same characters; spaces and line breaks tidied

@@ -50,6 +50,7 @@ import mwparserfromhell
 from mwparserfromhell.nodes import ExternalLink, Heading, HTMLEntity, Node, Tag, Template, Text, Wikilink
 from mwparserfromhell.wikicode import Wikicode
 
+from frozen_search.adapters.wikipedia.unclosed import guard
 from frozen_search.cutoff_rules.wikipedia_templates import Rule, rule_for
 
 __all__ = ["RENDERER_ID", "STORED_COUNTS_KEY", "Chunk", "DeferredChunks", "TemplateCounts", "WikitextRenderer",
@@ -385,6 +386,8 @@ def render_chunk(source: str) -> str:
     """One chunk's wikitext as plain text (rules in the module docstring): a tidy block ending in two newlines.
 
     A chunk that renders to whitespace only gives ``""``. Never raises on any string (mwparserfromhell takes anything).
+    A chunk with a long run of unclosed openers reaches the parser with them as character references (shown as the
+    same characters): :func:`frozen_search.adapters.wikipedia.unclosed.guard`, linear work.
     """
     return render_chunk_counted(source)[0]
 
@@ -392,7 +395,7 @@ def render_chunk(source: str) -> str:
 def render_chunk_counted(source: str) -> tuple[str, TemplateCounts]:
     """:func:`render_chunk` and what became of the chunk's templates (:class:`TemplateCounts`)."""
     render = _Render()
-    text = render.code(mwparserfromhell.parse(source, skip_style_tags=True))
+    text = render.code(mwparserfromhell.parse(guard(source), skip_style_tags=True))
     return finish_text(text), render.counts
 
 
@@ -508,7 +511,7 @@ class _Render:
         content = next((str(param.value) for param in node.params if str(param.name).strip() == "1"), "")
         if not re.fullmatch(r"[a-z][a-z0-9-]*", tag):
             return _GAP
-        return self.code(mwparserfromhell.parse(f"<{tag}>{content}</{tag}>", skip_style_tags=True))
+        return self.code(mwparserfromhell.parse(guard(f"<{tag}>{content}</{tag}>"), skip_style_tags=True))
 
     def argument(self, node: Template, name: str) -> str | None:
         """Argument ``name`` of ``node`` rendered as inline text (``None`` when absent); the last one given wins, as
