@@ -146,6 +146,20 @@ def observed_calls(service: FrozenSearchService, queries: Iterable[str], refs: I
     return seen
 
 
+def observed_live_wikipedia(data: Path, api_url: str, cutoff: str, queries: Iterable[str],
+                            refs: Iterable[str]) -> dict[str, str]:
+    """:func:`observed_calls` through a live-mode service over a fresh data dir ``data`` (made here), asking only
+    the MediaWiki Action API at ``api_url`` (a local MediaWiki of the twin-wiki audits) at ``cutoff``."""
+    data.mkdir()
+    service = FrozenSearchService.open(Settings.from_env(
+        {}, data_dir=data, cutoff=parse_cutoff(cutoff), mode="live", wikipedia_api=api_url,
+        live_sources="wikipedia"))
+    try:
+        return observed_calls(service, queries, refs)
+    finally:
+        service.close()
+
+
 def leaks_in(raw: bytes, cutoff: str, given: Iterable[str] = (), forbidden: Iterable[str] = ()) -> list[str]:
     """Every post-cutoff fact found in ``raw``: planted markers, ``forbidden`` strings, dates/instants at or after
     ``cutoff`` (ISO 8601; a day-only date when its day ends after the cutoff); ``given`` (the caller's own

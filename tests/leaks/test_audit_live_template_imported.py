@@ -18,11 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from frozen_search.config import Settings
-from frozen_search.cutoff import parse_cutoff
-from frozen_search.service import FrozenSearchService
 from tests.leaks.formats import Page, Rev, mediawiki_export, write
-from tests.leaks.harness import observed_calls
+from tests.leaks.harness import observed_live_wikipedia
 from tests.wikipedia.conftest import unavailable
 from tests.wikipedia.mediawiki_server import LocalMediaWiki, MediaWikiUnavailable
 
@@ -43,15 +40,8 @@ def _observed(tmp_path: Path, name: str, imported: bool) -> dict[str, str]:
     with wiki:
         if imported:
             wiki.upload_import(write(tmp_path / f"{name}-template.xml", mediawiki_export([TEMPLATE])))
-        data = tmp_path / f"{name}-data"
-        data.mkdir()
-        service = FrozenSearchService.open(Settings.from_env(
-            {}, data_dir=data, cutoff=parse_cutoff(CUTOFF), mode="live", wikipedia_api=wiki.api_url,
-            live_sources="wikipedia"))
-        try:
-            return observed_calls(service, (), ("wikipedia:Tulip",))
-        finally:
-            service.close()
+        return observed_live_wikipedia(tmp_path / f"{name}-data", wiki.api_url, CUTOFF, (),
+                                       ("wikipedia:Tulip",))
 
 
 @pytest.fixture(scope="module")
