@@ -4,6 +4,7 @@ order as the ingesting process takes them, and a store's rows for a row-by-row c
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable, Iterator, Sequence
 from itertools import count
 from pathlib import Path
 from typing import Any
@@ -16,9 +17,16 @@ def merged_blocks(reader: Any, path: Path, workers: int, size: int) -> tuple[lis
     blocks of ``size`` bytes, taken in file order: the encoded states and the problem messages, records numbered by
     their running count (a message with record number 0 is kept as it is)."""
     streams = [reader.share(path, i, workers, size) for i in range(workers)]
+    return blocks_in_turn(path, streams, lambda block: block % workers)
+
+
+def blocks_in_turn(path: Path, streams: Sequence[Iterator[Any]], turn: Callable[[int], int]
+                   ) -> tuple[list[dict[str, Any]], list[str]]:
+    """:func:`merged_blocks` of blocks read from ``streams``, block ``k`` (in file order) from ``streams[turn(k)]``;
+    asserts that every stream ends with the last block."""
     states, problems, records = [], [], 0
     for block in count():
-        found = next(streams[block % workers], None)
+        found = next(streams[turn(block)], None)
         if found is None:
             assert all(next(stream, None) is None for stream in streams)
             break

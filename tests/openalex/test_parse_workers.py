@@ -18,7 +18,7 @@ from frozen_search.errors import IngestError
 from frozen_search.index import RevisionIndex
 from frozen_search.store import Store
 from tests.openalex.realworks import real_works
-from tests.parse_blocks import merged_blocks, store_rows
+from tests.parse_blocks import blocks_in_turn, merged_blocks, store_rows
 
 
 def _part(path: Path, copies: int, *, leading: bytes = b"", odd: bool = True, last_newline: bool = False) -> Path:
@@ -127,18 +127,10 @@ def test_the_ingesting_process_beside_one_worker_gives_what_one_reader_gives(tmp
     reader = OpenAlexReader(1)
     assert reader.shares(path) == 1 and reader.beside(path) > 1
     streams = [reader.share(path, 0, every, size), reader.share(path, 0, every, size, others=True)]
-    states, problems, records = [], [], 0
-    for block in count():
-        found = next(streams[0 if block % every == 0 else 1], None)
-        if found is None:
-            assert all(next(stream, None) is None for stream in streams)
-            break
-        problems += [f"{path.name}: record {records + n} ({where}): {why}" if n else why
-                     for n, where, why in found.problems]
-        records += found.records
-        states += found.groups
-    assert block > 2 * every
-    assert ([encode_states([(0, group)]) for group in states], problems) == _single(path)
+    asked: list[int] = []  # every block asked for, the last one past the end
+    states, problems = blocks_in_turn(path, streams, lambda block: asked.append(block) or (block % every != 0))
+    assert asked[-1] > 2 * every
+    assert (states, problems) == _single(path)
 
 
 def test_a_whole_file_response_is_read_by_the_worker_alone(tmp_path: Path) -> None:
