@@ -16,7 +16,7 @@ from frozen_search.adapters.documents import StateIngestReport, encode_states
 from frozen_search.index import RevisionIndex
 from frozen_search.store import Store
 from tests.arxiv.conftest import SNAPSHOT, arxiv_file
-from tests.parse_blocks import merged_blocks, store_rows
+from tests.parse_blocks import blocks_in_turn, merged_blocks, store_rows
 
 
 def _snapshot(path: Path, copies: int, *, last_newline: bool = True) -> Path:
@@ -83,17 +83,9 @@ def test_the_ingesting_process_beside_one_worker_gives_what_one_reader_gives(tmp
     path = _snapshot(tmp_path / "snapshot.jsonl", 3, last_newline=size != 4096)
     reader = ArxivReader([path])
     streams = [reader.share(path, 0, every, size), reader.share(path, 0, every, size, others=True)]
-    states, problems, records = [], [], 0
-    for block in count():
-        found = next(streams[0 if block % every == 0 else 1], None)
-        if found is None:
-            assert all(next(stream, None) is None for stream in streams)
-            break
-        problems += [f"{path.name}: record {records + n} ({where}): {why}" if n else why
-                     for n, where, why in found.problems]
-        records += found.records
-        states += [encode_states([(0, group)]) for group in found.groups]
-    assert block > (2 * every if size < 100_000 else 0)  # many blocks each but at 1 MB (one)
+    asked: list[int] = []  # every block asked for, the last one past the end
+    states, problems = blocks_in_turn(path, streams, lambda block: asked.append(block) or (block % every != 0))
+    assert asked[-1] > (2 * every if size < 100_000 else 0)  # many blocks each but at 1 MB (one)
     assert (states, problems) == _single(path)
 
 
