@@ -555,32 +555,59 @@ def import_command(bundle: Path, expect_sha256: str | None, data_dir: Path | Non
 
 
 @main.command("warm")
-@click.argument("queries", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("queries", type=click.Path(dir_okay=False, path_type=Path), required=False)
 @_cutoff_option
 @click.option("--fetch", "fetch_top", type=int, default=0, show_default=True,
               help="Also fetch the top N hits of each query.")
+@click.option("--versions", "versions", type=int, default=0, show_default=True,
+              help="Then read upstream the own text of up to N stored states current at the cutoff that the store "
+                   "holds without it (arXiv versions whose dump record carried only a later version's text: one "
+                   "id_list=<id>v<k> request each, about 3 s at arXiv's rate), so that offline mode shows them.")
 @click.option("--limit", type=int, default=10, show_default=True, help="Results per search.")
 @click.option("--mode", type=click.Choice(["live", "offline"]), default="live", show_default=True,
               help="live: ask upstream, fill store and HTTP cache (resumable); offline: check that the cache and "
                    "the store answer every query, asking nothing (no state kept).")
 @_data_dir_option
 @_fail_cleanly
-def warm_command(queries: Path, cutoff: str | None, fetch_top: int, limit: int, mode: str,
+def warm_command(queries: Path | None, cutoff: str | None, fetch_top: int, versions: int, limit: int, mode: str,
                  data_dir: Path | None) -> None:
     """Run each query of QUERIES (one a line; blanks and # comments skipped) in live mode to fill store and HTTP
-    cache; resumable (finished queries are skipped on a rerun). Exit 1 when some queries must be retried."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    cache; resumable (finished queries are skipped on a rerun); then, with --versions N, read up to N stored
+    states without their own text. Exit 1 when some queries or states must be retried."""
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TaskID,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
 
-    from frozen_search.ops.warm import warm
+    from frozen_search.ops.warm import warm, warm_versions
 
+    if queries is None and versions <= 0:
+        raise click.UsageError("give QUERIES, --versions N, or both")
+    if versions and mode != "live":
+        raise click.UsageError("--versions reads upstream: it runs in live mode only")
     settings = Settings.from_env(data_dir=data_dir, cutoff=cutoff, mode=mode)
-    with Progress(TextColumn("warm"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  TextColumn("{task.fields[query]}"), console=_stderr()) as bar:
-        task = bar.add_task("warm", total=None, query="")
+    unfinished = 0
+    for what in (["queries"] if queries is not None else []) + (["versions"] if versions > 0 else []):
+        with Progress(TextColumn(f"warm {what}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                      TimeRemainingColumn(), TextColumn("{task.fields[query]}"), console=_stderr()) as bar:
+            task = bar.add_task("warm", total=None, query="")
 
-        def progress(done: int, total: int, query: str) -> None:
-            bar.update(task, completed=done, total=total, query=query if len(query) <= 40 else query[:39] + "…")
+            def progress(done: int, total: int, query: str, bar: Progress = bar, task: TaskID = task) -> None:
+                bar.update(task, completed=done, total=total, query=query if len(query) <= 40 else query[:39] + "…")
 
-        report = warm(settings, queries, fetch=fetch_top, limit=limit, progress=progress, mode=mode)
-    click.echo(report.render())
-    sys.exit(1 if report.unfinished else 0)
+            if what == "queries":
+                assert queries is not None
+                report = warm(settings, queries, fetch=fetch_top, limit=limit, progress=progress, mode=mode)
+                unfinished += report.unfinished
+                rendered = report.render()
+            else:
+                read = warm_versions(settings, versions, progress=progress)
+                unfinished += read.unfinished
+                rendered = read.render()
+        click.echo(rendered)
+    sys.exit(1 if unfinished else 0)

@@ -795,6 +795,24 @@ class Store:
                 yield _row(values)
             last = found[-1][0]
 
+    def refused_current(self, bound: int, code: str, limit: int, skip: Iterable[int] = ()) -> list[RevisionRow]:
+        """Up to ``limit`` dump revisions current at the cutoff whose bound is ``bound`` (as :meth:`current_at`)
+        stored refused with ``code`` (``metadata.refusal.code``, e.g. ``content_unproven``), in ``rev_pk`` order,
+        leaving out the ``rev_pk`` values in ``skip``."""
+        left_out = set(skip)
+        found: list[RevisionRow] = []
+        last = 0
+        while len(found) < limit:
+            rows = self._db.execute(
+                f"SELECT {_COLUMNS} FROM revisions WHERE rev_pk>? AND origin='dump' AND valid_from<? AND "
+                "(valid_to IS NULL OR valid_to>=?) AND json_extract(metadata, '$.refusal.code')=? AND "
+                f"{_ARRIVED_BY} ORDER BY rev_pk LIMIT ?", (last, bound, bound, code, bound, 500)).fetchall()
+            if not rows:
+                break
+            found.extend(row for row in map(_row, rows) if row.rev_pk not in left_out)
+            last = rows[-1][0]
+        return found[:limit]
+
     def stale_renderings(self, source: str, renderer: str) -> list[tuple[RevisionRow, str]]:
         """Every revision of ``source`` (any origin) whose metadata ``renderer`` is not ``renderer``, with its
         origin, in ``rev_pk`` order: rows rendered by an older renderer, to be rendered again."""

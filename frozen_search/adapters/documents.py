@@ -44,7 +44,7 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, Protocol, cast
+from typing import IO, TYPE_CHECKING, Any, Protocol, cast, runtime_checkable
 
 import orjson
 
@@ -1078,6 +1078,24 @@ class SourceLive(Protocol):
 
 
 
+@runtime_checkable
+class StoredProver(Protocol):
+    """A :class:`SourceLive` that can read, by itself, the content of one stored state the store holds without it
+    (``content_unproven``: e.g. an arXiv version whose dump record carried only a later version's text), from the
+    stored row's own id, version and dates, in as few upstream requests as its upstream allows."""
+
+    def prove(self, row: RevisionRow) -> list[DocState]:
+        """States for ``row``'s document holding ``row``'s own version with its own content (same ``doc_id``,
+        ``version``, ``valid_from`` and precision), read upstream and checked against the row's stored dates.
+
+        Raises:
+            ContentUnproven: the upstream's answer is not that version's own (another version, another date, no
+                entry): the store's refusal stands (the message is query-log evidence only).
+            UpstreamUnavailable, UpstreamRejected, OfflineCacheMiss: from the upstream layer.
+        """
+        ...
+
+
 class DocumentStateSource(Source):
     """A source whose documents are stored as :class:`DocState` values (arXiv, Stack Exchange, OpenAlex): the
     resolution at ``T``, display and live wrapping shared by all of them. Subclasses give ``name``, the row sources,
@@ -1187,9 +1205,20 @@ class StateLive:
     def resolve(self, reference: DocReference) -> Shown:
         """The state ``fetch`` shows at ``T``, resolved upstream (a named ``version`` as itself).
 
+        When the store holds that state (the dump's state current at ``T``, or the named version) without its own
+        content and the adapter is a :class:`StoredProver`, only that state's content is read upstream
+        (:meth:`StoredProver.prove`, checked against the stored dates) and the stored state is shown with it: the
+        store's dates decide which state is current at ``T``, as they do for a stored state that has its content.
+
         Raises:
             NotFoundBeforeCutoff, NotEligible, ContentUnproven; the upstream layer's errors.
         """
+        unproven = self._unproven_stored(reference)
+        if unproven is not None:
+            assert isinstance(self.live, StoredProver)
+            rows = self._store(self.live.prove(unproven))
+            chosen = [r for r in rows if (r.doc_id, r.version) == (unproven.doc_id, unproven.version)]
+            return Shown(showable(chosen or [unproven], reference, self.bound, self.cutoff_iso))
         rows = self._store(self.live.resolve(reference))
         if reference.version is not None:
             chosen = [r for r in rows if r.version == reference.version and r.doc_id == (reference.doc_id
@@ -1197,6 +1226,21 @@ class StateLive:
         else:
             chosen = list(current_by_doc(rows, self.bound).values())
         return Shown(showable(carrying(chosen, reference), reference, self.bound, self.cutoff_iso))
+
+
+    def _unproven_stored(self, reference: DocReference) -> RevisionRow | None:
+        """The stored state ``reference`` names at ``T`` (the dump's state current at ``T``, or the named version
+        before ``T``) when it is refused ``content_unproven`` and the adapter can prove it; else ``None``."""
+        if reference.doc_id is None or not isinstance(self.live, StoredProver):
+            return None
+        if reference.version is not None:
+            row = self.store.get(reference.doc_id, reference.version)
+        else:
+            row = self.store.snapshot(reference.doc_id, self.bound)
+        if row is None or row.valid_from >= self.bound:
+            return None
+        refusal = refusal_of(row)
+        return row if refusal is not None and refusal[0] == "content_unproven" else None
 
 
 def showable(rows: list[RevisionRow], reference: DocReference, bound: int, cutoff: str) -> RevisionRow:

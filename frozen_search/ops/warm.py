@@ -246,3 +246,91 @@ def warm(settings: Settings, queries_path: Path, *, fetch: int = 0, limit: int =
             report.network_requests, report.cache_hits = stats.network_requests, stats.cache_hits
         service.close()
     return report
+
+
+@dataclass
+class VersionsReport:
+    """The summary of one :func:`warm_versions` run: ``found`` stored states tried this run (at most the bound),
+    ``proven`` now shown with their own content, ``refused`` by error code (a final refusal is kept in the state
+    file and not tried again), ``unfinished`` (an upstream failure: tried again next run), and the upstream layer's
+    counters."""
+
+    found: int = 0
+    proven: int = 0
+    unfinished: int = 0
+    refused: dict[str, int] = field(default_factory=dict)
+    network_requests: int = 0
+    cache_hits: int = 0
+    state_path: Path | None = None
+
+    def render(self) -> str:
+        """A human summary, one fact a line."""
+        refused = ", ".join(f"{key} {self.refused[key]}" for key in sorted(self.refused)) or "none"
+        return "\n".join([
+            f"stored states without their own text: {self.found} tried, {self.proven} read upstream, "
+            f"{self.unfinished} to retry",
+            f"refused: {refused}",
+            f"upstream: {self.network_requests} network requests, {self.cache_hits} cache hits",
+            f"state: {self.state_path}"])
+
+
+def warm_versions(settings: Settings, bound_states: int, *, progress: WarmProgress | None = None) -> VersionsReport:
+    """Read upstream, for a cache builder, the content of up to ``bound_states`` stored states current at
+    ``settings.cutoff`` that the store holds without it (``content_unproven``: an arXiv version whose arXivRaw or
+    snapshot record carried only a later version's text), each through the ordinary logged
+    :meth:`~frozen_search.service.FrozenSearchService.fetch` of a live service preferring recorded answers, so
+    that the HTTP cache (and a bundle made from it) holds the one request each needs (arXiv:
+    ``id_list=<id>v<k>``, one every 3 s at arXiv's rate: about 3 s a state) and offline mode shows them.
+
+    Only sources asked live (``settings.live_sources``) whose live adapter reads a stored state's content by itself
+    (:class:`~frozen_search.adapters.documents.StoredProver`: arXiv) are tried. A state read is stored with its
+    content and drops out of the next run; one refused for good (its upstream answer is not that version's own:
+    :data:`FINAL_ERRORS` and ``content_unproven``) is listed by ``rev_pk`` in ``DATA_DIR/warm/versions-<sha256 of
+    the cutoff>.json`` and skipped by later runs; an upstream failure is retried by the next run.
+    ``progress(done, total, doc_id)`` is called before each state and once at the end.
+
+    Raises:
+        InvalidRequest: ``bound_states`` < 1.
+        ConfigError: ``settings.read_only``; no cutoff; an unusable store, log or API URL, or warm state file.
+    """
+    from frozen_search.adapters.documents import StoredProver
+    from frozen_search.cutoff import instant_bound
+    from frozen_search.errors import ContentUnproven
+
+    refuse_if_read_only(settings, "warm")
+    if bound_states < 1:
+        raise InvalidRequest("the number of stored states to read must be at least 1")
+    cutoff = iso_utc(settings.require_cutoff())
+    path = settings.data_dir / "warm" / f"versions-{hashlib.sha256(cutoff.encode()).hexdigest()}.json"
+    refused_before = _load_done(path)
+    report = VersionsReport(state_path=path)
+    service = FrozenSearchService.open(settings.replace(mode="live"), prefer_cache=True)
+    try:
+        asked = set(service.lives)
+        rows = [row for row in service.store.refused_current(instant_bound(settings.require_cutoff()),
+                                                               "content_unproven", bound_states, refused_before)
+                if (owner := service.registry.for_row_source(row.source, settings)) is not None
+                and owner.name in asked
+                and isinstance(getattr(service.lives[owner.name], "live", None), StoredProver)]
+        report.found = len(rows)
+        for done, row in enumerate(rows):
+            if progress is not None:
+                progress(done, len(rows), row.doc_id)
+            try:
+                service.fetch(row.doc_id)
+                report.proven += 1
+            except FrozenSearchError as exc:
+                report.refused[exc.code] = report.refused.get(exc.code, 0) + 1
+                if isinstance(exc, (*FINAL_ERRORS, ContentUnproven)):
+                    refused_before.add(row.rev_pk)
+                    _save_done(path, refused_before, {"cutoff": cutoff})
+                else:
+                    report.unfinished += 1
+        if progress is not None:
+            progress(len(rows), len(rows), "")
+    finally:
+        if service.live_set is not None:
+            stats = service.live_set.upstream.stats()
+            report.network_requests, report.cache_hits = stats.network_requests, stats.cache_hits
+        service.close()
+    return report

@@ -58,6 +58,7 @@ from frozen_search.errors import (
     UpstreamUnavailable,
 )
 from frozen_search.models import Rejection
+from frozen_search.store import RevisionRow
 
 logger = logging.getLogger(__name__)
 ATOM = "http://www.w3.org/2005/Atom"
@@ -270,6 +271,10 @@ class ArxivLive:
         chosen = entry if entry.version == wanted else self._version_entry(entry.paper, wanted)
         if chosen is not None and chosen.updated >= self.bound:
             chosen = None  # an answer dated at or after T is not that version's text before T: content_unproven
+        if chosen is not None and chosen is not entry and not _dated_as(chosen, versions, entry.published):
+            logger.info("%sv%d: id_list answered a version dated %s, not as its history: content unproven",
+                        entry.paper, wanted, iso_utc(chosen.updated))
+            chosen = None  # not that version's own answer: its text is never shown (content_unproven)
         texts: dict[int, VersionText] = {}
         if chosen is not None:
             texts[wanted] = chosen.text
@@ -290,11 +295,53 @@ class ArxivLive:
         return [s for s in states if s.version == f"v{wanted}"]
 
     def _version_entry(self, paper: str, version: int) -> Entry | None:
+        """The API's entry of ``<paper>v<version>`` (``id_list=<paper>v<version>``, one request), or ``None`` when
+        the answer holds no entry carrying that very version."""
         feed = self._query({"id_list": f"{paper}v{version}", "max_results": "1"})
         for entry in feed.entries:
             if entry.paper == paper and entry.version == version:
                 return entry
         return None
+
+    def prove(self, row: RevisionRow) -> list[DocState]:
+        """The :class:`~frozen_search.adapters.documents.StoredProver` of arXiv: the own text of a version the store
+        holds without it (an arXivRaw or snapshot record carries only the latest version's text), read with one
+        request, ``id_list=<paper>v<k>`` (arXiv's API returns that version's own title, authors, abstract and
+        comments; ``shared/sources.md``). No PDF is read: a state shown from a dump carries no PDF text either.
+
+        The stored row gives the paper, the version and the submission history up to it (``display``
+        ``submission_history``, as the dump dated it). The answer is accepted only when its entry's id carries
+        that version and its ``<updated>`` (that version's date) equals the stored date of the version, to the
+        second (for v1 its ``<published>`` too); the state built from it must then be dated exactly as the stored
+        one. Its provenance names the request (``read``) and says the text filled a stored state (``filled``).
+
+        Raises:
+            ContentUnproven: the stored history is unusable, the answer has no entry of that version, or its dates
+                differ from the stored ones (the message names the upstream's dates: query-log evidence only).
+            UpstreamUnavailable, UpstreamRejected, OfflineCacheMiss: from the upstream layer.
+        """
+        paper, number = row.doc_id.split(":", 1)[1], int(row.version[1:])
+        versions = _stored_history(row, number)
+        unproven = f"{row.doc_id} {row.version}"
+        own = versions[-1]
+        entry = self._version_entry(paper, number)
+        if entry is None:
+            raise ContentUnproven(f"{unproven}: id_list={paper}{row.version} answered no entry of that version")
+        dates = [entry.updated] + ([entry.published] if number == 1 else [])
+        if any(date != own.submitted for date in dates):
+            raise ContentUnproven(f"{unproven}: id_list={paper}{row.version} dates it {iso_utc(entry.updated)} "
+                                  f"(published {iso_utc(entry.published)}); the stored history dates it "
+                                  f"{iso_utc(own.submitted)}: not that version's own answer")
+        record = PaperRecord(paper, versions, texts={number: entry.text},
+                             provenance={"upstream": self.settings.arxiv_api, "read": f"id_list={paper}{row.version}",
+                                         "filled": "a stored state without its own text"})
+        try:
+            state = next(s for s in paper_states(record) if s.version == row.version)
+        except ValueError as exc:
+            raise ContentUnproven(f"{unproven}: its stored history is unusable: {exc}") from None
+        if (state.valid_from, state.precision_ms) != (row.valid_from, row.precision_ms) or state.parts is None:
+            raise ContentUnproven(f"{unproven}: the state read upstream is not dated as the stored one")
+        return [state]
 
     def _oai_record(self, paper: str) -> PaperRecord:
         params = {"verb": "GetRecord", "identifier": f"oai:arXiv.org:{paper}", "metadataPrefix": "arXivRaw"}
@@ -382,6 +429,43 @@ class ArxivLive:
 
 
 _EMPTY_PAGE = "the arXiv API answered an empty page"
+
+
+def _dated_as(chosen: Entry, versions: list[VersionEntry], published: int) -> bool:
+    """Whether the versioned entry ``chosen`` (``id_list=<paper>v<k>``) carries the date the history gives its
+    version (``<updated>``, to the second); v1 may carry either upstream's v1 date (the history's or the search
+    entry's ``published``: :meth:`ArxivLive._agreed` dates v1 by the later of the two)."""
+    own = next((v for v in versions if v.number == chosen.version and v.dated), None)
+    if own is None:
+        return False
+    if chosen.version == 1:
+        return chosen.updated in (own.submitted, published) and chosen.published == chosen.updated
+    return chosen.updated == own.submitted
+
+
+def _stored_history(row: RevisionRow, number: int) -> list[VersionEntry]:
+    """The submission history v1..v``number`` a stored arXiv state lists (``display`` ``submission_history``:
+    ``[["v1", "2021-04-20T16:07:14Z"], ...]``, a date ``None`` when the input did not give it).
+
+    Raises:
+        ContentUnproven: the history is missing, not v1..v``number``, or the version's own date is unknown.
+    """
+    listed = row.metadata.get("display", {}).get("submission_history")
+    unusable = ContentUnproven(f"{row.doc_id} {row.version}: its stored submission history cannot date it")
+    if not isinstance(listed, list) or len(listed) != number:
+        raise unusable
+    versions = []
+    for k, item in enumerate(listed, start=1):
+        if not (isinstance(item, list) and len(item) == 2 and item[0] == f"v{k}"):
+            raise unusable
+        try:
+            when = zoned_seconds(item[1]) if isinstance(item[1], str) else None
+        except ValueError:
+            raise unusable from None
+        versions.append(VersionEntry(k, 0 if when is None else when, dated=when is not None))
+    if not versions[-1].dated:
+        raise unusable
+    return versions
 
 
 def _valid_feed(response: CachedResponse) -> None:
