@@ -784,9 +784,15 @@ def _eastern(value: str) -> int:
 
     Eastern is the later of the plausible readings (UTC-4/-5 vs UTC): a wrong guess can only delay a version, never
     show one submitted after the cutoff. A time in the hour repeated when daylight saving ends is read as the later
-    of its two instants, for the same reason.
+    of its two instants, for the same reason. A value with its own UTC offset is that instant; a day-only value
+    (no time of day: it may stand for any time of that day, after that day's deadline too) raises ``ValueError``.
     """
-    parsed = datetime.fromisoformat(value.strip())
+    text = value.strip()
+    parsed = datetime.fromisoformat(text)
+    if parsed.tzinfo is not None:
+        return int(parsed.timestamp())
+    if len(text) <= 10:  # YYYY-MM-DD, YYYYMMDD, YYYY-Www-D: a day, not an instant
+        raise ValueError(f"metadata row time {text!r} has no time of day")
     return max(int(parsed.replace(tzinfo=EASTERN, fold=fold).timestamp()) for fold in (0, 1))
 
 
