@@ -261,13 +261,23 @@ class RecordDate:
 
 def created_day(text: Any) -> date | None:
     """The day of an OpenAlex ``created_date`` (``2025-10-10T00:00:00``, or ``2017-08-08`` in the pre-"Walden"
-    schema), or ``None`` when it is missing or not a date (which proves nothing)."""
+    schema), or ``None`` when it is missing or not a date (which proves nothing). A stamp with its own UTC offset
+    (``2026-01-05T23:30:00-05:00``) gives the later of its written day and its UTC day, so the end of the day read
+    is never before the instant written."""
     if not isinstance(text, str) or len(text) < 10 or (len(text) > 10 and text[10] not in "T "):
         return None
     try:
-        return date.fromisoformat(text[:10])
+        day = date.fromisoformat(text[:10])
     except ValueError:
         return None
+    if len(text) > 10:
+        try:
+            stamp = datetime.fromisoformat(text)
+        except ValueError:
+            return day
+        if stamp.tzinfo is not None:
+            return max(day, stamp.astimezone(UTC).date())
+    return day
 
 
 def record_date(published: PublicationDate, created_date: Any) -> RecordDate:
