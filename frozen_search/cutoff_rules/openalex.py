@@ -160,13 +160,15 @@ def judge(work: Mapping[str, Any]) -> Verdict:
         return Verdict(False, "the work is typed preprint")
     if work.get("is_paratext") is not False:
         return Verdict(False, "the record does not show that the work is not paratext (front matter, index, cover)")
-    if work.get("is_retracted") is True or RETRACTION_MARK.match(str(work.get("title") or work.get("display_name")
-                                                                      or "")):
+    retracted = work.get("is_retracted")  # a flag that is neither false nor missing ("true", 1) is a mark
+    if not (retracted is False or retracted is None) or RETRACTION_MARK.match(
+            str(work.get("title") or work.get("display_name") or "")):
         return Verdict(False, "the record is marked retracted (its is_retracted flag, or a retraction mark opening "
                               "its title): a retraction, whose date the record does not give, rewrites the title "
                               "and abstract")
     copies = repository_copies(work)
-    if copies and "crossref" not in (work.get("indexed_in") or ()):
+    indexed = work.get("indexed_in")  # a list of names; a string holding "crossref" or a mapping proves nothing
+    if copies and not (isinstance(indexed, list) and "crossref" in indexed):
         return Verdict(False, "the record merges repository copies and is not indexed in Crossref: its title, "
                               "authors and abstract may be those of a repository version")
     return Verdict(True)
