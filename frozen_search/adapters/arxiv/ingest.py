@@ -755,10 +755,15 @@ _RFC2822_GMT = re.compile(r"(?:(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), )?(\d{1,2}) (" +
                           r") (\d{4}) (\d{2}):(\d{2}):(\d{2}) GMT")
 
 
+_SIGNED_ZONE_NAME = re.compile(r":\d\d(?:\.\d+)?(?:\s*[A-Za-z]+)+\s*[+-]\s*\d")  # 20:30:00 GMT-0500, 8:30 PM UTC+3
+
+
 def _gmt(value: str | None) -> int:
     """``Mon, 25 Jan 2021 11:32:05 GMT`` (RFC 2822, as arXiv writes version dates) -> UTC seconds.
 
-    That exact form (the only one arXiv writes) is read directly; any other goes through dateutil, as before.
+    That exact form (the only one arXiv writes) is read directly; any other goes through dateutil, as before, except
+    a zone name followed by a sign (``GMT-0500``, ``UTC+3``): dateutil reads it the POSIX way, the reverse of an
+    RFC 2822 or ISO 8601 offset, so it proves no instant (``ValueError``: the record is skipped and reported).
     """
     if not value or not value.strip():
         raise ValueError("a version without a date")
@@ -770,6 +775,8 @@ def _gmt(value: str | None) -> int:
                                 tzinfo=UTC).timestamp())
         except ValueError:
             pass  # an impossible date: dateutil says why
+    if _SIGNED_ZONE_NAME.search(value) is not None:
+        raise ValueError(f"version date {value.strip()[:40]!r}: a zone name with a sign reads either way")
     try:
         parsed = dateutil_parser.parse(value.strip())
     except (ValueError, OverflowError) as exc:
