@@ -544,6 +544,8 @@ def _oai_record(element: Any) -> PaperRecord | None:
         for child in version:
             if child.tag not in found:
                 found[child.tag] = child.text or ""
+            elif child.tag == _RAW_DATE:  # which one is the submission? neither proves an instant
+                raise ValueError(f"{paper}: version {label} has two dates")
         versions.append(VersionEntry(int(label[1:]), _gmt(found.get(_RAW_DATE)), _kb(found.get(_RAW_SIZE)),
                                      clean(found.get(_RAW_SOURCE_TYPE))))
     versions.sort(key=lambda v: v.number)  # arXivRaw lists v1, v10, v11, ..., v2 (string order)
