@@ -265,7 +265,8 @@ def created_day(text: Any) -> date | None:
     """The day of an OpenAlex ``created_date`` (``2025-10-10T00:00:00``, or ``2017-08-08`` in the pre-"Walden"
     schema), or ``None`` when it is missing or not a date (which proves nothing). A stamp with its own UTC offset
     (``2026-01-05T23:30:00-05:00``) gives the later of its written day and its UTC day, so the end of the day read
-    is never before the instant written."""
+    is never before the instant written; a time that is not ISO 8601 (``23:30:00 EST``, ``T99:00``) proves nothing
+    either (its zone, if any, is unknown)."""
     if not isinstance(text, str) or len(text) < 10 or (len(text) > 10 and text[10] not in "T "):
         return None
     try:
@@ -276,7 +277,7 @@ def created_day(text: Any) -> date | None:
         try:
             stamp = datetime.fromisoformat(text)
         except ValueError:
-            return day
+            return None
         if stamp.tzinfo is not None:
             return max(day, stamp.astimezone(UTC).date())
     return day
