@@ -58,7 +58,10 @@ def parse_cutoff(text: str) -> datetime:
     parsed = _parse_iso(value)
     if parsed.tzinfo is None:
         raise InvalidRequest(f"cutoff {text!r} has a time but no zone; add Z or an offset such as +01:00")
-    return parsed.astimezone(UTC)
+    try:
+        return parsed.astimezone(UTC)
+    except OverflowError as exc:  # 9999-12-31T23:00:00-05:00: the UTC instant is past year 9999
+        raise InvalidRequest(f"cutoff {text!r} is not a valid date: {exc}") from exc
 
 
 def _parse_iso(value: str) -> datetime:

@@ -828,9 +828,12 @@ class QueryLog:
 
     def _chain_to_file(self) -> None:
         """Under the ``flock``: when another writer appended since this one last wrote, chain to the hash of the
-        file's last line (read once per such append, not again at every later line)."""
+        file's last line (read once per such append, not again at every later line). A last line without its
+        newline is a write another writer left when it died (every writer writes under the ``flock``): cut, as on
+        opening, so that one killed CLI call does not refuse every later call of a running server."""
         size = os.fstat(self._handle.fileno()).st_size
         if size != self._size:
+            size -= _cut_torn_tail(self._handle, self.path)
             self._prev = _last_hash(self.path)
             self._size = size
 

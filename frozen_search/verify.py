@@ -49,6 +49,7 @@ import regex
 from dateutil import parser as dateutil_parser
 
 from frozen_search.cutoff import SECOND_MS, cutoff_bound, instant_bound, stored_iso
+from frozen_search.cutoff_rules.arxiv import EASTERN
 from frozen_search.models import Rejection
 
 REASON_CODES: dict[str, str] = {
@@ -471,6 +472,7 @@ def future_reference(text: str, cutoff: datetime, *, own: str | None = None,
     case, each true wherever its pattern matches) says it may match; the answer is the ungated scan's.
     """
     lowered = text.lower() if lowered is None else lowered
+    month: tuple[int, int] | None = None  # T's month in US Eastern, where arXiv numbers by its announcements
     for pattern in (_ARXIV_PREFIXED, _ARXIV_BARE, _ARXIV_OLD):
         if pattern is _ARXIV_OLD and _ARXIV_OLD_TAIL.search(text) is None:
             continue
@@ -483,9 +485,12 @@ def future_reference(text: str, cutoff: datetime, *, own: str | None = None,
                 continue
             year, mon = int(match.group(1)), int(match.group(2))
             full_year = (1900 if year >= 91 else 2000) + year
-            if (full_year, mon) > (cutoff.year, cutoff.month) and not (pattern is _ARXIV_OLD and full_year > 2007):
+            if month is None:
+                local = cutoff.astimezone(EASTERN)
+                month = (local.year, local.month)
+            if (full_year, mon) > month and not (pattern is _ARXIV_OLD and full_year > 2007):
                 return (f"arXiv identifier {match.group(0)!r} at offset {match.start()} is from a month after "
-                        f"the cutoff's ({cutoff.year}-{cutoff.month:02d})")
+                        f"the cutoff's ({month[0]}-{month[1]:02d} US Eastern)")
     # a day's start is an exact instant (midnight), compared to the millisecond like any exact stamp: a date of
     # ``T``'s own day is not later than ``T`` even when ``T`` is 00:00:00.5 (an SE dump's ``…T00:00:00.499Z``)
     day_bound = instant_bound(cutoff)

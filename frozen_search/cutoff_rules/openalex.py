@@ -160,13 +160,15 @@ def judge(work: Mapping[str, Any]) -> Verdict:
         return Verdict(False, "the work is typed preprint")
     if work.get("is_paratext") is not False:
         return Verdict(False, "the record does not show that the work is not paratext (front matter, index, cover)")
-    if work.get("is_retracted") is True or RETRACTION_MARK.match(str(work.get("title") or work.get("display_name")
-                                                                      or "")):
+    retracted = work.get("is_retracted")  # a flag that is neither false nor missing ("true", 1) is a mark
+    if not (retracted is False or retracted is None) or RETRACTION_MARK.match(
+            str(work.get("title") or work.get("display_name") or "")):
         return Verdict(False, "the record is marked retracted (its is_retracted flag, or a retraction mark opening "
                               "its title): a retraction, whose date the record does not give, rewrites the title "
                               "and abstract")
     copies = repository_copies(work)
-    if copies and "crossref" not in (work.get("indexed_in") or ()):
+    indexed = work.get("indexed_in")  # a list of names; a string holding "crossref" or a mapping proves nothing
+    if copies and not (isinstance(indexed, list) and "crossref" in indexed):
         return Verdict(False, "the record merges repository copies and is not indexed in Crossref: its title, "
                               "authors and abstract may be those of a repository version")
     return Verdict(True)
@@ -261,13 +263,24 @@ class RecordDate:
 
 def created_day(text: Any) -> date | None:
     """The day of an OpenAlex ``created_date`` (``2025-10-10T00:00:00``, or ``2017-08-08`` in the pre-"Walden"
-    schema), or ``None`` when it is missing or not a date (which proves nothing)."""
+    schema), or ``None`` when it is missing or not a date (which proves nothing). A stamp with its own UTC offset
+    (``2026-01-05T23:30:00-05:00``) gives the later of its written day and its UTC day, so the end of the day read
+    is never before the instant written; a time that is not ISO 8601 (``23:30:00 EST``, ``T99:00``) proves nothing
+    either (its zone, if any, is unknown)."""
     if not isinstance(text, str) or len(text) < 10 or (len(text) > 10 and text[10] not in "T "):
         return None
     try:
-        return date.fromisoformat(text[:10])
+        day = date.fromisoformat(text[:10])
     except ValueError:
         return None
+    if len(text) > 10:
+        try:
+            stamp = datetime.fromisoformat(text)
+        except ValueError:
+            return None
+        if stamp.tzinfo is not None:
+            return max(day, stamp.astimezone(UTC).date())
+    return day
 
 
 def record_date(published: PublicationDate, created_date: Any) -> RecordDate:

@@ -35,10 +35,11 @@ def ungated_future_reference(text: str, cutoff: datetime, own: str | None = None
                 continue
             year, mon = int(match.group(1)), int(match.group(2))
             full_year = (1900 if year >= 91 else 2000) + year
-            if (full_year, mon) > (cutoff.year, cutoff.month) and not (pattern is verify._ARXIV_OLD
-                                                                       and full_year > 2007):
+            local = cutoff.astimezone(verify.EASTERN)  # arXiv numbers by its announcements' Eastern month
+            if (full_year, mon) > (local.year, local.month) and not (pattern is verify._ARXIV_OLD
+                                                                     and full_year > 2007):
                 return (f"arXiv identifier {match.group(0)!r} at offset {match.start()} is from a month after "
-                        f"the cutoff's ({cutoff.year}-{cutoff.month:02d})")
+                        f"the cutoff's ({local.year}-{local.month:02d} US Eastern)")
     day_bound = instant_bound(cutoff)
     for match in verify._ISO_DATE.finditer(text):
         day = verify._day_start(int(match.group(1)), int(match.group(2)), int(match.group(3)))

@@ -63,7 +63,7 @@ def test_every_old_arxiv_id_holds_the_tail_that_gates_its_scan() -> None:
 
 
 def test_future_reference_still_finds_each_kind() -> None:
-    cutoff = datetime(2005, 1, 1, tzinfo=UTC)
+    cutoff = datetime(2005, 1, 1, 5, tzinfo=UTC)  # 00:00 EST: January in New York, where arXiv numbers its papers
     for text in ("see arXiv:1203.01234", "see 1203.01234v2 too", "math.AG/0612123 is cited", "on 2011-02-03",
                  "Retrieved on March 3, 2012", "see hep-th/0502001"):
         assert verify.future_reference(text, cutoff) is not None, text

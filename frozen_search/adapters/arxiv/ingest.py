@@ -544,6 +544,8 @@ def _oai_record(element: Any) -> PaperRecord | None:
         for child in version:
             if child.tag not in found:
                 found[child.tag] = child.text or ""
+            elif child.tag == _RAW_DATE:  # which one is the submission? neither proves an instant
+                raise ValueError(f"{paper}: version {label} has two dates")
         versions.append(VersionEntry(int(label[1:]), _gmt(found.get(_RAW_DATE)), _kb(found.get(_RAW_SIZE)),
                                      clean(found.get(_RAW_SOURCE_TYPE))))
     versions.sort(key=lambda v: v.number)  # arXivRaw lists v1, v10, v11, ..., v2 (string order)
@@ -755,10 +757,15 @@ _RFC2822_GMT = re.compile(r"(?:(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), )?(\d{1,2}) (" +
                           r") (\d{4}) (\d{2}):(\d{2}):(\d{2}) GMT")
 
 
+_SIGNED_ZONE_NAME = re.compile(r":\d\d(?:\.\d+)?(?:\s*[A-Za-z]+)+\s*[+-]\s*\d")  # 20:30:00 GMT-0500, 8:30 PM UTC+3
+
+
 def _gmt(value: str | None) -> int:
     """``Mon, 25 Jan 2021 11:32:05 GMT`` (RFC 2822, as arXiv writes version dates) -> UTC seconds.
 
-    That exact form (the only one arXiv writes) is read directly; any other goes through dateutil, as before.
+    That exact form (the only one arXiv writes) is read directly; any other goes through dateutil, as before, except
+    a zone name followed by a sign (``GMT-0500``, ``UTC+3``): dateutil reads it the POSIX way, the reverse of an
+    RFC 2822 or ISO 8601 offset, so it proves no instant (``ValueError``: the record is skipped and reported).
     """
     if not value or not value.strip():
         raise ValueError("a version without a date")
@@ -770,6 +777,8 @@ def _gmt(value: str | None) -> int:
                                 tzinfo=UTC).timestamp())
         except ValueError:
             pass  # an impossible date: dateutil says why
+    if _SIGNED_ZONE_NAME.search(value) is not None:
+        raise ValueError(f"version date {value.strip()[:40]!r}: a zone name with a sign reads either way")
     try:
         parsed = dateutil_parser.parse(value.strip())
     except (ValueError, OverflowError) as exc:
@@ -784,9 +793,15 @@ def _eastern(value: str) -> int:
 
     Eastern is the later of the plausible readings (UTC-4/-5 vs UTC): a wrong guess can only delay a version, never
     show one submitted after the cutoff. A time in the hour repeated when daylight saving ends is read as the later
-    of its two instants, for the same reason.
+    of its two instants, for the same reason. A value with its own UTC offset is that instant; a day-only value
+    (no time of day: it may stand for any time of that day, after that day's deadline too) raises ``ValueError``.
     """
-    parsed = datetime.fromisoformat(value.strip())
+    text = value.strip()
+    parsed = datetime.fromisoformat(text)
+    if parsed.tzinfo is not None:
+        return int(parsed.timestamp())
+    if len(text) <= 10:  # YYYY-MM-DD, YYYYMMDD, YYYY-Www-D: a day, not an instant
+        raise ValueError(f"metadata row time {text!r} has no time of day")
     return max(int(parsed.replace(tzinfo=EASTERN, fold=fold).timestamp()) for fold in (0, 1))
 
 

@@ -1,0 +1,108 @@
+"""Audit 5: OpenAlex's record-date rule (``cutoff_rules.openalex.record_date``) on hostile ``created_date`` values,
+read through the snapshot's JSON lines (the pysimdjson ``work_fields`` fast reader) and an API response (parsed
+whole), in twin worlds that differ only in a record made after ``T``.
+
+- A ``created_date`` with its own UTC offset (``2026-01-05T23:30:00-05:00``, 04:30Z on 6 January) was read by its
+  first ten characters as the day 2026-01-05, so the record counted from 2026-01-06T00:00Z, before the instant it
+  was made: at ``T = 2026-01-06T02:00Z`` a work whose record was made after ``T`` was shown.
+- A ``created_date`` written twice in one record: JSON leaves a repeated name's meaning open (RFC 8259 s. 4), and
+  ``json``/the fast reader keep the last value. A record made after ``T`` whose line repeats the key with an
+  earlier day last is shown on the earlier value (strict xfail below).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from frozen_search.config import Settings
+from frozen_search.cutoff import parse_cutoff
+from frozen_search.cutoff_rules import openalex as rules
+from frozen_search.service import FrozenSearchService
+from tests.conftest import realdata
+from tests.leaks.formats import ingested, write
+from tests.leaks.harness import observed_calls
+
+QUERIES = ("Pellham rigidity", "Ostrava modules")
+IDS = ("openalex:W7100000002", "doi:10.5555/pellham.2025.4", "openalex:W7100000001")
+
+
+def _work(wid: str, title: str, date: str, created: str, doi: str) -> dict[str, Any]:
+    """The real W2741809807 record (a PeerJ journal article) as another journal work."""
+    work = copy.deepcopy(json.loads(realdata("openalex", "work_W2741809807_2025-06.json").read_text()))
+    work.update(id=f"https://openalex.org/{wid}", doi=f"https://doi.org/{doi}", title=title, display_name=title,
+                publication_date=date, publication_year=int(date[:4]), created_date=created,
+                updated_date="2026-03-01T00:00:00", abstract_inverted_index={title.split()[0]: [0], "studies": [1]},
+                ids={"openalex": f"https://openalex.org/{wid}", "doi": f"https://doi.org/{doi}"})
+    location = copy.deepcopy(work["primary_location"])
+    location["landing_page_url"] = f"https://doi.org/{doi}"
+    location["source"].update(display_name="Journal of Slow Issues", type="journal")
+    work.update(primary_location=location, locations=[location], best_oa_location=location, locations_count=1)
+    return work
+
+
+OLDER = _work("W7100000001", "Ostrava modules over local rings", "2024-03-14", "2024-03-20", "10.5555/ostrava.2024.1")
+
+
+def _later(created: str) -> dict[str, Any]:
+    # the issue "December 2025" (month-only: shown from 2026-01-01 by its date), its record made after T
+    return _work("W7100000002", "Pellham rigidity POSTCUTOFF_MARKER_1", "2025-12-01", created,
+                 "10.5555/pellham.2025.4")
+
+
+def _observed(root: Path, lines: list[str], shape: str, cutoff: str) -> dict[str, str]:
+    if shape == "lines":
+        path = write(root / "works.jsonl", "".join(line + "\n" for line in lines))
+    else:
+        path = write(root / "works.json", '{"meta": {"count": %d}, "results": [%s]}' % (len(lines), ",".join(lines)))
+    data = ingested(root / "data", "openalex", [path])
+    service = FrozenSearchService.open(Settings.from_env({}, data_dir=data, cutoff=parse_cutoff(cutoff),
+                                                         log_path=data / "log.jsonl"))
+    try:
+        return observed_calls(service, QUERIES, IDS, masked=True)
+    finally:
+        service.close()
+
+
+def _twins(tmp_path: Path, later_line: str, shape: str, cutoff: str) -> tuple[dict[str, str], dict[str, str]]:
+    older = json.dumps(OLDER)
+    return (_observed(tmp_path / "later", [older, later_line], shape, cutoff),
+            _observed(tmp_path / "before", [older], shape, cutoff))
+
+
+@pytest.mark.parametrize("shape", ["lines", "response"])
+@pytest.mark.parametrize("created", ["2026-01-05T23:30:00-05:00", "2026-01-05T20:30:00-08:00"])
+def test_twin_worlds_a_created_date_with_an_offset_counts_from_its_instant(tmp_path: Path, shape: str,
+                                                                             created: str) -> None:
+    later, before = _twins(tmp_path, json.dumps(_later(created)), shape, "2026-01-06T02:00:00Z")
+    assert "Ostrava modules over local rings" in before["fetch openalex:W7100000001"]
+    assert later == before
+
+
+def test_a_created_date_with_an_offset_is_read_at_the_later_of_its_two_days() -> None:
+    published = rules.publication_date("2025-12-01")
+    for created, shown in [("2026-01-05T23:30:00-05:00", "2026-01-07"), ("2026-01-05T23:30:00", "2026-01-06"),
+                           ("2026-01-05T23:30:00Z", "2026-01-06"), ("2026-01-06T01:00:00+05:00", "2026-01-07"),
+                           ("2026-01-05", "2026-01-06")]:
+        made = rules.record_date(published, created)
+        assert (made.by, made.shown_from) == ("created", rules.publication_date(shown).shown_from - 86400), created
+    for created in ("2026-01-05T23:30:00 EST", "2026-01-05T23:30:00 GMT-5", "2026-01-05T99:00:00"):
+        assert rules.record_date(published, created).by == "margin", created  # no instant: proves nothing
+
+
+@pytest.mark.parametrize("shape", ["lines", "response"])
+@pytest.mark.xfail(strict=True, reason="audit5: a record repeating created_date is read by its last value (json's "
+                   "and the simdjson fast reader's choice, RFC 8259 leaves it open): a record made 2026-02-12 whose "
+                   "line repeats created_date with 2025-10-10 last is shown at 2026-01-06; fail closed would take "
+                   "the later value (or refuse the record). Owner: OpenAlex ingest (fastjson/work_fields).")
+def test_twin_worlds_a_created_date_written_twice_counts_from_its_later_value(tmp_path: Path, shape: str) -> None:
+    text = json.dumps(_later("2026-02-12T00:00:00"))
+    doubled = text.replace('"created_date": "2026-02-12T00:00:00"',
+                           '"created_date": "2026-02-12T00:00:00", "created_date": "2025-10-10T00:00:00"')
+    assert doubled != text
+    later, before = _twins(tmp_path, doubled, shape, "2026-01-06")
+    assert later == before
