@@ -356,10 +356,10 @@ def _by_rev(searcher: tantivy.Searcher, hits: list[tuple[float, tantivy.DocAddre
     if len(starts) != len(hits):  # not stored: ties then go by doc_id alone
         starts = [0] * len(hits)
     pairs = list(zip(scores, starts, strict=True))
-    tied = Counter(pairs)
-    if len(tied) == len(pairs):  # no two hits equal in score and valid_from: no doc_id read
+    if len(set(pairs)) == len(pairs):  # no two hits equal in score and valid_from: no doc_id read
         names = [""] * len(hits)
     else:
+        tied = Counter(pairs)
         names = [_read_doc_id(searcher, address) if tied[pair] > 1 else ""
                  for pair, address in zip(pairs, addresses, strict=True)]
     # tuples compared in C (no key function); the place in tantivy's order last, as a stable sort keeps it
