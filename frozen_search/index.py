@@ -18,6 +18,7 @@ from __future__ import annotations
 import functools
 import json
 import shutil
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -354,14 +355,17 @@ def _by_rev(searcher: tantivy.Searcher, hits: list[tuple[float, tantivy.DocAddre
     starts = [start for start in searcher.fast_field_values("valid_from", addresses) if type(start) is int]
     if len(starts) != len(hits):  # not stored: ties then go by doc_id alone
         starts = [0] * len(hits)
-    tied: dict[tuple[float, int], int] = {}
-    for score, start in zip(scores, starts, strict=True):
-        tied[(score, start)] = tied.get((score, start), 0) + 1
-    names = [_read_doc_id(searcher, address) if tied[(score, start)] > 1 else ""
-             for score, address, start in zip(scores, addresses, starts, strict=True)]
-    ranked = sorted(zip(scores, starts, names, revs, readers, strict=True),
-                    key=lambda hit: (-hit[0], hit[1], hit[2], hit[3]))
-    return [(float(score), rev, reader) for score, _, _, rev, reader in ranked]
+    pairs = list(zip(scores, starts, strict=True))
+    if len(set(pairs)) == len(pairs):  # no two hits equal in score and valid_from: no doc_id read
+        names = [""] * len(hits)
+    else:
+        tied = Counter(pairs)
+        names = [_read_doc_id(searcher, address) if tied[pair] > 1 else ""
+                 for pair, address in zip(pairs, addresses, strict=True)]
+    # tuples compared in C (no key function); the place in tantivy's order last, as a stable sort keeps it
+    ranked = sorted(zip([-score for score in scores], starts, names, revs, range(len(hits)), strict=True))
+    hit_readers = list(readers)
+    return [(float(scores[at]), rev, hit_readers[at]) for _, _, _, rev, at in ranked]
 
 
 class RankedHits:

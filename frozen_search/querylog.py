@@ -1566,31 +1566,76 @@ def _execute(record: Mapping[str, Any], execute: Execute) -> tuple[Any, Any] | s
 
 
 @dataclass(frozen=True)
-class _Answer:
-    """One recomputed call: ``pair`` (``{"response", "error"}``) and ``fast``, its orjson bytes (sorted keys) when
-    they stand for it exactly (they read back equal: no NaN or infinity, which orjson writes as ``null``, no
-    non-string key, no integer past 64 bits), else ``None``."""
+class EncodedResponse:
+    """A recomputed response handed to :func:`replay` (as ``execute``'s response, its error ``None``) as ``data``,
+    orjson's bytes with sorted keys of exactly the JSON value ``value()`` returns (strings, lists and objects only:
+    no float, no lone surrogate), so that a line logged with the same bytes is found identical without that value
+    being made; ``value()`` is called only for a line compared the exact way (not proven canonical, or different).
+    See :func:`encoded_search_response`."""
 
-    pair: dict[str, Any]
-    fast: bytes | None
+    data: bytes
+    value: Callable[[], Any]
+
+
+def encoded_search_response(response: SearchResponse) -> bytes | None:
+    """The JCS bytes (orjson, sorted keys) of ``response.model_dump(mode="json")`` for a search response without
+    errors, from its results' :func:`result_record` (every field a string: one ``orjson.dumps``, no Pydantic
+    serializer), or ``None`` (errors beside the results, or a lone surrogate orjson refuses)."""
+    if response.errors:
+        return None
+    try:
+        return orjson.dumps({"results": [result_record(result) for result in response.results]},
+                            option=orjson.OPT_SORT_KEYS)
+    except orjson.JSONEncodeError:
+        return None
+
+
+class _Answer:
+    """One recomputed call: ``pair`` (``{"response", "error"}``, made when first read from an
+    :class:`EncodedResponse`) and ``fast``, its orjson bytes (sorted keys), or ``None`` when orjson refuses it.
+    ``fast`` stands for ``pair`` exactly when they read back equal (no NaN or infinity, which orjson writes as
+    ``null``, no non-string key, no integer past 64 bits): always for an :class:`EncodedResponse`; otherwise
+    :meth:`compare` checks it against a line's own values (equal bytes and equal values), never trusting the bytes
+    alone."""
+
+    __slots__ = ("_pair", "_value", "exact", "fast")
+
+    def __init__(self, pair: dict[str, Any] | None, fast: bytes | None, exact: bool = False,
+                 value: Callable[[], Any] | None = None) -> None:
+        self._pair, self.fast, self.exact, self._value = pair, fast, exact, value
+
+    @property
+    def pair(self) -> dict[str, Any]:
+        """``{"response": ..., "error": ...}`` as JSON values."""
+        if self._pair is None:
+            made = self._value() if self._value is not None else None
+            self._pair, self._value = {"response": made, "error": None}, None
+        return self._pair
 
     @classmethod
     def of(cls, response: Any, error: Any) -> _Answer:
+        if isinstance(response, EncodedResponse) and error is None:  # sorted keys: "error" before "response"
+            return cls(None, b'{"error":null,"response":' + response.data + b"}", True, response.value)
+        if isinstance(response, EncodedResponse):  # pragma: no cover - an encoded response comes without error
+            response = response.value()
         pair = {"response": response, "error": error}
         try:
             fast = orjson.dumps(pair, option=orjson.OPT_SORT_KEYS)
         except orjson.JSONEncodeError:
             return cls(pair, None)
-        return cls(pair, fast if orjson.loads(fast) == pair else None)
+        return cls(pair, fast)
 
     def compare(self, record: Mapping[str, Any], proven: bool) -> str:
         """:func:`compare` of the line's logged response and error with this answer. For a ``proven`` line (read by
-        orjson, :func:`_proven_line`) equal orjson bytes decide ``""`` at once: both are then the same JSON
-        values, so their :func:`canonical_json` bytes are equal; anything else is compared the exact way."""
+        orjson, :func:`_proven_line`: its values are plain JSON, which orjson writes back exactly) equal orjson bytes
+        decide ``""`` at once when they stand for this answer exactly (``exact``, else the line's values equal
+        ``pair``: both are then the same JSON values, so their :func:`canonical_json` bytes are equal); anything
+        else is compared the exact way."""
         logged = {"response": record.get("response"), "error": record.get("error")}
         if proven and self.fast is not None:
             try:
-                if orjson.dumps(logged, option=orjson.OPT_SORT_KEYS) == self.fast:
+                if orjson.dumps(logged, option=orjson.OPT_SORT_KEYS) == self.fast and (self.exact
+                                                                                       or logged == self.pair):
                     return ""
             except orjson.JSONEncodeError:
                 pass

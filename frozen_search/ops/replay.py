@@ -39,12 +39,15 @@ import orjson
 from frozen_search.config import UPSTREAM_URLS, Settings, default_setting
 from frozen_search.cutoff import parse_cutoff
 from frozen_search.errors import ConfigError, FrozenSearchError, InvalidRequest
+from frozen_search.models import SearchResponse
 from frozen_search.ops.data_dir import existing_log, existing_store, require_snapshot
 from frozen_search.querylog import (
     REPLAY_WINDOW,
+    EncodedResponse,
     ReplayLine,
     Verdict,
     call_key,
+    encoded_search_response,
     error_dict,
     recomputed_detail,
     replay,
@@ -309,7 +312,12 @@ def _outcome(service: FrozenSearchService, tool: str, arguments: dict[str, Any])
         outcome = service.execute(tool, arguments)
     except FrozenSearchError as exc:
         return None, error_dict(exc)
-    return (None if outcome.response is None else outcome.response.model_dump(mode="json")), None
+    response = outcome.response
+    if isinstance(response, SearchResponse):  # its bytes in one orjson call, its JSON value made only if compared
+        data = encoded_search_response(response)
+        if data is not None:
+            return EncodedResponse(data, functools.partial(response.model_dump, mode="json")), None
+    return (None if response is None else response.model_dump(mode="json")), None
 
 
 def _lines(log: Path, execute: Callable[[str, str, dict[str, Any]], tuple[Any, Any]],
