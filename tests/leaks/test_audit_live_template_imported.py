@@ -6,9 +6,9 @@ imported through Special:Import (``action=import``) with a revision stamped 2025
 stamp, adds a null revision and an ``import/upload`` log entry. At ``T`` the article showed no template text; the
 live template reader takes the imported revision (stamped before ``T``) for the template's revision at ``T``, so the
 imported text reaches the answer only in the world where the import happened after ``T``. The page reader proves
-existence from the logs (:meth:`~frozen_search.adapters.wikipedia.live.LiveWiki._prove_existence`); the template
-reader does not (its docstring: "Not proven from the logs ... imported, after it"): one ``list=logevents`` request per
-template would close it. Strict xfail.
+existence from the logs (:meth:`~frozen_search.adapters.wikipedia.live.WikipediaLive._prove_existence`); the
+template reader now does too (one ``list=logevents`` request per template): a template not proven to stand at ``T``
+is missing at ``T`` in both worlds. Failed (strict xfail) before that.
 """
 
 from __future__ import annotations
@@ -55,9 +55,6 @@ def test_the_article_is_shown_in_both_worlds(worlds: dict[str, dict[str, str]]) 
         assert "The tulip has" in seen["fetch wikipedia:Tulip"]
 
 
-@pytest.mark.xfail(strict=True, reason="audit 3: LiveWiki.templates_at does not prove a template's existence at T "
-                                       "from the logs: a template imported after T with revisions stamped before "
-                                       "it is expanded at T (one list=logevents request per template would close it)")
 def test_a_template_imported_after_the_cutoff_changes_no_answer(worlds: dict[str, dict[str, str]]) -> None:
     assert "IMPORTEDLATER" not in worlds["imported"]["fetch wikipedia:Tulip"]
     assert worlds["imported"] == worlds["kept"]

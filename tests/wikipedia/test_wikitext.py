@@ -13,6 +13,7 @@ from pathlib import Path
 import mwxml
 import pytest
 
+from frozen_search.adapters.wikipedia.unclosed import hidden_from
 from frozen_search.adapters.wikipedia.wikitext import (
     _EMPTY,
     _MAX_GROUP,
@@ -247,7 +248,11 @@ def test_anarchism_sample_warm_equals_fresh() -> None:
 
 
 def whole_text_split(wikitext: str) -> list[str]:
-    """The chunking rule applied to the whole text at once (segments listed up front), as a reference."""
+    """The chunking rule applied to the whole text at once (segments listed up front), as a reference; from an
+    unclosed ``<!--`` on, the rest is one last chunk."""
+    hidden = hidden_from(wikitext)
+    rest = [] if hidden is None else [wikitext[hidden:]]
+    wikitext = wikitext if hidden is None else wikitext[:hidden]
     cuts = [0, *(m.end() for m in re.finditer(r"\n(?:\n+|(?==))", wikitext) if m.end() < len(wikitext)), len(wikitext)]
     segments = [wikitext[a:b] for a, b in zip(cuts, cuts[1:], strict=False) if a < b]
     chunks, start = [], 0
@@ -260,7 +265,7 @@ def whole_text_split(wikitext: str) -> list[str]:
                 break
         chunks.append("".join(segments[start:end]))
         start = end
-    return chunks
+    return chunks + rest
 
 
 SNIPPETS = ["{{", "}}", "[[", "]]", "<!--", "-->", "\n\n", "\n", "\n=", "== H ==\n", "{|", "\n|}", "<ref>", "</ref>",

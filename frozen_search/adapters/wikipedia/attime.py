@@ -40,6 +40,7 @@ from frozen_search.adapters.wikipedia.bridge import page_at as titled_page_at
 from frozen_search.adapters.wikipedia.bridge import title_at
 from frozen_search.adapters.wikipedia.expand import MAX_TRANSCLUSIONS, CallMemo, Expander, TemplateRevision
 from frozen_search.adapters.wikipedia.wikitext import (
+    RENDERER_ID,
     TemplateCounts,
     chunk_key,
     counts_from_metadata,
@@ -47,10 +48,11 @@ from frozen_search.adapters.wikipedia.wikitext import (
     render_chunk_counted,
 )
 from frozen_search.cutoff import stored_iso
+from frozen_search.errors import IndexNotReady
 from frozen_search.store import RevisionRow, Store
 
-__all__ = ["TEMPLATE_NAMESPACES", "Input", "LiveExpansion", "PageExpansion", "expansions_at", "page_at",
-           "prefetch_live"]
+__all__ = ["TEMPLATE_NAMESPACES", "Input", "LiveExpansion", "PageExpansion", "current_rendering", "expansions_at",
+           "page_at", "prefetch_live"]
 
 TEMPLATE_NAMESPACES = frozenset({10, 828})
 """Namespaces stored to expand pages with, never search hits: Template, Module."""
@@ -372,6 +374,22 @@ def prefetch_live(store: Store, row: RevisionRow, bound: int, fetch: TemplateFet
     return found
 
 
+def current_rendering(row: RevisionRow) -> None:
+    """Check that ``row``'s stored rendering is the current renderer's (row metadata ``renderer`` is
+    :data:`~frozen_search.adapters.wikipedia.wikitext.RENDERER_ID`): a row of an older renderer is never shown (nor
+    indexed) as it was rendered then. ``frozen-search reindex`` renders such rows again first (an ingest does too);
+    a live row is rendered again by the live bridge when it is read.
+
+    Raises:
+        IndexNotReady: rendered by another renderer (the message names the renderers only, never the row).
+    """
+    renderer = row.metadata.get("renderer")
+    if renderer != RENDERER_ID:
+        raise IndexNotReady(f"this store holds Wikipedia revisions rendered by another renderer ({renderer!r}; this "
+                            f"frozen-search renders {RENDERER_ID!r}): run `frozen-search reindex`, which renders them "
+                            "again")
+
+
 def text_at(store: Store, bound: int, row: RevisionRow) -> str:
     """``page_at(store, bound, row).text`` — what the snapshot index at ``T`` holds — without parsing the row's
     wikitext when it is shown as stored (a dump row of a Template/Module page, or a store holding no template before
@@ -380,6 +398,7 @@ def text_at(store: Store, bound: int, row: RevisionRow) -> str:
 
     Raises:
         StoreIntegrityError: a chunk a row lists is missing from the store.
+        IndexNotReady: a row was rendered by another renderer (:func:`current_rendering`).
     """
     return texts_at(store, bound, [row])[0]
 
@@ -397,7 +416,10 @@ def texts_at(store: Store, bound: int, rows: Sequence[RevisionRow]) -> list[str]
 
     Raises:
         StoreIntegrityError: a chunk a row lists is missing from the store.
+        IndexNotReady: a row was rendered by another renderer (:func:`current_rendering`).
     """
+    for row in rows:
+        current_rendering(row)
     plain = [shown_as_stored(store, bound, row) for row in rows]
     stored = iter(store.text_parts_many([row for row, flag in zip(rows, plain, strict=True) if flag]))
     return [join_rendered(next(stored)) if flag else page_at(store, bound, row).text
@@ -410,7 +432,9 @@ def page_at(store: Store, bound: int, row: RevisionRow) -> PageExpansion:
 
     Raises:
         StoreIntegrityError: a chunk a row lists is missing from the store.
+        IndexNotReady: a row was rendered by another renderer (:func:`current_rendering`).
     """
+    current_rendering(row)
     if _is_live(row):
         with _REGISTRY_LOCK:
             rows = _LIVE.get(store, {}).get(bound)

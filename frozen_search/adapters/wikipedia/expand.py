@@ -47,7 +47,7 @@ from frozen_search.adapters.wikipedia.parserfunctions import (
     numeric_equal,
     time_function,
 )
-from frozen_search.adapters.wikipedia.unclosed import guard
+from frozen_search.adapters.wikipedia.unclosed import guard, shown_part
 
 __all__ = ["MAX_CHARS", "MAX_DEPTH", "MAX_TRANSCLUSIONS", "CallMemo", "Expander", "TemplateRevision",
            "template_title"]
@@ -250,7 +250,7 @@ class Expander:
         """``wikitext`` (a page's own text, or a chunk of it) with its templates expanded at ``T``. A long run of
         unclosed openers, here or in a template's text, is left as character references the renderer shows as the
         same characters (:func:`frozen_search.adapters.wikipedia.unclosed.guard`: linear work)."""
-        code = mwparserfromhell.parse(guard(_protect(as_page(wikitext))), skip_style_tags=True)
+        code = mwparserfromhell.parse(guard(_protect(shown_part(as_page(wikitext)))), skip_style_tags=True)
         return self.expand_code(code, None, 0).translate(_UNPROTECT)
 
     def expand_code(self, code: Wikicode, frame: _Frame | None, depth: int) -> str:
@@ -376,7 +376,7 @@ class Expander:
         callee.bind(self)
         self._stack.append(revision.title)
         try:
-            body = mwparserfromhell.parse(guard(_protect(transcluded(revision.wikitext))),
+            body = mwparserfromhell.parse(guard(_protect(shown_part(transcluded(revision.wikitext)))),
                                           skip_style_tags=True)
             output = self.expand_code(body, callee, depth + 1)
         finally:

@@ -15,7 +15,8 @@ this module relies on are pinned by tests against a real MediaWiki 1.39 (../shar
 - existence at ``T`` is proven from the logs (``list=logevents``): an ``import`` or ``create`` of the page after ``T``,
   or a ``delete`` between its revision and ``T`` not followed by a ``restore`` before ``T``, means it was not there;
 - templates (issue 12): each template's last revision before ``T``, read by :meth:`WikipediaLive.templates_at` (never
-  ``action=parse``/``rvexpandtemplates``), expanded by :mod:`frozen_search.adapters.wikipedia.attime`;
+  ``action=parse``/``rvexpandtemplates``), its existence at ``T`` proven from the logs like a page's (else it is
+  missing at ``T``), expanded by :mod:`frozen_search.adapters.wikipedia.attime`;
 - ``list=search`` requires every word in today's text: each word is asked alone (:meth:`WikipediaLive.search_titles`).
 
 Refusals raised here carry evidence (today's title, later dates, counts) for the query log only: the bridge answers
@@ -47,6 +48,7 @@ from frozen_search.errors import (
     FrozenSearchError,
     InvalidRequest,
     NotFoundBeforeCutoff,
+    OfflineCacheMiss,
     UpstreamRejected,
     UpstreamUnavailable,
 )
@@ -54,6 +56,11 @@ from frozen_search.errors import (
 MAX_REDIRECT_HOPS = 1  # as MediaWiki follows redirects
 MAX_QUERY_WORDS = 8  # words of a live search asked upstream, one request each
 MAX_TITLES_PER_QUERY = 50  # titles of one ``prop=revisions`` request (MediaWiki's limit for ``titles``)
+LIVE_REQUEST_SCHEME = 2
+"""The set of requests a live Wikipedia fetch makes, versioned for recorded caches (not part of the cache key: the
+requests of an earlier scheme mean the same and still hit). 2: each template read live is proven to stand at ``T``
+from its log (one ``list=logevents&letitle=`` request per template, :meth:`WikipediaLive.templates_at`); an offline
+rerun of a cache recorded under scheme 1 misses these and fails with ``offline_cache_miss`` naming this scheme."""
 MAX_LOG_PAGES = 3  # pages of 500 log events read per title; a title with more cannot be proven (fail closed)
 _WORD = regex.compile(r"\w+")  # Unicode's word characters (UTS #18: marks too, so हिन्दी stays one word upstream)
 # Deletion-log actions that remove a page's visible revisions (``delete``, ``delete_redir`` when a move deletes the
@@ -327,9 +334,12 @@ class WikipediaLive:
         (``rvstart=T - 1 s&rvdir=older&rvlimit=1``), and its history after ``T`` is scanned for moves
         (:meth:`_titles_since_cutoff`): a page that got its title by a move after ``T`` is unknown, and when the page
         bearing the title today did not bear it at ``T``, the move log (:meth:`_moves_out`) names the page moved away
-        from it after ``T``, read by its id (a template renamed after ``T`` is shown as it stood). Not proven from
-        the logs, unlike a page shown (:meth:`_prove_existence`): a template deleted before ``T`` and restored, or
-        imported, after it (see the issue 12 note).
+        from it after ``T``, read by its id (a template renamed after ``T`` is shown as it stood). Each revision
+        found is then proven to have stood on this wiki at ``T`` from the logs, as a page shown is
+        (:meth:`_prove_existence`: one ``list=logevents&letitle=`` request per title the page bore since ``T``,
+        MediaWiki takes one title a request): a template imported after ``T`` (its revisions stamped before it by
+        Special:Import), created after ``T`` over older revisions, or deleted before ``T`` and restored after it,
+        or whose log cannot be read whole (:data:`MAX_LOG_PAGES`), is ``None``: missing at ``T``.
 
         Raises:
             UpstreamUnavailable / UpstreamRejected / OfflineCacheMiss: from the layer below.
@@ -346,8 +356,8 @@ class WikipediaLive:
                 page = pages.get(normalized.get(title, title))
                 if page is None or page.get("missing") or page.get("invalid") or not page.get("revisions"):
                     found[title] = None
-                elif _stamp(page["revisions"][0]) < self.bound:
-                    found[title] = self._template_revision(page, page["revisions"][0], str(page["title"]))
+                elif _stamp(page["revisions"][0]) < self.bound:  # no move after T either (a move adds a revision)
+                    found[title] = self._template_revision(page, page["revisions"][0], [str(page["title"])])
                 else:
                     edited[title] = normalized.get(title, title)
         for title, canonical in edited.items():
@@ -370,13 +380,25 @@ class WikipediaLive:
             held = self._titles_since_cutoff(int(page["pageid"]), str(page["title"]))
         except NotFoundBeforeCutoff:
             return None
-        return self._template_revision(page, rev, held[0]) if held[0] == title else None
+        return self._template_revision(page, rev, held) if held[0] == title else None
 
-    def _template_revision(self, page: Mapping[str, Any], rev: Mapping[str, Any], title: str) -> LiveRevision | None:
+    def _template_revision(self, page: Mapping[str, Any], rev: Mapping[str, Any], titles: list[str]
+                           ) -> LiveRevision | None:
+        """The template revision ``rev`` of ``page`` (bearing ``titles[0]`` at ``T``, the others after it) if its
+        text is visible and the page's existence at ``T`` is proven from the logs (:meth:`_prove_existence`: no
+        import or creation of it after ``T``, no deletion before ``T`` left unrestored by ``T``), else ``None``: a
+        template not proven to stand at ``T`` is missing at ``T``, as MediaWiki renders a missing one, whatever
+        the stamps of its revisions (Special:Import keeps the source wiki's stamps)."""
         try:
-            return self._revision(page, rev, title, None)
-        except NotFoundBeforeCutoff:  # text hidden: unknown, as in MediaWiki's own rendering of a hidden revision
-            return None
+            revision = self._revision(page, rev, titles[0], None)
+            self._prove_existence(revision.page_id, revision.timestamp, titles)
+        except NotFoundBeforeCutoff:  # text hidden, or not proven there at T: unknown (the red link of a missing
+            return None  # template), the same whether it never existed or came after T
+        except OfflineCacheMiss as exc:  # never a live fallback, never "unknown": the fetch fails, coded
+            raise OfflineCacheMiss(f"{exc.message} (a template's existence at the cutoff is proven from its log "
+                                   f"since live request scheme {LIVE_REQUEST_SCHEME}: a cache recorded before it "
+                                   "lacks these requests; warm it again in live mode)") from exc
+        return revision
 
     def candidate(self, current_title: str) -> LiveRevision | None:
         """The page now titled ``current_title`` as it stood at ``T`` (with its title then), or ``None``.

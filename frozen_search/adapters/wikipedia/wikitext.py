@@ -50,7 +50,7 @@ import mwparserfromhell
 from mwparserfromhell.nodes import ExternalLink, Heading, HTMLEntity, Node, Tag, Template, Text, Wikilink
 from mwparserfromhell.wikicode import Wikicode
 
-from frozen_search.adapters.wikipedia.unclosed import guard
+from frozen_search.adapters.wikipedia.unclosed import guard, hidden_from, shown_part
 from frozen_search.cutoff_rules.wikipedia_templates import Rule, rule_for
 
 __all__ = ["RENDERER_ID", "STORED_COUNTS_KEY", "Chunk", "DeferredChunks", "TemplateCounts", "WikitextRenderer",
@@ -90,18 +90,20 @@ _TYPOGRAPHIC_SPACES = str.maketrans("", "", "\u2009\u200a\u202f")
 _RANGE_WORDS = frozenset({"-", "–", "to", "and", "or", "x", "×", "by", "+", "±", "to(-)"})
 _VERBATIM_TAGS = frozenset({"math", "chem", "ce", "source", "syntaxhighlight"})
 _LITERAL_TAGS = frozenset({"nowiki", "pre"})
+_PARSED_EXTENSION_TAGS = frozenset({"ref", "poem"})
 _BLOCK_TAGS = frozenset({"div", "p", "blockquote", "center", "table", "caption", "ul", "ol", "dl", "li", "poem"})
 
 K = TypeVar("K")
 V = TypeVar("V")
 
 
-RENDERER_ID = "wikitext-chunks/2"
+RENDERER_ID = "wikitext-chunks/3"
 """The rendering a stored chunk's text comes from (row metadata ``renderer``). Bumped whenever rendering changes:
 chunk keys are namespaced by it (:func:`chunk_key`), so a store never holds two renderings under one key, and rows of
 an older renderer are rendered again from their stored chunk sources by ``reindex`` and by an ingest that meets them
 (:func:`frozen_search.adapters.wikipedia.dump.rerender_stale`). 1: templates stripped; 2: the formatting templates of
-:mod:`frozen_search.cutoff_rules.wikipedia_templates` rendered from their arguments."""
+:mod:`frozen_search.cutoff_rules.wikipedia_templates` rendered from their arguments; 3: an unclosed ``<!--`` hides the
+rest of the text, as MediaWiki's preprocessor does (the hidden rest is one chunk rendered as nothing)."""
 _KEY_NAMESPACE = (RENDERER_ID + "\x00").encode("utf-8")
 
 
@@ -309,16 +311,19 @@ def split_chunks(wikitext: str) -> list[str]:
 
     A candidate point is the start of a non-blank line after a blank line, or of a line beginning with ``=``. A chunk
     runs to the first candidate where the text it spans is balanced (module docstring); with none within 256
-    candidates, its opener is text and it ends at the next one. ``"".join(split_chunks(t)) == t``; no chunk is empty.
+    candidates, its opener is text and it ends at the next one. From an unclosed ``<!--`` on (one MediaWiki hides the
+    rest of the page from, :func:`~frozen_search.adapters.wikipedia.unclosed.hidden_from`), the text is one last
+    chunk, which renders as nothing. ``"".join(split_chunks(t)) == t``; no chunk is empty.
     """
-    segments = _LazySegments(wikitext)
+    cut = hidden_from(wikitext)
+    segments = _LazySegments(wikitext if cut is None else wikitext[:cut])
     chunks: list[str] = []
     start = 0
     while segments.get(start) is not None:
         end = _group_end(segments, start, _scan)[0]
         chunks.append("".join(segments.items[start:end]))
         start = end
-    return chunks
+    return chunks if cut is None else [*chunks, wikitext[cut:]]
 
 
 def redirect_target(wikitext: str) -> str | None:
@@ -395,7 +400,7 @@ def render_chunk(source: str) -> str:
 def render_chunk_counted(source: str) -> tuple[str, TemplateCounts]:
     """:func:`render_chunk` and what became of the chunk's templates (:class:`TemplateCounts`)."""
     render = _Render()
-    text = render.code(mwparserfromhell.parse(guard(source), skip_style_tags=True))
+    text = render.code(mwparserfromhell.parse(guard(shown_part(source)), skip_style_tags=True))
     return finish_text(text), render.counts
 
 
@@ -610,7 +615,14 @@ class _Render:
             return html.unescape(str(node.contents))
         if name == "br":
             return "\n"
-        inner = self.code(node.contents)
+        contents = node.contents
+        if name in _PARSED_EXTENSION_TAGS and contents is not None:  # parsed on their own by their extension
+            # (Cite, Poem): an unclosed "<!--" inside hides the rest of the content only
+            raw = str(contents)
+            shown = shown_part(raw)
+            if shown is not raw:
+                contents = mwparserfromhell.parse(guard(shown), skip_style_tags=True)
+        inner = self.code(contents)
         if name == "ref":
             flat = " ".join(_GLUE.sub(" ", inner).replace(_GAP, "").split())
             return f"[{flat}]" if flat else ""
@@ -631,6 +643,7 @@ class _Split:
     chunks: list[Chunk]
     balanced: list[bool]
     ends: list[int]
+    hidden: bool = False  # the last chunk is the rest an unclosed "<!--" hides (never reused by the next split)
 
 
 class WikitextRenderer:
@@ -687,6 +700,44 @@ class WikitextRenderer:
         return after
 
     def _split(self, wikitext: str) -> _Split:
+        """``wikitext`` split as :func:`split_chunks` does: the text before an unclosed ``<!--`` split as usual (not
+        against a previous revision that had one, nor when this one has one: the shortcuts assume the plain split),
+        the rest one chunk."""
+        cut, last = hidden_from(wikitext), self._last
+        if cut is None and (last is None or not last.hidden):
+            return self._split_plain(wikitext)
+        self._last = None
+        try:
+            split = self._split_plain(wikitext if cut is None else wikitext[:cut])
+        finally:
+            self._last = last
+        if cut is None:
+            return split
+        tail = self._entry(wikitext[cut:], False)[0]
+        return _Split(wikitext, [*split.chunks, tail], [*split.balanced, False], [*split.ends, len(wikitext)], True)
+
+    def _entry(self, source: str, balanced: bool) -> tuple[Chunk, bool]:
+        """The memo entry of chunk ``source`` (``balanced``: it closed balanced on its own), rendered (inline or in
+        the batch being gathered) and memoized on a miss."""
+        entry = self._memo.get(source)
+        if entry is not None:
+            self.memo_hits += 1
+            return entry
+        self.memo_misses += 1
+        key = chunk_key(source)
+        if self._submit is None:
+            text, counts = render_chunk_counted(source)
+            chunk, chars = Chunk(key, source, text, counts), len(source) + len(text)
+        else:
+            if self._batch is None:
+                self._batch = _Batch(self.flush)
+            chunk, chars = Chunk(key, source), 2 * len(source)  # text (length unknown) to come
+            self._batch.chunks.append(chunk)
+        entry = (chunk, balanced)
+        self._memo.put(source, entry, chars)
+        return entry
+
+    def _split_plain(self, wikitext: str) -> _Split:
         chunks: list[Chunk] = []
         flags: list[bool] = []
         ends: list[int] = []
@@ -719,21 +770,8 @@ class WikitextRenderer:
             else:
                 end, balanced = _group_end(segments, start, self._scan)
             source = segment if end == start + 1 else "".join(segments.items[start:end])
-            if end != start + 1:
-                entry = self._memo.get(source)
-            if entry is None:
-                self.memo_misses += 1
-                key = chunk_key(source)
-                if self._submit is None:
-                    text, counts = render_chunk_counted(source)
-                    chunk, chars = Chunk(key, source, text, counts), len(source) + len(text)
-                else:
-                    if self._batch is None:
-                        self._batch = _Batch(self.flush)
-                    chunk, chars = Chunk(key, source), 2 * len(source)  # text (length unknown) to come
-                    self._batch.chunks.append(chunk)
-                entry = (chunk, balanced and end == start + 1)
-                self._memo.put(source, entry, chars)
+            if end != start + 1 or entry is None:
+                entry = self._entry(source, balanced and end == start + 1)
             else:
                 self.memo_hits += 1
             chunks.append(entry[0])  # chunks are immutable: a memoized one is shared between revisions
