@@ -40,6 +40,7 @@ from frozen_search.adapters.documents import (
     line_blocks,
 )
 from frozen_search.adapters.openalex.ids import SOURCE, RecordError, work_key, work_state
+from frozen_search.cutoff_rules import openalex as rules
 from frozen_search.errors import IngestError
 from frozen_search.index import RevisionIndex
 from frozen_search.store import Store
@@ -133,7 +134,7 @@ _WHITESPACE = frozenset(b" \t\n\r\x0b\x0c")  # what bytes.strip() strips
 _parsers = threading.local()  # one simdjson parser per thread (a parser holds its last document)
 
 
-def work_fields(line: bytes) -> dict[str, Any] | None:
+def work_fields(line: bytes) -> WorkFields | None:
     """The fields :data:`WORK_FIELDS` of the work on ``line`` (one JSON-lines record), each as ``json.loads(line)``
     gives it, a field the work lacks left out: what :func:`~frozen_search.adapters.openalex.ids.work_state` makes the
     same state of as of the whole parsed work, without building Python objects for the rest of it (~2/3 of a
@@ -165,21 +166,70 @@ def work_fields(line: bytes) -> dict[str, Any] | None:
         return None
 
 
-def _fields(document: Any) -> dict[str, Any] | None:
+class WorkFields(dict[str, Any]):
+    """The fields of one work read by :func:`work_fields` (a ``dict``), with ``verdict``: what
+    :func:`~frozen_search.cutoff_rules.openalex.judge` says of them, judged once (passed on to
+    :func:`~frozen_search.adapters.openalex.ids.work_state`)."""
+
+    verdict: rules.Verdict
+
+
+def _fields(document: Any) -> WorkFields | None:
     assert _simdjson is not None
-    whole, part = _simdjson.Object, _simdjson.Array
-    if type(document) is not whole:
+    if type(document) is not _simdjson.Object:
         return None
     keys = set(document)
     if len(keys) != len(document) or "results" in keys:
         return None
-    fields: dict[str, Any] = {}
-    for key in WORK_FIELDS:
+    fields = WorkFields()
+    for key in _JUDGED_FIELDS:
         if key in keys:
-            value = document[key]
-            kind = type(value)
-            fields[key] = value.as_dict() if kind is whole else value.as_list() if kind is part else value
+            fields[key] = _value(document[key])
+    verdict = fields.verdict = rules.judge(fields)
+    if not verdict.eligible:  # the state of a refused work reads nothing more (work_state)
+        return fields
+    if "authorships" in keys:
+        found = document["authorships"]
+        fields["authorships"] = _deposited_names(found) if type(found) is _simdjson.Array else _value(found)
+    if "abstract_inverted_index" in keys:
+        fields["abstract_inverted_index"] = _value(document["abstract_inverted_index"])
     return fields
+
+
+SHOWN_ONLY = ("authorships", "abstract_inverted_index")
+"""The fields of :data:`WORK_FIELDS` that only an eligible work's state reads: :func:`work_fields` reads them only
+for a work :func:`~frozen_search.cutoff_rules.openalex.judge` finds eligible, judged without them (tests/openalex
+check that ``judge`` reads neither)."""
+_JUDGED_FIELDS = tuple(key for key in WORK_FIELDS if key not in SHOWN_ONLY)
+
+
+def _value(value: Any) -> Any:
+    """A simdjson value as ``json.loads`` gives it (``as_dict``/``as_list`` keep the last of repeated keys)."""
+    assert _simdjson is not None
+    kind = type(value)
+    return value.as_dict() if kind is _simdjson.Object else value.as_list() if kind is _simdjson.Array else value
+
+
+def _plain_object(value: Any) -> bool:
+    """Whether ``value`` is a simdjson object whose keys are all distinct (so ``value[key]`` is ``json``'s value)."""
+    assert _simdjson is not None
+    return type(value) is _simdjson.Object and len(set(value)) == len(value)
+
+
+def _deposited_names(authorships: Any) -> list[Any]:
+    """A work's ``authorships`` (a simdjson array) as the state reads them
+    (:func:`~frozen_search.adapters.openalex.ids.work_state`: each object's ``raw_author_name`` alone): each object
+    with its ``raw_author_name`` only (whole when its keys repeat), any other entry as it is."""
+    assert _simdjson is not None
+    names: list[Any] = []
+    for authorship in authorships:
+        if not _plain_object(authorship):
+            names.append(_value(authorship))
+        elif "raw_author_name" in authorship:
+            names.append({"raw_author_name": _value(authorship["raw_author_name"])})
+        else:
+            names.append({})
+    return names
 
 
 def _chain(first: bytes, stream: IO[bytes]) -> Iterator[bytes]:
@@ -301,7 +351,8 @@ def _record_state(path: Path, position: str, record: Any) -> tuple[bool, DocStat
     if isinstance(record, RecordError):
         return False, record
     try:
-        return True, work_state(record, {"file": path.name, "position": position})
+        return True, work_state(record, {"file": path.name, "position": position},
+                                verdict=record.verdict if type(record) is WorkFields else None)
     except RecordError as exc:  # work_state reads the id first: this tells whether that was what failed
         try:
             work_key(record.get("id") if isinstance(record, dict) else None)
