@@ -18,6 +18,7 @@ whole ingest is stored.
 from __future__ import annotations
 
 import gzip
+import itertools
 import os
 import threading
 import zlib
@@ -114,15 +115,17 @@ def _json_lines(first: bytes, stream: IO[bytes], tick: Callable[[int], None]) ->
         yield from _line_records(number, line)
 
 
-def _line_records(number: int, line: bytes) -> list[Record]:
-    """The records of line ``number`` of a JSON-lines file: none for a blank line, each work of a list response."""
+def _line_records(number: int, line: bytes, end: bytes = b"") -> list[Record]:
+    """The records of line ``number`` of a JSON-lines file: none for a blank line, each work of a list response.
+    ``end``: the line end ``line`` was read without (``b"\\n"``; ``b""``: ``line`` holds its own, if any), put back
+    only for a line parsed whole (``json``'s error messages count it)."""
     if (not line or line[0] in _WHITESPACE) and not line.strip():  # a line starting otherwise is not blank
         return []
     fields = work_fields(line)
     if fields is not None:
         return [(f"line {number}", fields)]
     try:
-        parsed = fastjson.loads(line)
+        parsed = fastjson.loads(line + end if end else line)
     except (ValueError, RecursionError) as exc:
         return [(f"line {number}", RecordError(f"not JSON ({exc})"))]
     if isinstance(parsed, dict) and isinstance(parsed.get("results"), list):
@@ -279,6 +282,43 @@ def lines_of(stream: IO[bytes], number: int = 1) -> Iterator[bytes]:
         _bounded(held, number)
     if pending:
         yield b"".join(pending)
+
+
+def _whole_lines(stream: IO[bytes], first: bytes, size: int) -> Iterator[tuple[int, bytes, int, bool]]:
+    """The blocks of :func:`~frozen_search.adapters.documents.line_blocks` ``(stream, first, 0, 1, size,``
+    :func:`_bounded` ``)``, each as one ``bytes`` rather than a list of lines (no line copied):
+    ``(number of its first line, its lines, the file's bytes read by then, ended)``; ``ended`` is false only for
+    the last block when the file does not end in a line end (then it holds that one line, without).
+
+    Raises:
+        IngestError: a line is longer than :data:`MAX_LINE_BYTES` (as ``line_blocks`` tells it); what reading
+            ``stream`` raises.
+    """
+    on_disk = getattr(stream, "fileobj", stream)
+    pending: list[bytes] = []  # the start of a line not ended yet
+    held = ended = 0  # its length; the lines ended so far
+    for block in itertools.count():
+        data = stream.read(size)
+        if block == 0:
+            data = first + data
+        if not data:
+            break
+        start = data.find(b"\n")
+        if start < 0:
+            pending.append(data)
+            held += len(data)
+            _bounded(held, ended + 1)
+            yield ended + 1, b"", on_disk.tell(), True
+            continue
+        _bounded(held + start + 1, ended + 1)
+        last = data.rfind(b"\n")
+        lines = b"".join([*pending, data[:last + 1]]) if pending else data[:last + 1]
+        yield ended + 1, lines, on_disk.tell(), True
+        ended += data.count(b"\n", 0, last + 1)
+        pending = [data[last + 1:]] if last + 1 < len(data) else []
+        held = len(data) - last - 1
+    if pending:  # the last line, without a line end: a block of its own
+        yield ended + 1, b"".join(pending), on_disk.tell(), False
 
 
 def records(path: Path, tick: Callable[[int], None]) -> Iterator[Record]:
@@ -456,6 +496,58 @@ class OpenAlexReader:
         block = SharedBlock(read=read)
         for number, line in chunk:
             for position, record in _line_records(number, line):
+                block.records += 1
+                work, state = _record_state(path, position, record)
+                block.works += work
+                if isinstance(state, RecordError):
+                    block.problems.append((block.records, position, str(state)))
+                else:
+                    block.groups.append([state])
+        return block
+
+    lines_beside = True
+    """With one worker (:meth:`beside`), the worker inflates and splits the whole part and sends the ingesting
+    process its blocks as they are (:func:`~frozen_search.adapters.documents.states_lines_beside_worker`,
+    :meth:`share_lines`), rather than both inflating it."""
+
+    def share_lines(self, path: Path, every: int, size: int = SHARE_BYTES
+                    ) -> Iterator[SharedBlock | tuple[int, bytes, int, bool]]:
+        """Every block of the JSON-lines file ``path`` (as :meth:`share` cuts and numbers them) in file order:
+        blocks ``0``, ``every``, ``2 * every``, ... as they are, ``(number of the first line, its lines, the file's
+        bytes read by then, whether each line has its line end)`` for another process to read (:meth:`lines_block`),
+        every other one read into states here (:class:`SharedBlock`).
+
+        Raises:
+            IngestError: as :meth:`share`.
+        """
+        try:
+            stream = _open(path)
+        except OSError as exc:
+            raise IngestError(f"{path} cannot be read: {exc}") from exc
+        with stream:
+            try:  # the first line that is not blank is line 1 (read as records() reads it: the same errors)
+                first = stream.readline(MAX_LINE_BYTES + 1)
+                while first and not first.strip():
+                    first = stream.readline(MAX_LINE_BYTES + 1)
+            except _UNREADABLE as exc:
+                raise _first_line_error(path, exc) from exc
+            try:
+                for block, (number, data, read, ended) in enumerate(_whole_lines(stream, first, size)):
+                    yield (number, data, read, ended) if block % every == 0 else self.lines_block(
+                        path, number, data, ended, read)
+            except _UNREADABLE as exc:
+                raise IngestError(f"{path} cannot be read to its end (truncated or damaged): {exc}") from exc
+
+    def lines_block(self, path: Path, number: int, data: bytes, ended: bool, read: int) -> SharedBlock:
+        """One block of :meth:`share_lines` read into states, as :meth:`share` reads it: ``data`` holds lines
+        ``number``, ``number + 1``, ..., each with its line end when ``ended`` (else one line without)."""
+        lines = data.split(b"\n")
+        if ended:
+            lines.pop()  # what follows the last line end: nothing
+        end = b"\n" if ended else b""
+        block = SharedBlock(read=read)
+        for offset, line in enumerate(lines):
+            for position, record in _line_records(number + offset, line, end):
                 block.records += 1
                 work, state = _record_state(path, position, record)
                 block.works += work
