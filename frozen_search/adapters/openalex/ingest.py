@@ -141,7 +141,11 @@ def work_fields(line: bytes) -> WorkFields | None:
     """The fields :data:`WORK_FIELDS` of the work on ``line`` (one JSON-lines record), each as ``json.loads(line)``
     gives it, a field the work lacks left out: what :func:`~frozen_search.adapters.openalex.ids.work_state` makes the
     same state of as of the whole parsed work, without building Python objects for the rest of it (~2/3 of a
-    snapshot work's ~13.5 kB: concepts, topics, referenced works, counts by year...). ``None`` where that is not
+    snapshot work's ~13.5 kB: concepts, topics, referenced works, counts by year...). The work is judged
+    (:func:`~frozen_search.cutoff_rules.openalex.judge`, kept as ``verdict``) before :data:`SHOWN_ONLY` is read,
+    and those fields are read only for an eligible work (a refused work's state reads none of them), each
+    authorship as its ``raw_author_name`` alone (the only key of it the state reads; an authorship whose keys
+    repeat is read whole, so its value is ``json``'s). ``None`` where that is not
     shown -- then the line is parsed whole (:func:`frozen_search.adapters.fastjson.loads`), which gives the value or
     the error ``json`` gives:
 
@@ -412,7 +416,8 @@ class OpenAlexReader:
     reader. ``workers``: how many (default: a core left to the ingesting process, the others parse, at most
     :data:`MAX_SHARES`; on 2 cores one worker: each added worker inflates the whole part again, ~20 % more
     CPU in all, which two cores shared with the ingesting process do not win back -- bench/README); with one
-    worker, the ingesting process parses one block in :data:`BESIDE_WORKER` itself (:meth:`beside`)."""
+    worker, the ingesting process parses one block in :data:`BESIDE_WORKER` itself (:meth:`beside`), the worker
+    sending it those blocks as they are (:attr:`lines_beside`): the part is inflated once."""
 
     def __init__(self, workers: int | None = None) -> None:
         self.workers = workers
@@ -436,8 +441,9 @@ class OpenAlexReader:
 
     def beside(self, path: Path) -> int:
         """When one worker process parses ``path`` (:meth:`shares` is 1, the default on 2 cores): the ingesting
-        process reads one block in this many itself (:func:`~frozen_search.adapters.documents.states_beside_worker`):
-        :data:`BESIDE_WORKER` for a JSON-lines part, whose worker alone is the bound on 2 cores (it inflates,
+        process reads one block in this many itself
+        (:func:`~frozen_search.adapters.documents.states_lines_beside_worker`): :data:`BESIDE_WORKER` for a JSON-lines
+        part, whose worker alone is the bound on 2 cores (it inflates,
         parses, builds and encodes every work while the ingesting process only stores them); 0 (none) for a
         whole-file response or anything unreadable."""
         return BESIDE_WORKER if BESIDE_WORKER > 1 and self._json_lines(path) else 0
