@@ -491,6 +491,8 @@ def ingest_states(source: str, paths: Sequence[Path], store: Store, index: Revis
                 beside = int(getattr(read, "beside", lambda _: 0)(path)) if in_worker and shares == 1 else 0
                 found: Iterator[Sequence[DocState | WireState]] = (
                     states_in_workers(str(factory), paths, path, report, tick, shares, read) if shares > 1
+                    else states_lines_beside_worker(str(factory), paths, path, report, tick, beside, read)
+                    if beside > 1 and getattr(read, "lines_beside", False)
                     else states_beside_worker(str(factory), paths, path, report, tick, beside, read) if beside > 1
                     else states_in_worker(str(factory), paths, path, report, tick) if in_worker
                     else read(path, report, tick))
@@ -718,6 +720,36 @@ def write_message(out: IO[bytes], message: dict[str, Any], *, floatless: bool = 
     out.flush()
 
 
+LINES_FRAME = 1 << 63
+"""The bit of a message's length that marks a block of lines sent as they are (:func:`write_lines`)."""
+_LINES_HEAD = 17  # a lines frame: its first line's number and the file's bytes read by then (8 bytes each), ended
+
+
+def write_lines(out: IO[bytes], number: int, data: bytes, read: int, ended: bool) -> None:
+    """Write a block of a file's lines as they are, for the reading process to parse (:func:`read_message` reads it
+    as ``{"lines": data, "number": number, "read": read, "ended": ended, "done": False}``): ``data`` is whole
+    lines, each with its line end when ``ended``, else one last line without; ``number`` the number of its first line
+    (from 1); ``read`` the file's bytes read by then. The length's top bit (:data:`LINES_FRAME`) tells it from a JSON
+    message; nothing is encoded (no pickle, no JSON escaping of the text)."""
+    body_size = _LINES_HEAD + len(data)
+    out.write((body_size | LINES_FRAME).to_bytes(8, "big") + number.to_bytes(8, "big") + read.to_bytes(8, "big")
+              + (b"\1" if ended else b"\0"))
+    out.write(data)
+    out.flush()
+
+
+def _lines_message(body: bytes, who: str) -> dict[str, Any]:
+    """The message of one :func:`write_lines` frame.
+
+    Raises:
+        IngestError: the frame is too short to be one.
+    """
+    if len(body) < _LINES_HEAD or body[16] not in (0, 1):
+        raise IngestError(f"the {who} wrote something unreadable (a block of lines without its head)")
+    return {"lines": body[_LINES_HEAD:], "number": int.from_bytes(body[:8], "big"),
+            "read": int.from_bytes(body[8:16], "big"), "ended": body[16] == 1, "done": False}
+
+
 def read_message(stream: IO[bytes], who: str) -> dict[str, Any] | None:
     """One message of :func:`write_message`, or ``None`` at the end of the stream (the writer stopped, also in the
     middle of a message: a worker killed while writing leaves a short last message, which is not a message).
@@ -729,9 +761,12 @@ def read_message(stream: IO[bytes], who: str) -> dict[str, Any] | None:
     if len(head) < 8:
         return None
     size = int.from_bytes(head, "big")
-    body = stream.read(size)
-    if len(body) < size:
+    lines = size & LINES_FRAME
+    body = stream.read(size ^ lines)
+    if len(body) < size ^ lines:
         return None
+    if lines:
+        return _lines_message(body, who)
     try:
         found: dict[str, Any] = fastjson.loads(body)
     except (ValueError, RecursionError) as exc:
@@ -938,6 +973,37 @@ def states_beside_worker(factory: str, paths: Sequence[Path], path: Path, report
     yield from _blocks_in_order(streams, lambda block: 0 if block % every == 0 else 1, path, report, tick, read)
 
 
+def states_lines_beside_worker(factory: str, paths: Sequence[Path], path: Path, report: StateIngestReport,
+                               tick: Callable[[int], None], every: int, read: Any
+                               ) -> Generator[Sequence[DocState | WireState], None, None]:
+    """What :func:`states_beside_worker` gives (the same states, order and problems), the file read once: its one
+    worker reads the whole file (``read.share_lines(path, every)``), reads every block into states but blocks
+    ``0``, ``every``, ``2 * every``, ..., which it sends as they are (:func:`write_lines`), and this process reads
+    those into states (``read.lines_block(path, number, lines, ended, read)``, a :class:`SharedBlock`) between
+    storing the worker's: a compressed file is inflated once, not once in each process. Closing the generator stops
+    the worker.
+
+    Raises:
+        IngestError: as :func:`states_in_workers`; the reader's own errors in this process as it raises them.
+    """
+    messages = _share_messages(factory, paths, path, [0, every, "lines"])
+
+    def blocks() -> Iterator[dict[str, Any]]:
+        for message in messages:
+            if "lines" not in message:
+                yield message
+                continue
+            block = read.lines_block(path, int(message["number"]), message["lines"], bool(message["ended"]),
+                                     int(message["read"]))
+            yield {"groups": block.groups, "problems": block.problems, "records": block.records,
+                   "works": block.works, "read": block.read, "done": False}
+
+    try:
+        yield from _blocks_in_order([blocks()], lambda _: 0, path, report, tick, read)
+    finally:
+        messages.close()
+
+
 def _share_messages(factory: str, paths: Sequence[Path], path: Path, share: list[Any]
                     ) -> Generator[dict[str, Any], None, None]:
     """The messages of one worker reading blocks of ``path`` (:func:`worker_main` with ``share``)."""
@@ -1007,6 +1073,16 @@ def worker_main(arguments: dict[str, Any], out: IO[bytes]) -> None:
         if not module.startswith(_WORKER_MODULES):
             raise IngestError(f"no reader factory {arguments['factory']!r}")
         read: DocumentReader = getattr(importlib.import_module(module), name)([Path(p) for p in arguments["paths"]])
+        if "share" in arguments and arguments["share"][2:] == ["lines"]:  # states_lines_beside_worker
+            for block in cast(Any, read).share_lines(Path(arguments["path"]), int(arguments["share"][1])):
+                if isinstance(block, tuple):  # (number, lines, read, ended): for the ingesting process to read
+                    write_lines(out, *block)
+                    continue
+                write_message(out, {**encode_states([(0, g) for g in block.groups], prepared=True),
+                                    "problems": block.problems, "records": block.records, "works": block.works,
+                                    "read": block.read, "done": False}, floatless=True)
+            write_message(out, {"done": True})
+            return
         if "share" in arguments:  # one of several workers of the file (states_in_workers): a message per block
             index, count, *others = arguments["share"]  # others: every block but index, index + count, ...
             for block in cast(Any, read).share(Path(arguments["path"]), int(index), int(count),

@@ -103,6 +103,10 @@ def _hostile_lines() -> list[bytes]:
              text.replace('"primary_location": {', '"primary_location": {"version": "x", '),
              text.replace('"abstract_inverted_index": {', '"abstract_inverted_index": {"a": [99999999999999999999], '),
              text.replace('"abstract_inverted_index": {', '"abstract_inverted_index": {"a": [1.5], '),
+             text.replace('"raw_author_name": ', '"raw_author_name": "Repeated", "raw_author_name": ', 1),
+             text.replace('"raw_author_name": ', '"raw_author_name": {"a": [1]}, "x": ', 1),
+             text.replace('"authorships": [', '"authorships": [3, [{"raw_author_name": "In a list"}], "x", {}, ', 1),
+             text.replace('"authorships": [', '"authorships": {"raw_author_name": "Not a list"}, "y": [', 1),
              json.dumps({"meta": {}, "results": [work, {"id": "x"}]}), json.dumps([work]), "[]", '"W1"', "{}",
              json.dumps(work | {"results": 3}), text + " x", text[:-1], " \t" + text + "\r"]
     encoded = [line.encode() + b"\n" for line in lines]
@@ -163,3 +167,16 @@ def test_every_field_a_work_is_read_for_is_one_of_the_fields_read() -> None:
                 pass
     assert _Recording.read <= set(WORK_FIELDS), sorted(_Recording.read - set(WORK_FIELDS))
     assert {"abstract_inverted_index", "authorships", "locations"} <= _Recording.read
+
+
+def test_the_rules_judge_a_work_without_its_shown_only_fields() -> None:
+    """``work_fields`` judges a work before reading ``SHOWN_ONLY`` (and reads them only for an eligible one): the
+    rules must never read those fields, or a refusal could depend on what was not read."""
+    from frozen_search.adapters.openalex.ingest import SHOWN_ONLY
+
+    _Recording.read = set()
+    for work in real_works():
+        for variant in (work, work | {"is_paratext": False, "is_retracted": False, "indexed_in": ["crossref"]},
+                        work | {"indexed_in": ["doaj"]}):
+            rules.judge(_Recording(variant))
+    assert _Recording.read and not _Recording.read & set(SHOWN_ONLY), sorted(_Recording.read & set(SHOWN_ONLY))

@@ -5,14 +5,22 @@ store row by row; and the same coded errors (real works from ../shared)."""
 from __future__ import annotations
 
 import gzip
+import io
 import json
+from collections.abc import Iterator
 from itertools import count, zip_longest
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from frozen_search.adapters.documents import StateIngestReport, encode_states
+from frozen_search.adapters.documents import (
+    LINES_FRAME,
+    StateIngestReport,
+    encode_states,
+    read_message,
+    write_lines,
+)
 from frozen_search.adapters.openalex.ingest import OpenAlexReader, ingest_openalex, read_openalex
 from frozen_search.errors import IngestError
 from frozen_search.index import RevisionIndex
@@ -156,3 +164,63 @@ def test_the_ingesting_process_beside_one_worker_stores_what_one_process_stores(
         reports[name] = (report.documents, report.revisions, report.problems)
     assert reports["one"] == reports["worker"] == reports["beside"] and len(reports["one"][2]) == 12 * 3
     assert store_rows(tmp_path / "one") == store_rows(tmp_path / "worker") == store_rows(tmp_path / "beside")
+
+
+def _lines_sent(reader: OpenAlexReader, path: Path, every: int, size: int) -> Iterator[Any]:
+    """The blocks of ``reader.share_lines``, those sent as they are read back through a pipe's bytes
+    (``write_lines``, ``read_message``) and into states as the ingesting process reads them."""
+    for block in reader.share_lines(path, every, size):
+        if not isinstance(block, tuple):
+            yield block
+            continue
+        pipe = io.BytesIO()
+        write_lines(pipe, *block)
+        pipe.seek(0)
+        message = read_message(pipe, "test worker")
+        assert message is not None and read_message(pipe, "test worker") is None
+        assert (message["number"], message["lines"], message["read"], message["ended"]) == block
+        yield reader.lines_block(path, message["number"], message["lines"], message["ended"], message["read"])
+
+
+@pytest.mark.parametrize(("every", "size"), [(3, 4096), (2, 65_536), (3, 7), pytest.param(3, 1 << 20,
+                                                                                         marks=pytest.mark.slow)])
+@pytest.mark.parametrize("last_newline", [False, True])
+def test_the_blocks_sent_as_they_are_give_what_one_reader_gives(tmp_path: Path, every: int, size: int,
+                                                                last_newline: bool) -> None:
+    # the worker reads the whole part and sends blocks 0, every, ... as they are (share_lines), the ingesting
+    # process reads those (lines_block): taken in file order, one reader's states and problems, blocks as share's
+    copies = 1 if size < 100 else 3 if size < 1 << 20 else 30
+    path = _part(tmp_path / "part_000.gz", copies, leading=b"\n \n", last_newline=last_newline)
+    reader = OpenAlexReader(1)
+    sent = list(_lines_sent(reader, path, every, size))
+    assert sum(isinstance(block, tuple) for block in reader.share_lines(path, every, size)) == -(-len(sent) // every)
+    assert [(b.records, b.read, b.problems) for b in sent] == [(b.records, b.read, b.problems) for b in
+                                                              reader.share(path, 0, 1, size)]
+    assert blocks_in_turn(path, [iter(sent)], lambda _: 0) == _single(path)
+
+
+def test_a_line_past_the_limit_is_told_alike_when_sent_as_it_is(tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    from frozen_search.adapters.openalex import ingest
+
+    monkeypatch.setattr(ingest, "MAX_LINE_BYTES", 30_000)
+    path = tmp_path / "part_000.gz"
+    works = real_works()
+    works[3]["title"] = "x" * 40_000
+    with gzip.open(path, "wb") as out:
+        out.write(b"".join(json.dumps(w).encode() + b"\n" for w in works))
+    with pytest.raises(IngestError) as one:
+        _single(path)
+    for size in (4096, 8192):  # blocks smaller than the limit, as SHARE_BYTES is
+        with pytest.raises(IngestError) as sent:
+            list(_lines_sent(OpenAlexReader(1), path, 3, size))
+        assert str(one.value) == str(sent.value) and "line 4 is longer than 30000 bytes" in str(one.value)
+
+
+def test_a_short_block_of_lines_is_not_a_message() -> None:
+    pipe = io.BytesIO()
+    write_lines(pipe, 7, b'{"a": 1}\n', 123, True)
+    whole = pipe.getvalue()
+    assert read_message(io.BytesIO(whole[:-3]), "test worker") is None  # a worker killed while writing
+    with pytest.raises(IngestError, match="unreadable"):
+        read_message(io.BytesIO((5 | LINES_FRAME).to_bytes(8, "big") + b"12345"), "test worker")

@@ -254,11 +254,19 @@ _publication_date = functools.lru_cache(maxsize=16_384)(rules.publication_date)
 (works share dates; the result is immutable and computes ``stored`` once): a bulk ingest's ~5 µs a work."""
 
 
-def work_state(work: Any, provenance: Mapping[str, Any]) -> DocState:
+_record_date = functools.lru_cache(maxsize=16_384)(rules.record_date)
+""":func:`frozen_search.cutoff_rules.openalex.record_date` of a publication date and a ``created_date`` string, kept
+for the last 16,384 distinct pairs (works share both; the result is immutable and computes ``stored`` once)."""
+
+
+def work_state(work: Any, provenance: Mapping[str, Any], verdict: rules.Verdict | None = None) -> DocState:
     """The state of one OpenAlex work object (see the module docstring); ``provenance`` is stored with it.
 
     The version is a hash of everything stored, so the same record always gives the same version and a changed
     record (a later retrieval) a new one, which supersedes it when its date is the same.
+
+    ``verdict``: :func:`frozen_search.cutoff_rules.openalex.judge` of ``work`` when the caller has judged it
+    already (the ingest reads a work's shown-only fields only for an eligible work); ``None``: judged here.
 
     Raises:
         RecordError: not a work object, no OpenAlex work id, no usable ``publication_date``, or an eligible work
@@ -275,8 +283,10 @@ def work_state(work: Any, provenance: Mapping[str, Any]) -> DocState:
     doi = normalize_doi(work.get("doi"))
     aliases = (f"doi:{doi}",) if doi else ()
     url = f"https://{HOST}/{key}"
-    verdict = rules.judge(work)
-    shown = rules.record_date(published, work.get("created_date"))
+    if verdict is None:
+        verdict = rules.judge(work)
+    created = work.get("created_date")
+    shown = _record_date(published, created) if type(created) is str else rules.record_date(published, created)
     stored, precision_ms = shown.stored, shown.precision_ms
     later = (shown.shown_from,) if shown.by != "publication" else ()  # shown later than its date: a new version
     if not verdict.eligible:

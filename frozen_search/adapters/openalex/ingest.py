@@ -18,6 +18,7 @@ whole ingest is stored.
 from __future__ import annotations
 
 import gzip
+import itertools
 import os
 import threading
 import zlib
@@ -40,6 +41,7 @@ from frozen_search.adapters.documents import (
     line_blocks,
 )
 from frozen_search.adapters.openalex.ids import SOURCE, RecordError, work_key, work_state
+from frozen_search.cutoff_rules import openalex as rules
 from frozen_search.errors import IngestError
 from frozen_search.index import RevisionIndex
 from frozen_search.store import Store
@@ -113,15 +115,17 @@ def _json_lines(first: bytes, stream: IO[bytes], tick: Callable[[int], None]) ->
         yield from _line_records(number, line)
 
 
-def _line_records(number: int, line: bytes) -> list[Record]:
-    """The records of line ``number`` of a JSON-lines file: none for a blank line, each work of a list response."""
+def _line_records(number: int, line: bytes, end: bytes = b"") -> list[Record]:
+    """The records of line ``number`` of a JSON-lines file: none for a blank line, each work of a list response.
+    ``end``: the line end ``line`` was read without (``b"\\n"``; ``b""``: ``line`` holds its own, if any), put back
+    only for a line parsed whole (``json``'s error messages count it)."""
     if (not line or line[0] in _WHITESPACE) and not line.strip():  # a line starting otherwise is not blank
         return []
     fields = work_fields(line)
     if fields is not None:
         return [(f"line {number}", fields)]
     try:
-        parsed = fastjson.loads(line)
+        parsed = fastjson.loads(line + end if end else line)
     except (ValueError, RecursionError) as exc:
         return [(f"line {number}", RecordError(f"not JSON ({exc})"))]
     if isinstance(parsed, dict) and isinstance(parsed.get("results"), list):
@@ -133,11 +137,15 @@ _WHITESPACE = frozenset(b" \t\n\r\x0b\x0c")  # what bytes.strip() strips
 _parsers = threading.local()  # one simdjson parser per thread (a parser holds its last document)
 
 
-def work_fields(line: bytes) -> dict[str, Any] | None:
+def work_fields(line: bytes) -> WorkFields | None:
     """The fields :data:`WORK_FIELDS` of the work on ``line`` (one JSON-lines record), each as ``json.loads(line)``
     gives it, a field the work lacks left out: what :func:`~frozen_search.adapters.openalex.ids.work_state` makes the
     same state of as of the whole parsed work, without building Python objects for the rest of it (~2/3 of a
-    snapshot work's ~13.5 kB: concepts, topics, referenced works, counts by year...). ``None`` where that is not
+    snapshot work's ~13.5 kB: concepts, topics, referenced works, counts by year...). The work is judged
+    (:func:`~frozen_search.cutoff_rules.openalex.judge`, kept as ``verdict``) before :data:`SHOWN_ONLY` is read,
+    and those fields are read only for an eligible work (a refused work's state reads none of them), each
+    authorship as its ``raw_author_name`` alone (the only key of it the state reads; an authorship whose keys
+    repeat is read whole, so its value is ``json``'s). ``None`` where that is not
     shown -- then the line is parsed whole (:func:`frozen_search.adapters.fastjson.loads`), which gives the value or
     the error ``json`` gives:
 
@@ -165,21 +173,70 @@ def work_fields(line: bytes) -> dict[str, Any] | None:
         return None
 
 
-def _fields(document: Any) -> dict[str, Any] | None:
+class WorkFields(dict[str, Any]):
+    """The fields of one work read by :func:`work_fields` (a ``dict``), with ``verdict``: what
+    :func:`~frozen_search.cutoff_rules.openalex.judge` says of them, judged once (passed on to
+    :func:`~frozen_search.adapters.openalex.ids.work_state`)."""
+
+    verdict: rules.Verdict
+
+
+def _fields(document: Any) -> WorkFields | None:
     assert _simdjson is not None
-    whole, part = _simdjson.Object, _simdjson.Array
-    if type(document) is not whole:
+    if type(document) is not _simdjson.Object:
         return None
     keys = set(document)
     if len(keys) != len(document) or "results" in keys:
         return None
-    fields: dict[str, Any] = {}
-    for key in WORK_FIELDS:
+    fields = WorkFields()
+    for key in _JUDGED_FIELDS:
         if key in keys:
-            value = document[key]
-            kind = type(value)
-            fields[key] = value.as_dict() if kind is whole else value.as_list() if kind is part else value
+            fields[key] = _value(document[key])
+    verdict = fields.verdict = rules.judge(fields)
+    if not verdict.eligible:  # the state of a refused work reads nothing more (work_state)
+        return fields
+    if "authorships" in keys:
+        found = document["authorships"]
+        fields["authorships"] = _deposited_names(found) if type(found) is _simdjson.Array else _value(found)
+    if "abstract_inverted_index" in keys:
+        fields["abstract_inverted_index"] = _value(document["abstract_inverted_index"])
     return fields
+
+
+SHOWN_ONLY = ("authorships", "abstract_inverted_index")
+"""The fields of :data:`WORK_FIELDS` that only an eligible work's state reads: :func:`work_fields` reads them only
+for a work :func:`~frozen_search.cutoff_rules.openalex.judge` finds eligible, judged without them (tests/openalex
+check that ``judge`` reads neither)."""
+_JUDGED_FIELDS = tuple(key for key in WORK_FIELDS if key not in SHOWN_ONLY)
+
+
+def _value(value: Any) -> Any:
+    """A simdjson value as ``json.loads`` gives it (``as_dict``/``as_list`` keep the last of repeated keys)."""
+    assert _simdjson is not None
+    kind = type(value)
+    return value.as_dict() if kind is _simdjson.Object else value.as_list() if kind is _simdjson.Array else value
+
+
+def _plain_object(value: Any) -> bool:
+    """Whether ``value`` is a simdjson object whose keys are all distinct (so ``value[key]`` is ``json``'s value)."""
+    assert _simdjson is not None
+    return type(value) is _simdjson.Object and len(set(value)) == len(value)
+
+
+def _deposited_names(authorships: Any) -> list[Any]:
+    """A work's ``authorships`` (a simdjson array) as the state reads them
+    (:func:`~frozen_search.adapters.openalex.ids.work_state`: each object's ``raw_author_name`` alone): each object
+    with its ``raw_author_name`` only (whole when its keys repeat), any other entry as it is."""
+    assert _simdjson is not None
+    names: list[Any] = []
+    for authorship in authorships:
+        if not _plain_object(authorship):
+            names.append(_value(authorship))
+        elif "raw_author_name" in authorship:
+            names.append({"raw_author_name": _value(authorship["raw_author_name"])})
+        else:
+            names.append({})
+    return names
 
 
 def _chain(first: bytes, stream: IO[bytes]) -> Iterator[bytes]:
@@ -229,6 +286,43 @@ def lines_of(stream: IO[bytes], number: int = 1) -> Iterator[bytes]:
         _bounded(held, number)
     if pending:
         yield b"".join(pending)
+
+
+def _whole_lines(stream: IO[bytes], first: bytes, size: int) -> Iterator[tuple[int, bytes, int, bool]]:
+    """The blocks of :func:`~frozen_search.adapters.documents.line_blocks` ``(stream, first, 0, 1, size,``
+    :func:`_bounded` ``)``, each as one ``bytes`` rather than a list of lines (no line copied):
+    ``(number of its first line, its lines, the file's bytes read by then, ended)``; ``ended`` is false only for
+    the last block when the file does not end in a line end (then it holds that one line, without).
+
+    Raises:
+        IngestError: a line is longer than :data:`MAX_LINE_BYTES` (as ``line_blocks`` tells it); what reading
+            ``stream`` raises.
+    """
+    on_disk = getattr(stream, "fileobj", stream)
+    pending: list[bytes] = []  # the start of a line not ended yet
+    held = ended = 0  # its length; the lines ended so far
+    for block in itertools.count():
+        data = stream.read(size)
+        if block == 0:
+            data = first + data
+        if not data:
+            break
+        start = data.find(b"\n")
+        if start < 0:
+            pending.append(data)
+            held += len(data)
+            _bounded(held, ended + 1)
+            yield ended + 1, b"", on_disk.tell(), True
+            continue
+        _bounded(held + start + 1, ended + 1)
+        last = data.rfind(b"\n")
+        lines = b"".join([*pending, data[:last + 1]]) if pending else data[:last + 1]
+        yield ended + 1, lines, on_disk.tell(), True
+        ended += data.count(b"\n", 0, last + 1)
+        pending = [data[last + 1:]] if last + 1 < len(data) else []
+        held = len(data) - last - 1
+    if pending:  # the last line, without a line end: a block of its own
+        yield ended + 1, b"".join(pending), on_disk.tell(), False
 
 
 def records(path: Path, tick: Callable[[int], None]) -> Iterator[Record]:
@@ -301,7 +395,8 @@ def _record_state(path: Path, position: str, record: Any) -> tuple[bool, DocStat
     if isinstance(record, RecordError):
         return False, record
     try:
-        return True, work_state(record, {"file": path.name, "position": position})
+        return True, work_state(record, {"file": path.name, "position": position},
+                                verdict=record.verdict if type(record) is WorkFields else None)
     except RecordError as exc:  # work_state reads the id first: this tells whether that was what failed
         try:
             work_key(record.get("id") if isinstance(record, dict) else None)
@@ -321,7 +416,8 @@ class OpenAlexReader:
     reader. ``workers``: how many (default: a core left to the ingesting process, the others parse, at most
     :data:`MAX_SHARES`; on 2 cores one worker: each added worker inflates the whole part again, ~20 % more
     CPU in all, which two cores shared with the ingesting process do not win back -- bench/README); with one
-    worker, the ingesting process parses one block in :data:`BESIDE_WORKER` itself (:meth:`beside`)."""
+    worker, the ingesting process parses one block in :data:`BESIDE_WORKER` itself (:meth:`beside`), the worker
+    sending it those blocks as they are (:attr:`lines_beside`): the part is inflated once."""
 
     def __init__(self, workers: int | None = None) -> None:
         self.workers = workers
@@ -345,8 +441,9 @@ class OpenAlexReader:
 
     def beside(self, path: Path) -> int:
         """When one worker process parses ``path`` (:meth:`shares` is 1, the default on 2 cores): the ingesting
-        process reads one block in this many itself (:func:`~frozen_search.adapters.documents.states_beside_worker`):
-        :data:`BESIDE_WORKER` for a JSON-lines part, whose worker alone is the bound on 2 cores (it inflates,
+        process reads one block in this many itself
+        (:func:`~frozen_search.adapters.documents.states_lines_beside_worker`): :data:`BESIDE_WORKER` for a JSON-lines
+        part, whose worker alone is the bound on 2 cores (it inflates,
         parses, builds and encodes every work while the ingesting process only stores them); 0 (none) for a
         whole-file response or anything unreadable."""
         return BESIDE_WORKER if BESIDE_WORKER > 1 and self._json_lines(path) else 0
@@ -405,6 +502,58 @@ class OpenAlexReader:
         block = SharedBlock(read=read)
         for number, line in chunk:
             for position, record in _line_records(number, line):
+                block.records += 1
+                work, state = _record_state(path, position, record)
+                block.works += work
+                if isinstance(state, RecordError):
+                    block.problems.append((block.records, position, str(state)))
+                else:
+                    block.groups.append([state])
+        return block
+
+    lines_beside = True
+    """With one worker (:meth:`beside`), the worker inflates and splits the whole part and sends the ingesting
+    process its blocks as they are (:func:`~frozen_search.adapters.documents.states_lines_beside_worker`,
+    :meth:`share_lines`), rather than both inflating it."""
+
+    def share_lines(self, path: Path, every: int, size: int = SHARE_BYTES
+                    ) -> Iterator[SharedBlock | tuple[int, bytes, int, bool]]:
+        """Every block of the JSON-lines file ``path`` (as :meth:`share` cuts and numbers them) in file order:
+        blocks ``0``, ``every``, ``2 * every``, ... as they are, ``(number of the first line, its lines, the file's
+        bytes read by then, whether each line has its line end)`` for another process to read (:meth:`lines_block`),
+        every other one read into states here (:class:`SharedBlock`).
+
+        Raises:
+            IngestError: as :meth:`share`.
+        """
+        try:
+            stream = _open(path)
+        except OSError as exc:
+            raise IngestError(f"{path} cannot be read: {exc}") from exc
+        with stream:
+            try:  # the first line that is not blank is line 1 (read as records() reads it: the same errors)
+                first = stream.readline(MAX_LINE_BYTES + 1)
+                while first and not first.strip():
+                    first = stream.readline(MAX_LINE_BYTES + 1)
+            except _UNREADABLE as exc:
+                raise _first_line_error(path, exc) from exc
+            try:
+                for block, (number, data, read, ended) in enumerate(_whole_lines(stream, first, size)):
+                    yield (number, data, read, ended) if block % every == 0 else self.lines_block(
+                        path, number, data, ended, read)
+            except _UNREADABLE as exc:
+                raise IngestError(f"{path} cannot be read to its end (truncated or damaged): {exc}") from exc
+
+    def lines_block(self, path: Path, number: int, data: bytes, ended: bool, read: int) -> SharedBlock:
+        """One block of :meth:`share_lines` read into states, as :meth:`share` reads it: ``data`` holds lines
+        ``number``, ``number + 1``, ..., each with its line end when ``ended`` (else one line without)."""
+        lines = data.split(b"\n")
+        if ended:
+            lines.pop()  # what follows the last line end: nothing
+        end = b"\n" if ended else b""
+        block = SharedBlock(read=read)
+        for offset, line in enumerate(lines):
+            for position, record in _line_records(number + offset, line, end):
                 block.records += 1
                 work, state = _record_state(path, position, record)
                 block.works += work
