@@ -7,7 +7,8 @@ whole), in twin worlds that differ only in a record made after ``T``.
   was made: at ``T = 2026-01-06T02:00Z`` a work whose record was made after ``T`` was shown.
 - A ``created_date`` written twice in one record: JSON leaves a repeated name's meaning open (RFC 8259 s. 4), and
   ``json``/the fast reader keep the last value. A record made after ``T`` whose line repeats the key with an
-  earlier day last is shown on the earlier value (strict xfail below).
+  earlier day last was shown on the earlier value; a work whose own object repeats a key is now a skipped record
+  (``adapters.openalex.ingest._unrepeated``), so neither value decides.
 """
 
 from __future__ import annotations
@@ -95,14 +96,27 @@ def test_a_created_date_with_an_offset_is_read_at_the_later_of_its_two_days() ->
 
 
 @pytest.mark.parametrize("shape", ["lines", "response"])
-@pytest.mark.xfail(strict=True, reason="audit5: a record repeating created_date is read by its last value (json's "
-                   "and the simdjson fast reader's choice, RFC 8259 leaves it open): a record made 2026-02-12 whose "
-                   "line repeats created_date with 2025-10-10 last is shown at 2026-01-06; fail closed would take "
-                   "the later value (or refuse the record). Owner: OpenAlex ingest (fastjson/work_fields).")
-def test_twin_worlds_a_created_date_written_twice_counts_from_its_later_value(tmp_path: Path, shape: str) -> None:
+def test_twin_worlds_a_created_date_written_twice_refuses_the_record(tmp_path: Path, shape: str) -> None:
     text = json.dumps(_later("2026-02-12T00:00:00"))
     doubled = text.replace('"created_date": "2026-02-12T00:00:00"',
                            '"created_date": "2026-02-12T00:00:00", "created_date": "2025-10-10T00:00:00"')
     assert doubled != text
     later, before = _twins(tmp_path, doubled, shape, "2026-01-06")
     assert later == before
+
+
+@pytest.mark.parametrize("repeat", ["publication_date", "is_retracted", "type"])
+def test_any_top_level_field_written_twice_is_a_skipped_record(tmp_path: Path, repeat: str) -> None:
+    from frozen_search.adapters.openalex.ids import RecordError
+    from frozen_search.adapters.openalex.ingest import _line_records
+
+    text = json.dumps(OLDER)
+    first = f'"{repeat}": {json.dumps(OLDER[repeat])}'
+    assert first in text
+    doubled = text.replace(first, f"{first}, {first}")  # even the same value twice: refused, not read by one of them
+    (position, record), = _line_records(7, doubled.encode())
+    assert position == "line 7" and isinstance(record, RecordError), record
+    nested = text.replace('"is_oa": ', '"is_oa": false, "is_oa": ', 1)  # inside a field: json's last value
+    assert nested != text
+    (_, kept), = _line_records(8, nested.encode())
+    assert not isinstance(kept, RecordError) and kept["id"] == OLDER["id"]

@@ -94,15 +94,15 @@ def _whole_file(path: Path, stream: IO[bytes]) -> Iterator[Record]:
         raise IngestError(f"{path} is one JSON document longer than {MAX_DOCUMENT_BYTES} bytes: not an OpenAlex "
                           "response (nothing of it is read)")
     try:
-        document = fastjson.loads(data)
+        document, repeated = fastjson.loads_marking_repeats(data)
     except (ValueError, RecursionError) as exc:
         raise IngestError(f"{path} is neither an OpenAlex JSON response nor JSON lines: {exc}") from exc
     if isinstance(document, dict) and isinstance(document.get("results"), list):
-        yield from ((f"results[{i}]", work) for i, work in enumerate(document["results"]))
+        yield from ((f"results[{i}]", _unrepeated(work, repeated)) for i, work in enumerate(document["results"]))
     elif isinstance(document, dict) and "id" in document:
-        yield "work", document
+        yield "work", _unrepeated(document, repeated)
     elif isinstance(document, list):
-        yield from ((f"[{i}]", work) for i, work in enumerate(document))
+        yield from ((f"[{i}]", _unrepeated(work, repeated)) for i, work in enumerate(document))
     else:
         raise IngestError(f"{path} is JSON but not an OpenAlex work, a works list (results) or JSON lines")
 
@@ -125,12 +125,23 @@ def _line_records(number: int, line: bytes, end: bytes = b"") -> list[Record]:
     if fields is not None:
         return [(f"line {number}", fields)]
     try:
-        parsed = fastjson.loads(line + end if end else line)
+        parsed, repeated = fastjson.loads_marking_repeats(line + end if end else line)
     except (ValueError, RecursionError) as exc:
         return [(f"line {number}", RecordError(f"not JSON ({exc})"))]
     if isinstance(parsed, dict) and isinstance(parsed.get("results"), list):
-        return [(f"line {number} results[{i}]", work) for i, work in enumerate(parsed["results"])]
-    return [(f"line {number}", parsed)]
+        return [(f"line {number} results[{i}]", _unrepeated(work, repeated))
+                for i, work in enumerate(parsed["results"])]
+    return [(f"line {number}", _unrepeated(parsed, repeated))]
+
+
+def _unrepeated(work: Any, repeated: set[int]) -> Any:
+    """``work`` as read, or the :class:`RecordError` that refuses it when its own object repeats a key: which of two
+    written values (two ``created_date``, two ``publication_date``) is the record's is not shown (``json`` keeps the
+    last; RFC 8259 leaves it open), so neither decides when the work is shown. Repeats inside its fields keep
+    ``json``'s last value, as :func:`work_fields` reads them."""
+    if id(work) in repeated:
+        return RecordError("a top-level field is written more than once (which value is the record's is not shown)")
+    return work
 
 
 _WHITESPACE = frozenset(b" \t\n\r\x0b\x0c")  # what bytes.strip() strips
@@ -145,17 +156,20 @@ def work_fields(line: bytes) -> WorkFields | None:
     (:func:`~frozen_search.cutoff_rules.openalex.judge`, kept as ``verdict``) before :data:`SHOWN_ONLY` is read,
     and those fields are read only for an eligible work (a refused work's state reads none of them), each
     authorship as its ``raw_author_name`` alone (the only key of it the state reads; an authorship whose keys
-    repeat is read whole, so its value is ``json``'s). ``None`` where that is not
-    shown -- then the line is parsed whole (:func:`frozen_search.adapters.fastjson.loads`), which gives the value or
-    the error ``json`` gives:
+    repeat is read whole, so its value is ``json``'s). ``None`` where that is not shown -- then the line is parsed
+    whole (:func:`frozen_search.adapters.fastjson.loads_marking_repeats`), which gives the value or the error ``json``
+    gives:
 
     - pysimdjson (https://github.com/TkTech/pysimdjson, simdjson's DOM parser) is not installed, or refuses the line:
       simdjson validates the whole line (RFC 8259 and UTF-8) and refuses what ``json`` reads otherwise or not at
       all (``NaN``/``Infinity``, an integer past 64 bits, an escaped lone surrogate, invalid UTF-8, more than 1,024
       levels of nesting);
-    - the line is not a JSON object, is a list response (``results``), or repeats a top-level key (simdjson would
-      give the first value, ``json`` gives the last; inside the fields read, simdjson's ``as_dict`` keeps the last,
-      as ``json`` does).
+    - the line is not a JSON object, is a list response (``results``), or repeats a top-level key (then the line is
+      read by :func:`~frozen_search.adapters.fastjson.loads_marking_repeats` and the work refused, a coded skipped
+      record: which value is the record's is not shown; inside the fields read, simdjson's ``as_dict`` keeps the
+      last, as ``json`` does).
+
+    Without pysimdjson every line is read by ``loads_marking_repeats`` (``json`` with a pairs hook, slower).
 
     Numbers are read alike (integers within 64 bits exactly; other numbers as correctly rounded doubles), strings
     alike (escapes, surrogate pairs). One difference is left: a line nested more deeply than Python's ``json`` can
