@@ -191,7 +191,8 @@ _AUTHOR_SEPARATOR = re.compile(r",\s*(?:and\s+)?|\s+and\s+|\s*;\s*")
 # then a separator would find (a separator holds no parenthesis, so one matched inside parentheses skips none)
 _AUTHOR_SCAN = re.compile(r"(\()|(\))|" + _AUTHOR_SEPARATOR.pattern)
 _PARENTHESIS = re.compile(r"[()]")
-_ONLY_COMMAS = re.compile(r"[();]|and\s")  # absent: every separator is a comma (and the spaces after it)
+_AND_SPACE = re.compile(r"and\s")  # with no "(", ")" or ";" either, every separator is a comma (and the spaces
+# after it); the regex of these four alone is searched for an order of magnitude slower than one word
 
 
 def author_list(authors: str) -> list[str]:
@@ -208,7 +209,8 @@ def author_list(authors: str) -> list[str]:
     names: list[str] = []
     depth, start = 0, 0
     text = clean(authors)
-    if _ONLY_COMMAS.search(text) is None:  # no parenthesis, semicolon or "and ": the separators are the commas
+    if "(" not in text and ")" not in text and ";" not in text and _AND_SPACE.search(text) is None:
+        # no parenthesis, semicolon or "and ": the separators are the commas
         return [name.strip() for name in text.split(",") if name.strip()]
     if "(" not in text and ")" not in text:  # never inside parentheses: every separator splits (no affiliation list)
         return [name.strip() for name in _AUTHOR_SEPARATOR.split(text) if name.strip()]
