@@ -17,10 +17,21 @@ names "SHOULD be unique"; ``json`` and ``orjson`` keep the last value silently).
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Sequence
+from types import ModuleType
 from typing import Any
 
 import orjson
+
+_simdjson: ModuleType | None
+try:  # pysimdjson (the ``dumps`` extra): a DOM that keeps every written name, to tell a repeat without Python values
+    import simdjson
+
+    _simdjson = simdjson
+except ImportError:  # pragma: no cover - without the extra: repeats told by json with a pairs hook
+    _simdjson = None
+_parsers = threading.local()  # one simdjson parser per thread (a parser holds its last document)
 
 _DIGITS_ONLY = bytes(48 if 48 <= i <= 57 else 32 for i in range(256))  # every digit stays '0', all else a space
 _LONG_RUN = b"0" * 19
@@ -62,3 +73,44 @@ def loads_marking_repeats(data: bytes) -> tuple[Any, set[int]]:
         return value
 
     return json.loads(data, object_pairs_hook=_object), repeated
+
+
+def repeats_a_name(data: bytes) -> bool:
+    """Whether an object in the JSON text ``data`` (UTF-8 bytes, JSON that :func:`loads` reads) writes one name
+    twice (RFC 8259 section 4: names "SHOULD be unique"; ``json`` and ``orjson`` keep the last value silently), for a
+    reader that must not let one of two written values decide (a version's date). pysimdjson's DOM keeps every
+    written name: an object repeats one where its names are fewer than its members (~3 us for an arXiv snapshot
+    line); without pysimdjson, or for a text simdjson refuses, :func:`loads_marking_repeats` decides.
+
+    Raises:
+        ValueError, RecursionError: as :func:`loads_marking_repeats`, for a text simdjson refuses that is not JSON.
+    """
+    if _simdjson is not None:
+        parser = getattr(_parsers, "parser", None)
+        if parser is None:
+            parser = _parsers.parser = _simdjson.Parser()
+        try:
+            document = parser.parse(data)
+        except Exception:  # noqa: BLE001 - whatever simdjson refuses (NaN, big integers...), json decides below
+            pass
+        else:
+            return _dom_repeats(document, _simdjson.Object, _simdjson.Array)
+    return bool(loads_marking_repeats(data)[1])
+
+
+def _dom_repeats(value: Any, obj: type, array: type) -> bool:
+    pending = [value]
+    while pending:
+        value = pending.pop()
+        kind = type(value)
+        if kind is obj:
+            names = list(value)
+            if len(set(names)) != len(names):
+                return True
+            for name in names:  # each name once (no repeat): value[name] is its DOM value, values() converts
+                child = value[name]
+                if type(child) in (obj, array):
+                    pending.append(child)
+        elif kind is array:
+            pending.extend(child for child in value if type(child) in (obj, array))
+    return False

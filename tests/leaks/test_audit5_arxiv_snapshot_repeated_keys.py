@@ -1,9 +1,9 @@
 """Audit 5: a name repeated in one object of an arXiv bulk-snapshot line (RFC 8259 s. 4 leaves its meaning open;
 ``json`` and orjson keep the last value). A version's ``created`` written twice, its submission after the deadline
 first and an earlier one (before the deadline) last, or a ``versions`` list written twice, the later list first:
-the record is read by its last value, and a paper announced after ``T`` is shown at ``T``. Fail closed would read
-such a record by the later date (or skip it as ambiguous). Twin worlds: the world with such a line answers unlike
-the world without it.
+the record was read by its last value, and a paper announced after ``T`` was shown at ``T``. Such a line is now a
+skipped record, reported (``fastjson.repeats_a_name``): neither value decides. Twin worlds: the world with such a
+line answers as the world without it.
 
 The same in OAI-PMH arXivRaw XML (a ``<version>`` with two ``<date>`` elements was read by its first) is fixed: such a
 record is skipped and reported, by the fast and the careful reader alike.
@@ -56,10 +56,6 @@ def _doubled(where: str) -> str:
 
 
 @pytest.mark.parametrize("where", ["created", "versions"])
-@pytest.mark.xfail(strict=True, reason="audit5: a repeated name in an arXiv snapshot line is read by its last value "
-                   "(json/orjson): a version's created written twice (Mon 5 Jan 2026 20:30 GMT, after the "
-                   "deadline, then Fri 2 Jan 2026 10:00 GMT) or versions written twice shows 2601.00404 at "
-                   "T = 2026-01-06, before its announcement. Owner: arXiv snapshot ingest (fastjson).")
 def test_twin_worlds_a_repeated_name_is_not_read_by_its_earlier_date(tmp_path: Path, where: str) -> None:
     old = _snapshot_line(*OLD)
     with_line = _answers(local_service(ingested(tmp_path / "with", [

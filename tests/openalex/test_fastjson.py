@@ -47,3 +47,19 @@ def test_every_real_record_parses_to_the_same_value() -> None:
     b'{"a": 1, "a": 2}', b'{"a": -0.0, "b": 1.0, "c": 1E2}', b'{"id": "W1", "doi": "10.1/1234567890123456789012"}'])
 def test_where_orjson_differs_json_decides(data: bytes) -> None:
     assert _outcome(fastjson.loads, data) == _outcome(json.loads, data)
+
+
+REPEATS = [(b'{"a": 1, "a": 2}', True), (b'{"a": 1, "b": {"c": 1, "c": 2}}', True),
+           (b'{"a": [{"x": 1}, {"y": 1, "y": 2}]}', True), (b'{"a": [[{"z": 1, "z": 1}]]}', True),
+           (b'{"a\\u0062": 1, "ab": 2}', True),  # the same name, one written with an escape
+           (b'{"x": 123456789012345678901234567890, "x": 1}', True),  # simdjson refuses: json decides
+           (b'{"a": NaN, "a": 1}', True), (b'{"a": NaN}', False), (b'{"a": 1, "b": [1, 2, {"c": 3}]}', False),
+           (b'[{"a": {"b": [{"c": 1}]}}]', False), (b'{"ab": 1, "a\\u0062c": 2}', False)]
+
+
+@pytest.mark.parametrize(("text", "repeats"), REPEATS)
+def test_repeats_a_name_at_any_depth(text: bytes, repeats: bool) -> None:
+    for _ in range(2):  # the thread's simdjson parser is reused: no DOM of the last text outlives a call
+        assert fastjson.repeats_a_name(text) is repeats
+    value, marked = fastjson.loads_marking_repeats(text)
+    assert value == json.loads(text) and bool(marked) is repeats
