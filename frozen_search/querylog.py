@@ -763,7 +763,7 @@ class QueryLog:
         self._key = key
         self._clock, self._fsync, self._lock = clock, fsync, threading.Lock()
         try:
-            self._handle = self.path.open("ab")
+            self._handle = self.path.open("a+b")  # appends; read back only at this writer's own last hash
         except OSError as exc:
             raise ConfigError(f"cannot open query log {self.path}: {exc}") from exc
         try:
@@ -772,6 +772,7 @@ class QueryLog:
                 _cut_torn_tail(self._handle, self.path)
                 self._prev = _last_hash(self.path)
                 self._size = os.fstat(self._handle.fileno()).st_size
+                self._mark: int | None = None  # the file offset of the hash this writer wrote last
             finally:
                 fcntl.flock(self._handle.fileno(), fcntl.LOCK_UN)
         except BaseException:
@@ -820,7 +821,7 @@ class QueryLog:
                     record["sig"] = line_signature(self._key, record["hash"])
                     pieces.append(b',"sig":"' + record["sig"].encode("ascii") + b'"')
                 pieces += (runs[2], b"}\n")
-                self._write(pieces)
+                self._write(pieces, len(runs[0]) + len(b',"hash":"'))
                 self._prev = record["hash"]
             finally:
                 fcntl.flock(self._handle.fileno(), fcntl.LOCK_UN)
@@ -831,16 +832,21 @@ class QueryLog:
         file's last line (read once per such append, not again at every later line). A last line without its
         newline is a write another writer left when it died (every writer writes under the ``flock``): cut, as on
         opening, so that one killed CLI call does not refuse every later call of a running server."""
-        size = os.fstat(self._handle.fileno()).st_size
-        if size != self._size:
+        fd = self._handle.fileno()
+        size = os.fstat(fd).st_size
+        if size != self._size or (self._mark is not None and os.pread(fd, 64, self._mark) != self._prev.encode()):
+            # another writer appended, or emptied the file and refilled it to this very size (its bytes where
+            # this writer's last hash stood differ: one 64-byte read, not the last line re-read at every append)
             size -= _cut_torn_tail(self._handle, self.path)
             self._prev = _last_hash(self.path)
-            self._size = size
+            self._size, self._mark = size, None
 
-    def _write(self, pieces: list[bytes]) -> None:
+    def _write(self, pieces: list[bytes], hash_at: int) -> None:
         """Append the line made of ``pieces`` (under the ``flock``; one ``writev(2)`` in practice, the rest written
-        as one buffer if the kernel wrote less) and count its bytes."""
+        as one buffer if the kernel wrote less) and count its bytes; ``hash_at``: where its ``hash`` value starts in
+        the line (bytes), remembered as a file offset for :meth:`_chain_to_file`."""
         fd = self._handle.fileno()
+        self._mark = self._size + hash_at
         total = sum(len(piece) for piece in pieces)
         done = os.writev(fd, pieces)
         if done < total:  # O_APPEND on a regular file writes all of it unless the disk is full: finish the line
@@ -903,7 +909,8 @@ class QueryLog:
                 if self._key is not None:
                     record["sig"] = line_signature(self._key, record["hash"])
                     written_as["sig"] = f'"{record["sig"]}"'
-                self._write([_encode(_spliced(written_as)) + b"\n"])
+                line = _encode(_spliced(written_as)) + b"\n"
+                self._write([line], line.index(b'"hash":"' + record["hash"].encode("ascii")) + len(b'"hash":"'))
                 self._prev = record["hash"]
             finally:
                 fcntl.flock(self._handle.fileno(), fcntl.LOCK_UN)
