@@ -78,7 +78,7 @@ class Site:
 
 
 def _expanded(log: list[dict[str, Any]]) -> bool:
-    live = WikipediaLive(Site(log), parse_cutoff(CUTOFF))  # type: ignore[arg-type]
+    live = WikipediaLive(Site(log), parse_cutoff(CUTOFF))
     found = live.templates_at([TITLE])[TITLE]
     return found is not None and found.revid == REVISION["revid"]
 
