@@ -32,6 +32,7 @@ from urllib.parse import urljoin, urlsplit
 import regex
 import requests
 
+from frozen_search.adapters import fastjson
 from frozen_search.adapters.documents import DocReference, DocState, distinct_words
 from frozen_search.adapters.http import Upstream
 from frozen_search.adapters.openalex.ids import SOURCE, RecordError, doc_id, normalize_doi, work_key, work_state
@@ -109,7 +110,7 @@ class OpenAlexLive:
         rejections: list[Rejection] = []
         for url, work in self._proposed(query, limit):
             try:
-                found.append([work_state(work, {"upstream": url})])
+                found.append([_state(work, url)])
             except RecordError as exc:
                 rejections.append(Rejection(id=_doc_of(work), reason="created_after_cutoff",
                                             evidence=f"OpenAlex search proposed it; {exc}"))
@@ -159,7 +160,7 @@ class OpenAlexLive:
             key = work_key(reference.doc_id.split(":", 1)[-1])
             url, work = self._work(key)
             try:
-                return [work_state(work, {"upstream": url})]
+                return [_state(work, url)]
             except RecordError as exc:
                 raise NotFoundBeforeCutoff(f"{doc_id(key)}: {exc}") from exc
         alias = reference.alias or ""
@@ -170,7 +171,7 @@ class OpenAlexLive:
         problems: list[str] = []
         for url, work in self._listed([("filter", f"doi:{doi}"), ("per_page", "50")], None):
             try:
-                state = work_state(work, {"upstream": url})
+                state = _state(work, url)
             except RecordError as exc:
                 problems.append(str(exc))
                 continue
@@ -190,7 +191,7 @@ class OpenAlexLive:
         seen = 0
         for _ in range(self.max_pages):
             record = self._get(f"{self.api}/works", [*params, ("cursor", cursor), *self._auth], _require_results)
-            body = record.json()
+            body = _parsed(record)
             for work in body["results"]:
                 yield record.url, work
                 seen += 1
@@ -214,7 +215,7 @@ class OpenAlexLive:
             raise NotFoundBeforeCutoff(f"OpenAlex has no work {key} ({record.status})")
         location = record.header("Location")
         if not (300 <= record.status < 400 and location):
-            return record.url, record.json()
+            return record.url, _parsed(record)
         target = urljoin(url, location)
         parts = urlsplit(target)
         moved = _WORK_PATH.match(parts.path.removeprefix(self._path))
@@ -239,6 +240,31 @@ def _query_words(query: str) -> list[str]:
     """The words of a search query (``\\w+`` of the ``regex`` package: Unicode's word characters, marks
     included), a word repeated (case-folded) asked once, at most :data:`MAX_QUERY_WORDS`, in order."""
     return distinct_words(query, _WORD, MAX_QUERY_WORDS)
+
+
+class _Repeating(dict[str, Any]):
+    """A work whose own object writes one name twice (its values as ``json`` keeps them: the last)."""
+
+
+def _parsed(record: CachedResponse) -> Any:
+    """``record``'s JSON body as ``record.json()`` gives it, each work whose own object repeats a name (RFC 8259
+    section 4: names "SHOULD be unique"; ``json`` keeps the last value silently) as a :class:`_Repeating`, which
+    :func:`_state` refuses: which of two written ``created_date`` is the record's is not shown, so neither decides
+    (as ingest's ``_unrepeated``). Raises ``ValueError`` (not JSON), as ``record.json()``."""
+    body, repeated = fastjson.loads_marking_repeats(record.body)
+    if not repeated:
+        return body
+    if isinstance(body, dict) and isinstance(body.get("results"), list):
+        body["results"] = [_Repeating(work) if id(work) in repeated else work for work in body["results"]]
+        return body
+    return _Repeating(body) if id(body) in repeated else body
+
+
+def _state(work: Any, url: str) -> DocState:
+    """:func:`work_state` of ``work`` read from ``url``. Raises :class:`RecordError` for a :class:`_Repeating`."""
+    if isinstance(work, _Repeating):
+        raise RecordError("a top-level field is written more than once (which value is the record's is not shown)")
+    return work_state(work, {"upstream": url})
 
 
 def _doc_of(work: Any) -> str:
