@@ -9,7 +9,8 @@ faster than the standard library and returns equal Python values for them, excep
   digits (the shortest integer that may not fit: 10**18 has 19) goes to ``json.loads`` without trying ``orjson``.
 
 So :func:`loads` returns exactly what ``json.loads`` returns, and raises exactly what it raises
-(``ValueError`` -- ``json.JSONDecodeError`` or ``UnicodeDecodeError`` -- or ``RecursionError``).
+(``ValueError`` -- ``json.JSONDecodeError`` or ``UnicodeDecodeError`` -- or ``RecursionError``), except that a text
+``json`` would read is refused (``ValueError``) when it is nested more than :data:`MAX_JSON_NESTING` levels deep.
 :func:`loads_marking_repeats` returns the same value and tells which objects repeated a key (RFC 8259 section 4:
 names "SHOULD be unique"; ``json`` and ``orjson`` keep the last value silently).
 """
@@ -17,8 +18,10 @@ names "SHOULD be unique"; ``json`` and ``orjson`` keep the last value silently).
 from __future__ import annotations
 
 import json
+import re
 import threading
 from collections.abc import Sequence
+from itertools import accumulate
 from types import ModuleType
 from typing import Any
 
@@ -35,6 +38,23 @@ _parsers = threading.local()  # one simdjson parser per thread (a parser holds i
 
 _DIGITS_ONLY = bytes(48 if 48 <= i <= 57 else 32 for i in range(256))  # every digit stays '0', all else a space
 _LONG_RUN = b"0" * 19
+MAX_JSON_NESTING = 512
+"""The deepest nesting of arrays and objects a text read by ``json`` may have (levels): ``json``'s C scanner stops at
+Python's recursion limit *less the caller's stack depth*, so whether a deep text was read would depend on who read
+it (the ingesting process or its worker, audit 6); a deeper text is refused here at any depth, before ``json``
+runs. orjson and simdjson read up to 1,024 levels by themselves, whatever the stack."""
+_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_NOT_BRACKETS = bytes(i for i in range(256) if i not in b"[]{}")
+_STEP = {ord("["): 1, ord("{"): 1, ord("]"): -1, ord("}"): -1}
+
+
+def _json_loads(data: bytes, **hook: Any) -> Any:
+    """``json.loads(data, **hook)`` for a text at most :data:`MAX_JSON_NESTING` levels deep (strings skipped: a
+    bracket inside one is text); a deeper one is ``ValueError``, at any stack depth."""
+    brackets = _STRING.sub(b"", data).translate(None, _NOT_BRACKETS)
+    if len(brackets) > MAX_JSON_NESTING and max(accumulate(_STEP[b] for b in brackets)) > MAX_JSON_NESTING:
+        raise ValueError(f"nested more than {MAX_JSON_NESTING} levels deep")
+    return json.loads(data, **hook)
 
 
 def loads(data: bytes) -> Any:
@@ -42,7 +62,7 @@ def loads(data: bytes) -> Any:
 
     Raises:
         ValueError: ``data`` is not JSON (``json.JSONDecodeError``) or not UTF-8 (``UnicodeDecodeError``), with
-            ``json``'s own message.
+            ``json``'s own message, or is read by ``json`` and nested past :data:`MAX_JSON_NESTING`.
         RecursionError: nesting deeper than ``json`` can follow.
     """
     if _LONG_RUN not in data.translate(_DIGITS_ONLY):
@@ -50,7 +70,7 @@ def loads(data: bytes) -> Any:
             return orjson.loads(data)
         except orjson.JSONDecodeError:
             pass  # json decides: it accepts what orjson refuses by design, or raises its own error
-    return json.loads(data)
+    return _json_loads(data)
 
 
 def loads_marking_repeats(data: bytes) -> tuple[Any, set[int]]:
@@ -61,7 +81,7 @@ def loads_marking_repeats(data: bytes) -> tuple[Any, set[int]]:
 
     Raises:
         ValueError: ``data`` is not JSON (``json.JSONDecodeError``) or not UTF-8 (``UnicodeDecodeError``), with
-            ``json``'s own message.
+            ``json``'s own message, or is read by ``json`` and nested past :data:`MAX_JSON_NESTING`.
         RecursionError: nesting deeper than ``json`` can follow.
     """
     repeated: set[int] = set()
@@ -72,7 +92,7 @@ def loads_marking_repeats(data: bytes) -> tuple[Any, set[int]]:
             repeated.add(id(value))  # the parsed value holds every object, so no id is reused while it lives
         return value
 
-    return json.loads(data, object_pairs_hook=_object), repeated
+    return _json_loads(data, object_pairs_hook=_object), repeated
 
 
 def repeats_a_name(data: bytes) -> bool:

@@ -8,14 +8,13 @@ lines-beside-worker ingest (``documents.states_lines_beside_worker``) one block 
 ingesting process (under the store loop's generators) and the others by the worker (a shallow stack): which one
 reads a line depends on the bytes before it -- the post-``T`` works of the same part included -- so twin parts that
 differ only in how many later works precede a crafted earlier work show it in one world and skip it in the other.
+Fixed: a text read by ``json`` is refused past ``fastjson.MAX_JSON_NESTING`` levels, checked before ``json`` runs.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
-
-import pytest
 
 from frozen_search.adapters.openalex.ingest import _line_records
 
@@ -44,21 +43,11 @@ def test_a_shallow_line_is_read_alike_at_any_depth() -> None:
     assert _kind(_line_records(1, line)) == _kind(_at_depth(80, lambda: _line_records(1, line))) == "dict"
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "fastjson: a line simdjson refuses is read by json, whose RecursionError comes at Python's recursion limit less "
-    "the caller's stack: openalex.ingest._line_records of a work line holding NaN and a field nested 950 levels is "
-    "a work at a shallow stack, a skipped record 80 frames deeper (the ingesting process vs its worker in "
-    "states_lines_beside_worker; which process reads a line depends on the bytes before it, later works included). "
-    "A fixed nesting limit checked before json (independent of the stack) would make it one answer"))
 def test_a_line_nested_deeply_reads_alike_at_any_stack_depth() -> None:
     line = _line(DEPTH)
     assert _kind(_line_records(1, line)) == _kind(_at_depth(80, lambda: _line_records(1, line)))
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "arxiv snapshot: _json_values reads a line orjson refuses with json (fastjson.loads, then repeats_a_name's "
-    "fallback), so a record holding NaN and a field nested 950 levels is a paper at a shallow stack and a skipped "
-    "'not a JSON object' line 80 frames deeper (the arXiv lines-beside-worker path reads some blocks in each process)"))
 def test_an_arxiv_snapshot_line_nested_deeply_reads_alike_at_any_stack_depth() -> None:
     from pathlib import Path
 

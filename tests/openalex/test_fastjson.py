@@ -43,10 +43,24 @@ def test_every_real_record_parses_to_the_same_value() -> None:
     b'{"n": -9223372036854775809}', b'{"n": 18446744073709551616}', b'[1, 18446744073709551615]',
     b"100000000000000000000", b'{"n":\n  99999999999999999999}',
     b'{"title": "\\ud800 lone"}', b'{"title": "\\udc00"}', b'{"x": NaN, "y": -Infinity}', b'{"x": 1e400}',
-    b'\xef\xbb\xbf{"a": 1}', b'{"a": "\xff"}', b'{"a": 1}{"b": 2}', b"{not json", b"", b"[" * 100_000,
+    b'\xef\xbb\xbf{"a": 1}', b'{"a": "\xff"}', b'{"a": 1}{"b": 2}', b"{not json", b"",
     b'{"a": 1, "a": 2}', b'{"a": -0.0, "b": 1.0, "c": 1E2}', b'{"id": "W1", "doi": "10.1/1234567890123456789012"}'])
 def test_where_orjson_differs_json_decides(data: bytes) -> None:
     assert _outcome(fastjson.loads, data) == _outcome(json.loads, data)
+
+
+@pytest.mark.parametrize("data", [b"[" * 100_000, b'{"x": NaN, "d": ' + b"[" * 600 + b"]" * 600 + b"}",
+                                  b'{"n": 123456789012345678901, "d": ' + b"{\"a\": " * 513 + b"1" + b"}" * 513 + b"}"])
+def test_a_text_json_reads_is_refused_past_the_nesting_limit_at_any_stack_depth(data: bytes) -> None:
+    def deeper(frames: int) -> tuple[str, Any]:
+        return _outcome(fastjson.loads, data) if frames == 0 else deeper(frames - 1)
+
+    assert _outcome(fastjson.loads, data)[0] == "ValueError"
+    assert deeper(300) == _outcome(fastjson.loads, data)  # json alone: RecursionError at some depth, not others
+    for parse in (fastjson.loads_marking_repeats, fastjson.repeats_a_name):
+        assert _outcome(parse, data)[0] == "ValueError"
+    shallow = b'{"x": NaN, "d": ' + b"[" * 500 + b"]" * 500 + b', "s": "' + b"[" * 900 + b'"}'
+    assert _outcome(fastjson.loads, shallow)[0] == "value"  # brackets inside a string are text
 
 
 REPEATS = [(b'{"a": 1, "a": 2}', True), (b'{"a": 1, "b": {"c": 1, "c": 2}}', True),
