@@ -97,7 +97,13 @@ def test_templates_at_proves_each_template_from_the_logs(timeline: Wiki) -> None
     assert found["Template:Late"] is None  # imported after T: missing at T, whatever its revision's stamp
     assert found["Template:Never"] is None
     logs = [params["letitle"] for params in asked if params.get("list") == "logevents" and "letype" not in params]
-    assert sorted(logs) == ["Template:Early", "Template:Late", "Template:Made"]  # one log request per template found
+    assert sorted(logs) == ["Template:Early", "Template:Made"]  # the log before T, of each template not refused first
+    assert all(params.get("leend") for params in asked if params.get("list") == "logevents" and
+               "letype" not in params)  # never read after T: no number of later events decides
+    typed = sorted((params["letitle"], params["letype"]) for params in asked
+                   if params.get("letype") in ("import", "create"))
+    assert typed == [("Template:Early", "create"), ("Template:Early", "import"), ("Template:Late", "import"),
+                     ("Template:Made", "create"), ("Template:Made", "import")]  # after T: import, then create
 
 
 def test_a_fetch_shows_the_templates_that_stood_at_the_cutoff(timeline: Wiki,
