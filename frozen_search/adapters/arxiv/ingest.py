@@ -165,7 +165,8 @@ class ArxivReader:
         """Whether, with one worker (:meth:`beside`), the worker alone parses ``path`` and hands the ingesting process
         the records of its blocks (:meth:`share_lines`, :meth:`lines_block`;
         :func:`~frozen_search.adapters.documents.states_lines_beside_worker`): for an OAI-PMH response, which the
-        two processes would otherwise both parse whole (~1.1 CPU-s per 20,000 records; bench/README, wt-oai3)."""
+        two processes would otherwise both parse whole (~1.5-2 CPU-s of the ingesting process per 100,000 records;
+        bench/README, wt-oai3)."""
         return detect_format(path) == "oai"
 
     def share_lines(self, path: Path, every: int) -> Iterator[SharedBlock | tuple[int, bytes, int, bool]]:
@@ -194,11 +195,11 @@ class ArxivReader:
             yield from _states(path, report, _oai_careful(path, handle, report, tick, given), start=records + 1)
 
 
-OAI_BESIDE_WORKER = 3
+OAI_BESIDE_WORKER = 5
 """The ingesting process reads one block of an OAI-PMH response in this many into states beside its one worker
 (:meth:`ArxivReader.beside`), handed its records by the worker, which alone parses the response
-(:meth:`ArxivReader.share_lines`); 0: none (the worker reads it all). At 3 the two processes spent about the same
-CPU (~3 CPU-s each per 20,000 records), at 5 the worker ~0.5 CPU-s more than the ingesting process
+(:meth:`ArxivReader.share_lines`); 0: none (the worker reads it all). Per 100,000 records at 5 the two processes
+spent ~13.5-14 CPU-s each; at 3 the ingesting process ~1.5 CPU-s more than the worker, at 0 ~3.5 less
 (bench/README, wt-oai3)."""
 OAI_BLOCK_RECORDS = 250
 """Records of an OAI-PMH response in one block of :func:`_oai_blocks`."""
