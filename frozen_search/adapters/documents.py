@@ -492,7 +492,7 @@ def ingest_states(source: str, paths: Sequence[Path], store: Store, index: Revis
                 found: Iterator[Sequence[DocState | WireState]] = (
                     states_in_workers(str(factory), paths, path, report, tick, shares, read) if shares > 1
                     else states_lines_beside_worker(str(factory), paths, path, report, tick, beside, read)
-                    if beside > 1 and getattr(read, "lines_beside", False)
+                    if beside > 1 and _lines_beside(read, path)
                     else states_beside_worker(str(factory), paths, path, report, tick, beside, read) if beside > 1
                     else states_in_worker(str(factory), paths, path, report, tick) if in_worker
                     else read(path, report, tick))
@@ -534,6 +534,13 @@ def ingest_states(source: str, paths: Sequence[Path], store: Store, index: Revis
         writer.commit(generation)
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _lines_beside(read: Any, path: Path) -> bool:
+    """Whether ``read`` reads ``path`` beside its worker by :func:`states_lines_beside_worker`: its
+    ``lines_beside``, a bool or a callable of the path (absent: no)."""
+    flag = getattr(read, "lines_beside", False)
+    return bool(flag(path) if callable(flag) else flag)
 
 
 def distinct_words(query: str, word: regex.Pattern[str], limit: int) -> list[str]:
@@ -1080,7 +1087,8 @@ def worker_main(arguments: dict[str, Any], out: IO[bytes]) -> None:
                     continue
                 write_message(out, {**encode_states([(0, g) for g in block.groups], prepared=True),
                                     "problems": block.problems, "records": block.records, "works": block.works,
-                                    "read": block.read, "done": False}, floatless=True)
+                                    "read": block.read, "done": False,
+                                    **({} if block.unsure is None else {"unsure": block.unsure})}, floatless=True)
             write_message(out, {"done": True})
             return
         if "share" in arguments:  # one of several workers of the file (states_in_workers): a message per block

@@ -14,7 +14,13 @@ from typing import Any
 import pytest
 
 from frozen_search.adapters.arxiv import ingest
-from frozen_search.adapters.documents import StateIngestReport, _blocks_in_order, encode_states
+from frozen_search.adapters.documents import (
+    StateIngestReport,
+    _blocks_in_order,
+    encode_states,
+    read_message,
+    write_lines,
+)
 from frozen_search.errors import IngestError
 from frozen_search.index import RevisionIndex
 from frozen_search.store import Store
@@ -133,6 +139,37 @@ def _alone(path: Path) -> tuple[Any, list[str], str | None]:
     return encode_states(groups, prepared=True), report.problems, error
 
 
+def _handed(path: Path, every: int) -> tuple[Any, list[str], str | None]:
+    """What the ingesting process takes when its worker alone parses ``path`` and hands it the records of one block
+    in ``every`` (``share_lines``: the worker's messages as they are, the handed blocks through a real frame)."""
+    read = ingest.ArxivReader([path])
+
+    def stream() -> Iterator[dict[str, Any]]:
+        for block in read.share_lines(path, every):
+            if isinstance(block, tuple):
+                out = io.BytesIO()
+                write_lines(out, *block)
+                out.seek(0)
+                message = read_message(out, "test worker")
+                assert message is not None
+                block = read.lines_block(path, message["number"], message["lines"], message["ended"],
+                                         message["read"])
+            yield {"groups": block.groups, "problems": block.problems, "records": block.records,
+                   "works": block.works, "read": block.read, "done": False,
+                   **({} if block.unsure is None else {"unsure": block.unsure})}
+        yield {"done": True}
+
+    report = StateIngestReport(source="arxiv")
+    groups: list[tuple[int, list[Any]]] = []
+    error = None
+    try:
+        for states in _blocks_in_order([stream()], lambda _: 0, path, report, lambda _: None, read):
+            groups.append((0, list(states)))
+    except IngestError as exc:
+        error = str(exc)
+    return encode_states(groups, prepared=True), report.problems, error
+
+
 @pytest.mark.parametrize(("name", "text"), _variants()[::3], ids=lambda v: v if len(v) < 60 else None)
 def test_blocks_read_beside_a_worker_give_what_one_reader_gives(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                                  name: str, text: str) -> None:
@@ -142,6 +179,7 @@ def test_blocks_read_beside_a_worker_give_what_one_reader_gives(tmp_path: Path, 
     for size, every in ((3, 2), (50, 4)):
         monkeypatch.setattr(ingest, "OAI_BLOCK_RECORDS", size)
         assert _blocks(path, every) == alone, (name, size, every)
+        assert _handed(path, every) == alone, (name, size, every)
 
 
 @pytest.mark.parametrize("broken", [False, True])
@@ -163,6 +201,7 @@ def test_a_history_problem_in_a_block_is_numbered_as_one_reader_numbers_it(tmp_p
     assert sum("version dates go back in time" in p for p in alone[1]) >= 5
     monkeypatch.setattr(ingest, "OAI_BLOCK_RECORDS", 4)
     assert _blocks(path, 3) == alone
+    assert _handed(path, 3) == alone
 
 
 @pytest.mark.parametrize("broken", [False, True])
@@ -182,3 +221,13 @@ def test_an_oai_file_stored_beside_a_worker_is_stored_as_by_one_process(tmp_path
         rows.append((report.documents, report.revisions, report.problems, list(store.iter_revisions())))
         store.close()
     assert rows[0] == rows[1] and rows[0][0] == 386 + (not broken)
+
+
+def test_records_handed_over_that_are_not_records_are_a_coded_error(tmp_path: Path) -> None:
+    path = tmp_path / "ListRecords.xml"
+    path.write_bytes(realdata(*LISTRECORDS).read_bytes())
+    read = ingest.ArxivReader([path])
+    assert read.lines_beside(path)
+    for data in (b"[", b'[["line 1", "x"]]', b"[1]", b'{"a": 1}'):
+        with pytest.raises(IngestError, match="handed over records that are not records"):
+            read.lines_block(path, 0, data, True, 0)

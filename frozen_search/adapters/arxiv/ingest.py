@@ -32,6 +32,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import orjson
 from dateutil import parser as dateutil_parser
 from dateutil import tz
 from lxml import etree
@@ -160,6 +161,31 @@ class ArxivReader:
                 yield _snapshot_block(path, lines, read)
 
 
+    def lines_beside(self, path: Path) -> bool:
+        """Whether, with one worker (:meth:`beside`), the worker alone parses ``path`` and hands the ingesting process
+        the records of its blocks (:meth:`share_lines`, :meth:`lines_block`;
+        :func:`~frozen_search.adapters.documents.states_lines_beside_worker`): for an OAI-PMH response, which the
+        two processes would otherwise both parse whole (~1.5-2 CPU-s of the ingesting process per 100,000 records;
+        bench/README, wt-oai3)."""
+        return detect_format(path) == "oai"
+
+    def share_lines(self, path: Path, every: int) -> Iterator[SharedBlock | tuple[int, bytes, int, bool]]:
+        """Every block of the OAI-PMH response ``path`` (as :func:`_oai_blocks` cuts them) in file order: blocks
+        ``0``, ``every``, ``2 * every``, ... as their records read but not yet into states, ``(block number, the
+        records as JSON, the file's bytes read by then, True)`` for the ingesting process (:meth:`lines_block`), every
+        other one read into states here (:class:`SharedBlock`); at the first sign of trouble a block told
+        ``unsure``, as :func:`_oai_blocks` tells it (see :func:`_oai_handed`)."""
+        yield from _oai_handed(path, every, OAI_BLOCK_RECORDS)
+
+    def lines_block(self, path: Path, number: int, data: bytes, ended: bool, read: int) -> SharedBlock:
+        """One block of :meth:`share_lines` handed over as its records (``data``, :func:`_record_wire` JSON), read
+        into states as :func:`_oai_blocks` reads them: the same states and problems, in the same order.
+
+        Raises:
+            IngestError: ``data`` is not such records (the worker wrote something else).
+        """
+        return _oai_given_block(path, data, read)
+
     def rest(self, path: Path, report: StateIngestReport, tick: Tick, given: int, records: int
              ) -> Iterator[list[DocState]]:
         """The states of the OAI-PMH response ``path`` after its first ``given`` records, of which ``records`` were
@@ -170,10 +196,11 @@ class ArxivReader:
 
 
 OAI_BESIDE_WORKER = 5
-"""The ingesting process reads one block of an OAI-PMH response in this many beside its one worker
-(:meth:`ArxivReader.beside`, :func:`_oai_blocks`); 0: none (the worker reads it all). At 5 the two processes
-spent ~13-14 CPU-s each per 100,000 records, at 4 the ingesting process ~2 CPU-s more than the worker; either
-way ~4 CPU-s more in all than the worker alone (both parse the whole response; bench/README, wt-oai)."""
+"""The ingesting process reads one block of an OAI-PMH response in this many into states beside its one worker
+(:meth:`ArxivReader.beside`), handed its records by the worker, which alone parses the response
+(:meth:`ArxivReader.share_lines`); 0: none (the worker reads it all). Per 100,000 records at 5 the two processes
+spent ~13.5-14 CPU-s each; at 3 the ingesting process ~1.5 CPU-s more than the worker, at 0 ~3.5 less
+(bench/README, wt-oai3)."""
 OAI_BLOCK_RECORDS = 250
 """Records of an OAI-PMH response in one block of :func:`_oai_blocks`."""
 
@@ -217,6 +244,123 @@ def _oai_blocks(path: Path, index: int, count: int, size: int = OAI_BLOCK_RECORD
                 yield block
         except _Unsure:  # every process meets it at the same record: the first block not given is `current`
             yield SharedBlock(unsure=current * size, read=handle.tell())
+
+
+def _oai_handed(path: Path, every: int, size: int = OAI_BLOCK_RECORDS
+                ) -> Iterator[SharedBlock | tuple[int, bytes, int, bool]]:
+    """The blocks of the OAI-PMH response ``path`` as :func:`_oai_blocks` cuts, numbers and reads them, the file
+    parsed once, here: block ``k`` with ``k % every == 0`` comes as ``(k, its records as JSON, the file's bytes
+    read by then, True)``, each of its records as :func:`_settled` leaves it (a stored record as
+    :func:`_record_wire` writes it, a record told whole as its sentence, a deleted one not at all), for
+    :func:`_oai_given_block` to read into states in another process; any other block as :func:`_oai_blocks`
+    gives it. At the first sign of trouble (:class:`_Unsure`): a block told ``unsure``, as there."""
+    def handed(number: int) -> bool:
+        return number % every == 0
+
+    block = SharedBlock()
+    given: list[Any] = []  # a handed block's records (and sentences)
+    report = StateIngestReport(source="arxiv")
+    current = 0  # the block of the records read so far
+    with path.open("rb") as handle:
+        try:
+            for position, number, where, found in _oai_fast(handle, lambda _: None):
+                if (position - 1) // size != current:  # the block before is whole
+                    yield (current, _records_json(given), handle.tell(), True) if handed(current) else \
+                        _read_block(block, handle.tell())
+                    block, given, current = SharedBlock(), [], (position - 1) // size
+                for record in _settled(path, report, number, where, found):
+                    if handed(current):
+                        given.append(_record_wire(where, record))
+                        continue
+                    block.records += 1
+                    try:
+                        block.groups.append(paper_states(record))
+                    except ValueError as exc:
+                        block.problems.append((block.records, where, str(exc)))
+                if handed(current):
+                    given.extend(report.problems)
+                else:
+                    block.problems.extend((0, "", problem) for problem in report.problems)
+                report.problems.clear()
+            yield (current, _records_json(given), handle.tell(), True) if handed(current) else \
+                _read_block(block, handle.tell())  # the last block (block 0 of a response without records)
+        except _Unsure:  # the first block not given is `current`
+            yield SharedBlock(unsure=current * size, read=handle.tell())
+
+
+def _read_block(block: SharedBlock, read: int) -> SharedBlock:
+    block.read, block.works = read, block.records
+    return block
+
+
+def _oai_given_block(path: Path, data: bytes, read: int) -> SharedBlock:
+    """A block of :func:`_oai_handed` handed over as its records, read into states as :func:`_oai_blocks` reads
+    its own blocks.
+
+    Raises:
+        IngestError: ``data`` is not what :func:`_oai_handed` writes.
+    """
+    block = SharedBlock(read=read)
+    try:
+        items = fastjson.loads(data)
+        if not isinstance(items, list):
+            raise ValueError("not a list")
+        for item in items:
+            if isinstance(item, str):  # a record told whole
+                block.problems.append((0, "", item))
+                continue
+            where, record = str(item[0]), _record_from_wire(item)
+            block.records += 1
+            try:
+                block.groups.append(paper_states(record))
+            except ValueError as exc:
+                block.problems.append((block.records, where, str(exc)))
+    except (ValueError, TypeError, KeyError, IndexError, RecursionError) as exc:
+        raise IngestError(f"the ingest worker of {path} handed over records that are not records ({exc})") from exc
+    block.works = block.records
+    return block
+
+
+def _records_json(items: list[Any]) -> bytes:
+    """``items`` as JSON (``orjson``; ``json`` for what it refuses, an integer past 64 bits)."""
+    try:
+        return orjson.dumps(items)
+    except (orjson.JSONEncodeError, TypeError):
+        return json.dumps(items, ensure_ascii=False).encode("utf-8")
+
+
+def _record_wire(where: str, record: PaperRecord) -> list[Any]:
+    """A record as JSON values, :func:`_record_from_wire` makes it again (every field, dict orders kept):
+    ``[where, paper, versions, texts, frozen, provenance, content, full_texts]``."""
+    return [where, record.paper,
+            [[v.number, v.submitted, v.size_kb, v.flags, v.dated] for v in record.versions],
+            [[number, _text_wire(text)] for number, text in record.texts.items()],
+            [[number, _text_wire(text)] for number, text in record.frozen.items()],
+            list(record.provenance.items()), record.content, list(record.full_texts.items())]
+
+
+def _text_wire(text: VersionText) -> list[Any]:
+    return [text.title, text.authors, text.abstract, text.comments, text.categories, list(text.late.items()),
+            list(text.names)]
+
+
+def _record_from_wire(item: list[Any]) -> PaperRecord:
+    """The :class:`PaperRecord` of :func:`_record_wire`'s values.
+
+    Raises:
+        ValueError, TypeError, IndexError: not such values.
+    """
+    _, paper, versions, texts, frozen, provenance, content, full_texts = item
+    return PaperRecord(paper, [VersionEntry(number, submitted, size_kb, flags, dated)
+                               for number, submitted, size_kb, flags, dated in versions],
+                       texts={number: _text_from_wire(text) for number, text in texts},
+                       frozen={number: _text_from_wire(text) for number, text in frozen},
+                       provenance=dict(provenance), content=content, full_texts=dict(full_texts))
+
+
+def _text_from_wire(text: list[Any]) -> VersionText:
+    title, authors, abstract, comments, categories, late, names = text
+    return VersionText(title, authors, abstract, comments, categories, dict(late), tuple(names))
 
 
 def _snapshot_block(path: Path, lines: list[tuple[int, bytes]], read: int) -> SharedBlock:
