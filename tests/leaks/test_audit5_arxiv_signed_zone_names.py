@@ -12,31 +12,16 @@ gives and before the one the offset's usual reading gives, answers as in the wor
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from frozen_search.errors import FrozenSearchError
-from frozen_search.service import FrozenSearchService
 from tests.arxiv.conftest import ingested, local_service
 from tests.leaks.formats import arxiv_raw_list, write
+from tests.leaks.test_audit5_arxiv_snapshot_repeated_keys import _answers
 
 T = "2026-01-06T12:00:00Z"  # Tuesday 07:00 EST: after Monday's 20:00 announcement, before Tuesday's
 OLD = {"id": "1901.00303", "datestamp": "2019-01-02", "versions": [("v1", "Tue, 1 Jan 2019 10:00:00 GMT")],
        "title": "Old Brackley paper", "abstract": "Brackley forms were introduced here."}
-
-
-def _answers(service: FrozenSearchService) -> list[Any]:
-    seen: list[Any] = []
-    for call in (lambda: [h.model_dump() for h in service.search("Quillfeather lattices").results],
-                 lambda: service.fetch("arxiv:2601.00404").model_dump(),
-                 lambda: [h.model_dump() for h in service.search("Brackley forms").results]):
-        try:
-            seen.append(call())
-        except FrozenSearchError as exc:
-            seen.append((exc.code, str(exc)))
-    service.close()
-    return seen
 
 
 @pytest.mark.parametrize("date", ["Mon, 5 Jan 2026 20:30:00 GMT-0500", "Mon, 5 Jan 2026 20:30:00 UTC-5",

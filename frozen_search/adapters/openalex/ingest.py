@@ -23,6 +23,7 @@ import os
 import threading
 import zlib
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
 from typing import IO, Any, cast
@@ -251,6 +252,28 @@ def _deposited_names(authorships: Any) -> list[Any]:
         else:
             names.append({})
     return names
+
+
+@contextmanager
+def _at_first_line(path: Path) -> Iterator[tuple[IO[bytes], bytes]]:
+    """The JSON-lines part ``path`` opened (inflated if gzipped) and its first line that is not blank (line 1, read
+    as :func:`read_openalex` reads it: the same errors), for a reader that shares its blocks.
+
+    Raises:
+        IngestError: the file cannot be opened, or its first line cannot be read.
+    """
+    try:
+        stream = _open(path)
+    except OSError as exc:
+        raise IngestError(f"{path} cannot be read: {exc}") from exc
+    with stream:
+        try:
+            first = stream.readline(MAX_LINE_BYTES + 1)
+            while first and not first.strip():
+                first = stream.readline(MAX_LINE_BYTES + 1)
+        except _UNREADABLE as exc:
+            raise _first_line_error(path, exc) from exc
+        yield stream, first
 
 
 def _chain(first: bytes, stream: IO[bytes]) -> Iterator[bytes]:
@@ -490,17 +513,7 @@ class OpenAlexReader:
             IngestError: the file cannot be read to its end, or holds a line past :data:`MAX_LINE_BYTES` (as
                 :func:`lines_of` says it).
         """
-        try:
-            stream = _open(path)
-        except OSError as exc:
-            raise IngestError(f"{path} cannot be read: {exc}") from exc
-        with stream:
-            try:  # the first line that is not blank is line 1 (read as records() reads it: the same errors)
-                first = stream.readline(MAX_LINE_BYTES + 1)
-                while first and not first.strip():
-                    first = stream.readline(MAX_LINE_BYTES + 1)
-            except _UNREADABLE as exc:
-                raise _first_line_error(path, exc) from exc
+        with _at_first_line(path) as (stream, first):
             try:
                 yield from self._blocks(path, stream, first, index, count, size, others)
             except _UNREADABLE as exc:
@@ -540,17 +553,7 @@ class OpenAlexReader:
         Raises:
             IngestError: as :meth:`share`.
         """
-        try:
-            stream = _open(path)
-        except OSError as exc:
-            raise IngestError(f"{path} cannot be read: {exc}") from exc
-        with stream:
-            try:  # the first line that is not blank is line 1 (read as records() reads it: the same errors)
-                first = stream.readline(MAX_LINE_BYTES + 1)
-                while first and not first.strip():
-                    first = stream.readline(MAX_LINE_BYTES + 1)
-            except _UNREADABLE as exc:
-                raise _first_line_error(path, exc) from exc
+        with _at_first_line(path) as (stream, first):
             try:
                 for block, (number, data, read, ended) in enumerate(_whole_lines(stream, first, size)):
                     yield (number, data, read, ended) if block % every == 0 else self.lines_block(
