@@ -256,8 +256,8 @@ def _deposited_names(authorships: Any) -> list[Any]:
 
 @contextmanager
 def _at_first_line(path: Path) -> Iterator[tuple[IO[bytes], bytes]]:
-    """The JSON-lines part ``path`` opened (inflated if gzipped) and its first line that is not blank (line 1, read
-    as :func:`read_openalex` reads it: the same errors), for a reader that shares its blocks.
+    """The input file ``path`` opened (inflated if gzipped) and its first line that is not blank (line 1 of JSON
+    lines; empty for an empty file), read alike by :func:`records` and the readers that share its blocks.
 
     Raises:
         IngestError: the file cannot be opened, or its first line cannot be read.
@@ -368,17 +368,7 @@ def records(path: Path, tick: Callable[[int], None]) -> Iterator[Record]:
     Raises:
         IngestError: the file cannot be read, or is neither OpenAlex JSON nor JSON lines.
     """
-    try:
-        stream = _open(path)
-    except OSError as exc:
-        raise IngestError(f"{path} cannot be read: {exc}") from exc
-    with stream:
-        try:
-            first = stream.readline(MAX_LINE_BYTES + 1)
-            while first and not first.strip():
-                first = stream.readline(MAX_LINE_BYTES + 1)
-        except _UNREADABLE as exc:
-            raise _first_line_error(path, exc) from exc
+    with _at_first_line(path) as (stream, first):
         if not first:
             raise IngestError(f"{path} is empty")
         if len(first) > MAX_LINE_BYTES:
