@@ -1,11 +1,12 @@
-"""Audit 6: the unclosed-``<!--`` rule (``unclosed.hidden_from``) runs after ``expand.as_page``/``transcluded``
-have cut ``<includeonly>``/``<noinclude>`` sections with regular expressions that know neither comments nor
+"""Audit 6: the unclosed-``<!--`` rule (``unclosed.hidden_from``) ran after ``expand.as_page``/``transcluded``
+had cut ``<includeonly>``/``<noinclude>`` sections with regular expressions that knew neither comments nor
 ``<nowiki>``. MediaWiki's preprocessor reads comments, extension tags and inclusion tags in one pass
 (``Preprocessor_Hash::buildDomTreeArrayFromText``), so a comment or a ``<nowiki>`` that *mentions* an inclusion tag
-is cut as if the tag were real: the ``<!--`` left behind then hides the rest of the page (or of the template) that
+was cut as if the tag were real: the ``<!--`` left behind then hid the rest of the page (or of the template) that
 MediaWiki shows. Not a leak (all of it is text from before ``T``) but an over-refusal: pre-``T`` text and expanded
-templates are dropped. The words MediaWiki shows were read from MediaWiki 1.39 (Debian's package on 127.0.0.1; the
-``-m mediawiki`` test asks it again).
+templates were dropped. Fixed: ``as_page``/``transcluded`` follow that one pass
+(:mod:`frozen_search.adapters.wikipedia.inclusion`). The words MediaWiki shows were read from MediaWiki 1.39
+(Debian's package on 127.0.0.1; the ``-m mediawiki`` test asks it again).
 """
 
 from __future__ import annotations
@@ -51,12 +52,6 @@ def test_a_comment_mentioning_noinclude_on_a_page_is_read_as_mediawiki_reads_it(
     assert all(word in fetched[title] for word in words), fetched[title]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "wikipedia render: expand.as_page/transcluded cut <includeonly>/<noinclude> by regex before the unclosed-comment "
-    "rule, blind to comments and <nowiki>: 'SHOWNA <!-- <includeonly> --> SHOWNB {{Plain}}' is fetched as 'SHOWNA' "
-    "(an unclosed <includeonly> runs to the end, leaving '<!-- '), '<nowiki><includeonly></nowiki> SHOWNC "
-    "{{Plain}}' as '<nowiki>', and a template 'TPLA <!-- <noinclude> --> TPLB </noinclude> TPLC' transcludes as "
-    "'TPLA'; MediaWiki 1.39 shows every word (over-refusal of pre-T text, no leak)"))
 @pytest.mark.parametrize(("title", "words"), [(title, words) for title, _, words in CASES])
 def test_inclusion_tags_inside_comments_or_nowiki_hide_nothing(fetched: dict[str, str], title: str,
                                                                words: list[str]) -> None:

@@ -7,8 +7,9 @@ Follows MediaWiki's preprocessor (``Parser::braceSubstitution``, ``PPFrame``) as
 
 - ``{{Name|a|k=v}}`` transcludes ``Template:Name`` (``{{:Page}}`` a main-namespace page, ``{{Ns:Page}}`` another
   namespace) as it stood at ``T``: ``<onlyinclude>`` alone if present, ``<noinclude>`` dropped, ``<includeonly>``
-  kept; ``{{{1}}}``/``{{{k|default}}}`` take the call's arguments (named ones trimmed, positional ones not); a
-  template redirect is followed (two hops at most), each revision an input;
+  kept, read in one pass with comments and extension tags (:mod:`.inclusion`); ``{{{1}}}``/``{{{k|default}}}``
+  take the call's arguments (named ones trimmed, positional ones not); a template redirect is followed (two hops at
+  most), each revision an input;
 - parser functions ``#if #ifeq #ifexpr #iferror #switch #expr #tag #time`` and ``lc uc lcfirst ucfirst padleft
   padright formatnum plural ns urlencode anchorencode``; magic words ``!``, ``=``, ``PAGENAME``, ``FULLPAGENAME``,
   ``NAMESPACE``, ``SITENAME`` and the time words ``CURRENTYEAR``, ``CURRENTMONTH``, ``CURRENTDAY``, … (and their
@@ -40,6 +41,7 @@ from mwparserfromhell.nodes import Argument, Comment, ExternalLink, Heading, Tag
 from mwparserfromhell.nodes.extras import Parameter
 from mwparserfromhell.wikicode import Wikicode
 
+from frozen_search.adapters.wikipedia.inclusion import preprocess_inclusion
 from frozen_search.adapters.wikipedia.parserfunctions import (
     ExprError,
     evaluate,
@@ -47,7 +49,7 @@ from frozen_search.adapters.wikipedia.parserfunctions import (
     numeric_equal,
     time_function,
 )
-from frozen_search.adapters.wikipedia.unclosed import guard, shown_part
+from frozen_search.adapters.wikipedia.unclosed import guard
 
 __all__ = ["MAX_CHARS", "MAX_DEPTH", "MAX_TRANSCLUSIONS", "CallMemo", "Expander", "TemplateRevision",
            "template_title"]
@@ -68,10 +70,6 @@ _NAMESPACES = {"template": "Template", "wikipedia": "Wikipedia", "wp": "Wikipedi
 _NS_NUMBERS = {"0": "", "1": "Talk", "2": "User", "4": "Wikipedia", "6": "File", "8": "MediaWiki", "10": "Template",
                "12": "Help", "14": "Category", "100": "Portal", "828": "Module"}
 _BAD_TITLE = re.compile(r"[<>\[\]{}|#\x00-\x1f\x7f]")
-_ONLYINCLUDE = re.compile(r"<onlyinclude\s*>(.*?)</onlyinclude\s*>", re.IGNORECASE | re.DOTALL)
-_NOINCLUDE = re.compile(r"<noinclude\s*>.*?(?:</noinclude\s*>|\Z)", re.IGNORECASE | re.DOTALL)
-_INCLUDEONLY = re.compile(r"<includeonly\s*>.*?(?:</includeonly\s*>|\Z)", re.IGNORECASE | re.DOTALL)
-_INCLUSION_TAGS = re.compile(r"</?(?:includeonly|noinclude|onlyinclude)\s*>", re.IGNORECASE)
 _EXPR_START = re.compile(r"\{\{\s*#(?:if)?expr\s*:", re.IGNORECASE)
 _PROTECT = str.maketrans({"<": "\ue000", ">": "\ue001"})
 _UNPROTECT = str.maketrans({"\ue000": "<", "\ue001": ">"})
@@ -145,16 +143,18 @@ def template_title(name: str) -> str | None:
 
 def transcluded(wikitext: str) -> str:
     """What a transclusion of a page includes: ``<onlyinclude>`` sections if any, else the text without its
-    ``<noinclude>`` sections; ``<includeonly>`` tags removed (their content kept)."""
-    only = _ONLYINCLUDE.findall(wikitext)
-    text = "".join(only) if only else _NOINCLUDE.sub("", wikitext)
-    return _INCLUSION_TAGS.sub("", text)
+    ``<noinclude>`` sections; ``<includeonly>`` tags removed (their content kept); cut where an unclosed ``<!--``
+    hides the rest. Inclusion tags inside a comment or a closed extension tag's content are text: one pass, as
+    MediaWiki's preprocessor (:func:`frozen_search.adapters.wikipedia.inclusion.preprocess_inclusion`)."""
+    return preprocess_inclusion(wikitext, for_inclusion=True)
 
 
 def as_page(wikitext: str) -> str:
     """A page's own text as MediaWiki preprocesses it for viewing: ``<includeonly>`` sections dropped,
-    ``<noinclude>``/``<onlyinclude>`` tags removed (their content kept)."""
-    return _INCLUSION_TAGS.sub("", _INCLUDEONLY.sub("", wikitext))
+    ``<noinclude>``/``<onlyinclude>`` tags removed (their content kept); cut where an unclosed ``<!--`` hides the
+    rest. Inclusion tags inside a comment or a closed extension tag's content are text: one pass, as MediaWiki's
+    preprocessor (:func:`frozen_search.adapters.wikipedia.inclusion.preprocess_inclusion`)."""
+    return preprocess_inclusion(wikitext, for_inclusion=False)
 
 
 @dataclass
@@ -250,7 +250,7 @@ class Expander:
         """``wikitext`` (a page's own text, or a chunk of it) with its templates expanded at ``T``. A long run of
         unclosed openers, here or in a template's text, is left as character references the renderer shows as the
         same characters (:func:`frozen_search.adapters.wikipedia.unclosed.guard`: linear work)."""
-        code = mwparserfromhell.parse(guard(_protect(shown_part(as_page(wikitext)))), skip_style_tags=True)
+        code = mwparserfromhell.parse(guard(_protect(as_page(wikitext))), skip_style_tags=True)
         return self.expand_code(code, None, 0).translate(_UNPROTECT)
 
     def expand_code(self, code: Wikicode, frame: _Frame | None, depth: int) -> str:
@@ -376,7 +376,7 @@ class Expander:
         callee.bind(self)
         self._stack.append(revision.title)
         try:
-            body = mwparserfromhell.parse(guard(_protect(shown_part(transcluded(revision.wikitext)))),
+            body = mwparserfromhell.parse(guard(_protect(transcluded(revision.wikitext))),
                                           skip_style_tags=True)
             output = self.expand_code(body, callee, depth + 1)
         finally:
