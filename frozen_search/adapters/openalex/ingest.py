@@ -515,10 +515,12 @@ class OpenAlexReader:
             yield self._block(path, lines, read)
 
     @staticmethod
-    def _block(path: Path, chunk: list[tuple[int, bytes]], read: int) -> SharedBlock:
+    def _block(path: Path, chunk: list[tuple[int, bytes]], read: int, end: bytes = b"") -> SharedBlock:
+        """The numbered lines ``chunk`` of ``path`` read into states (``end``: the line end each was read without,
+        see :func:`_line_records`), ``read`` the file's bytes read by then."""
         block = SharedBlock(read=read)
         for number, line in chunk:
-            for position, record in _line_records(number, line):
+            for position, record in _line_records(number, line, end):
                 block.records += 1
                 work, state = _record_state(path, position, record)
                 block.works += work
@@ -557,18 +559,7 @@ class OpenAlexReader:
         lines = data.split(b"\n")
         if ended:
             lines.pop()  # what follows the last line end: nothing
-        end = b"\n" if ended else b""
-        block = SharedBlock(read=read)
-        for offset, line in enumerate(lines):
-            for position, record in _line_records(number + offset, line, end):
-                block.records += 1
-                work, state = _record_state(path, position, record)
-                block.works += work
-                if isinstance(state, RecordError):
-                    block.problems.append((block.records, position, str(state)))
-                else:
-                    block.groups.append([state])
-        return block
+        return self._block(path, list(enumerate(lines, start=number)), read, b"\n" if ended else b"")
 
     def empty(self, path: Path) -> str:
         """The :class:`IngestError` message of a file none of whose records is an OpenAlex work."""
