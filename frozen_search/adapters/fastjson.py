@@ -43,7 +43,7 @@ MAX_JSON_NESTING = 512
 Python's recursion limit *less the caller's stack depth*, so whether a deep text was read would depend on who read
 it (the ingesting process or its worker, audit 6); a deeper text is refused here at any depth, before ``json``
 runs. orjson and simdjson read up to 1,024 levels by themselves, whatever the stack."""
-_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_STRING = re.compile(rb'"(?:[^"\\]|\\.?)*(?:"|\Z)', re.DOTALL)  # an unclosed string runs to the end: linear
 _NOT_BRACKETS = bytes(i for i in range(256) if i not in b"[]{}")
 _STEP = {ord("["): 1, ord("{"): 1, ord("]"): -1, ord("}"): -1}
 

@@ -77,3 +77,13 @@ def test_repeats_a_name_at_any_depth(text: bytes, repeats: bool) -> None:
         assert fastjson.repeats_a_name(text) is repeats
     value, marked = fastjson.loads_marking_repeats(text)
     assert value == json.loads(text) and bool(marked) is repeats
+
+
+def test_an_unclosed_string_is_text_to_the_end_when_nesting_is_counted() -> None:
+    """The nesting count skips strings; an unclosed one runs to the end of the text (its brackets are text), in one
+    pass: a text of escaped quotes never closed was matched again from each quote (quadratic in the line's length,
+    on a line of up to 64 MB)."""
+    data = b'{"x": NaN, "s": "' + b'\\"[{' * 600
+    outcome = _outcome(fastjson.loads, data)
+    assert outcome[0] == "JSONDecodeError" and "nested" not in outcome[1], outcome  # json's own error: not JSON
+    assert _outcome(fastjson.loads, data) == _outcome(json.loads, data)
