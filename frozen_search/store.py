@@ -112,6 +112,12 @@ _ARRIVALS = """CREATE TABLE IF NOT EXISTS arrivals (
 _ABSENCES = """CREATE TABLE IF NOT EXISTS absences (
     doc_id TEXT NOT NULL, since INTEGER NOT NULL, until INTEGER NOT NULL, UNIQUE (doc_id, since, until)
 )"""
+# Which ``rev_pk`` ranges an interrupted ingest committed from which input file (``file``: the file's identity, its
+# resolved path, size and modification time), written in each checkpoint's transaction, so a resumed run records
+# coverage for them too (``frozen_search.ops.ingest.FileBoundaries``); emptied when the ingest records its coverage.
+_INGEST_SPANS = """CREATE TABLE IF NOT EXISTS ingest_spans (
+    file TEXT NOT NULL, after_rev_pk INTEGER NOT NULL, upto_rev_pk INTEGER NOT NULL
+)"""
 # (the bound is given once: ``p.v``)
 _ARRIVED_BY = ("NOT EXISTS (SELECT 1 FROM (SELECT ? AS v) p WHERE EXISTS (SELECT 1 FROM arrivals a WHERE "
                "a.doc_id=revisions.doc_id AND a.at>=p.v) OR EXISTS (SELECT 1 FROM absences b WHERE "
@@ -390,6 +396,9 @@ class Store:
         self.path = path
         self._frozen = read_only  # immutable=1: SQLite never reads the file again for changes (none may happen)
         self._memo: dict[str, tuple[tuple[int, int], Any]] = {}  # key -> (stamp read under, value)
+        self.on_checkpoint: Callable[[], None] | None = None
+        """Called inside each ingest checkpoint's transaction (:meth:`set_ingest_progress`): an ingest's file
+        ranges are written there (``frozen_search.ops.ingest.FileBoundaries``)."""
         self._many_moved = False  # more than _MOVED_DOCS_HELD moved pages: each page's moves looked up
         self._pins = threading.local()  # data_version: the one a pinned() block of this thread began at
         if read_only:
@@ -408,6 +417,7 @@ class Store:
             self._init_schema()
             self._db.execute(_ARRIVALS)  # added to schema 5 in place: an empty table changes nothing stored
             self._db.execute(_ABSENCES)  # (likewise)
+            self._db.execute(_INGEST_SPANS)  # (likewise; only ingests read it)
         except sqlite3.DatabaseError as exc:
             self._db.close()
             raise ConfigError(f"{path} is not a usable frozen-search store: {exc}") from exc
@@ -924,12 +934,27 @@ class Store:
 
     def set_ingest_progress(self, key: str, last_document: int, documents: int, revisions: int) -> None:
         """Record a checkpoint of ingest ``key`` (inside the transaction that commits its rows), or clear it
-        (``last_document < 0``: the ingest finished)."""
+        (``last_document < 0``: the ingest finished). A checkpoint then calls :attr:`on_checkpoint` (inside the same
+        transaction), when set."""
         if last_document < 0:
             self._db.execute("DELETE FROM ingest_progress WHERE key=?", (key,))
         else:
             self._db.execute("INSERT OR REPLACE INTO ingest_progress VALUES (?,?,?,?)",
                              (key, last_document, documents, revisions))
+            if self.on_checkpoint is not None:
+                self.on_checkpoint()
+
+    def ingest_spans(self) -> list[tuple[str, int, int]]:
+        """The ``rev_pk`` ranges interrupted ingests committed per input file: ``(file identity, after, upto)``, the
+        rows ``after < rev_pk <= upto`` (see :meth:`set_ingest_spans`)."""
+        return [(str(a), int(b), int(c)) for a, b, c in
+                self._db.execute("SELECT file, after_rev_pk, upto_rev_pk FROM ingest_spans ORDER BY after_rev_pk")]
+
+    def set_ingest_spans(self, spans: Iterable[tuple[str, int, int]]) -> None:
+        """Replace the ranges :meth:`ingest_spans` returns by ``spans`` (inside the caller's transaction; none
+        given: cleared)."""
+        self._db.execute("DELETE FROM ingest_spans")
+        self._db.executemany("INSERT INTO ingest_spans VALUES (?,?,?)", list(spans))
 
     def record_ingest(self, source: str, files: list[str], finished: str, pages: int, revisions: int) -> None:
         """Note a committed ingest in the ``ingests`` table (inside the caller's transaction)."""

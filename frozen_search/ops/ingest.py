@@ -161,26 +161,63 @@ class FileBoundaries:
     whether the file held an event after a cutoff (recording nothing would leave the source covering a cutoff by its
     other files where the same file cut at that cutoff, accepted, stops the cover). A declared file that stored no
     new revision (all already stored) records nothing, and a crash before :meth:`record` leaves the run without
-    coverage: both only make the store claim less. An undeclared file records a row for each of ``row_sources`` (the
-    source's, ``Source.row_sources``) even where it stored nothing of it (an empty range, ``first_rev_pk`` 0 and
-    ``last_rev_pk`` -1, no document's file): whether it stored anything may depend on edits after a cutoff (a newer
-    dump stores only what changed since the last), and a stored row keeps its source from covering any cutoff, so
-    that "covers ``T``" never tells whether anything changed after ``T``. A source whose states are not dated by
-    events of the file (``dated_by_events`` false: OpenAlex's publication dates may follow the snapshot) records
-    none.
+    coverage: both only make the store claim less. A run killed after checkpoints (and not resumed) leaves its
+    committed rows without coverage too; each checkpoint writes every file's ``rev_pk`` ranges so far
+    (``ingest_spans``, in the checkpoint's transaction), and a run resuming it takes over the ranges of each file
+    it reads again with the same resolved path, size and modification time (the file the rows came from), so its
+    coverage then covers them as an uninterrupted run's would. Rows another ingest stored in between are in no
+    such range (and it keeps the ranges none of its files took over, for the run that resumes them). An undeclared file
+    records a row for each of ``row_sources`` (the source's, ``Source.row_sources``) even where it stored nothing of it
+    (an empty range, ``first_rev_pk`` 0 and ``last_rev_pk`` -1, no document's file): whether it stored anything may
+    depend on edits after a cutoff (a newer dump stores only what changed since the last), and a stored row keeps its
+    source from covering any cutoff, so that "covers ``T``" never tells whether anything changed after ``T``. A source
+    whose states are not dated by events of the file (``dated_by_events`` false: OpenAlex's publication dates may follow
+    the snapshot) records none.
     """
 
     def __init__(self, store: Store, on_file: FileHook | None, dated_by_events: bool = True,
                  dump_date: int | None = None, row_sources: tuple[str, ...] = ()) -> None:
         self.store, self.on_file, self.dated_by_events, self.dump_date = store, on_file, dated_by_events, dump_date
         self.row_sources = row_sources
-        self._starts: list[tuple[Path, int]] = []
+        self._starts: list[tuple[Path, str | None, int]] = []  # (file, identity, max rev_pk before it was read)
+        self._earlier: list[tuple[Path, int, int]] = []  # ranges an interrupted run committed from a file of this one
+        self._interrupted: dict[str, list[tuple[int, int]]] = {}
+        if dated_by_events:
+            if store.has_ingest_progress():
+                for identity, after, upto in store.ingest_spans():
+                    self._interrupted.setdefault(identity, []).append((after, upto))
+            store.on_checkpoint = self._checkpoint
 
     def start(self, path: Path) -> None:
-        """Called by the ingester before it reads ``path`` (then the caller's own hook)."""
-        self._starts.append((path, self.store.max_rev_pk()))
+        """Called by the ingester before it reads ``path`` (then the caller's own hook). A file an interrupted
+        ingest was reading (same resolved path, size and modification time) takes over the ranges it committed
+        from it (``ingest_spans``), so the resumed run records coverage for them too."""
+        identity = _file_identity(path)
+        if identity is not None:
+            self._earlier += [(path, after, upto) for after, upto in self._interrupted.pop(identity, [])]
+        self._starts.append((path, identity, self.store.max_rev_pk()))
         if self.on_file is not None:
             self.on_file(path)
+
+    def _ranges(self, end: int) -> list[tuple[Path, str | None, int, int]]:
+        """Each file's ``rev_pk`` ranges ``(file, identity, after, upto)``: the interrupted runs' it took over, then
+        this run's (up to ``end``, the greatest ``rev_pk`` stored)."""
+        bounds = [after for _, _, after in self._starts[1:]] + [end]
+        identities = {path: identity for path, identity, _ in self._starts}
+        return ([(path, identities[path], after, upto) for path, after, upto in self._earlier]
+                + [(path, identity, after, upto)
+                   for (path, identity, after), upto in zip(self._starts, bounds, strict=True)])
+
+    def _checkpoint(self) -> None:
+        """Inside a checkpoint's transaction: write every file's committed ranges, for a run resuming this one
+        (with those of interrupted runs no file of this run took over)."""
+        self.store.set_ingest_spans([(identity, after, upto) for _, identity, after, upto
+                                     in self._ranges(self.store.max_rev_pk()) if identity is not None]
+                                    + self._unclaimed())
+
+    def _unclaimed(self) -> list[tuple[str, int, int]]:
+        """The ranges of interrupted runs no file of this run took over (kept for a run that resumes them)."""
+        return [(identity, after, upto) for identity, spans in self._interrupted.items() for after, upto in spans]
 
     def record(self) -> int:
         """Record the coverage of every file read (after the ingest committed); returns the rows written.
@@ -190,22 +227,21 @@ class FileBoundaries:
         """
         if not self.dated_by_events:
             return 0
-        end = self.store.max_rev_pk()
-        bounds = [after for _, after in self._starts[1:]] + [end]
-        found = [(path, event) for (path, after), upto in zip(self._starts, bounds, strict=True)
+        self.store.on_checkpoint = None
+        found = [(path, event) for path, _, after, upto in self._ranges(self.store.max_rev_pk())
                  for event in self.store.file_events(after, upto)]
         if self.dump_date is None:
             rows = [CoverageRow(source, path.name, first, last, newest, "newest_event")
                     for path, (source, first, last, newest, _) in found]
             stored = {(path, source) for path, (source, *_) in found}
-            rows += [CoverageRow(source, path.name, 0, -1, 0, "newest_event") for path, _ in self._starts
+            rows += [CoverageRow(source, path.name, 0, -1, 0, "newest_event") for path, _, _ in self._starts
                      for source in self.row_sources if (path, source) not in stored]  # see the class docstring
         else:
             rows = [CoverageRow(source, path.name, first, last, self.dump_date, DECLARED)
                     for path, (source, first, last, _, _) in found]
-        if rows:  # recorded even when refused below: see the class docstring
-            with self.store.transaction():
-                self.store.record_coverage(rows, datetime.now(UTC).isoformat())
+        with self.store.transaction():  # recorded even when refused below: see the class docstring
+            self.store.record_coverage(rows, datetime.now(UTC).isoformat())
+            self.store.set_ingest_spans(self._unclaimed())
         declared = self.dump_date
         for path, (source, _, _, _, start) in found:
             if declared is not None and start > declared:
@@ -215,6 +251,16 @@ class FileBoundaries:
                     "taken: give the date it was taken (its revisions were stored, covered only up to the date "
                     "given)")
         return len(rows)
+
+
+def _file_identity(path: Path) -> str | None:
+    """A file as a resumed ingest recognises it: resolved path, size and modification time (nanoseconds), or
+    ``None`` when it cannot be read (the ingester then fails on it)."""
+    try:
+        stat = path.stat()
+        return f"{path.resolve()}\x00{stat.st_size}\x00{stat.st_mtime_ns}"
+    except OSError:
+        return None
 
 
 def _iso_ms(instant: int) -> str:
