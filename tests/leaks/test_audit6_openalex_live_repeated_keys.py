@@ -22,6 +22,7 @@ import pytest
 
 from frozen_search.config import Settings
 from frozen_search.cutoff import parse_cutoff
+from frozen_search.errors import FrozenSearchError
 from frozen_search.service import FrozenSearchService
 from tests.cross_source.local_http import LocalServer
 from tests.leaks.harness import observed_calls
@@ -115,3 +116,39 @@ def test_twin_worlds_a_live_answer_written_once_is_judged_by_its_own_date(tmp_pa
     seen = _observed(tmp_path / "earlier", [json.dumps(OLDER), earlier])
     assert "Pellham rigidity" in seen["live fetch openalex:W7100000002"]
     assert seen["live fetch openalex:W7100000002"] == seen["offline fetch openalex:W7100000002"]
+
+
+class _TwoResults(Api):
+    """The same API, its list answers writing ``results`` twice: the post-``T`` record's list, then the other."""
+
+    def __init__(self, first: str, last: str) -> None:
+        super().__init__([last])
+        self.first = first
+
+    def _answer(self, raw: str) -> tuple[int, list[tuple[str, str]], bytes]:
+        status, headers, body = super()._answer(raw)
+        if urlsplit(raw).path.startswith("/works/"):
+            return status, headers, body
+        doubled = body.decode().replace('"results": [', '"results": [%s], "results": [' % self.first, 1)
+        return status, headers, doubled.encode()
+
+
+def test_a_list_answer_writing_results_twice_is_refused_not_read_by_its_last(tmp_path: Path,
+                                                                            later: dict[str, Any]) -> None:
+    """A list answer whose ``results`` is written twice (RFC 8259: names SHOULD be unique; ``json`` keeps the last)
+    is no answer: the search is ``upstream_unavailable``, and nothing is recorded, so offline it is an
+    ``offline_cache_miss``, never a list read by one of its two values."""
+    api = _TwoResults(json.dumps(later), json.dumps(OLDER))
+    try:
+        for mode, code in (("live", "upstream_unavailable"), ("offline", "offline_cache_miss")):
+            service = FrozenSearchService.open(Settings.from_env(
+                {}, data_dir=tmp_path, cutoff=parse_cutoff(CUTOFF), log_path=tmp_path / "log.jsonl", mode=mode,
+                live_sources="openalex", openalex_api=api.api))
+            try:
+                with pytest.raises(FrozenSearchError) as raised:  # the only source asked: an error, not []
+                    service.search("Ostrava modules")
+            finally:
+                service.close()
+            assert raised.value.code == code, mode
+    finally:
+        api.close()

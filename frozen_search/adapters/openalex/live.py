@@ -59,9 +59,14 @@ def _require_work(response: CachedResponse) -> None:
 
 
 def _require_results(response: CachedResponse) -> None:
-    body = response.json()
+    """The validator of a list answer: a JSON object with a ``results`` list, which writes none of its own names
+    twice (two ``results`` lists: which one is the answer is not shown, so neither is served). Raises
+    ``ValueError`` (the upstream layer's ``upstream_unavailable``; the body is never recorded)."""
+    body, repeated = fastjson.loads_marking_repeats(response.body)
     if not isinstance(body, dict) or not isinstance(body.get("results"), list):
         raise ValueError("not an OpenAlex list response (no results)")
+    if id(body) in repeated:
+        raise ValueError("an OpenAlex list response that writes one of its names twice")
 
 
 class OpenAlexLive:
