@@ -28,21 +28,31 @@ from typing import cast
 
 import tantivy
 
-from frozen_search.errors import IndexNotReady, InvalidRequest, StoreBusy, StoreIntegrityError
+from frozen_search.errors import (
+    IndexNotReady,
+    InvalidRequest,
+    StoreBusy,
+    StoreIntegrityError,
+    TooManyTiedHits,
+)
 from frozen_search.verify import query_token, words
 
 INDEX_FORMAT = 2  # 2: instants in milliseconds (store schema 5)
 OPEN_END = 2**62  # valid_to of a revision with no known successor
 _MAX_TOKEN_BYTES = 40  # tantivy's default tokenizer drops longer tokens (RemoveLongFilter)
 TITLE_BOOST = 2.0
-MAX_TIE_FACTOR = 64
+MAX_TIED_HITS = 100_000
 """Hits equal in score are ranked by ``valid_from`` (when the revision shown at ``T`` was made), then ``doc_id``, then
 ``rev`` (the store's ``rev_pk``), not by where tantivy's segments happen to put them (a snapshot built again from the
-same store may order its segments differently): a search reads every hit tied with its last place, up to this many
-times its ``limit`` (beyond that, a tie at the last place is cut in tantivy's order). Not by ``rev`` first: the order
-in which records were ingested follows post-``T`` facts (an OAI-PMH harvest is in datestamp order, an OpenAlex
+same store may order its segments differently, and orders them by random segment ids). Not by ``rev`` first: the
+order in which records were ingested follows post-``T`` facts (an OAI-PMH harvest is in datestamp order, an OpenAlex
 snapshot in ``updated_date`` partitions), so two hits tied at ``T`` were ordered by which one was touched later
-(audit 3)."""
+(audit 3). So a search reads *every* hit tied with its last place (:func:`_ranked`: tantivy's top ``n`` for a
+doubling ``n``, until the last hit read scores below the last place or all hits are read): which of many tied hits
+is shown is decided by those facts alone, never by the order tantivy keeps them in, which is the order of ingestion
+(audit 5: a cut after 64 times the limit named the paper a harvest listed first). Past this many hits tied with the
+last place the search is refused (:class:`~frozen_search.errors.TooManyTiedHits`, ``too_many_ties``) rather than
+cut in tantivy's order; reading that many costs about a tenth of a second (bench/README.md, wt-ties)."""
 
 
 def tokenize(text: str) -> list[str]:
@@ -259,6 +269,7 @@ class RevisionIndex:
 
         Raises:
             InvalidRequest: no terms.
+            TooManyTiedHits: more than :data:`MAX_TIED_HITS` hits tie with the last place.
         """
         found = self.search_hits(terms, phrases, bound, source, limit)
         return [(score, rev_pk, doc_id()) for score, rev_pk, doc_id in found]
@@ -268,11 +279,12 @@ class RevisionIndex:
         """:meth:`search` without reading a stored document: ``(score, rev_pk, doc_id)`` where ``rev_pk`` comes
         from the ``rev`` fast field (one column read for all hits) and ``doc_id`` is a function reading the hit's
         stored ``doc_id`` when called (a hit the store cannot show needs it; a shown hit is named by its row).
-        Best first; hits equal in score by ``rev`` (see :data:`MAX_TIE_FACTOR`), so that a snapshot built again from
-        the same store ranks alike.
+        Best first; hits equal in score by ``valid_from``, ``doc_id``, ``rev`` (see :data:`MAX_TIED_HITS`), so that
+        the order depends on facts of ``T`` alone and a snapshot built again from the same store ranks alike.
 
         Raises:
             InvalidRequest: no terms.
+            TooManyTiedHits: more than :data:`MAX_TIED_HITS` hits tie with the last place.
         """
         query, searcher = self._query(terms, phrases, bound, source)
         return _ranked(searcher, query, limit)
@@ -286,6 +298,8 @@ class RevisionIndex:
 
         Raises:
             InvalidRequest: no terms.
+            TooManyTiedHits: (from a slice past the exact head) more than :data:`MAX_TIED_HITS` hits tie with the
+                last place.
         """
         query, searcher = self._query(terms, phrases, bound, source)
         return RankedHits(searcher, query, limit, first)
@@ -326,21 +340,30 @@ Hit = tuple[float, int, Callable[[], str]]
 
 
 def _ranked(searcher: tantivy.Searcher, query: tantivy.Query, limit: int) -> list[Hit]:
-    """The top ``limit`` hits of ``query`` by score, hits equal in score by ``rev`` (every hit tied with the last
-    place read, see :data:`MAX_TIE_FACTOR`)."""
+    """The top ``limit`` hits of ``query`` by score, hits equal in score by ``valid_from``, ``doc_id``, ``rev``: every
+    hit tied with the last place is read (see :data:`MAX_TIED_HITS`). Tantivy's top ``n`` holds every hit scored
+    above its ``n``-th, whatever order it keeps tied hits in; so once the ``n``-th scores below the last place (or
+    fewer than ``n`` hits exist) every hit tied with the last place is among those read.
+
+    Raises:
+        TooManyTiedHits: more than :data:`MAX_TIED_HITS` hits tie with the last place.
+    """
     want = limit + 1  # one more than asked: is the last place tied with a hit beyond it?
     while True:
         hits = searcher.search(query, want, count=False).hits
-        if (len(hits) < want or len(hits) <= limit or hits[-1][0] < hits[limit - 1][0]
-                or want >= limit * MAX_TIE_FACTOR):
+        if len(hits) < want or hits[-1][0] < hits[limit - 1][0]:
             break
-        want *= 2  # every hit tied with the last place is read, so that ties are broken by rev, not by segment
+        if want > MAX_TIED_HITS:
+            raise TooManyTiedHits(
+                f"more than {MAX_TIED_HITS} documents at the cutoff score alike for this query at the last place "
+                "asked, too many to rank: add words to the query, name a source, or ask for fewer results")
+        want = min(2 * want, MAX_TIED_HITS + 1)  # the tie at the last place goes on beyond the hits read
     return _by_rev(searcher, hits)[:limit]
 
 
 def _by_rev(searcher: tantivy.Searcher, hits: list[tuple[float, tantivy.DocAddress]]) -> list[Hit]:
     """``hits`` as :data:`Hit`, best first. Tantivy gives them best first; only hits tied in score are ordered again:
-    by ``valid_from``, then ``doc_id`` (read only for hits tied on both), then ``rev`` (see :data:`MAX_TIE_FACTOR`;
+    by ``valid_from``, then ``doc_id`` (read only for hits tied on both), then ``rev`` (see :data:`MAX_TIED_HITS`;
     ``rev`` and ``valid_from`` from their fast fields). ``rev`` is the ingestion order, which follows facts from
     after ``T`` (a harvest in datestamp order), so it decides only what nothing else does."""
     scores, addresses = map(list, zip(*hits, strict=True)) if hits else ([], [])
