@@ -54,6 +54,10 @@ is shown is decided by those facts alone, never by the order tantivy keeps them 
 last place the search is refused (:class:`~frozen_search.errors.TooManyTiedHits`, ``too_many_ties``) rather than
 cut in tantivy's order; reading that many costs about a tenth of a second (bench/README.md, wt-ties)."""
 
+TIE_READ_DOUBLED = 64
+"""While the hits read are fewer than this many times the limit, a tie at the last place is read on twice as many
+hits; past it (a tie of thousands: rare, and each read costs in proportion) four times as many."""
+
 
 def tokenize(text: str) -> list[str]:
     """Lower-cased alphanumeric tokens, as tantivy's ``default`` tokenizer makes them (shared with verify): the text
@@ -357,38 +361,61 @@ def _ranked(searcher: tantivy.Searcher, query: tantivy.Query, limit: int) -> lis
             raise TooManyTiedHits(
                 f"more than {MAX_TIED_HITS} documents at the cutoff score alike for this query at the last place "
                 "asked, too many to rank: add words to the query, name a source, or ask for fewer results")
-        want = min(2 * want, MAX_TIED_HITS + 1)  # the tie at the last place goes on beyond the hits read
-    return _by_rev(searcher, hits)[:limit]
+        # the tie at the last place goes on beyond the hits read: twice as many up to TIE_READ_DOUBLED times the
+        # limit (the reads of a search before audit 5, unchanged), then four times as many
+        want = min(want * (2 if want < limit * TIE_READ_DOUBLED else 4), MAX_TIED_HITS + 1)
+    return _by_rev(searcher, hits, limit)
 
 
-def _by_rev(searcher: tantivy.Searcher, hits: list[tuple[float, tantivy.DocAddress]]) -> list[Hit]:
-    """``hits`` as :data:`Hit`, best first. Tantivy gives them best first; only hits tied in score are ordered again:
-    by ``valid_from``, then ``doc_id`` (read only for hits tied on both), then ``rev`` (see :data:`MAX_TIED_HITS`;
-    ``rev`` and ``valid_from`` from their fast fields). ``rev`` is the ingestion order, which follows facts from
-    after ``T`` (a harvest in datestamp order), so it decides only what nothing else does."""
+def _by_rev(searcher: tantivy.Searcher, hits: list[tuple[float, tantivy.DocAddress]], limit: int) -> list[Hit]:
+    """The first ``limit`` of ``hits`` as :data:`Hit`, best first. ``hits`` are tantivy's, best first, and hold every
+    document scored at least as well as the ``limit``-th of them (:func:`_ranked`). Only hits tied in score are
+    ordered again: by ``valid_from``, then ``doc_id`` (read only for hits tied on both that can be among the first
+    ``limit``), then ``rev`` (see :data:`MAX_TIED_HITS`; ``rev`` and ``valid_from`` from their fast fields). ``rev``
+    is the ingestion order, which follows facts from after ``T`` (a harvest in datestamp order), so it decides only
+    what nothing else does."""
+    if limit <= 0:
+        return []
+    if len(hits) > limit:  # a hit scored below the last place is never shown: dropped before anything is read
+        last, end = hits[limit - 1][0], len(hits)
+        while hits[end - 1][0] < last:
+            end -= 1
+        hits = hits[:end]
     scores, addresses = map(list, zip(*hits, strict=True)) if hits else ([], [])
-    values = searcher.fast_field_values("rev", addresses)
-    if len(values) == len(hits) and (not values or set(map(type, values)) == {int}):
-        revs = cast("list[int]", values)
-    else:  # a segment without the column (never written so): the stored field
-        revs = [int(searcher.doc(address)["rev"][0]) for address in addresses]
-    readers = map(functools.partial, repeat(_read_doc_id), repeat(searcher), addresses)
-    if len(set(scores)) == len(scores):  # no tie: tantivy's order
-        return list(zip(map(float, scores), revs, readers, strict=True))
+    if len(set(scores)) == len(scores):  # no tie: tantivy's order (and no more than ``limit`` hits are left)
+        return list(zip(map(float, scores), _revs(searcher, addresses), _readers(searcher, addresses), strict=True))
     starts = [start for start in searcher.fast_field_values("valid_from", addresses) if type(start) is int]
     if len(starts) != len(hits):  # not stored: ties then go by doc_id alone
         starts = [0] * len(hits)
-    pairs = list(zip(scores, starts, strict=True))
-    if len(set(pairs)) == len(pairs):  # no two hits equal in score and valid_from: no doc_id read
-        names = [""] * len(hits)
-    else:
-        tied = Counter(pairs)
-        names = [_read_doc_id(searcher, address) if tied[pair] > 1 else ""
-                 for pair, address in zip(pairs, addresses, strict=True)]
+    places = list(range(len(hits)))
+    if len(hits) > limit:  # hits[above:] all score as the last place; only the first of them by valid_from can show
+        above = limit - 1
+        while above > 0 and scores[above - 1] == scores[limit - 1]:
+            above -= 1
+        threshold = sorted(starts[above:])[limit - above - 1]
+        places = [*range(above), *(at for at in range(above, len(hits)) if starts[at] <= threshold)]
+    pairs = [(-scores[at], starts[at]) for at in places]
+    tied = Counter(pairs)
+    names = [_read_doc_id(searcher, addresses[at]) if tied[pair] > 1 else "" for pair, at in
+             zip(pairs, places, strict=True)] if len(tied) < len(pairs) else [""] * len(pairs)
+    revs = _revs(searcher, [addresses[at] for at in places])
     # tuples compared in C (no key function); the place in tantivy's order last, as a stable sort keeps it
-    ranked = sorted(zip([-score for score in scores], starts, names, revs, range(len(hits)), strict=True))
-    hit_readers = list(readers)
-    return [(float(scores[at]), rev, hit_readers[at]) for _, _, _, rev, at in ranked]
+    ranked = sorted(zip(pairs, names, revs, places, strict=True))[:limit]
+    return [(float(scores[at]), rev, functools.partial(_read_doc_id, searcher, addresses[at]))
+            for _, _, rev, at in ranked]
+
+
+def _revs(searcher: tantivy.Searcher, addresses: list[tantivy.DocAddress]) -> list[int]:
+    """Each hit's ``rev`` (the store's ``rev_pk``): its fast field, read for all at once; the stored field for a
+    segment without the column (never written so)."""
+    values = searcher.fast_field_values("rev", addresses)
+    if len(values) == len(addresses) and (not values or set(map(type, values)) == {int}):
+        return cast("list[int]", values)
+    return [int(searcher.doc(address)["rev"][0]) for address in addresses]
+
+
+def _readers(searcher: tantivy.Searcher, addresses: list[tantivy.DocAddress]) -> Iterator[Callable[[], str]]:
+    return map(functools.partial, repeat(_read_doc_id), repeat(searcher), addresses)
 
 
 class RankedHits:
@@ -405,7 +432,7 @@ class RankedHits:
             # first + 1 holds every document scored above that last score, so those are the same documents,
             # ranked alike, at the head of any longer read; hits tied with the last one read may go on beyond it.
             exact = len(read) if len(read) <= first else sum(1 for score, _ in read if score > read[first][0])
-            self._head = _by_rev(searcher, read)[:exact]
+            self._head = _by_rev(searcher, read, exact)
 
     def _everything(self) -> list[Hit]:
         if self._all is None:
