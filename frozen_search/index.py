@@ -44,15 +44,17 @@ TITLE_BOOST = 2.0
 MAX_TIED_HITS = 100_000
 """Hits equal in score are ranked by ``valid_from`` (when the revision shown at ``T`` was made), then ``doc_id``, then
 ``rev`` (the store's ``rev_pk``), not by where tantivy's segments happen to put them (a snapshot built again from the
-same store may order its segments differently, and orders them by random segment ids). Not by ``rev`` first: the
+same store may put its documents in other segments, in another order). Not by ``rev`` first: the
 order in which records were ingested follows post-``T`` facts (an OAI-PMH harvest is in datestamp order, an OpenAlex
 snapshot in ``updated_date`` partitions), so two hits tied at ``T`` were ordered by which one was touched later
 (audit 3). So a search reads *every* hit tied with its last place (:func:`_ranked`: tantivy's top ``n`` for a
-doubling ``n``, until the last hit read scores below the last place or all hits are read): which of many tied hits
+growing ``n``, until the last hit read scores below the last place or all hits are read): which of many tied hits
 is shown is decided by those facts alone, never by the order tantivy keeps them in, which is the order of ingestion
 (audit 5: a cut after 64 times the limit named the paper a harvest listed first). Past this many hits tied with the
 last place the search is refused (:class:`~frozen_search.errors.TooManyTiedHits`, ``too_many_ties``) rather than
-cut in tantivy's order; reading that many costs about a tenth of a second (bench/README.md, wt-ties)."""
+cut in tantivy's order; reading that many costs about 0.1 CPU-s, 0.35 when they share one ``valid_from`` (each
+one's ``doc_id`` read) (bench/README.md, wt-ties). A rule of reading, not of building: a snapshot built before it
+is read alike (no :data:`~frozen_search.stages.snapshot.SNAPSHOT_RULES` change, nothing to rebuild)."""
 
 TIE_READ_DOUBLED = 64
 """While the hits read are fewer than this many times the limit, a tie at the last place is read on twice as many
