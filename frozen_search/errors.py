@@ -249,5 +249,6 @@ ERROR_CLASSES: tuple[type[FrozenSearchError], ...] = (
     StoreBusy,
     BundleInvalid,
     VerificationFailed,
+    TooManyTiedHits,
     ConfigError,
 )

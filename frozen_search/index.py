@@ -354,6 +354,8 @@ def _ranked(searcher: tantivy.Searcher, query: tantivy.Query, limit: int) -> lis
     Raises:
         TooManyTiedHits: more than :data:`MAX_TIED_HITS` hits tie with the last place.
     """
+    if limit <= 0:
+        return []
     want = limit + 1  # one more than asked: is the last place tied with a hit beyond it?
     while True:
         hits = searcher.search(query, want, count=False).hits

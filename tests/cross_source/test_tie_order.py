@@ -62,7 +62,7 @@ def test_every_page_is_the_head_of_all_hits_ranked_by_facts_of_t(tmp_path: Path)
         writer.commit(1)
     frozen = RevisionIndex.open(tmp_path / "many", frozen=True)
     everything = frozen.search_hits(["water"], [], 2_000, None, 1_500)
-    assert len(everything) == 1_500
+    assert len(everything) == 1_500 and frozen.search_hits(["water"], [], 2_000, None, 0) == []
     expected = [key[-1] for _, key in sorted((-score, (*facts[rev], rev)) for score, rev, _ in everything)]
     assert [rev for _, rev, _ in everything] == expected
     for limit in (1, 2, 3, 10, 30, 301, 1_199, 1_200, 1_201):

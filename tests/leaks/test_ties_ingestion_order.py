@@ -27,10 +27,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from starlette.testclient import TestClient
 
 from frozen_search.config import Settings
 from frozen_search.cutoff import parse_cutoff
 from frozen_search.errors import TooManyTiedHits
+from frozen_search.querylog import read_log
+from frozen_search.server.http import create_app
 from frozen_search.service import FrozenSearchService
 from tests.conftest import realdata
 from tests.leaks.formats import Page, Rev, ingested, mediawiki_export, stackexchange_dump, write
@@ -165,3 +168,12 @@ def test_past_the_bound_a_tie_is_refused_with_a_code_not_cut(tmp_path: Path, mon
         _first_hits(data)
     assert refused.value.code == "too_many_ties" and f"more than {DOCUMENTS - 1} documents" in refused.value.message
     assert str(DOCUMENTS) not in refused.value.message
+    service = FrozenSearchService.open(Settings.from_env({}, data_dir=data, cutoff=parse_cutoff(CUTOFF),
+                                                         log_path=data / "http.jsonl"))
+    try:  # the HTTP face: a problem answer with the code, never a 500
+        reply = TestClient(create_app(service), raise_server_exceptions=False).post(
+            "/v1/search", json={"query": "Brantlow sums", "limit": 1})
+    finally:
+        service.close()
+    assert reply.status_code == 422 and reply.json()["code"] == "too_many_ties"
+    assert [record["error"]["code"] for _, record in read_log(data / "http.jsonl")] == ["too_many_ties"]
