@@ -65,7 +65,7 @@ import tantivy
 
 from frozen_search.config import Settings
 from frozen_search.cutoff import instant_bound, parse_cutoff
-from frozen_search.index import MAX_TIE_FACTOR, OPEN_END, _schema, tokenize
+from frozen_search.index import MAX_TIED_HITS, OPEN_END, _schema, tokenize
 from frozen_search.ops.replay import replay_log
 from frozen_search.querylog import read_log, verify_chain
 from frozen_search.registry import default_registry
@@ -357,14 +357,14 @@ def main() -> None:
 
     def bare_same_top10(query: str) -> object:
         # the service's own top 10: ties ranked by rev, so every hit tied with place 10 is read (as the index call
-        # does, MAX_TIE_FACTOR), revs from the fast field; then each shown hit's stored doc_id
+        # does, MAX_TIED_HITS), revs from the fast field; then each shown hit's stored doc_id
         parsed = bare_query(schema, query, bound)
         want = 11
         while True:
             found = searcher.search(parsed, want, count=False).hits
-            if len(found) < want or found[-1][0] < found[9][0] or want >= 10 * MAX_TIE_FACTOR:
+            if len(found) < want or found[-1][0] < found[9][0] or want > MAX_TIED_HITS:
                 break
-            want *= 2
+            want = min(2 * want, MAX_TIED_HITS + 1)
         revs = searcher.fast_field_values("rev", [address for _, address in found])
         top = sorted(zip(found, revs, strict=True), key=lambda hit: (-hit[0][0], hit[1]))[:10]
         return [searcher.doc(address)["doc_id"][0] for (_, address), _ in top]

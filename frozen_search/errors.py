@@ -174,6 +174,16 @@ class IndexNotReady(FrozenSearchError):
     http_status = 503
 
 
+class TooManyTiedHits(FrozenSearchError):
+    """A search whose last place asked ties in score with more than ``frozen_search.index.MAX_TIED_HITS`` documents
+    current at ``T`` (HTTP 422): which of them to show is decided by facts of ``T`` only after reading them all, so
+    past that bound the search is refused rather than cut in the index's own order (the order of ingestion, which
+    follows facts from after ``T``). The message names the bound, never a count."""
+
+    code = "too_many_ties"
+    http_status = 422
+
+
 class IngestError(FrozenSearchError):
     """A dump file is unreadable, truncated or not a MediaWiki export; the store is left as it was (HTTP 422)."""
 
@@ -239,5 +249,6 @@ ERROR_CLASSES: tuple[type[FrozenSearchError], ...] = (
     StoreBusy,
     BundleInvalid,
     VerificationFailed,
+    TooManyTiedHits,
     ConfigError,
 )

@@ -28,21 +28,37 @@ from typing import cast
 
 import tantivy
 
-from frozen_search.errors import IndexNotReady, InvalidRequest, StoreBusy, StoreIntegrityError
+from frozen_search.errors import (
+    IndexNotReady,
+    InvalidRequest,
+    StoreBusy,
+    StoreIntegrityError,
+    TooManyTiedHits,
+)
 from frozen_search.verify import query_token, words
 
 INDEX_FORMAT = 2  # 2: instants in milliseconds (store schema 5)
 OPEN_END = 2**62  # valid_to of a revision with no known successor
 _MAX_TOKEN_BYTES = 40  # tantivy's default tokenizer drops longer tokens (RemoveLongFilter)
 TITLE_BOOST = 2.0
-MAX_TIE_FACTOR = 64
+MAX_TIED_HITS = 100_000
 """Hits equal in score are ranked by ``valid_from`` (when the revision shown at ``T`` was made), then ``doc_id``, then
 ``rev`` (the store's ``rev_pk``), not by where tantivy's segments happen to put them (a snapshot built again from the
-same store may order its segments differently): a search reads every hit tied with its last place, up to this many
-times its ``limit`` (beyond that, a tie at the last place is cut in tantivy's order). Not by ``rev`` first: the order
-in which records were ingested follows post-``T`` facts (an OAI-PMH harvest is in datestamp order, an OpenAlex
+same store may put its documents in other segments, in another order). Not by ``rev`` first: the
+order in which records were ingested follows post-``T`` facts (an OAI-PMH harvest is in datestamp order, an OpenAlex
 snapshot in ``updated_date`` partitions), so two hits tied at ``T`` were ordered by which one was touched later
-(audit 3)."""
+(audit 3). So a search reads *every* hit tied with its last place (:func:`_ranked`: tantivy's top ``n`` for a
+growing ``n``, until the last hit read scores below the last place or all hits are read): which of many tied hits
+is shown is decided by those facts alone, never by the order tantivy keeps them in, which is the order of ingestion
+(audit 5: a cut after 64 times the limit named the paper a harvest listed first). Past this many hits tied with the
+last place the search is refused (:class:`~frozen_search.errors.TooManyTiedHits`, ``too_many_ties``) rather than
+cut in tantivy's order; reading that many costs about 0.1 CPU-s, 0.35 when they share one ``valid_from`` (each
+one's ``doc_id`` read) (bench/README.md, wt-ties). A rule of reading, not of building: a snapshot built before it
+is read alike (no :data:`~frozen_search.stages.snapshot.SNAPSHOT_RULES` change, nothing to rebuild)."""
+
+TIE_READ_DOUBLED = 64
+"""While the hits read are fewer than this many times the limit, a tie at the last place is read on twice as many
+hits; past it (a tie of thousands: rare, and each read costs in proportion) four times as many."""
 
 
 def tokenize(text: str) -> list[str]:
@@ -259,6 +275,7 @@ class RevisionIndex:
 
         Raises:
             InvalidRequest: no terms.
+            TooManyTiedHits: more than :data:`MAX_TIED_HITS` hits tie with the last place.
         """
         found = self.search_hits(terms, phrases, bound, source, limit)
         return [(score, rev_pk, doc_id()) for score, rev_pk, doc_id in found]
@@ -268,11 +285,12 @@ class RevisionIndex:
         """:meth:`search` without reading a stored document: ``(score, rev_pk, doc_id)`` where ``rev_pk`` comes
         from the ``rev`` fast field (one column read for all hits) and ``doc_id`` is a function reading the hit's
         stored ``doc_id`` when called (a hit the store cannot show needs it; a shown hit is named by its row).
-        Best first; hits equal in score by ``rev`` (see :data:`MAX_TIE_FACTOR`), so that a snapshot built again from
-        the same store ranks alike.
+        Best first; hits equal in score by ``valid_from``, ``doc_id``, ``rev`` (see :data:`MAX_TIED_HITS`), so that
+        the order depends on facts of ``T`` alone and a snapshot built again from the same store ranks alike.
 
         Raises:
             InvalidRequest: no terms.
+            TooManyTiedHits: more than :data:`MAX_TIED_HITS` hits tie with the last place.
         """
         query, searcher = self._query(terms, phrases, bound, source)
         return _ranked(searcher, query, limit)
@@ -286,6 +304,8 @@ class RevisionIndex:
 
         Raises:
             InvalidRequest: no terms.
+            TooManyTiedHits: (from a slice past the exact head) more than :data:`MAX_TIED_HITS` hits tie with the
+                last place.
         """
         query, searcher = self._query(terms, phrases, bound, source)
         return RankedHits(searcher, query, limit, first)
@@ -326,46 +346,80 @@ Hit = tuple[float, int, Callable[[], str]]
 
 
 def _ranked(searcher: tantivy.Searcher, query: tantivy.Query, limit: int) -> list[Hit]:
-    """The top ``limit`` hits of ``query`` by score, hits equal in score by ``rev`` (every hit tied with the last
-    place read, see :data:`MAX_TIE_FACTOR`)."""
+    """The top ``limit`` hits of ``query`` by score, hits equal in score by ``valid_from``, ``doc_id``, ``rev``: every
+    hit tied with the last place is read (see :data:`MAX_TIED_HITS`). Tantivy's top ``n`` holds every hit scored
+    above its ``n``-th, whatever order it keeps tied hits in; so once the ``n``-th scores below the last place (or
+    fewer than ``n`` hits exist) every hit tied with the last place is among those read.
+
+    Raises:
+        TooManyTiedHits: more than :data:`MAX_TIED_HITS` hits tie with the last place.
+    """
+    if limit <= 0:
+        return []
     want = limit + 1  # one more than asked: is the last place tied with a hit beyond it?
     while True:
         hits = searcher.search(query, want, count=False).hits
-        if (len(hits) < want or len(hits) <= limit or hits[-1][0] < hits[limit - 1][0]
-                or want >= limit * MAX_TIE_FACTOR):
+        if len(hits) < want or hits[-1][0] < hits[limit - 1][0]:
             break
-        want *= 2  # every hit tied with the last place is read, so that ties are broken by rev, not by segment
-    return _by_rev(searcher, hits)[:limit]
+        if want > MAX_TIED_HITS:
+            raise TooManyTiedHits(
+                f"more than {MAX_TIED_HITS} documents at the cutoff score alike for this query at the last place "
+                "asked, too many to rank: add words to the query, name a source, or ask for fewer results")
+        # the tie at the last place goes on beyond the hits read: twice as many up to TIE_READ_DOUBLED times the
+        # limit (the reads of a search before audit 5, unchanged), then four times as many
+        want = min(want * (2 if want < limit * TIE_READ_DOUBLED else 4), MAX_TIED_HITS + 1)
+    return _by_rev(searcher, hits, limit)
 
 
-def _by_rev(searcher: tantivy.Searcher, hits: list[tuple[float, tantivy.DocAddress]]) -> list[Hit]:
-    """``hits`` as :data:`Hit`, best first. Tantivy gives them best first; only hits tied in score are ordered again:
-    by ``valid_from``, then ``doc_id`` (read only for hits tied on both), then ``rev`` (see :data:`MAX_TIE_FACTOR`;
-    ``rev`` and ``valid_from`` from their fast fields). ``rev`` is the ingestion order, which follows facts from
-    after ``T`` (a harvest in datestamp order), so it decides only what nothing else does."""
+def _by_rev(searcher: tantivy.Searcher, hits: list[tuple[float, tantivy.DocAddress]], limit: int) -> list[Hit]:
+    """The first ``limit`` of ``hits`` as :data:`Hit`, best first. ``hits`` are tantivy's, best first, and hold every
+    document scored at least as well as the ``limit``-th of them (:func:`_ranked`). Only hits tied in score are
+    ordered again: by ``valid_from``, then ``doc_id`` (read only for hits tied on both that can be among the first
+    ``limit``), then ``rev`` (see :data:`MAX_TIED_HITS`; ``rev`` and ``valid_from`` from their fast fields). ``rev``
+    is the ingestion order, which follows facts from after ``T`` (a harvest in datestamp order), so it decides only
+    what nothing else does."""
+    if limit <= 0:
+        return []
+    if len(hits) > limit:  # a hit scored below the last place is never shown: dropped before anything is read
+        last, end = hits[limit - 1][0], len(hits)
+        while hits[end - 1][0] < last:
+            end -= 1
+        hits = hits[:end]
     scores, addresses = map(list, zip(*hits, strict=True)) if hits else ([], [])
-    values = searcher.fast_field_values("rev", addresses)
-    if len(values) == len(hits) and (not values or set(map(type, values)) == {int}):
-        revs = cast("list[int]", values)
-    else:  # a segment without the column (never written so): the stored field
-        revs = [int(searcher.doc(address)["rev"][0]) for address in addresses]
-    readers = map(functools.partial, repeat(_read_doc_id), repeat(searcher), addresses)
-    if len(set(scores)) == len(scores):  # no tie: tantivy's order
-        return list(zip(map(float, scores), revs, readers, strict=True))
+    if len(set(scores)) == len(scores):  # no tie: tantivy's order (and no more than ``limit`` hits are left)
+        return list(zip(map(float, scores), _revs(searcher, addresses), _readers(searcher, addresses), strict=True))
     starts = [start for start in searcher.fast_field_values("valid_from", addresses) if type(start) is int]
     if len(starts) != len(hits):  # not stored: ties then go by doc_id alone
         starts = [0] * len(hits)
-    pairs = list(zip(scores, starts, strict=True))
-    if len(set(pairs)) == len(pairs):  # no two hits equal in score and valid_from: no doc_id read
-        names = [""] * len(hits)
-    else:
-        tied = Counter(pairs)
-        names = [_read_doc_id(searcher, address) if tied[pair] > 1 else ""
-                 for pair, address in zip(pairs, addresses, strict=True)]
+    places = list(range(len(hits)))
+    if len(hits) > limit:  # hits[above:] all score as the last place; only the first of them by valid_from can show
+        above = limit - 1
+        while above > 0 and scores[above - 1] == scores[limit - 1]:
+            above -= 1
+        threshold = sorted(starts[above:])[limit - above - 1]
+        places = [*range(above), *(at for at in range(above, len(hits)) if starts[at] <= threshold)]
+    pairs = [(-scores[at], starts[at]) for at in places]
+    tied = Counter(pairs)
+    names = [_read_doc_id(searcher, addresses[at]) if tied[pair] > 1 else "" for pair, at in
+             zip(pairs, places, strict=True)] if len(tied) < len(pairs) else [""] * len(pairs)
+    revs = _revs(searcher, [addresses[at] for at in places])
     # tuples compared in C (no key function); the place in tantivy's order last, as a stable sort keeps it
-    ranked = sorted(zip([-score for score in scores], starts, names, revs, range(len(hits)), strict=True))
-    hit_readers = list(readers)
-    return [(float(scores[at]), rev, hit_readers[at]) for _, _, _, rev, at in ranked]
+    ranked = sorted(zip(pairs, names, revs, places, strict=True))[:limit]
+    return [(float(scores[at]), rev, functools.partial(_read_doc_id, searcher, addresses[at]))
+            for _, _, rev, at in ranked]
+
+
+def _revs(searcher: tantivy.Searcher, addresses: list[tantivy.DocAddress]) -> list[int]:
+    """Each hit's ``rev`` (the store's ``rev_pk``): its fast field, read for all at once; the stored field for a
+    segment without the column (never written so)."""
+    values = searcher.fast_field_values("rev", addresses)
+    if len(values) == len(addresses) and (not values or set(map(type, values)) == {int}):
+        return cast("list[int]", values)
+    return [int(searcher.doc(address)["rev"][0]) for address in addresses]
+
+
+def _readers(searcher: tantivy.Searcher, addresses: list[tantivy.DocAddress]) -> Iterator[Callable[[], str]]:
+    return map(functools.partial, repeat(_read_doc_id), repeat(searcher), addresses)
 
 
 class RankedHits:
@@ -382,7 +436,7 @@ class RankedHits:
             # first + 1 holds every document scored above that last score, so those are the same documents,
             # ranked alike, at the head of any longer read; hits tied with the last one read may go on beyond it.
             exact = len(read) if len(read) <= first else sum(1 for score, _ in read if score > read[first][0])
-            self._head = _by_rev(searcher, read)[:exact]
+            self._head = _by_rev(searcher, read, exact)
 
     def _everything(self) -> list[Hit]:
         if self._all is None:

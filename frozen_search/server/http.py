@@ -100,7 +100,8 @@ class FetchRequest(BaseModel):
 _PROBLEM_CONTENT = {"application/problem+json": {"schema": Problem.model_json_schema()}}
 _PROBLEMS: dict[int | str, dict[str, Any]] = {  # "4XX" also keeps FastAPI from documenting a 422 it never sends
     "4XX": {"content": _PROBLEM_CONTENT, "description": "Refused: invalid_request (400), refused_source (403), "
-                                                         "not_found_before_cutoff (404), verification_failed (422)"},
+                                                         "not_found_before_cutoff (404), verification_failed, "
+                                                         "too_many_ties (422)"},
     "5XX": {"content": _PROBLEM_CONTENT, "description": "index_not_ready, offline_cache_miss (503), "
                                                          "upstream_unavailable (502), internal (500)"},
 }

@@ -5,7 +5,7 @@ in one world paper X was touched after ``T`` (a metadata update moves its OAI ``
 harvest lists it last, as OAI-PMH lists records by datestamp). Two papers whose texts score alike for a query were
 ranked by ``rev_pk``, the order of ingestion: the hit order told which paper was touched after ``T``. Ties now go
 by ``valid_from`` (when the version shown at ``T`` was made), then the document id, then ``rev_pk``
-(:data:`frozen_search.index.MAX_TIE_FACTOR`): facts of ``T``. An OpenAlex snapshot, partitioned by ``updated_date``,
+(:data:`frozen_search.index.MAX_TIED_HITS`): facts of ``T``. An OpenAlex snapshot, partitioned by ``updated_date``,
 had the same dependence.
 """
 
