@@ -103,3 +103,28 @@ def test_require_json_refuses_a_repeated_name_at_any_depth() -> None:
             require_json(answer(body))
     with pytest.raises(ValueError):
         require_json(answer(b"not json"))
+
+
+def _comment_world(created: object) -> Stub:
+    """The recorded history of 27379 and one comment on it (the documented /posts/{ids}/comments shape) made after
+    ``T``, whose ``creation_date`` is ``created`` as the answer writes it."""
+    stub = _world(False)
+    comment = {"owner": {"user_type": "registered", "display_name": "someone"}, "edited": False, "score": 1,
+               "creation_date": created, "post_id": 27379, "comment_id": 40009, "content_license": "CC BY-SA 3.0",
+               "body": "POSTCUTOFF_MARKER_3 a comment made after the cutoff"}
+    stub.script["/2.3/posts/27379/comments"] = [Reply(body=json.dumps(
+        {"items": [comment], "has_more": False, "quota_max": 10000, "quota_remaining": 8000}).encode(), headers=JSON)]
+    return stub
+
+
+def test_a_comment_whose_date_is_not_a_number_is_not_shown(tmp_path: Path) -> None:
+    """``true`` is an ``int`` to ``isinstance``: a comment dated ``true`` read as posted at 1970-01-01T00:00:01Z (the
+    adapter's own ``_seconds`` refuses a bool; ``_comments`` did not use it)."""
+    worlds = [_comment_world(True), _comment_world(LATER), _world(False)]
+    try:
+        seen = [_fetched(tmp_path / str(at), stub) for at, stub in enumerate(worlds)]
+    finally:
+        for stub in worlds:
+            stub.close()
+    assert "POSTCUTOFF_MARKER" not in "".join(seen)
+    assert seen[0] == seen[1] == seen[2]
