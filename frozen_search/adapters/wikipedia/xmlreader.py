@@ -7,10 +7,13 @@ python-mwxml, ``mwxml/iteration/*.py``) statement for statement for those fields
 tags refused (``mwxml.errors.MalformedXML``), ids made integers, ``<text>`` of the ``main`` slot, titles split on
 the site's namespace names when ``<ns>`` is missing (export-0.3), ``deleted`` attributes, and timestamps read as
 ``mwtypes.Timestamp`` reads them. ``tests/wikipedia/test_xmlreader.py`` compares both readers field by field on
-every real export in ``../shared`` and on crafted ones. Memory stays bounded: each revision's element is cleared
-once read, so a page of 15,000 revisions never stands whole in memory, and libxml2's limits hold (no ``huge_tree``):
-a text or attribute value past 10,000,000 bytes is a syntax error (MediaWiki stores at most 2 MB of wikitext per
-revision, ``$wgMaxArticleSize``), where mwxml would read up to the ingest's ``MAX_VALUE_BYTES``.
+every real export in ``../shared`` and on crafted ones. One departure: a single-valued element written twice in a
+``<revision>``, ``<logitem>`` or ``<page>`` is refused (:data:`_ONCE`), where mwxml keeps the last.
+
+Memory stays bounded: each revision's element is cleared once read, so a page of 15,000 revisions never stands whole
+in memory, and libxml2's limits hold (no ``huge_tree``): a text or attribute value past 10,000,000 bytes is a syntax
+error (MediaWiki stores at most 2 MB of wikitext per revision, ``$wgMaxArticleSize``), where mwxml would read up to
+the ingest's ``MAX_VALUE_BYTES``.
 
 A file with a document type declaration is refused (:class:`HasDocumentType`, before anything is read): expat
 (mwxml) expands the internal entities such a declaration may define, and this reader, which never resolves entities,
