@@ -35,6 +35,11 @@ try:  # pysimdjson (the ``dumps`` extra): a DOM that keeps every written name, t
 except ImportError:  # pragma: no cover - without the extra: repeats told by json with a pairs hook
     _simdjson = None
 _parsers = threading.local()  # one simdjson parser per thread (a parser holds its last document)
+_NUL_ESCAPE = b"\\u0000"
+"""U+0000 in a JSON text (only ever written as this escape: a raw control character is not JSON): pysimdjson looks
+a name up as a C string cut at its first NUL, so for a name holding one, ``Object[name]`` raises ``KeyError``
+(``{"a\\u0000b": 1}``: ``NO_SUCH_FIELD``) or gives another member's value (``"a"``'s); such a text goes to
+``json`` (audit 7)."""
 
 _DIGITS_ONLY = bytes(48 if 48 <= i <= 57 else 32 for i in range(256))  # every digit stays '0', all else a space
 _LONG_RUN = b"0" * 19
@@ -100,12 +105,13 @@ def repeats_a_name(data: bytes) -> bool:
     twice (RFC 8259 section 4: names "SHOULD be unique"; ``json`` and ``orjson`` keep the last value silently), for a
     reader that must not let one of two written values decide (a version's date). pysimdjson's DOM keeps every
     written name: an object repeats one where its names are fewer than its members (~3 us for an arXiv snapshot
-    line); without pysimdjson, or for a text simdjson refuses, :func:`loads_marking_repeats` decides.
+    line); without pysimdjson, for a text simdjson refuses, or for one holding ``\\u0000`` (:data:`_NUL_ESCAPE`),
+    :func:`loads_marking_repeats` decides.
 
     Raises:
         ValueError, RecursionError: as :func:`loads_marking_repeats`, for a text simdjson refuses that is not JSON.
     """
-    if _simdjson is not None:
+    if _simdjson is not None and _NUL_ESCAPE not in data:
         parser = getattr(_parsers, "parser", None)
         if parser is None:
             parser = _parsers.parser = _simdjson.Parser()

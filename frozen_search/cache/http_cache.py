@@ -85,8 +85,21 @@ Validator = Callable[[CachedResponse], None]
 
 
 def require_json(response: CachedResponse) -> None:
-    """A ``validate`` for JSON APIs: raises ``ValueError`` when the body does not parse as JSON."""
-    response.json()
+    """A ``validate`` for JSON APIs (Stack Exchange, MediaWiki): raises ``ValueError`` when the body does not parse
+    as JSON, or when an object in it writes one name twice (RFC 8259 section 4: names "SHOULD be unique"; ``json``
+    keeps the last value silently): which of two written values (a revision's two ``creation_date``, the later
+    first) is the record's is not shown, so neither decides and the answer is refused, live and offline alike
+    (audit 7; audit 6 did the same per work for OpenAlex)."""
+    json.loads(response.body, object_pairs_hook=_unrepeated_object)
+
+
+def _unrepeated_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    value = dict(pairs)
+    if len(value) != len(pairs):
+        names = [name for name, _ in pairs]
+        name = next(name for at, name in enumerate(names) if name in names[:at])  # only for a refused object
+        raise ValueError(f"an object writes the name {name[:80]!r} twice: which value is the answer's is not shown")
+    return value
 
 
 def guarded(validate: Validator | None, where: str) -> Validator | None:

@@ -109,7 +109,19 @@ def parse_feed(body: bytes) -> Feed:
     return Feed(entries, total)
 
 
+_SINGLE = tuple(f"{{{ns}}}{name}" for ns, name in ((ATOM, "id"), (ATOM, "published"), (ATOM, "updated"),
+                                                    (ATOM, "title"), (ATOM, "summary"), (ARXIV, "comment"),
+                                                    (ARXIV, "primary_category")))
+"""The elements an entry holds once (the Atom spec, RFC 4287 s. 4.1.2, and arXiv's schema): one written twice leaves
+open which value is the entry's (``findtext`` reads the first), so the answer is refused (audit 7)."""
+
+
 def _entry(element: etree._Element) -> Entry:
+    tags = [child.tag for child in element]
+    twice = next((tag for tag in _SINGLE if tags.count(tag) > 1), None)
+    if twice is not None:
+        raise UpstreamUnavailable(f"an arXiv API entry writes <{twice.rsplit('}', 1)[1]}> more than once: which value "
+                                  "is the entry's is not shown")
     ident = clean(element.findtext("a:id", namespaces=NS))
     if "/api/errors" in ident:
         summary = clean(element.findtext("a:summary", namespaces=NS))

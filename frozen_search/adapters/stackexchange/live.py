@@ -28,7 +28,7 @@ import logging
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 import regex
 
@@ -165,7 +165,7 @@ class StackExchangeLive:
     def _question_of_answer(self, site: Site, answer_id: int) -> int:
         items = self._get(f"/answers/{answer_id}", site, {}).items
         created = items[0].get("creation_date") if items else None
-        if not items or not isinstance(items[0].get("question_id"), int) or not isinstance(created, int) \
+        if not items or not _seconds(items[0].get("question_id")) or not _seconds(created) \
                 or created >= self.bound:
             # one message for "posted after T" and "no such answer today": a probe learns nothing of later activity
             raise self._unknown_answer(site, answer_id)
@@ -184,8 +184,8 @@ class StackExchangeLive:
                             {"todate": self.bound - 1, "sort": "creation", "order": "asc"})
         answer_of: dict[int, list[tuple[int, int]]] = {}
         for item in answers:
-            if isinstance(item.get("answer_id"), int) and isinstance(item.get("creation_date"), int) \
-                    and isinstance(item.get("question_id"), int) and item["creation_date"] < self.bound:
+            if _seconds(item.get("answer_id")) and _seconds(item.get("creation_date")) \
+                    and _seconds(item.get("question_id")) and item["creation_date"] < self.bound:
                 answer_of.setdefault(int(item["question_id"]), []).append((item["answer_id"], item["creation_date"]))
         post_ids = [*question_ids, *(a for pairs in answer_of.values() for a, _ in pairs)]
         revisions = self._all("/posts/{ids}/revisions", site, post_ids, {"filter": BODY_FILTER})
@@ -194,7 +194,7 @@ class StackExchangeLive:
                              {"todate": self.bound - 1, "sort": "creation", "order": "asc", "filter": BODY_FILTER})
         by_post: dict[int, list[dict[str, Any]]] = {}
         for item in revisions:
-            if isinstance(item.get("post_id"), int):
+            if _seconds(item.get("post_id")):
                 by_post.setdefault(item["post_id"], []).append(item)
         result: dict[int, list[DocState]] = {}
         for question_id in question_ids:
@@ -225,7 +225,7 @@ class StackExchangeLive:
         found: dict[int, int] = {}
         for item in self._all("/questions/{ids}", site, question_ids, {}):
             question, moved = item.get("question_id"), item.get("migrated_from")
-            if not isinstance(question, int) or moved is None:
+            if not _seconds(question) or moved is None:
                 continue
             on = moved.get("on_date") if isinstance(moved, dict) else None
             found[question] = on if isinstance(on, int) and not isinstance(on, bool) else 1 << 62
@@ -305,7 +305,7 @@ def _query_words(query: str) -> list[str]:
     return distinct_words(query, _WORD, MAX_QUERY_WORDS)
 
 
-def _seconds(value: Any) -> bool:
+def _seconds(value: Any) -> TypeGuard[int]:
     """Whether ``value`` is an API date or number (an int, not a bool)."""
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -353,7 +353,7 @@ def _comments(items: Iterable[dict[str, Any]], posts: set[int], bound: int) -> l
     found: list[Comment] = []
     for item in items:
         at, post, cid = item.get("creation_date"), item.get("post_id"), item.get("comment_id")
-        if isinstance(at, int) and at < bound and post in posts and isinstance(cid, int):
+        if _seconds(at) and at < bound and post in posts and _seconds(cid):  # a bool is an int to isinstance
             text = html_text_or_none(str(item.get("body") or ""))
             if text is not None:
                 found.append(Comment(cid, int(post), at, text, edited=item.get("edited") is not False))

@@ -7,10 +7,13 @@ python-mwxml, ``mwxml/iteration/*.py``) statement for statement for those fields
 tags refused (``mwxml.errors.MalformedXML``), ids made integers, ``<text>`` of the ``main`` slot, titles split on
 the site's namespace names when ``<ns>`` is missing (export-0.3), ``deleted`` attributes, and timestamps read as
 ``mwtypes.Timestamp`` reads them. ``tests/wikipedia/test_xmlreader.py`` compares both readers field by field on
-every real export in ``../shared`` and on crafted ones. Memory stays bounded: each revision's element is cleared
-once read, so a page of 15,000 revisions never stands whole in memory, and libxml2's limits hold (no ``huge_tree``):
-a text or attribute value past 10,000,000 bytes is a syntax error (MediaWiki stores at most 2 MB of wikitext per
-revision, ``$wgMaxArticleSize``), where mwxml would read up to the ingest's ``MAX_VALUE_BYTES``.
+every real export in ``../shared`` and on crafted ones. One departure: a single-valued element written twice in a
+``<revision>``, ``<logitem>`` or ``<page>`` is refused (:data:`_ONCE`), where mwxml keeps the last.
+
+Memory stays bounded: each revision's element is cleared once read, so a page of 15,000 revisions never stands whole
+in memory, and libxml2's limits hold (no ``huge_tree``): a text or attribute value past 10,000,000 bytes is a syntax
+error (MediaWiki stores at most 2 MB of wikitext per revision, ``$wgMaxArticleSize``), where mwxml would read up to
+the ingest's ``MAX_VALUE_BYTES``.
 
 A file with a document type declaration is refused (:class:`HasDocumentType`, before anything is read): expat
 (mwxml) expands the internal entities such a declaration may define, and this reader, which never resolves entities,
@@ -36,6 +39,31 @@ _DAYS = (31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
 
 class HasDocumentType(MalformedXML):  # type: ignore[misc]  # noqa: N818 - mwxml's error type (untyped)
     """The export has a document type declaration (which MediaWiki never writes): refused, nothing of it read."""
+
+
+_ONCE = {
+    "revision": frozenset({"id", "parentid", "timestamp", "contributor", "minor", "comment", "model", "format", "text",
+                           "sha1", "origin"}),
+    "logitem": frozenset({"id", "timestamp", "contributor", "comment", "type", "action", "text", "logtitle",
+                          "params"}),
+    "page": frozenset({"title", "ns", "id", "redirect"}),
+}
+"""The elements a ``<revision>``, ``<logitem>`` or ``<page>`` holds at most once (the export schemas 0.3-0.11,
+``export-0.10.xsd``: each in a ``<sequence>`` with ``maxOccurs`` 1). mwxml reads a second one over the first, so a
+revision written with two ``<timestamp>`` elements, the later first, was stored as made at the earlier: refused here
+(``MalformedXML``, an element out of place), as audit 5 refused an arXivRaw ``<version>`` with two ``<date>``
+elements (audit 7)."""
+
+
+_REVISION_ONCE = _ONCE["revision"]
+
+
+def _once(seen: set[str], tag: str, where: str) -> None:
+    """Note ``tag`` read in the ``where`` element; raises ``MalformedXML`` the second time for a :data:`_ONCE` tag."""
+    if tag in _ONCE[where]:
+        if tag in seen:
+            raise MalformedXML(f"<{where}> holds <{tag}> twice: which one is the {where}'s is not shown")
+        seen.add(tag)
 
 
 @dataclass(frozen=True)
@@ -217,8 +245,13 @@ def _revision(element: Any) -> Revision:
     user_deleted = minor = comment_deleted = text_deleted = False
     comment = text = text_sha1 = text_bytes = sha1 = model = format_ = None
     contents: list[dict[str, Any]] = []
+    seen: set[str] = set()
     for sub in element:
         tag = _tag(sub)
+        if tag in seen:  # (inlined _once: the hot loop) only tags of _ONCE["revision"] are added
+            raise MalformedXML(f"<revision> holds <{tag}> twice: which one is the revision's is not shown")
+        if tag in _REVISION_ONCE:
+            seen.add(tag)
         if tag == "id":
             id_ = int(sub.text)
         elif tag == "timestamp":
@@ -278,8 +311,10 @@ def _log_item(element: Any, namespace_map: dict[str, Namespace] | None) -> LogIt
     values: dict[str, Any] = {"id": None, "timestamp": None, "comment": None, "type": None, "action": None,
                               "params": None, "page": None}
     comment_deleted = user_deleted = None
+    seen: set[str] = set()
     for sub in element:
         tag = _tag(sub)
+        _once(seen, tag, "logitem")
         if tag == "id":
             values["id"] = int(sub.text)
         elif tag == "timestamp":
@@ -387,8 +422,10 @@ class Dump:
         page_name: str | None = None
         restrictions: list[str] = []
         first: Any = None
+        seen: set[str] = set()
         while (sub := self._next_start(page)) is not None:
             tag = _tag(sub)
+            _once(seen, tag, "page")
             if tag == "revision":
                 first = sub
                 break
