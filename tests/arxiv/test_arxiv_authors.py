@@ -1,19 +1,24 @@
 """A version's authors as arXiv's API lists them, from any input (``frozen_search/adapters/arxiv/authors.py``), and
 the refusal of a store rendered otherwise (``RENDERER_ID``).
 
-The real bulk snapshot (``snapshot/kaggle_*.jsonl``, 200 records) carries each record's authors string *and*
-``authors_parsed``, arXiv's own parse of it (``[key name, first names, suffix, affiliations...]``); the real search
-documents (``docmeta/*.json``, 25) carry both as well. arXiv's API shows each parsed author as ``"first key
-suffix"``: the names read from the string must be those, for every record.
+The real API (``api/arxivpy_fixtures_2026``) is arXiv's ``arxiv-search`` classic API (its feed ``<id>`` is the
+base64 of the query's SHA-1 less its last character, as ``search/serialize/atom.py`` writes it): each ``<name>`` is
+``"<first names> <key name>"`` of one author as arXiv parses the version's authors string. The real bulk snapshot
+(``snapshot/kaggle_*.jsonl``, 200 records) carries each record's authors string *and* ``authors_parsed``, arXiv's
+own parse of it (``[key name, first names, suffix, affiliations...]``); the real search documents
+(``docmeta/*.json``, 25) carry both as well: the names read from the string must be those, for every record.
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import sqlite3
 from pathlib import Path
 
 import pytest
+from lxml import etree
 
 from frozen_search.adapters.arxiv.authors import author_names, authors_line, tex_to_unicode
 from frozen_search.adapters.arxiv.ids import RENDERER_ID
@@ -22,13 +27,15 @@ from frozen_search.cutoff import parse_cutoff
 from frozen_search.errors import StoreIntegrityError
 from frozen_search.service import FrozenSearchService
 from frozen_search.store import Store
+from tests.arxiv.conftest import ATOM
 from tests.conftest import realdata
 from tests.leaks.formats import arxiv_raw_list, ingested, write
 
 
 def _shown(parsed: list[list[str]]) -> list[str]:
-    """arXiv's Atom name of each parsed author: ``"<first names> <key name> <suffix>"``, stripped."""
-    return [f"{author[1]} {author[0]} {author[2]}".strip() for author in parsed]
+    """arXiv's API name of each parsed author (arxiv-search's ``full_name``): ``"<first names> <key name>"``,
+    whitespace collapsed (the suffix is left out)."""
+    return [" ".join(f"{author[1]} {author[0]}".split()) for author in parsed]
 
 
 def test_every_real_snapshot_record_gives_the_names_of_its_authors_parsed() -> None:
@@ -54,6 +61,22 @@ def test_every_real_search_document_gives_the_names_of_its_authors_parsed() -> N
         assert author_names(document["authors"]) == _shown(parsed), document["paper_id"]
 
 
+def test_the_recorded_api_is_arxiv_searchs_classic_api() -> None:
+    """Each recorded answer of today's API names its query (``<title>``) and identifies it (``<id>``) as arXiv's
+    ``arxiv-search`` serializer does: the base64 of the query string's SHA-1, less its last character. Its authors'
+    names are therefore arxiv-search's ``full_name`` (first names and key name, no suffix)."""
+    checked = 0
+    for path in sorted(realdata("arxiv", "api", "arxivpy_fixtures_2026").glob("*.json")):
+        feed = etree.fromstring(json.loads(path.read_text(encoding="utf-8"))["body"].encode("utf-8"))
+        title = feed.findtext(f"{{{ATOM}}}title") or ""
+        if not title.startswith("arXiv Query: "):
+            continue  # the error answer (id_abc) is titled "arXiv Search Results"
+        digest = hashlib.sha1(title[len("arXiv Query: "):].encode("utf-8")).digest()
+        assert feed.findtext(f"{{{ATOM}}}id") == "https://arxiv.org/api/" + base64.b64encode(digest).decode()[:-1]
+        checked += 1
+    assert checked == 19
+
+
 @pytest.mark.parametrize(("authors", "names"), [
     ("James M. Murray, Adrian Del Maestro and Zlatko Tesanovic",
      ["James M. Murray", "Adrian Del Maestro", "Zlatko Tesanovic"]),
@@ -68,9 +91,10 @@ def test_every_real_search_document_gives_the_names_of_its_authors_parsed() -> N
     # TeX accents and letters
     ("C. Bal\\'azs, Mikkel {\\O}bro", ["C. Balázs", "Mikkel Øbro"]),
     ("Rastislav \\v{S}r\\'amek, Bro\\v{n}a Brejov\\'a", ["Rastislav Šrámek", "Broňa Brejová"]),
-    # "et al." is dropped; a suffix after a comma stays with its name
+    # "et al." is dropped; "Jr." after a comma is joined to the name before it, then taken as its suffix
     ("A. Smith, B. Jones, et al.", ["A. Smith", "B. Jones"]),
-    ("John Smith, Jr., Ann Lee", ["John Smith, Jr.", "Ann Lee"]),
+    ("John Smith, Jr., Ann Lee", ["John Smith,", "Ann Lee"]),  # (arXiv's parse: key name "Smith,")
+    ("Thomas N. Gautier III and A. A. Alves Jr", ["Thomas N. Gautier", "A. A. Alves"]),  # the API shows no suffix
     # a leading collaboration: the letters, digits and spaces before the keyword (arXiv's pattern)
     ("The ATLAS Collaboration: A. Smith, B. Jones", ["The ATLAS Collaboration", "A. Smith", "B. Jones"]),
     ("CMS-TOTEM Collaboration", ["TOTEM Collaboration"]),

@@ -1,11 +1,13 @@
 """A version's authors as arXiv's API lists them, from any input: one rendering for every input.
 
-arXiv's API (``export.arxiv.org/api/query``) gives a version's authors one by one (Atom ``<author><name>``), and
-each name is what arXiv's own parser makes of the version's one ``authors`` string: ``parse_author_affil_utf`` of
-arXiv's ``arxiv-base`` library (``arxiv/authors/__init__.py`` and ``arxiv/util/tex2utf.py``, MIT; written at
-arXiv from the Perl of its Dienst/OAI code), each name shown as ``"<first names> <key name> <suffix>"`` (arXiv's
-Atom serializer in ``arXiv/arxiv-browse``, ``_author_name``); affiliations go to ``<arxiv:affiliation>``. The bulk
-snapshot's ``authors_parsed`` holds the same parse (``[key name, first names, suffix, affiliations...]``).
+arXiv's API (``export.arxiv.org/api/query``, served by arXiv's ``arxiv-search``: ``search/serialize/atom.py``)
+gives a version's authors one by one (Atom ``<author><name>``), each the ``full_name`` of one parsed author of the
+version's search document: ``"<first names> <key name>"``, whitespace collapsed, the suffix left out
+(``search/process/transform.py``, ``_transformAuthor``); affiliations go to ``<arxiv:affiliation>``. The parse is
+arXiv's own of the version's one ``authors`` string: ``parse_author_affil_utf`` of arXiv's ``arxiv-base`` library
+(``arxiv/authors/__init__.py`` and ``arxiv/util/tex2utf.py``, MIT; written at arXiv from the Perl of its
+Dienst/OAI code). The bulk snapshot's ``authors_parsed`` holds the same parse (``[key name, first names, suffix,
+affiliations...]``), as do arXiv's search documents (``authors_parsed``, ``first_name``/``last_name``).
 
 The dumps carry the string itself (arXivRaw ``<authors>``, the snapshot's ``authors``, an abs file's ``Authors:``,
 a metadata row's ``authors``): :func:`author_names` applies the same rules to it, so a version's ``Authors:`` line
@@ -22,9 +24,11 @@ in arXiv's order:
 3. while the first name holds ``<letters, digits, spaces> collaboration|group|team``, that part is a name of its
    own (a hyphen or accent ends the match: ``"CMS-TOTEM Collaboration"`` -> ``"TOTEM Collaboration"``), and a
    colon after it is dropped;
-4. each name is cut into first names, key name and suffix (surname prefixes ``van der``, suffixes ``Jr``/``III``),
-   each part's TeX accents, ``\\O``-style letters, Greek letters and a few symbols become Unicode characters
-   (:func:`tex_to_unicode`), and the name is ``"first key suffix"`` without spaces at the ends.
+4. each name is cut into first names, key name and suffix (surname prefixes ``van der``; a last word ``Jr``,
+   ``Sr``, ``I`` to ``V``, any case, is a suffix when two words precede it), each part's TeX accents,
+   ``\\O``-style letters, Greek letters and a few symbols become Unicode characters (:func:`tex_to_unicode`), and
+   the name shown is ``"first key"``, whitespace collapsed, without the suffix (``"John Smith Jr."`` ->
+   ``"John Smith"``, ``"Ivanov A. I"`` -> ``"Ivanov A."``); an empty one is left out.
 
 Known differences from what the API shows (``README``): none from these rules; the API serves the string arXiv
 holds *today* for the version it answers (a later correction of a version's authors string shows in either
@@ -68,12 +72,12 @@ def author_names(authors: str) -> list[str]:
         if names and names[0] == ":":
             names.pop(0)
     for name in names:
-        if "\\" not in name and "{{" not in name:  # nothing to convert: the parts joined are the name itself
-            # (single spaces, none at either end)
+        if "\\" in name or "{{" in name or _SUFFIX.fullmatch(name.rpartition(" ")[2]):
+            key, first, _ = _name_parts(name)  # TeX is converted part by part, as arXiv does; no suffix shown
+            name = " ".join(f"{tex_to_unicode(first)} {tex_to_unicode(key)}".split())
+        # (else, without a suffix, the first names and key name are the name: single spaces, none at either end)
+        if name:
             shown.append(name)
-            continue
-        key, first, suffix = _name_parts(name)  # TeX is converted part by part, as arXiv does
-        shown.append(" ".join((tex_to_unicode(first), tex_to_unicode(key), tex_to_unicode(suffix))).strip())
     return shown
 
 
@@ -90,6 +94,7 @@ _PREFIX = "van|der|de|la|von|del|della|da|mac|ter|dem|di|vaziri"
 _DOUBLE_PREFIX = re.compile(rf"^(.*)\s+({_PREFIX})\s({_PREFIX})\s(\S+)$", re.IGNORECASE)
 _ONE_PREFIX = re.compile(rf"^(.*)\s+({_PREFIX})\s(\S+)$", re.IGNORECASE)
 _WITH_SUFFIX = re.compile(r"^(.*)\s+(\S+)\s(I|II|III|IV|V|Sr|Jr|Sr\.|Jr\.)$", re.IGNORECASE)
+_SUFFIX = re.compile(r"I|II|III|IV|V|Sr|Jr|Sr\.|Jr\.", re.IGNORECASE)  # _WITH_SUFFIX's last word
 _TWO = re.compile(r"^(.*)\s+(\S+)$", re.IGNORECASE)
 
 
