@@ -30,9 +30,9 @@ in arXiv's order:
    the name shown is ``"first key"``, whitespace collapsed, without the suffix (``"John Smith Jr."`` ->
    ``"John Smith"``, ``"Ivanov A. I"`` -> ``"Ivanov A."``); an empty one is left out.
 
-Known differences from what the API shows (``README``): none from these rules; the API serves the string arXiv
-holds *today* for the version it answers (a later correction of a version's authors string shows in either
-input alike).
+Known differences from what the API shows (``README``, wt-authors): none from these rules; but the API serves the
+string arXiv holds *today* for the version it answers, so a correction arXiv made after a dump was written shows
+in the API's answer only (as a corrected title or abstract would).
 """
 
 from __future__ import annotations
