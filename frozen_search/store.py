@@ -596,6 +596,14 @@ class Store:
                                  (source, precision_ms)).fetchone()
         return bool(found and found[0])
 
+    def has_provenance_other_than(self, source: str, key: str, value: str) -> bool:
+        """Whether any revision of ``source`` has a ``provenance`` whose ``key`` is not the string ``value``
+        (missing included). Reads the source's rows until the first one (one scan of them when there is none)."""
+        found = self._db.execute("SELECT EXISTS (SELECT 1 FROM revisions WHERE source=? AND "
+                                 "COALESCE(json_extract(provenance, ?), '') != ?)",
+                                 (source, f"$.{key}", value)).fetchone()
+        return bool(found and found[0])
+
     def set_interval(self, rev_pk: int, valid_to: int | None, continuity: str) -> None:
         """Set one revision's ``valid_to`` (a stored instant, UTC milliseconds) and ``continuity`` (see the module
         docstring)."""

@@ -111,35 +111,46 @@ class ArxivSource(DocumentStateSource):
         return ArxivLive(upstream, settings)
 
 
-_ANNOUNCEMENT_DATED: weakref.WeakKeyDictionary[Store, bool] = weakref.WeakKeyDictionary()
+_CURRENT: weakref.WeakKeyDictionary[Store, bool] = weakref.WeakKeyDictionary()
 """Stores found to hold no arXiv state of an older build (this build never writes one: the answer stays true)."""
 
 
 def dated_by_announcement(store: Store, row: RevisionRow | None = None) -> None:
-    """Refuse an arXiv state, or a whole store, stored before states were dated by their announcement.
+    """Refuse an arXiv state, or a whole store, stored by an older build: dated by its submission, or rendered
+    otherwise than :data:`~frozen_search.adapters.arxiv.ids.RENDERER_ID`.
 
     :func:`~frozen_search.adapters.arxiv.ids.paper_states` stores each version as its submission stamp with a
     precision reaching its latest announcement (always wider than a second); a whole-second state was stored by an
     older build, which dated it by its submission: at a cutoff between its submission and its announcement it would
-    be shown. Such a store must be ingested again. Without ``row``, the store is refused when it holds any such
-    state, whatever the call asks: refusing only the rows the old dating shows would refuse an id submitted before
-    ``T`` and announced after it, and answer an id that never existed with ``not_found_before_cutoff`` (audit 4).
+    be shown. A state without the current ``renderer`` in its provenance shows a dump's authors string as written,
+    where a version read upstream shows the names arXiv's API lists: the two mixed in one store would tell which
+    versions were read upstream (a later version harvested after ``T``). Such a store must be ingested again, into
+    a new data directory (an ingest keeps a state already stored). Without ``row``, the store is refused when it
+    holds any such state, whatever the call asks: refusing only the rows the old dating shows would refuse an id
+    submitted before ``T`` and announced after it, and answer an id that never existed with
+    ``not_found_before_cutoff`` (audit 4).
 
     Raises:
         StoreIntegrityError: ``row`` is such a state, or (no ``row``) the store holds one (the message names no
             date and no id).
     """
     if row is None:
-        if _ANNOUNCEMENT_DATED.get(store):
+        if _CURRENT.get(store):
             return
         old = store.has_stamp_within(ids.SOURCE, SECOND_MS)
-        if not old:
-            _ANNOUNCEMENT_DATED[store] = True
+        stale = not old and store.has_provenance_other_than(ids.SOURCE, "renderer", ids.RENDERER_ID)
+        if not (old or stale):
+            _CURRENT[store] = True
     else:
         old = row.precision_ms <= SECOND_MS
+        stale = row.provenance.get("renderer") != ids.RENDERER_ID
     if old:
         raise StoreIntegrityError("this store's arXiv states were dated by their submission by an older build, not "
                                   "by their announcement: ingest arXiv again (frozen-search ingest arxiv)")
+    if stale:
+        raise StoreIntegrityError("this store's arXiv states were rendered by an older build (their authors as the "
+                                  "dump wrote them): ingest arXiv again into a new data directory (frozen-search "
+                                  f"ingest arxiv; this build renders {ids.RENDERER_ID})")
 
 
 ARXIV = ArxivSource()

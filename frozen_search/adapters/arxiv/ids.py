@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
+from frozen_search.adapters.arxiv.authors import author_names, authors_line
 from frozen_search.adapters.documents import DocReference, DocState
 from frozen_search.config import Settings
 from frozen_search.cutoff import SECOND_MS, iso_utc
@@ -31,6 +32,12 @@ from frozen_search.errors import InvalidRequest, require_unicode
 
 SOURCE = "arxiv"
 HOST = "arxiv.org"
+RENDERER_ID = "arxiv-version/2"
+"""The rendering of a version's text, stored in each state's ``provenance`` (``renderer``). Version 2: the
+``Authors:`` line and ``authors`` are the names arXiv's API lists, from every input
+(:mod:`frozen_search.adapters.arxiv.authors`); version 1 (no ``renderer``) showed a dump's authors string as
+written. A store holding a state of another rendering is refused whole (:func:`frozen_search.adapters.arxiv.
+current_store`): the two renderings mixed would tell which states were read upstream."""
 ARCHIVES = frozenset({
     "acc-phys", "adap-org", "alg-geom", "ao-sci", "astro-ph", "atom-ph", "bayes-an", "chao-dyn", "chem-ph",
     "cmp-lg", "comp-gas", "cond-mat", "cs", "dg-ga", "funct-an", "gr-qc", "hep-ex", "hep-lat", "hep-ph", "hep-th",
@@ -164,9 +171,10 @@ class VersionText:
 
     @property
     def author_names(self) -> list[str]:
-        """The authors as a list of names: :attr:`names` when the input gave them one by one, else
-        :func:`author_list` of the ``authors`` string."""
-        return list(self.names) if self.names else author_list(self.authors)
+        """The authors as arXiv's API lists them: :attr:`names` when the input gave them one by one (the API),
+        else :func:`~frozen_search.adapters.arxiv.authors.author_names` of the ``authors`` string (arXiv's own
+        parse of it: the names the API gives for it)."""
+        return list(self.names) if self.names else author_names(self.authors)
 
     @property
     def primary_category(self) -> str:
@@ -317,7 +325,7 @@ def _version_state(record: PaperRecord, entry: VersionEntry, history_of: list[li
         own = None  # arXiv's later placeholder for a version it never stored: a later version's text
     withdrawn = not placeholder and rules.is_withdrawal(entry.size_kb, entry.flags, own.comments if own else None)
     doc_id, url, parent = f"{SOURCE}:{record.paper}", abs_url(record.paper, k), None if k == 1 else f"v{k - 1}"
-    provenance = {**record.provenance, "version": label}
+    provenance = {**record.provenance, "version": label, "renderer": RENDERER_ID}
     display: dict[str, Any] = {"arxiv_id": versioned, "submitted": submitted, "submission_history": history,
                                "withdrawn": withdrawn}
     dated = ((f"version {label} submitted", stored), (f"submission history v1-{label}", stored))
@@ -338,10 +346,11 @@ def _version_state(record: PaperRecord, entry: VersionEntry, history_of: list[li
     proven = rules.proven_late_fields(own.late, frozen.late if frozen is not None else None)
     primary = rules.proven_primary_category(own.primary_category,
                                             frozen.primary_category if frozen is not None else None)
-    display.update({"title": own.title, "authors": own.author_names, "comments": own.comments,
+    names = own.author_names
+    display.update({"title": own.title, "authors": names, "comments": own.comments,
                     **({"primary_category": primary} if primary else {}), **proven,
                     "content": "full_text" if k in record.full_texts else record.content})
-    head = [own.title, f"Authors: {own.authors}"]
+    head = [own.title, f"Authors: {authors_line(names)}"]  # one rendering for every input (arxiv.authors)
     if own.comments:
         head.append(f"Comments: {own.comments}")
     head.append(f"arXiv:{versioned}" + (f" [{primary}]" if primary else "") + f", submitted {submitted}"
