@@ -734,7 +734,7 @@ def _json_values(path: Path, report: StateIngestReport, lines: Iterable[tuple[in
             value = fastjson.loads(line)
             if not isinstance(value, dict):
                 raise ValueError("not a JSON object")
-            if fastjson.repeats_a_name(line):  # two created, two versions lists: neither value decides
+            if fastjson.repeats_a_name(line, value):  # two created, two versions lists: neither value decides
                 raise ValueError("a name is written twice in one object: which value is the record's is not shown")
         except (ValueError, RecursionError) as exc:  # RecursionError: nested past json's limit (fastjson)
             report.problems.append(f"{path.name}: record {number} (line {number}): not a JSON object ({exc})")
