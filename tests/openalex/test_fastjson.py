@@ -87,3 +87,53 @@ def test_an_unclosed_string_is_text_to_the_end_when_nesting_is_counted() -> None
     outcome = _outcome(fastjson.loads, data)
     assert outcome[0] == "JSONDecodeError" and "nested" not in outcome[1], outcome  # json's own error: not JSON
     assert _outcome(fastjson.loads, data) == _outcome(json.loads, data)
+
+
+COLON_CASES = [(b'{"a:": 1, "a:": 2}', True), (b'{"a": "x:y", "a": "z"}', True),
+               (b'{"a": 1, "a": "\\u003a"}', True),  # the kept string's colon written escaped: the count cannot tell
+               (b'{"a": "\\u003A", "b": 1}', False), (b'{"a" : 1 , "b" :2}', False),
+               (b'{"a": {"b": 1, "b": {"c": ":"}}}', True), (b'{"t": "Mon, 2 Apr 2007 19:18:42 GMT"}', False),
+               (b'{"s": "\\ud800", "s": 1}', True), (b'{"s": "\\ud800:"}', False),  # orjson writes no lone surrogate
+               (b'{"n": 123456789012345678901, "m": 1}', False)]
+
+
+@pytest.mark.parametrize(("text", "repeats"), REPEATS + COLON_CASES)
+def test_repeats_a_name_with_the_parsed_value_answers_alike(text: bytes, repeats: bool) -> None:
+    """Given the value :func:`fastjson.loads` read, the colon count decides the common case; the answer is the DOM's."""
+    assert fastjson.repeats_a_name(text) is repeats
+    assert fastjson.repeats_a_name(text, fastjson.loads(text)) is repeats
+
+
+def test_repeats_a_name_with_the_parsed_value_on_random_and_real_texts() -> None:
+    """Random objects with names drawn from few (so repeats are common), strings full of colons, quotes, escapes and
+    ``\\u003a``; and every real snapshot line, as is and with one member written twice: the same answer with and
+    without the value."""
+    import random
+
+    rng = random.Random(15)
+    pieces = ["a", "b", ":", '\\"', "\\u003a", "\\u003A", "\\\\", " ", "é", "\\u00e9"]
+
+    def text(depth: int) -> str:
+        kind = rng.random()
+        if depth > 3 or kind < 0.3:
+            return rng.choice(['"' + "".join(rng.choices(pieces, k=rng.randint(0, 4))) + '"', "1", "null", "-0.5"])
+        if kind < 0.5:
+            return "[" + ", ".join(text(depth + 1) for _ in range(rng.randint(0, 3))) + "]"
+        members = [f'"{"".join(rng.choices(pieces[:5], k=rng.randint(0, 2)))}" {rng.choice(["", " "])}: '
+                   f"{text(depth + 1)}" for _ in range(rng.randint(0, 4))]
+        return "{" + ",".join(members) + "}"
+
+    texts = [text(0).encode() for _ in range(3_000)]
+    snapshot = next(realdata("arxiv", "snapshot").glob("*.jsonl"))
+    for line in snapshot.read_bytes().splitlines():
+        texts += [line, line[:-1] + b', "versions": []}', line[:-1] + b', "id": "x:y"}']
+    seen = {True: 0, False: 0}
+    for data in texts:
+        try:
+            value = fastjson.loads(data)
+        except ValueError:
+            continue
+        expected = fastjson.repeats_a_name(data)
+        assert fastjson.repeats_a_name(data, value) is expected, data
+        seen[expected] += 1
+    assert min(seen.values()) > 300, seen  # both answers met often

@@ -59,9 +59,10 @@ EASTERN = tz.gettz("America/New_York")
 _ABS_DATE = re.compile(r"^Date(?: \(revised v(\d+)\))?:\s*(.+?)\s+\((\d+)kb(?:,\s*([A-Za-z]+))?\)\s*$")
 _ABS_FIELD = re.compile(r"^([A-Za-z][A-Za-z-]*):\s?(.*)$")
 Tick = Callable[[int], None]
-BESIDE_WORKER = 5
+BESIDE_WORKER = 4
 """The ingesting process reads one block of the bulk snapshot in this many beside its one worker
-(:meth:`ArxivReader.beside`)."""
+(:meth:`ArxivReader.beside`): at 4 the two processes spent 8.3-9.0 CPU-s each per 100,000 records, at 5 the worker
+~1 CPU-s more than the ingesting process, at 3 the ingesting process ~1.7 more (bench/README, wt-snap3)."""
 _MAX_FIRST_LINE = 64_000_000  # bytes of the first JSON line read to detect the format
 
 
@@ -140,9 +141,9 @@ class ArxivReader:
 
     def beside(self, path: Path) -> int:
         """When one worker process reads ``path`` (:meth:`shares`): the ingesting process reads one block in this
-        many itself (:func:`~frozen_search.adapters.documents.states_beside_worker`): 5 for the bulk snapshot, whose
-        worker alone is the bound on 2 cores (it spent ~9 CPU-s per 100,000 records where the ingesting process
-        spent ~6; bench/README, wt-ingest); :data:`OAI_BESIDE_WORKER` for an OAI-PMH response (blocks of records,
+        many itself (:func:`~frozen_search.adapters.documents.states_beside_worker`): :data:`BESIDE_WORKER` for the
+        bulk snapshot, whose worker alone would be the bound on 2 cores (bench/README, wt-ingest, wt-snap3);
+        :data:`OAI_BESIDE_WORKER` for an OAI-PMH response (blocks of records,
         :func:`_oai_blocks`); 0 (none) for any other format."""
         kind = detect_format(path)
         return BESIDE_WORKER if kind == "snapshot" else OAI_BESIDE_WORKER if kind == "oai" else 0
@@ -734,7 +735,7 @@ def _json_values(path: Path, report: StateIngestReport, lines: Iterable[tuple[in
             value = fastjson.loads(line)
             if not isinstance(value, dict):
                 raise ValueError("not a JSON object")
-            if fastjson.repeats_a_name(line):  # two created, two versions lists: neither value decides
+            if fastjson.repeats_a_name(line, value):  # two created, two versions lists: neither value decides
                 raise ValueError("a name is written twice in one object: which value is the record's is not shown")
         except (ValueError, RecursionError) as exc:  # RecursionError: nested past json's limit (fastjson)
             report.problems.append(f"{path.name}: record {number} (line {number}): not a JSON object ({exc})")
