@@ -57,6 +57,7 @@ try:  # ISA-L's inflate (the ``dumps`` extra): the same bytes as gzip's, ~3x les
 except ImportError:  # pragma: no cover - without the extra: the standard library's gzip
     _gzip = gzip
     _UNREADABLE = (OSError, EOFError, zlib.error)  # gzip.BadGzipFile is an OSError (isal's too)
+_UNREADABLE_OR_REFUSED: tuple[type[BaseException], ...] = (*_UNREADABLE, IngestError)
 BESIDE_WORKER = 3
 """The ingesting process parses one block of a JSON-lines part in this many beside its one worker
 (:meth:`OpenAlexReader.beside`; 0: none, the worker parses every block)."""
@@ -155,7 +156,9 @@ def work_fields(line: bytes) -> WorkFields | None:
     same state of as of the whole parsed work, without building Python objects for the rest of it (~2/3 of a
     snapshot work's ~13.5 kB: concepts, topics, referenced works, counts by year...). The work is judged
     (:func:`~frozen_search.cutoff_rules.openalex.judge`, kept as ``verdict``) before :data:`SHOWN_ONLY` is read,
-    and those fields are read only for an eligible work (a refused work's state reads none of them), each
+    first without ``locations``, which are read (and the work judged again) only when they can change the verdict
+    (:func:`~frozen_search.cutoff_rules.openalex.locations_decide`; else left out: only the rules read them), and
+    :data:`SHOWN_ONLY` is read only for an eligible work (a refused work's state reads none of them), each
     authorship as its ``raw_author_name`` alone (the only key of it the state reads; an authorship whose keys
     repeat is read whole, so its value is ``json``'s). ``None`` where that is not shown -- then the line is parsed
     whole (:func:`frozen_search.adapters.fastjson.loads_marking_repeats`), which gives the value or the error ``json``
@@ -207,7 +210,11 @@ def _fields(document: Any) -> WorkFields | None:
     for key in _JUDGED_FIELDS:
         if key in keys:
             fields[key] = _value(document[key])
-    verdict = fields.verdict = rules.judge(fields)
+    verdict = rules.judge(fields)  # without locations: read only when they can change it (~1/2 of eligible works)
+    if verdict.eligible and "locations" in keys and rules.locations_decide(fields):
+        fields["locations"] = _value(document["locations"])
+        verdict = rules.judge(fields)
+    fields.verdict = verdict
     if not verdict.eligible:  # the state of a refused work reads nothing more (work_state)
         return fields
     if "authorships" in keys:
@@ -222,7 +229,7 @@ SHOWN_ONLY = ("authorships", "abstract_inverted_index")
 """The fields of :data:`WORK_FIELDS` that only an eligible work's state reads: :func:`work_fields` reads them only
 for a work :func:`~frozen_search.cutoff_rules.openalex.judge` finds eligible, judged without them (tests/openalex
 check that ``judge`` reads neither)."""
-_JUDGED_FIELDS = tuple(key for key in WORK_FIELDS if key not in SHOWN_ONLY)
+_JUDGED_FIELDS = tuple(key for key in WORK_FIELDS if key not in (*SHOWN_ONLY, "locations"))
 
 
 def _value(value: Any) -> Any:
@@ -537,21 +544,39 @@ class OpenAlexReader:
 
     def share_lines(self, path: Path, every: int, size: int = SHARE_BYTES
                     ) -> Iterator[SharedBlock | tuple[int, bytes, int, bool]]:
-        """Every block of the JSON-lines file ``path`` (as :meth:`share` cuts and numbers them) in file order:
-        blocks ``0``, ``every``, ``2 * every``, ... as they are, ``(number of the first line, its lines, the file's
-        bytes read by then, whether each line has its line end)`` for another process to read (:meth:`lines_block`),
-        every other one read into states here (:class:`SharedBlock`).
+        """Every block of the JSON-lines file ``path`` (as :meth:`share` cuts and numbers them): blocks ``0``,
+        ``every``, ``2 * every``, ... as they are, ``(number of the first line, its lines, the file's bytes read by
+        then, whether each line has its line end)`` for another process to read (:meth:`lines_block`), every other
+        one read into states here (:class:`SharedBlock`). In file order, but for the blocks sent as they are: each
+        comes one turn early, before the ``every - 1`` blocks read here that precede it (``0, every, 1, 2, ...,
+        every - 1, 2 * every, every + 1, ...``), so that the other process holds its next block while it waits
+        for these (:func:`~frozen_search.adapters.documents.states_lines_beside_worker`). When reading on fails, the
+        blocks read before are given first, in that order, then the error.
 
         Raises:
             IngestError: as :meth:`share`.
         """
         with _at_first_line(path) as (stream, first):
+            held: list[tuple[int, bytes, int, bool]] = []  # the blocks read here that precede the next one sent
             try:
-                for block, (number, data, read, ended) in enumerate(_whole_lines(stream, first, size)):
-                    yield (number, data, read, ended) if block % every == 0 else self.lines_block(
-                        path, number, data, ended, read)
-            except _UNREADABLE as exc:
+                for block, found in enumerate(_whole_lines(stream, first, size)):
+                    if block % every:
+                        held.append(found)
+                        continue
+                    yield found
+                    yield from self._held(path, held)
+            except _UNREADABLE_OR_REFUSED as exc:
+                yield from self._held(path, held)
+                if isinstance(exc, IngestError):
+                    raise
                 raise IngestError(f"{path} cannot be read to its end (truncated or damaged): {exc}") from exc
+            yield from self._held(path, held)
+
+    def _held(self, path: Path, held: list[tuple[int, bytes, int, bool]]) -> Iterator[SharedBlock]:
+        """The blocks ``held`` read into states, in order; ``held`` emptied."""
+        blocks, held[:] = held[:], []
+        for number, data, read, ended in blocks:
+            yield self.lines_block(path, number, data, ended, read)
 
     def lines_block(self, path: Path, number: int, data: bytes, ended: bool, read: int) -> SharedBlock:
         """One block of :meth:`share_lines` read into states, as :meth:`share` reads it: ``data`` holds lines
