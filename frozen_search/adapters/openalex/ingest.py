@@ -117,17 +117,18 @@ def _json_lines(first: bytes, stream: IO[bytes], tick: Callable[[int], None]) ->
         yield from _line_records(number, line)
 
 
-def _line_records(number: int, line: bytes, end: bytes = b"") -> list[Record]:
+def _line_records(number: int, line: bytes | memoryview, end: bytes = b"") -> list[Record]:
     """The records of line ``number`` of a JSON-lines file: none for a blank line, each work of a list response.
     ``end``: the line end ``line`` was read without (``b"\\n"``; ``b""``: ``line`` holds its own, if any), put back
-    only for a line parsed whole (``json``'s error messages count it)."""
-    if (not line or line[0] in _WHITESPACE) and not line.strip():  # a line starting otherwise is not blank
+    only for a line parsed whole (``json``'s error messages count it). ``line`` may be a view of a block's bytes:
+    copied only for a line parsed whole."""
+    if (not line or line[0] in _WHITESPACE) and not bytes(line).strip():  # a line starting otherwise is not blank
         return []
     fields = work_fields(line)
     if fields is not None:
         return [(f"line {number}", fields)]
     try:
-        parsed, repeated = fastjson.loads_marking_repeats(line + end if end else line)
+        parsed, repeated = fastjson.loads_marking_repeats(bytes(line) + end if end else bytes(line))
     except (ValueError, RecursionError) as exc:
         return [(f"line {number}", RecordError(f"not JSON ({exc})"))]
     if isinstance(parsed, dict) and isinstance(parsed.get("results"), list):
@@ -150,7 +151,7 @@ _WHITESPACE = frozenset(b" \t\n\r\x0b\x0c")  # what bytes.strip() strips
 _parsers = threading.local()  # one simdjson parser per thread (a parser holds its last document)
 
 
-def work_fields(line: bytes) -> WorkFields | None:
+def work_fields(line: bytes | memoryview) -> WorkFields | None:
     """The fields :data:`WORK_FIELDS` of the work on ``line`` (one JSON-lines record), each as ``json.loads(line)``
     gives it, a field the work lacks left out: what :func:`~frozen_search.adapters.openalex.ids.work_state` makes the
     same state of as of the whole parsed work, without building Python objects for the rest of it (~2/3 of a
@@ -522,7 +523,7 @@ class OpenAlexReader:
             yield self._block(path, lines, read)
 
     @staticmethod
-    def _block(path: Path, chunk: list[tuple[int, bytes]], read: int, end: bytes = b"") -> SharedBlock:
+    def _block(path: Path, chunk: Sequence[tuple[int, bytes | memoryview]], read: int, end: bytes = b"") -> SharedBlock:
         """The numbered lines ``chunk`` of ``path`` read into states (``end``: the line end each was read without,
         see :func:`_line_records`), ``read`` the file's bytes read by then."""
         block = SharedBlock(read=read)
@@ -581,10 +582,16 @@ class OpenAlexReader:
     def lines_block(self, path: Path, number: int, data: bytes, ended: bool, read: int) -> SharedBlock:
         """One block of :meth:`share_lines` read into states, as :meth:`share` reads it: ``data`` holds lines
         ``number``, ``number + 1``, ..., each with its line end when ``ended`` (else one line without)."""
-        lines = data.split(b"\n")
-        if ended:
-            lines.pop()  # what follows the last line end: nothing
-        return self._block(path, list(enumerate(lines, start=number)), read, b"\n" if ended else b"")
+        view, find = memoryview(data), data.find
+        lines: list[tuple[int, bytes | memoryview]] = []  # each a view of ``data``: no line copied (simdjson reads it)
+        start = 0
+        while (end := find(b"\n", start)) >= 0:
+            lines.append((number, view[start:end]))
+            number += 1
+            start = end + 1
+        if not ended:  # one line without its line end
+            lines.append((number, view[start:]))
+        return self._block(path, lines, read, b"\n" if ended else b"")
 
     def empty(self, path: Path) -> str:
         """The :class:`IngestError` message of a file none of whose records is an OpenAlex work."""
