@@ -832,12 +832,13 @@ def _next_ahead(messages: queue.Queue[Ahead], thread: threading.Thread) -> dict[
         return found
 
 
-def worker_messages(module: str, arguments: dict[str, Any], who: str, stopped: str
-                    ) -> Generator[dict[str, Any], None, None]:
+def worker_messages(module: str, arguments: dict[str, Any], who: str, stopped: str,
+                    ready: list[Callable[[], bool]] | None = None) -> Generator[dict[str, Any], None, None]:
     """The :func:`write_message` messages of ``python -m module ARGUMENTS_JSON`` run with this interpreter and this
     ``frozen_search`` package, up to and including the one marked ``done``; a thread reads up to
     :data:`READ_AHEAD` of them ahead (the pipe's buffer and that bound what is in flight). Closing the generator
-    (or an error) stops the worker.
+    (or an error) stops the worker. ``ready``: once the worker is started, a function telling whether the next
+    message (or the end) is read already, so that taking it would not wait, is appended to it.
 
     Raises:
         IngestError: the worker stopped early (``stopped`` and its exit code), wrote something unreadable, or sent
@@ -850,6 +851,8 @@ def worker_messages(module: str, arguments: dict[str, Any], who: str, stopped: s
     stdout = cast(IO[bytes], worker.stdout)  # stdout=PIPE
     stop = threading.Event()
     messages, reader = _read_ahead(stdout, who, stop)
+    if ready is not None:
+        ready.append(lambda: not messages.empty() or not reader.is_alive())
     try:
         while True:
             message = _next_ahead(messages, reader)
@@ -985,25 +988,49 @@ def states_lines_beside_worker(factory: str, paths: Sequence[Path], path: Path, 
                                ) -> Generator[Sequence[DocState | WireState], None, None]:
     """What :func:`states_beside_worker` gives (the same states, order and problems), the file read once: its one
     worker reads the whole file (``read.share_lines(path, every)``), reads every block into states but blocks
-    ``0``, ``every``, ``2 * every``, ..., which it sends as they are (:func:`write_lines`), and this process reads
-    those into states (``read.lines_block(path, number, lines, ended, read)``, a :class:`SharedBlock`) between
-    storing the worker's: a compressed file is inflated once, not once in each process. Closing the generator stops
-    the worker.
+    ``0``, ``every``, ``2 * every``, ..., which it sends as they are (:func:`write_lines`), each one turn early
+    (before the worker's blocks that precede it), and this process reads those into states
+    (``read.lines_block(path, number, lines, ended, read)``, a :class:`SharedBlock`) between storing the worker's:
+    a compressed file is inflated once, not once in each process. A block sent early is read into states when its
+    turn comes, or before, while the worker's next block is not there yet (this process would wait for it). Closing
+    the generator stops the worker.
 
     Raises:
         IngestError: as :func:`states_in_workers`; the reader's own errors in this process as it raises them.
     """
-    messages = _share_messages(factory, paths, path, [0, every, "lines"])
+    ready: list[Callable[[], bool]] = []
+    messages = _share_messages(factory, paths, path, [0, every, "lines"], ready)
+    early: list[dict[str, Any]] = []  # blocks sent as they are before their turn, in file order (some read already)
+
+    def own(message: dict[str, Any]) -> dict[str, Any]:
+        if "lines" not in message:
+            return message
+        block = read.lines_block(path, int(message["number"]), message["lines"], bool(message["ended"]),
+                                 int(message["read"]))
+        return {"groups": block.groups, "problems": block.problems, "records": block.records,
+                "works": block.works, "read": block.read, "done": False}
 
     def blocks() -> Iterator[dict[str, Any]]:
-        for message in messages:
-            if "lines" not in message:
-                yield message
+        for turn in itertools.count():
+            if turn % every == 0:  # a block of this process's: sent early, or next (or the end)
+                found = early.pop(0) if early else next(messages, None)
+                if found is None:
+                    return
+                yield own(found)
                 continue
-            block = read.lines_block(path, int(message["number"]), message["lines"], bool(message["ended"]),
-                                     int(message["read"]))
-            yield {"groups": block.groups, "problems": block.problems, "records": block.records,
-                   "works": block.works, "read": block.read, "done": False}
+            while True:  # the worker's block (or the end): read a block sent early while it is not there
+                for position, message in enumerate(early):
+                    if ready and ready[0]():
+                        break
+                    if "lines" in message:
+                        early[position] = own(message)
+                found = next(messages, None)
+                if found is None:
+                    return
+                if "lines" not in found:
+                    yield found
+                    break
+                early.append(found)
 
     try:
         yield from _blocks_in_order([blocks()], lambda _: 0, path, report, tick, read)
@@ -1011,12 +1038,13 @@ def states_lines_beside_worker(factory: str, paths: Sequence[Path], path: Path, 
         messages.close()
 
 
-def _share_messages(factory: str, paths: Sequence[Path], path: Path, share: list[Any]
-                    ) -> Generator[dict[str, Any], None, None]:
-    """The messages of one worker reading blocks of ``path`` (:func:`worker_main` with ``share``)."""
+def _share_messages(factory: str, paths: Sequence[Path], path: Path, share: list[Any],
+                    ready: list[Callable[[], bool]] | None = None) -> Generator[dict[str, Any], None, None]:
+    """The messages of one worker reading blocks of ``path`` (:func:`worker_main` with ``share``; ``ready`` as
+    :func:`worker_messages`')."""
     return worker_messages("frozen_search.adapters.state_worker", {
         "factory": factory, "paths": [str(p) for p in paths], "path": str(path), "share": share},
-        "ingest worker", f"reading {path} stopped early; nothing of this ingest was stored")
+        "ingest worker", f"reading {path} stopped early; nothing of this ingest was stored", ready)
 
 
 def _own_blocks(read: Any, path: Path, every: int) -> Iterator[dict[str, Any]]:

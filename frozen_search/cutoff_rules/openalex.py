@@ -174,6 +174,16 @@ def judge(work: Mapping[str, Any]) -> Verdict:
     return Verdict(True)
 
 
+def locations_decide(work: Mapping[str, Any]) -> bool:
+    """Whether a work's ``locations`` can change :func:`judge`'s verdict on it, its other fields given: only when its
+    ``indexed_in`` is not a list naming Crossref. :func:`judge` reads ``locations`` last (:func:`repository_copies`),
+    after every other check, and merged repository copies refuse only a work not indexed in Crossref: so the verdict
+    :func:`judge` gives without ``locations`` is its verdict with them when it refuses the work (an earlier check
+    did), or when it admits it and this is false. Pure; never raises."""
+    indexed = work.get("indexed_in")
+    return not (isinstance(indexed, list) and "crossref" in indexed)
+
+
 def repository_copies(work: Mapping[str, Any]) -> list[str]:
     """Names of the non-primary locations that are repository copies (a repository source, or a submitted or
     accepted version): the versions a merged record absorbed."""

@@ -180,3 +180,49 @@ def test_the_rules_judge_a_work_without_its_shown_only_fields() -> None:
                         work | {"indexed_in": ["doaj"]}):
             rules.judge(_Recording(variant))
     assert _Recording.read and not _Recording.read & set(SHOWN_ONLY), sorted(_Recording.read & set(SHOWN_ONLY))
+
+
+def _location_variants(work: dict[str, Any]) -> list[dict[str, Any]]:
+    """``work`` as the rules may find it: indexed in Crossref or not, its checks passed or not, copies merged or
+    not, odd shapes of ``indexed_in`` and ``locations``."""
+    repository = {"source": {"type": "repository", "display_name": "arXiv"}, "version": "submittedVersion"}
+    passed = {"is_paratext": False, "is_retracted": False}
+    variants = []
+    for indexed in (["crossref"], ["doaj"], [], "crossref", {"crossref": 1}, None, ["crossref", "pubmed"],
+                    [["crossref"]]):
+        for extra in ({}, passed, passed | {"type": "preprint"}, passed | {"primary_location": repository}):
+            for locations in (work.get("locations"), [repository], [repository, 3, None], {"x": 1}, [], None):
+                variant = work | extra | {"indexed_in": indexed, "locations": locations}
+                if indexed is None:
+                    del variant["indexed_in"]
+                variants.append(variant)
+    return variants
+
+
+def test_a_verdict_without_locations_is_the_verdict_when_they_cannot_change_it() -> None:
+    """``work_fields`` judges a work without its ``locations`` and reads them only when ``locations_decide`` says
+    they can change the verdict: a refusal without them, or an admission when they cannot decide, is the verdict
+    with them."""
+    checked = 0
+    for work in real_works():
+        for variant in _location_variants(work):
+            without = {key: value for key, value in variant.items() if key != "locations"}
+            verdict = rules.judge(without)
+            if not verdict.eligible or not rules.locations_decide(without):
+                assert verdict == rules.judge(variant), variant.get("id")
+                checked += 1
+    assert checked > 1000
+
+
+def test_a_work_whose_locations_decide_is_read_with_them() -> None:
+    """The snapshot path gives the whole parse's state for each variant (the locations read, or left out)."""
+    from frozen_search.adapters.openalex import ingest
+
+    base = real_work("W2566526179") | {"id": "https://openalex.org/W123", "type": "article"}
+    lines = [json.dumps(variant).encode() + b"\n" for variant in _location_variants(base)]
+    fast = [_outcome(line, fast=True) for line in lines]
+    assert fast == [_outcome(line, fast=False) for line in lines]
+    read = [ingest.work_fields(line) for line in lines]
+    assert any(f is not None and "locations" not in f for f in read)  # left out: Crossref, or refused before
+    assert any(f is not None and "locations" in f and f.verdict.eligible for f in read)
+    assert any(f is not None and "locations" in f and not f.verdict.eligible for f in read)  # copies refuse it

@@ -168,18 +168,36 @@ def test_the_ingesting_process_beside_one_worker_stores_what_one_process_stores(
 
 def _lines_sent(reader: OpenAlexReader, path: Path, every: int, size: int) -> Iterator[Any]:
     """The blocks of ``reader.share_lines``, those sent as they are read back through a pipe's bytes
-    (``write_lines``, ``read_message``) and into states as the ingesting process reads them."""
-    for block in reader.share_lines(path, every, size):
-        if not isinstance(block, tuple):
-            yield block
+    (``write_lines``, ``read_message``) and into states as the ingesting process reads them, in file order (each
+    block sent as it is comes one turn early: it is put back in its turn, as ``states_lines_beside_worker`` does)."""
+    early: list[Any] = []
+    sent = reader.share_lines(path, every, size)
+    for turn in count():
+        if turn % every == 0:
+            block = early.pop(0) if early else next(sent, None)
+            if block is None:
+                return
+            assert isinstance(block, tuple), "a block of the ingesting process's comes first in its turn"
+            yield _read_back(reader, path, block)
             continue
-        pipe = io.BytesIO()
-        write_lines(pipe, *block)
-        pipe.seek(0)
-        message = read_message(pipe, "test worker")
-        assert message is not None and read_message(pipe, "test worker") is None
-        assert (message["number"], message["lines"], message["read"], message["ended"]) == block
-        yield reader.lines_block(path, message["number"], message["lines"], message["ended"], message["read"])
+        for block in sent:
+            if not isinstance(block, tuple):
+                yield block
+                break
+            assert not early, "a block sent as it is comes at most one turn early"
+            early.append(block)
+        else:
+            return
+
+
+def _read_back(reader: OpenAlexReader, path: Path, block: tuple[int, bytes, int, bool]) -> Any:
+    pipe = io.BytesIO()
+    write_lines(pipe, *block)
+    pipe.seek(0)
+    message = read_message(pipe, "test worker")
+    assert message is not None and read_message(pipe, "test worker") is None
+    assert (message["number"], message["lines"], message["read"], message["ended"]) == block
+    return reader.lines_block(path, message["number"], message["lines"], message["ended"], message["read"])
 
 
 @pytest.mark.parametrize(("every", "size"), [(3, 4096), (2, 65_536), (3, 7), pytest.param(3, 1 << 20,
@@ -224,3 +242,40 @@ def test_a_short_block_of_lines_is_not_a_message() -> None:
     assert read_message(io.BytesIO(whole[:-3]), "test worker") is None  # a worker killed while writing
     with pytest.raises(IngestError, match="unreadable"):
         read_message(io.BytesIO((5 | LINES_FRAME).to_bytes(8, "big") + b"12345"), "test worker")
+
+
+@pytest.mark.parametrize("worker", ["ahead", "behind", "in turn"])
+@pytest.mark.parametrize(("every", "size"), [(3, 4096), (2, 65_536), (3, 7), (4, 30_000)])
+def test_blocks_sent_early_and_read_while_waiting_give_what_one_reader_gives(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, every: int, size: int, worker: str) -> None:
+    # the ingesting process reads a block sent early when the worker's next block is not there yet ("behind"),
+    # else in its turn ("ahead"): in file order either way, one reader's states and problems
+    from frozen_search.adapters import documents
+
+    path = _part(tmp_path / "part_000.gz", 1 if size < 100 else 3, leading=b"\n \n", last_newline=size == 30_000)
+    reader = OpenAlexReader(1)
+    flips = count()
+
+    def messages(factory: str, paths: list[Path], part: Path, share: list[Any],
+                 ready: list[Any] | None = None) -> Iterator[dict[str, Any]]:
+        assert share == [0, every, "lines"] and ready is not None
+        ready.append(lambda: worker == "ahead" or (worker == "in turn" and next(flips) % 2 == 0))
+        for block in reader.share_lines(part, every, size):  # as worker_main writes them, read back
+            pipe = io.BytesIO()
+            if isinstance(block, tuple):
+                write_lines(pipe, *block)
+            else:
+                documents.write_message(pipe, {**encode_states([(0, g) for g in block.groups], prepared=True),
+                                               "problems": block.problems, "records": block.records,
+                                               "works": block.works, "read": block.read, "done": False})
+            pipe.seek(0)
+            message = read_message(pipe, "test worker")
+            assert message is not None
+            yield message
+        yield {"done": True}
+
+    monkeypatch.setattr(documents, "_share_messages", messages)
+    report = StateIngestReport(source="openalex")
+    states = list(documents.states_lines_beside_worker("x:y", [path], path, report, lambda _: None, every, reader))
+    assert ([encode_states([(0, [s.state() if hasattr(s, "state") else s for s in group])]) for group in states],
+            report.problems) == _single(path)

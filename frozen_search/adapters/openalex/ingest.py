@@ -57,6 +57,7 @@ try:  # ISA-L's inflate (the ``dumps`` extra): the same bytes as gzip's, ~3x les
 except ImportError:  # pragma: no cover - without the extra: the standard library's gzip
     _gzip = gzip
     _UNREADABLE = (OSError, EOFError, zlib.error)  # gzip.BadGzipFile is an OSError (isal's too)
+_UNREADABLE_OR_REFUSED: tuple[type[BaseException], ...] = (*_UNREADABLE, IngestError)
 BESIDE_WORKER = 3
 """The ingesting process parses one block of a JSON-lines part in this many beside its one worker
 (:meth:`OpenAlexReader.beside`; 0: none, the worker parses every block)."""
@@ -116,17 +117,18 @@ def _json_lines(first: bytes, stream: IO[bytes], tick: Callable[[int], None]) ->
         yield from _line_records(number, line)
 
 
-def _line_records(number: int, line: bytes, end: bytes = b"") -> list[Record]:
+def _line_records(number: int, line: bytes | memoryview, end: bytes = b"") -> list[Record]:
     """The records of line ``number`` of a JSON-lines file: none for a blank line, each work of a list response.
     ``end``: the line end ``line`` was read without (``b"\\n"``; ``b""``: ``line`` holds its own, if any), put back
-    only for a line parsed whole (``json``'s error messages count it)."""
-    if (not line or line[0] in _WHITESPACE) and not line.strip():  # a line starting otherwise is not blank
+    only for a line parsed whole (``json``'s error messages count it). ``line`` may be a view of a block's bytes:
+    copied only for a line parsed whole."""
+    if (not line or line[0] in _WHITESPACE) and not bytes(line).strip():  # a line starting otherwise is not blank
         return []
     fields = work_fields(line)
     if fields is not None:
         return [(f"line {number}", fields)]
     try:
-        parsed, repeated = fastjson.loads_marking_repeats(line + end if end else line)
+        parsed, repeated = fastjson.loads_marking_repeats(bytes(line) + end if end else bytes(line))
     except (ValueError, RecursionError) as exc:
         return [(f"line {number}", RecordError(f"not JSON ({exc})"))]
     if isinstance(parsed, dict) and isinstance(parsed.get("results"), list):
@@ -149,13 +151,15 @@ _WHITESPACE = frozenset(b" \t\n\r\x0b\x0c")  # what bytes.strip() strips
 _parsers = threading.local()  # one simdjson parser per thread (a parser holds its last document)
 
 
-def work_fields(line: bytes) -> WorkFields | None:
+def work_fields(line: bytes | memoryview) -> WorkFields | None:
     """The fields :data:`WORK_FIELDS` of the work on ``line`` (one JSON-lines record), each as ``json.loads(line)``
     gives it, a field the work lacks left out: what :func:`~frozen_search.adapters.openalex.ids.work_state` makes the
     same state of as of the whole parsed work, without building Python objects for the rest of it (~2/3 of a
     snapshot work's ~13.5 kB: concepts, topics, referenced works, counts by year...). The work is judged
     (:func:`~frozen_search.cutoff_rules.openalex.judge`, kept as ``verdict``) before :data:`SHOWN_ONLY` is read,
-    and those fields are read only for an eligible work (a refused work's state reads none of them), each
+    first without ``locations``, which are read (and the work judged again) only when they can change the verdict
+    (:func:`~frozen_search.cutoff_rules.openalex.locations_decide`; else left out: only the rules read them), and
+    :data:`SHOWN_ONLY` is read only for an eligible work (a refused work's state reads none of them), each
     authorship as its ``raw_author_name`` alone (the only key of it the state reads; an authorship whose keys
     repeat is read whole, so its value is ``json``'s). ``None`` where that is not shown -- then the line is parsed
     whole (:func:`frozen_search.adapters.fastjson.loads_marking_repeats`), which gives the value or the error ``json``
@@ -207,7 +211,11 @@ def _fields(document: Any) -> WorkFields | None:
     for key in _JUDGED_FIELDS:
         if key in keys:
             fields[key] = _value(document[key])
-    verdict = fields.verdict = rules.judge(fields)
+    verdict = rules.judge(fields)  # without locations: read only when they can change it (~1/2 of eligible works)
+    if verdict.eligible and "locations" in keys and rules.locations_decide(fields):
+        fields["locations"] = _value(document["locations"])
+        verdict = rules.judge(fields)
+    fields.verdict = verdict
     if not verdict.eligible:  # the state of a refused work reads nothing more (work_state)
         return fields
     if "authorships" in keys:
@@ -222,7 +230,7 @@ SHOWN_ONLY = ("authorships", "abstract_inverted_index")
 """The fields of :data:`WORK_FIELDS` that only an eligible work's state reads: :func:`work_fields` reads them only
 for a work :func:`~frozen_search.cutoff_rules.openalex.judge` finds eligible, judged without them (tests/openalex
 check that ``judge`` reads neither)."""
-_JUDGED_FIELDS = tuple(key for key in WORK_FIELDS if key not in SHOWN_ONLY)
+_JUDGED_FIELDS = tuple(key for key in WORK_FIELDS if key not in (*SHOWN_ONLY, "locations"))
 
 
 def _value(value: Any) -> Any:
@@ -515,7 +523,7 @@ class OpenAlexReader:
             yield self._block(path, lines, read)
 
     @staticmethod
-    def _block(path: Path, chunk: list[tuple[int, bytes]], read: int, end: bytes = b"") -> SharedBlock:
+    def _block(path: Path, chunk: Sequence[tuple[int, bytes | memoryview]], read: int, end: bytes = b"") -> SharedBlock:
         """The numbered lines ``chunk`` of ``path`` read into states (``end``: the line end each was read without,
         see :func:`_line_records`), ``read`` the file's bytes read by then."""
         block = SharedBlock(read=read)
@@ -537,29 +545,53 @@ class OpenAlexReader:
 
     def share_lines(self, path: Path, every: int, size: int = SHARE_BYTES
                     ) -> Iterator[SharedBlock | tuple[int, bytes, int, bool]]:
-        """Every block of the JSON-lines file ``path`` (as :meth:`share` cuts and numbers them) in file order:
-        blocks ``0``, ``every``, ``2 * every``, ... as they are, ``(number of the first line, its lines, the file's
-        bytes read by then, whether each line has its line end)`` for another process to read (:meth:`lines_block`),
-        every other one read into states here (:class:`SharedBlock`).
+        """Every block of the JSON-lines file ``path`` (as :meth:`share` cuts and numbers them): blocks ``0``,
+        ``every``, ``2 * every``, ... as they are, ``(number of the first line, its lines, the file's bytes read by
+        then, whether each line has its line end)`` for another process to read (:meth:`lines_block`), every other
+        one read into states here (:class:`SharedBlock`). In file order, but for the blocks sent as they are: each
+        comes one turn early, before the ``every - 1`` blocks read here that precede it (``0, every, 1, 2, ...,
+        every - 1, 2 * every, every + 1, ...``), so that the other process holds its next block while it waits
+        for these (:func:`~frozen_search.adapters.documents.states_lines_beside_worker`). When reading on fails, the
+        blocks read before are given first, in that order, then the error.
 
         Raises:
             IngestError: as :meth:`share`.
         """
         with _at_first_line(path) as (stream, first):
+            held: list[tuple[int, bytes, int, bool]] = []  # the blocks read here that precede the next one sent
             try:
-                for block, (number, data, read, ended) in enumerate(_whole_lines(stream, first, size)):
-                    yield (number, data, read, ended) if block % every == 0 else self.lines_block(
-                        path, number, data, ended, read)
-            except _UNREADABLE as exc:
+                for block, found in enumerate(_whole_lines(stream, first, size)):
+                    if block % every:
+                        held.append(found)
+                        continue
+                    yield found
+                    yield from self._held(path, held)
+            except _UNREADABLE_OR_REFUSED as exc:
+                yield from self._held(path, held)
+                if isinstance(exc, IngestError):
+                    raise
                 raise IngestError(f"{path} cannot be read to its end (truncated or damaged): {exc}") from exc
+            yield from self._held(path, held)
+
+    def _held(self, path: Path, held: list[tuple[int, bytes, int, bool]]) -> Iterator[SharedBlock]:
+        """The blocks ``held`` read into states, in order; ``held`` emptied."""
+        blocks, held[:] = held[:], []
+        for number, data, read, ended in blocks:
+            yield self.lines_block(path, number, data, ended, read)
 
     def lines_block(self, path: Path, number: int, data: bytes, ended: bool, read: int) -> SharedBlock:
         """One block of :meth:`share_lines` read into states, as :meth:`share` reads it: ``data`` holds lines
         ``number``, ``number + 1``, ..., each with its line end when ``ended`` (else one line without)."""
-        lines = data.split(b"\n")
-        if ended:
-            lines.pop()  # what follows the last line end: nothing
-        return self._block(path, list(enumerate(lines, start=number)), read, b"\n" if ended else b"")
+        view, find = memoryview(data), data.find
+        lines: list[tuple[int, bytes | memoryview]] = []  # each a view of ``data``: no line copied (simdjson reads it)
+        start = 0
+        while (end := find(b"\n", start)) >= 0:
+            lines.append((number, view[start:end]))
+            number += 1
+            start = end + 1
+        if not ended:  # one line without its line end
+            lines.append((number, view[start:]))
+        return self._block(path, lines, read, b"\n" if ended else b"")
 
     def empty(self, path: Path) -> str:
         """The :class:`IngestError` message of a file none of whose records is an OpenAlex work."""
