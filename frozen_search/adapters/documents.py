@@ -1059,7 +1059,8 @@ class RunWorker:
         position, self.taken = self.taken, self.taken + 1
         if self.messages is None:
             self.messages = worker_messages("frozen_search.adapters.state_worker", self.arguments, "ingest worker",
-                                            f"reading {path} stopped early; nothing of this ingest was stored")
+                                            f"reading {len(self.run)} files from {path} on stopped early; "
+                                            "nothing after the last checkpoint was stored")
         messages = self.messages
 
         def blocks() -> Iterator[dict[str, Any]]:

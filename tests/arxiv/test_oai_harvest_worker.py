@@ -95,3 +95,13 @@ def test_the_run_worker_is_told_the_files_in_order(tmp_path: Path) -> None:
     with pytest.raises(IngestError, match="was not given"):
         next(run.file(oai[1], report, lambda _: None, ingest.ArxivReader(paths)))
     run.close()
+
+
+def test_a_run_worker_that_cannot_read_is_a_coded_error(tmp_path: Path) -> None:
+    paths = _harvest(tmp_path / "harvest")
+    oai = [p for p in paths if p.suffix == ".xml"]
+    run = documents.RunWorker("os:system", paths, oai, 5)  # not a reader factory: the worker refuses it
+    report = documents.StateIngestReport(source="arxiv")
+    with pytest.raises(IngestError, match="no reader factory 'os:system'"):
+        list(run.file(oai[0], report, lambda _: None, ingest.ArxivReader(paths)))
+    run.close()
