@@ -6,7 +6,9 @@ varied), then, each in a ``spawn`` child of its own (so CPU and peak RSS are its
 
 - **bare parse**: what any reader of the format must do, nothing more -- Stack Exchange: lxml ``iterparse`` of the
   four dump files, each ``row`` cleared after use, its attributes read; arXiv snapshot / OpenAlex: ``json.loads`` of
-  every line (OpenAlex through ``gzip``); arXiv OAI: lxml ``iterparse`` of every ``record``, cleared;
+  every line (OpenAlex through ``gzip``); arXiv OAI: lxml ``iterparse`` of every ``record``, cleared (``arxiv-oai``:
+  one response holding every record; ``arxiv-oai-files``: a harvest, the same records as responses of 387 records,
+  ~1.2 MB each like the real ListRecords page, ingested together in one run);
 - **floor** (arXiv snapshot, OpenAlex): the input decompressed (``inflate-gzip`` / ``inflate-isal``: ISA-L, the
   ``dumps`` extra), and that with every line parsed by ``orjson`` (``floor-gzip`` / ``floor-isal``), 1 MB reads;
   OpenAlex also with every line only validated by simdjson (``floor-isal-simdjson``: pysimdjson's parse, no Python
@@ -58,7 +60,8 @@ def generate(source: str, records: int, folder: Path) -> tuple[Path, int, int]:
         return site, rows, sum(f.stat().st_size for f in site.iterdir())
     import synth_docs
 
-    path = folder / {"arxiv-snapshot": "snapshot.jsonl", "arxiv-oai": "oai.xml", "openalex": "part_000.gz"}[source]
+    path = folder / {"arxiv-snapshot": "snapshot.jsonl", "arxiv-oai": "oai.xml", "arxiv-oai-files": "harvest",
+                     "openalex": "part_000.gz"}[source]
     size = synth_docs.WRITERS[source](path, records)
     return path, records, size
 
@@ -78,14 +81,15 @@ def bare(source: str, path: str) -> int:
                 element.clear(keep_tail=True)
                 while element.getprevious() is not None:
                     del element.getparent()[0]
-    elif source == "arxiv-oai":
-        for _, element in etree.iterparse(path, events=("end",), tag="{http://www.openarchives.org/OAI/2.0/}record",
-                                          huge_tree=True):
-            rows += 1
-            "".join(element.itertext())
-            element.clear(keep_tail=True)
-            while element.getprevious() is not None:
-                del element.getparent()[0]
+    elif source in ("arxiv-oai", "arxiv-oai-files"):
+        for name in _inputs(Path(path)):
+            for _, element in etree.iterparse(str(name), events=("end",), huge_tree=True,
+                                              tag="{http://www.openarchives.org/OAI/2.0/}record"):
+                rows += 1
+                "".join(element.itertext())
+                element.clear(keep_tail=True)
+                while element.getprevious() is not None:
+                    del element.getparent()[0]
     else:
         opener: Any = gzip.open if path.endswith(".gz") else open
         with opener(path, "rb") as handle:
@@ -153,6 +157,11 @@ def bare_render(path: str) -> int:
     return rows
 
 
+def _inputs(path: Path) -> list[Path]:
+    """The input files: ``path``, or the responses of a harvest folder (``arxiv-oai-files``) in name order."""
+    return sorted(path.glob("*.xml")) if path.is_dir() else [path]
+
+
 def _child(kind: str, source: str, path: str, data_dir: str, queue: Any) -> None:
     from bench_stackexchange import MemorySampler
 
@@ -187,7 +196,8 @@ def _child(kind: str, source: str, path: str, data_dir: str, queue: Any) -> None
             from frozen_search.adapters.arxiv.ingest import ingest_arxiv
 
             workers = os.environ.get("BENCH_PARSE_WORKERS")  # default: the reader's own choice
-            report = ingest_arxiv([Path(path)], store, index, **({"parse_workers": int(workers)} if workers else {}))
+            report = ingest_arxiv(_inputs(Path(path)), store, index,
+                                  **({"parse_workers": int(workers)} if workers else {}))
         store.close()
         extra.update(documents=report.documents, states=report.revisions, problems=len(report.problems))
     seconds, cpu = time.perf_counter() - started, time.process_time() - cpu

@@ -72,8 +72,9 @@ def arxiv_snapshot(target: Path, records: int) -> int:
     return target.stat().st_size
 
 
-def arxiv_oai(target: Path, records: int) -> int:
-    """Write one ListRecords response of ``records`` records; returns the bytes written."""
+def arxiv_oai(target: Path, records: int, first: int = 0) -> int:
+    """Write one ListRecords response of ``records`` records (the run's records ``first``, ``first + 1``, ...);
+    returns the bytes written."""
     root = etree.parse(str(ARXIV_OAI)).getroot()
     real = root.findall(f".//{{{OAI}}}record")
     with target.open("wb") as out:
@@ -81,7 +82,9 @@ def arxiv_oai(target: Path, records: int) -> int:
                   b'<responseDate>2016-10-21T04:36:53Z</responseDate>\n<request verb="ListRecords" '
                   b'from="2016-10-20" metadataPrefix="arXivRaw">http://export.arxiv.org/oai2</request>\n'
                   b"<ListRecords>\n")
-        for serial, (copy, position) in enumerate(_copies(records, len(real))):
+        for serial, (copy, position) in enumerate(_copies(first + records, len(real))):
+            if serial < first:
+                continue
             record = copying.deepcopy(real[position])
             paper = arxiv_id(serial)
             for identifier in record.iter(f"{{{OAI}}}identifier"):
@@ -97,6 +100,21 @@ def arxiv_oai(target: Path, records: int) -> int:
             out.write(etree.tostring(record, encoding="utf-8") + b"\n")
         out.write(b"</ListRecords>\n</OAI-PMH>\n")
     return target.stat().st_size
+
+
+OAI_PAGE = 387
+"""Records of one response of a harvest (:func:`arxiv_oai_files`): the real ListRecords page has 387 (1.17 MB)."""
+
+
+def arxiv_oai_files(target: Path, records: int) -> int:
+    """Write a harvest: ``records`` records as ListRecords responses of :data:`OAI_PAGE` records each (~1.2 MB,
+    the size of a real arXiv page), ``target/oai_00000.xml``, ... in the folder ``target``; the same records as
+    :func:`arxiv_oai` writes in one response. Returns the bytes written."""
+    target.mkdir(parents=True, exist_ok=True)
+    written = 0
+    for page, first in enumerate(range(0, records, OAI_PAGE)):
+        written += arxiv_oai(target / f"oai_{page:05d}.xml", min(OAI_PAGE, records - first), first)
+    return written
 
 
 def openalex(target: Path, records: int) -> int:
@@ -118,7 +136,8 @@ def openalex(target: Path, records: int) -> int:
     return written
 
 
-WRITERS = {"arxiv-snapshot": arxiv_snapshot, "arxiv-oai": arxiv_oai, "openalex": openalex}
+WRITERS = {"arxiv-snapshot": arxiv_snapshot, "arxiv-oai": arxiv_oai, "arxiv-oai-files": arxiv_oai_files,
+           "openalex": openalex}
 
 
 def main() -> None:

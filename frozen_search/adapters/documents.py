@@ -40,7 +40,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Generator, Iterator, Sequence
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack, closing, contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -461,8 +461,9 @@ def ingest_states(source: str, paths: Sequence[Path], store: Store, index: Revis
                           "`frozen-search reindex`, then this ingest again (it resumes)")
     skip, _, earlier = resumed if resumed is not None else (0, 0, 0)  # documents committed, revisions stored
     ordinal = since = 0
+    run = _run_worker(factory, paths, read, parallel)
     store.set_cache_mb(BULK_CACHE_MB)
-    with bulk_collection(), index.writer() as writer:
+    with bulk_collection(), index.writer() as writer, closing(run):
         transaction = ExitStack()
         transaction.enter_context(store.transaction())
         with transaction:  # an exception rolls back the open checkpoint (the index writer rolls back too)
@@ -490,7 +491,8 @@ def ingest_states(source: str, paths: Sequence[Path], store: Store, index: Revis
                 shares = int(getattr(read, "shares", lambda _: 1)(path)) if in_worker else 1
                 beside = int(getattr(read, "beside", lambda _: 0)(path)) if in_worker and shares == 1 else 0
                 found: Iterator[Sequence[DocState | WireState]] = (
-                    states_in_workers(str(factory), paths, path, report, tick, shares, read) if shares > 1
+                    run.file(path, report, tick, read) if path in run.run
+                    else states_in_workers(str(factory), paths, path, report, tick, shares, read) if shares > 1
                     else states_lines_beside_worker(str(factory), paths, path, report, tick, beside, read)
                     if beside > 1 and _lines_beside(read, path)
                     else states_beside_worker(str(factory), paths, path, report, tick, beside, read) if beside > 1
@@ -534,6 +536,21 @@ def ingest_states(source: str, paths: Sequence[Path], store: Store, index: Revis
         writer.commit(generation)
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _run_worker(factory: str | None, paths: Sequence[Path], read: Any, parallel: bool | None) -> RunWorker:
+    """The one worker of the run (:class:`RunWorker`) for the files of ``paths`` that ``read.run_beside`` accepts
+    (absent: none), when they are read beside a worker (:func:`states_lines_beside_worker`, ``read.beside`` > 1):
+    with ``parallel``, or by default when they hold at least :data:`PARALLEL_FROM_BYTES` bytes together and the
+    machine has more than one core. Otherwise an empty run (each file as :func:`ingest_states` reads it alone)."""
+    accepts = getattr(read, "run_beside", None)
+    run = [path for path in paths if accepts(path)] if factory is not None and callable(accepts) else []
+    every = int(getattr(read, "beside", lambda _: 0)(run[0])) if run else 0
+    wanted = parallel if parallel is not None else (
+        sum(path.stat().st_size for path in run) >= PARALLEL_FROM_BYTES and (os.cpu_count() or 1) > 1)
+    if not run or not wanted or every <= 1 or not all(_lines_beside(read, path) for path in run):
+        return RunWorker(str(factory), paths, [], 0)
+    return RunWorker(str(factory), paths, run, every)
 
 
 def _lines_beside(read: Any, path: Path) -> bool:
@@ -1038,6 +1055,72 @@ def states_lines_beside_worker(factory: str, paths: Sequence[Path], path: Path, 
         messages.close()
 
 
+class RunWorker:
+    """One worker process reading a run of files (``run``, in ``paths`` order) as
+    :func:`states_lines_beside_worker` reads one: it parses each file, reads its blocks into states but one in
+    ``every`` of the run, which it hands over as records (``read.share_lines(path, every, start)``, ``start``: the
+    blocks of the run before the file), and marks each file's end (``{"finished": position}``). A harvest of small
+    OAI-PMH responses (~1.2 MB each, far below :data:`PARALLEL_FROM_BYTES`) so keeps both cores busy, and the
+    worker starts once, not once per file. The worker starts at the first :meth:`file`; :meth:`close` stops it.
+    An empty ``run`` starts nothing."""
+
+    def __init__(self, factory: str, paths: Sequence[Path], run: list[Path], every: int) -> None:
+        self.run = run
+        self.taken = 0  # the run's files asked for so far
+        self.ended = -1  # the last file whose end the worker's messages told
+        self.messages: Generator[dict[str, Any], None, None] | None = None
+        self.arguments = {"factory": factory, "paths": [str(p) for p in paths], "path": str(run[0]) if run else "",
+                          "run": [str(p) for p in run], "every": every}
+
+    def file(self, path: Path, report: StateIngestReport, tick: Callable[[int], None], read: Any
+             ) -> Generator[Sequence[DocState | WireState], None, None]:
+        """What :func:`states_lines_beside_worker` gives for ``path``, the next file of the run (the same states,
+        order and problems): the worker's messages for it, what is left of an earlier file skipped (a file the
+        careful reader finished in this process after an ``unsure`` block).
+
+        Raises:
+            IngestError: as :func:`states_lines_beside_worker`; the worker's messages are not of this file.
+        """
+        if self.taken >= len(self.run) or self.run[self.taken] != path:
+            raise IngestError(f"the ingest worker of the run was not given {path} next")
+        position, self.taken = self.taken, self.taken + 1
+        if self.messages is None:
+            self.messages = worker_messages("frozen_search.adapters.state_worker", self.arguments, "ingest worker",
+                                            f"reading {len(self.run)} files from {path} on stopped early; "
+                                            "nothing after the last checkpoint was stored")
+        messages = self.messages
+
+        def blocks() -> Iterator[dict[str, Any]]:
+            for message in messages:
+                if message["done"]:
+                    break  # the run ended before this file
+                if "finished" in message:  # the end of a file of the run
+                    self.ended = int(message["finished"])
+                    if self.ended == position:
+                        yield {"done": True}
+                        return
+                    if self.ended > position:
+                        break
+                    continue
+                if self.ended < position - 1:
+                    continue  # the rest of an earlier file, which the careful reader read in this process
+                if "lines" not in message:
+                    yield message
+                    continue
+                block = read.lines_block(path, int(message["number"]), message["lines"], bool(message["ended"]),
+                                         int(message["read"]))
+                yield {"groups": block.groups, "problems": block.problems, "records": block.records,
+                       "works": block.works, "read": block.read, "done": False}
+            raise IngestError(f"the ingest worker of the run did not read {path}")
+
+        yield from _blocks_in_order([blocks()], lambda _: 0, path, report, tick, read)
+
+    def close(self) -> None:
+        """Stop the worker (if it started)."""
+        if self.messages is not None:
+            self.messages.close()
+
+
 def _share_messages(factory: str, paths: Sequence[Path], path: Path, share: list[Any],
                     ready: list[Callable[[], bool]] | None = None) -> Generator[dict[str, Any], None, None]:
     """The messages of one worker reading blocks of ``path`` (:func:`worker_main` with ``share``; ``ready`` as
@@ -1098,6 +1181,17 @@ def _blocks_in_order(streams: Sequence[Iterator[dict[str, Any]]], stream_of: Cal
                 close()
 
 
+def _write_block(out: IO[bytes], block: SharedBlock | tuple[int, bytes, int, bool]) -> None:
+    """One block of a reader's ``share_lines``: handed over as it is (:func:`write_lines`), or its states."""
+    if isinstance(block, tuple):  # (number, lines, read, ended): for the ingesting process to read
+        write_lines(out, *block)
+        return
+    write_message(out, {**encode_states([(0, g) for g in block.groups], prepared=True),
+                        "problems": block.problems, "records": block.records, "works": block.works,
+                        "read": block.read, "done": False,
+                        **({} if block.unsure is None else {"unsure": block.unsure})}, floatless=True)
+
+
 def worker_main(arguments: dict[str, Any], out: IO[bytes]) -> None:
     """The worker of :func:`states_in_worker`: reads ``arguments["path"]`` with the reader the factory makes and
     writes its states to ``out`` (``{"texts", "threads", "problems", "read", "done"}`` messages); a coded failure
@@ -1110,13 +1204,16 @@ def worker_main(arguments: dict[str, Any], out: IO[bytes]) -> None:
         read: DocumentReader = getattr(importlib.import_module(module), name)([Path(p) for p in arguments["paths"]])
         if "share" in arguments and arguments["share"][2:] == ["lines"]:  # states_lines_beside_worker
             for block in cast(Any, read).share_lines(Path(arguments["path"]), int(arguments["share"][1])):
-                if isinstance(block, tuple):  # (number, lines, read, ended): for the ingesting process to read
-                    write_lines(out, *block)
-                    continue
-                write_message(out, {**encode_states([(0, g) for g in block.groups], prepared=True),
-                                    "problems": block.problems, "records": block.records, "works": block.works,
-                                    "read": block.read, "done": False,
-                                    **({} if block.unsure is None else {"unsure": block.unsure})}, floatless=True)
+                _write_block(out, block)
+            write_message(out, {"done": True})
+            return
+        if "run" in arguments:  # RunWorker: each file as states_lines_beside_worker's worker reads it, then its end
+            start = 0  # the blocks of the run so far
+            for position, name in enumerate(arguments["run"]):
+                for block in cast(Any, read).share_lines(Path(name), int(arguments["every"]), start):
+                    _write_block(out, block)
+                    start += isinstance(block, tuple) or block.unsure is None
+                write_message(out, {"finished": position, "done": False})
             write_message(out, {"done": True})
             return
         if "share" in arguments:  # one of several workers of the file (states_in_workers): a message per block

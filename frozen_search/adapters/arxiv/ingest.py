@@ -170,13 +170,24 @@ class ArxivReader:
         bench/README, wt-oai3)."""
         return detect_format(path) == "oai"
 
-    def share_lines(self, path: Path, every: int) -> Iterator[SharedBlock | tuple[int, bytes, int, bool]]:
+    def run_beside(self, path: Path) -> bool:
+        """Whether ``path`` may be read by the one worker process of a whole run of files
+        (:func:`~frozen_search.adapters.documents.states_run_beside_worker`): an OAI-PMH response. A harvest is
+        thousands of responses of ~1.2 MB each (arXiv's ``ListRecords`` pages), each far below
+        :data:`~frozen_search.adapters.documents.PARALLEL_FROM_BYTES`: one worker for the run keeps both cores busy
+        where a worker per response would cost more to start than it saves."""
+        return detect_format(path) == "oai"
+
+    def share_lines(self, path: Path, every: int, start: int = 0
+                    ) -> Iterator[SharedBlock | tuple[int, bytes, int, bool]]:
         """Every block of the OAI-PMH response ``path`` (as :func:`_oai_blocks` cuts them) in file order: blocks
-        ``0``, ``every``, ``2 * every``, ... as their records read but not yet into states, ``(block number, the
+        ``k`` with ``(start + k) % every == 0`` as their records read but not yet into states, ``(block number, the
         records as JSON, the file's bytes read by then, True)`` for the ingesting process (:meth:`lines_block`), every
         other one read into states here (:class:`SharedBlock`); at the first sign of trouble a block told
-        ``unsure``, as :func:`_oai_blocks` tells it (see :func:`_oai_handed`)."""
-        yield from _oai_handed(path, every, OAI_BLOCK_RECORDS)
+        ``unsure``, as :func:`_oai_blocks` tells it (see :func:`_oai_handed`). ``start``: the blocks of the run's
+        files before this one (a run of small responses hands one block in ``every`` of the run, not block 0 of
+        each response)."""
+        yield from _oai_handed(path, every, OAI_BLOCK_RECORDS, start)
 
     def lines_block(self, path: Path, number: int, data: bytes, ended: bool, read: int) -> SharedBlock:
         """One block of :meth:`share_lines` handed over as its records (``data``, :func:`_record_wire` JSON), read
@@ -247,16 +258,16 @@ def _oai_blocks(path: Path, index: int, count: int, size: int = OAI_BLOCK_RECORD
             yield SharedBlock(unsure=current * size, read=handle.tell())
 
 
-def _oai_handed(path: Path, every: int, size: int = OAI_BLOCK_RECORDS
+def _oai_handed(path: Path, every: int, size: int = OAI_BLOCK_RECORDS, start: int = 0
                 ) -> Iterator[SharedBlock | tuple[int, bytes, int, bool]]:
     """The blocks of the OAI-PMH response ``path`` as :func:`_oai_blocks` cuts, numbers and reads them, the file
-    parsed once, here: block ``k`` with ``k % every == 0`` comes as ``(k, its records as JSON, the file's bytes
-    read by then, True)``, each of its records as :func:`_settled` leaves it (a stored record as
+    parsed once, here: block ``k`` with ``(start + k) % every == 0`` comes as ``(k, its records as JSON, the file's
+    bytes read by then, True)``, each of its records as :func:`_settled` leaves it (a stored record as
     :func:`_record_wire` writes it, a record told whole as its sentence, a deleted one not at all), for
     :func:`_oai_given_block` to read into states in another process; any other block as :func:`_oai_blocks`
     gives it. At the first sign of trouble (:class:`_Unsure`): a block told ``unsure``, as there."""
     def handed(number: int) -> bool:
-        return number % every == 0
+        return (start + number) % every == 0
 
     block = SharedBlock()
     given: list[Any] = []  # a handed block's records (and sentences)
