@@ -297,9 +297,10 @@ class FrozenSearchService:
             pool = merge_ranked(found.local, found.fresh, terms, phrases, self.reverifier.text, outcome.rejections)
         seen: set[str] = set()
         fresh = {id(shown) for shown in found.fresh}  # learned live: never memoized
+        key = (tuple(terms), self.settings.snippet_chars)  # what a prepared hit's answer is kept by
         for shown in pool:  # the limit checked after each hit: no candidate past the page is read or resolved
             self._consider(shown, terms, seen, response, outcome, None if id(shown) in fresh else generation,
-                           logged)
+                           logged, key)
             if len(outcome.hits) >= limit:
                 break
         if None not in logged:  # every result from a prepared hit: the log splices their bytes
@@ -307,21 +308,24 @@ class FrozenSearchService:
         return outcome
 
     def _consider(self, shown: Shown, terms: list[str], seen: set[str], response: SearchResponse,
-                  outcome: Outcome, generation: int | None, logged: list[LoggedHit | None]) -> None:
+                  outcome: Outcome, generation: int | None, logged: list[LoggedHit | None],
+                  key: tuple[tuple[str, ...], int]) -> None:
         row = shown.row
         if row.doc_id in seen:
             return
         if generation is not None:  # a local hit: prepared once per store generation, checked for this query
             prepared = self.reverifier.prepared(shown, generation)
-            first = first_in_lowered(prepared.lowered, terms, prepared.plain)  # the snippet's, reused by check 3
-            rejection = self.reverifier.check_prepared(prepared, terms, first)
-            if rejection is None:
+            shown_hit = prepared.answer(terms, self.settings.snippet_chars, key)
+            if shown_hit is not None:
                 seen.add(row.doc_id)
-                shown_hit = prepared.shown(terms, self.settings.snippet_chars, first)  # the result, validated once
                 response.results.append(shown_hit.result)
                 outcome.hits.append(shown_hit.hit)
                 logged.append(shown_hit)
                 return
+            first = first_in_lowered(prepared.lowered, terms, prepared.plain)
+            rejection = self.reverifier.check_prepared(prepared, terms, first)
+            if rejection is None:  # pragma: no cover - answer() refused what check_prepared passes: never
+                raise VerificationFailed(f"{row.doc_id} was refused and passed re-verification at once")
         else:
             full = self.reverifier.text(row)  # learned live: everything afresh
             displayed = self.reverifier.displayed(shown, full)

@@ -103,6 +103,30 @@ def test_a_hit_is_prepared_per_displayed_state_not_per_revision_number() -> None
     assert redirected is not before and checker.prepared(Shown(row("Pear")), 1) is before
 
 
+def test_a_kept_answer_is_per_terms_and_width_and_never_outlives_its_prepared_hit() -> None:
+    owner = FakeOwner(text="a pear tree flowers in spring; the zinnia does not. " * 20)
+    store = SimpleNamespace(generation=1)
+    checker = reverifier(owner, store)
+    shown = Shown(row())
+    prepared = checker.prepared(shown, 1)
+    pear = prepared.answer(["pear"], 30, (("pear",), 30))
+    assert pear is not None and pear.result.text == prepared.snippet(["pear"], 30)
+    assert prepared.answer(["pear"], 30, (("pear",), 30)) is pear  # kept: the very result shown again
+    spring = prepared.answer(["spring"], 30, (("spring",), 30))
+    assert spring is not None and spring.result.text != pear.result.text  # another query, another snippet
+    wide = prepared.answer(["pear"], 200, (("pear",), 200))
+    assert wide is not None and len(wide.result.text) > len(pear.result.text)  # another width
+    assert prepared.answer(["tulip"], 30, (("tulip",), 30)) is None  # check 3 refuses: nothing shown, nothing kept
+    assert (("tulip",), 30) not in prepared.answers
+    assert checker.check_prepared(prepared, ["tulip"]) is not None
+    # a new generation whose displayed part is dated at or after T: the hit is prepared again and refused,
+    # whatever answer the older generation's hit kept
+    owner.dated, store.generation = AFTER, 2
+    again = checker.prepared(shown, 2)
+    assert again is not prepared and again.answer(["pear"], 30, (("pear",), 30)) is None
+    assert checker.check_prepared(again, ["pear"]) is not None
+
+
 def test_search_hits_name_the_stored_revision_and_document(wiki_data_dir: Path) -> None:
     index = RevisionIndex.open(wiki_data_dir / "index")
     store = Store(wiki_data_dir / "store.sqlite3")
