@@ -50,6 +50,7 @@ from frozen_search.verify import REASON_CODES, first_in_lowered
 
 TOOL_ARGUMENTS = {"search": frozenset({"query", "source", "limit"}), "fetch": frozenset({"id", "offset", "max_chars"})}
 REQUIRED_ARGUMENTS = {"search": "query", "fetch": "id"}
+_TOOL_ARGUMENT_NAMES = frozenset().union(*TOOL_ARGUMENTS.values())  # no date name (a test checks): given as is
 ATTEMPTED_CUTOFF = "attempted_cutoff"
 DATE_ARGUMENTS = frozenset({"cutoff", "as_of", "asof", "date", "datetime", "timestamp", "at", "before", "until",
                             "accept_datetime", "x_cutoff", "memento_datetime", ATTEMPTED_CUTOFF})
@@ -252,7 +253,7 @@ class FrozenSearchService:
             raise InvalidRequest(f"unknown tool {tool!r}; the tools are search and fetch")
         if ATTEMPTED_CUTOFF in arguments:
             raise InvalidRequest(cutoff_refusal(self.cutoff_iso))
-        unknown = sorted(set(arguments) - TOOL_ARGUMENTS[tool])
+        unknown = [] if arguments.keys() <= TOOL_ARGUMENTS[tool] else sorted(set(arguments) - TOOL_ARGUMENTS[tool])
         if unknown:
             raise InvalidRequest(f"{tool} has no argument {unknown[0][:MAX_ARGUMENT_NAME_CHARS]!r}; its arguments "
                                  f"are {', '.join(sorted(TOOL_ARGUMENTS[tool]))}")
@@ -455,7 +456,8 @@ def _date_attempts(arguments: Mapping[str, Any], headers: Mapping[str, str]
     given: dict[str, Any] = {}
     attempts: dict[str, Any] = {}
     for key, value in arguments.items():
-        (attempts if is_date_name(str(key)) else given)[str(key)] = _jsonable(value)
+        name = key if type(key) is str else str(key)
+        (given if name in _TOOL_ARGUMENT_NAMES or not is_date_name(name) else attempts)[name] = _jsonable(value)
     lowered = {str(name).lower(): value for name, value in headers.items()}
     for name in REFUSED_DATE_HEADERS:
         if name in lowered:
