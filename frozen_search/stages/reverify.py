@@ -37,7 +37,7 @@ TEXT_CACHE_CHARS = 50_000_000  # characters of displayed text kept in memory
 SCAN_CACHE_ENTRIES = 200_000  # future-reference scans kept, by text sha256
 PREPARED_CHARS = 2 * TEXT_CACHE_CHARS  # characters held by prepared hits (text and its lower case)
 SNIPPETS_KEPT = 16  # snippets kept per prepared hit (by start; one per width in practice)
-ANSWERS_KEPT = 16  # results kept per prepared hit (by the search's terms and snippet width)
+ANSWERS_KEPT = 4  # results kept per prepared hit (by the search's terms and snippet width; the first ones met)
 
 
 @dataclasses.dataclass(frozen=True)
