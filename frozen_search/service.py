@@ -46,7 +46,7 @@ from frozen_search.stages.resolve import resolve_from_store, resolve_reference
 from frozen_search.stages.reverify import Reverifier
 from frozen_search.stages.snapshot import SnapshotIndex
 from frozen_search.store import RevisionRow, Store
-from frozen_search.verify import REASON_CODES, first_in_lowered
+from frozen_search.verify import REASON_CODES
 
 TOOL_ARGUMENTS = {"search": frozenset({"query", "source", "limit"}), "fetch": frozenset({"id", "offset", "max_chars"})}
 REQUIRED_ARGUMENTS = {"search": "query", "fetch": "id"}
@@ -316,17 +316,15 @@ class FrozenSearchService:
             return
         if generation is not None:  # a local hit: prepared once per store generation, checked for this query
             prepared = self.reverifier.prepared(shown, generation)
-            shown_hit = prepared.answer(terms, self.settings.snippet_chars, key)
-            if shown_hit is not None:
+            answer = prepared.answer(terms, self.settings.snippet_chars, key)  # checked for this query
+            if isinstance(answer, LoggedHit):
                 seen.add(row.doc_id)
-                response.results.append(shown_hit.result)
-                outcome.hits.append(shown_hit.hit)
-                logged.append(shown_hit)
+                response.results.append(answer.result)
+                outcome.hits.append(answer.hit)
+                logged.append(answer)
                 return
-            first = first_in_lowered(prepared.lowered, terms, prepared.plain)
-            rejection = self.reverifier.check_prepared(prepared, terms, first)
-            if rejection is None:  # pragma: no cover - answer() refused what check_prepared passes: never
-                raise VerificationFailed(f"{row.doc_id} was refused and passed re-verification at once")
+            outcome.rejections.append(answer)
+            return
         else:
             full = self.reverifier.text(row)  # learned live: everything afresh
             displayed = self.reverifier.displayed(shown, full)

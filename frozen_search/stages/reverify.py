@@ -60,22 +60,28 @@ class Prepared:
     row_source: str = ""
     snippets: dict[tuple[int, int], LoggedHit] = dataclasses.field(default_factory=dict, compare=False)
     plain: bool = False  # verify.plain_words of title and text: re's whole words are tantivy's (no vowel sign…)
-    answers: dict[tuple[tuple[str, ...], int], LoggedHit] = dataclasses.field(default_factory=dict, compare=False)
+    answers: dict[tuple[tuple[str, ...], int], LoggedHit | Rejection] = dataclasses.field(default_factory=dict,
+                                                                                         compare=False)
     """What :meth:`answer` found for a search's ``(terms, width)``, kept (at most :data:`ANSWERS_KEPT`)."""
 
-    def answer(self, terms: list[str], width: int, key: tuple[tuple[str, ...], int]) -> LoggedHit | None:
+    def answer(self, terms: list[str], width: int, key: tuple[tuple[str, ...], int]) -> LoggedHit | Rejection:
         """The result showing this hit to a search of ``terms`` (``width``: the snippet's characters; ``key``:
-        ``(tuple(terms), width)``), or ``None`` when :meth:`Reverifier.check_prepared` refuses it (or would:
-        its ``verdict`` is not ``None``; then the caller asks that itself, for the rejection). Kept by ``key``:
-        the answer is a function of this hit's immutable fields, ``terms`` and ``width`` alone
+        ``(tuple(terms), width)``), or the first re-verification failure that refuses it
+        (:meth:`Reverifier.check_prepared`). Kept by ``key`` for a hit whose query-independent ``verdict`` passed
+        (the only hits :meth:`Reverifier.prepared` keeps): what is left to decide — check 3 and the snippet — is a
+        function of this hit's immutable fields, ``terms`` and ``width`` alone
         (:func:`~frozen_search.verify.first_in_lowered`, :meth:`Reverifier.check_prepared` and :meth:`shown` read
-        nothing else), so a kept one is exactly what computing it again gives; the hit itself is kept only for
-        the store generation it was prepared at (:meth:`Reverifier.prepared`), and with it these."""
-        if self.verdict is not None:
-            return None
+        nothing else), so a kept answer (a frozen result or rejection) is exactly what computing it again gives;
+        and the hit itself is kept only for the store generation it was prepared at, and with it these."""
         found = self.answers.get(key)
         if found is not None:
             return found
+        first = first_in_lowered(self.lowered, terms, self.plain)  # the snippet's, reused by check 3
+        rejection = Reverifier.check_prepared(self, terms, first)
+        found = self.shown(terms, width, first) if rejection is None else rejection  # the result, validated once
+        if self.verdict is None and len(self.answers) < ANSWERS_KEPT:
+            self.answers[key] = found
+        return found
         first = first_in_lowered(self.lowered, terms, self.plain)  # the snippet's, reused by check 3
         if Reverifier.check_prepared(self, terms, first) is not None:
             return None

@@ -16,7 +16,7 @@ from typing import Any, cast
 from frozen_search.cutoff import instant_bound
 from frozen_search.index import RevisionIndex
 from frozen_search.models import HitRecord, Outcome, Rejection, SearchResponse, SearchResult, SourceError
-from frozen_search.querylog import CallRecorder, QueryEvent, QueryLog
+from frozen_search.querylog import CallRecorder, LoggedHit, QueryEvent, QueryLog
 from frozen_search.source import Shown
 from frozen_search.stages.reverify import Reverifier
 from frozen_search.store import RevisionRow, Store
@@ -110,21 +110,22 @@ def test_a_kept_answer_is_per_terms_and_width_and_never_outlives_its_prepared_hi
     shown = Shown(row())
     prepared = checker.prepared(shown, 1)
     pear = prepared.answer(["pear"], 30, (("pear",), 30))
-    assert pear is not None and pear.result.text == prepared.snippet(["pear"], 30)
+    assert isinstance(pear, LoggedHit) and pear.result.text == prepared.snippet(["pear"], 30)
     assert prepared.answer(["pear"], 30, (("pear",), 30)) is pear  # kept: the very result shown again
     spring = prepared.answer(["spring"], 30, (("spring",), 30))
-    assert spring is not None and spring.result.text != pear.result.text  # another query, another snippet
+    assert isinstance(spring, LoggedHit) and spring.result.text != pear.result.text  # another query, snippet
     wide = prepared.answer(["pear"], 200, (("pear",), 200))
-    assert wide is not None and len(wide.result.text) > len(pear.result.text)  # another width
-    assert prepared.answer(["tulip"], 30, (("tulip",), 30)) is None  # check 3 refuses: nothing shown, nothing kept
-    assert (("tulip",), 30) not in prepared.answers
-    assert checker.check_prepared(prepared, ["tulip"]) is not None
+    assert isinstance(wide, LoggedHit) and len(wide.result.text) > len(pear.result.text)  # another width
+    tulip = prepared.answer(["tulip"], 30, (("tulip",), 30))  # check 3 refuses: the very rejection it gives
+    assert isinstance(tulip, Rejection) and tulip == checker.check_prepared(prepared, ["tulip"])
+    assert tulip.reason == "matched_only_current_text" and prepared.answer(["tulip"], 30, (("tulip",), 30)) is tulip
     # a new generation whose displayed part is dated at or after T: the hit is prepared again and refused,
-    # whatever answer the older generation's hit kept
+    # whatever answer the older generation's hit kept, and a refused hit keeps no answer
     owner.dated, store.generation = AFTER, 2
     again = checker.prepared(shown, 2)
-    assert again is not prepared and again.answer(["pear"], 30, (("pear",), 30)) is None
-    assert checker.check_prepared(again, ["pear"]) is not None
+    refused = again.answer(["pear"], 30, (("pear",), 30))
+    assert again is not prepared and isinstance(refused, Rejection) and refused.reason == "valid_not_before_cutoff"
+    assert not again.answers and refused == checker.check_prepared(again, ["pear"])
 
 
 def test_search_hits_name_the_stored_revision_and_document(wiki_data_dir: Path) -> None:
