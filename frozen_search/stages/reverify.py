@@ -82,13 +82,6 @@ class Prepared:
         if self.verdict is None and len(self.answers) < ANSWERS_KEPT:
             self.answers[key] = found
         return found
-        first = first_in_lowered(self.lowered, terms, self.plain)  # the snippet's, reused by check 3
-        if Reverifier.check_prepared(self, terms, first) is not None:
-            return None
-        found = self.shown(terms, width, first)  # the result, validated once
-        if len(self.answers) < ANSWERS_KEPT:
-            self.answers[key] = found
-        return found
 
     def snippet(self, terms: list[str], width: int) -> str:
         """:func:`~frozen_search.stages.rank.snippet` of the text for ``terms``, ``width`` characters (the few
