@@ -144,9 +144,11 @@ def stamp_ms(stored: int, precision_ms: int) -> int:
 
 
 @functools.lru_cache(maxsize=65536)
+@functools.lru_cache(maxsize=65536, typed=True)
 def stored_iso(stored: int, precision_ms: int) -> str:
     """The displayed form of a stored instant: its stamp at its own precision (``2014-09-30T19:48:26.370Z`` for
-    milliseconds, ``2014-09-30T19:48:26Z`` for whole seconds or coarser)."""
+    milliseconds, ``2014-09-30T19:48:26Z`` for whole seconds or coarser). A pure function of two integers: the last
+    65,536 formatted are kept (every hit shown formats its row's date; ``strftime`` is most of the cost)."""
     start = datetime.fromtimestamp(0, UTC) + timedelta(milliseconds=stamp_ms(stored, precision_ms))
     if precision_ms < SECOND_MS:
         return start.strftime("%Y-%m-%dT%H:%M:%S") + f".{start.microsecond // 1000:03d}Z"

@@ -46,10 +46,11 @@ from frozen_search.stages.resolve import resolve_from_store, resolve_reference
 from frozen_search.stages.reverify import Reverifier
 from frozen_search.stages.snapshot import SnapshotIndex
 from frozen_search.store import RevisionRow, Store
-from frozen_search.verify import REASON_CODES, first_in_lowered
+from frozen_search.verify import REASON_CODES
 
 TOOL_ARGUMENTS = {"search": frozenset({"query", "source", "limit"}), "fetch": frozenset({"id", "offset", "max_chars"})}
 REQUIRED_ARGUMENTS = {"search": "query", "fetch": "id"}
+_TOOL_ARGUMENT_NAMES = frozenset().union(*TOOL_ARGUMENTS.values())  # no date name (a test checks): given as is
 ATTEMPTED_CUTOFF = "attempted_cutoff"
 DATE_ARGUMENTS = frozenset({"cutoff", "as_of", "asof", "date", "datetime", "timestamp", "at", "before", "until",
                             "accept_datetime", "x_cutoff", "memento_datetime", ATTEMPTED_CUTOFF})
@@ -252,7 +253,7 @@ class FrozenSearchService:
             raise InvalidRequest(f"unknown tool {tool!r}; the tools are search and fetch")
         if ATTEMPTED_CUTOFF in arguments:
             raise InvalidRequest(cutoff_refusal(self.cutoff_iso))
-        unknown = sorted(set(arguments) - TOOL_ARGUMENTS[tool])
+        unknown = [] if arguments.keys() <= TOOL_ARGUMENTS[tool] else sorted(set(arguments) - TOOL_ARGUMENTS[tool])
         if unknown:
             raise InvalidRequest(f"{tool} has no argument {unknown[0][:MAX_ARGUMENT_NAME_CHARS]!r}; its arguments "
                                  f"are {', '.join(sorted(TOOL_ARGUMENTS[tool]))}")
@@ -297,9 +298,10 @@ class FrozenSearchService:
             pool = merge_ranked(found.local, found.fresh, terms, phrases, self.reverifier.text, outcome.rejections)
         seen: set[str] = set()
         fresh = {id(shown) for shown in found.fresh}  # learned live: never memoized
+        key = (tuple(terms), self.settings.snippet_chars)  # what a prepared hit's answer is kept by
         for shown in pool:  # the limit checked after each hit: no candidate past the page is read or resolved
             self._consider(shown, terms, seen, response, outcome, None if id(shown) in fresh else generation,
-                           logged)
+                           logged, key)
             if len(outcome.hits) >= limit:
                 break
         if None not in logged:  # every result from a prepared hit: the log splices their bytes
@@ -307,21 +309,22 @@ class FrozenSearchService:
         return outcome
 
     def _consider(self, shown: Shown, terms: list[str], seen: set[str], response: SearchResponse,
-                  outcome: Outcome, generation: int | None, logged: list[LoggedHit | None]) -> None:
+                  outcome: Outcome, generation: int | None, logged: list[LoggedHit | None],
+                  key: tuple[tuple[str, ...], int]) -> None:
         row = shown.row
         if row.doc_id in seen:
             return
         if generation is not None:  # a local hit: prepared once per store generation, checked for this query
             prepared = self.reverifier.prepared(shown, generation)
-            first = first_in_lowered(prepared.lowered, terms, prepared.plain)  # the snippet's, reused by check 3
-            rejection = self.reverifier.check_prepared(prepared, terms, first)
-            if rejection is None:
+            answer = prepared.answer(terms, self.settings.snippet_chars, key)  # checked for this query
+            if isinstance(answer, LoggedHit):
                 seen.add(row.doc_id)
-                shown_hit = prepared.shown(terms, self.settings.snippet_chars, first)  # the result, validated once
-                response.results.append(shown_hit.result)
-                outcome.hits.append(shown_hit.hit)
-                logged.append(shown_hit)
+                response.results.append(answer.result)
+                outcome.hits.append(answer.hit)
+                logged.append(answer)
                 return
+            outcome.rejections.append(answer)
+            return
         else:
             full = self.reverifier.text(row)  # learned live: everything afresh
             displayed = self.reverifier.displayed(shown, full)
@@ -451,7 +454,8 @@ def _date_attempts(arguments: Mapping[str, Any], headers: Mapping[str, str]
     given: dict[str, Any] = {}
     attempts: dict[str, Any] = {}
     for key, value in arguments.items():
-        (attempts if is_date_name(str(key)) else given)[str(key)] = _jsonable(value)
+        name = key if type(key) is str else str(key)
+        (given if name in _TOOL_ARGUMENT_NAMES or not is_date_name(name) else attempts)[name] = _jsonable(value)
     lowered = {str(name).lower(): value for name, value in headers.items()}
     for name in REFUSED_DATE_HEADERS:
         if name in lowered:

@@ -37,6 +37,7 @@ TEXT_CACHE_CHARS = 50_000_000  # characters of displayed text kept in memory
 SCAN_CACHE_ENTRIES = 200_000  # future-reference scans kept, by text sha256
 PREPARED_CHARS = 2 * TEXT_CACHE_CHARS  # characters held by prepared hits (text and its lower case)
 SNIPPETS_KEPT = 16  # snippets kept per prepared hit (by start; one per width in practice)
+ANSWERS_KEPT = 4  # results kept per prepared hit (by the search's terms and snippet width; the first ones met)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -59,6 +60,28 @@ class Prepared:
     row_source: str = ""
     snippets: dict[tuple[int, int], LoggedHit] = dataclasses.field(default_factory=dict, compare=False)
     plain: bool = False  # verify.plain_words of title and text: re's whole words are tantivy's (no vowel sign…)
+    answers: dict[tuple[tuple[str, ...], int], LoggedHit | Rejection] = dataclasses.field(default_factory=dict,
+                                                                                         compare=False)
+    """What :meth:`answer` found for a search's ``(terms, width)``, kept (at most :data:`ANSWERS_KEPT`)."""
+
+    def answer(self, terms: list[str], width: int, key: tuple[tuple[str, ...], int]) -> LoggedHit | Rejection:
+        """The result showing this hit to a search of ``terms`` (``width``: the snippet's characters; ``key``:
+        ``(tuple(terms), width)``), or the first re-verification failure that refuses it
+        (:meth:`Reverifier.check_prepared`). Kept by ``key`` for a hit whose query-independent ``verdict`` passed
+        (the only hits :meth:`Reverifier.prepared` keeps): what is left to decide — check 3 and the snippet — is a
+        function of this hit's immutable fields, ``terms`` and ``width`` alone
+        (:func:`~frozen_search.verify.first_in_lowered`, :meth:`Reverifier.check_prepared` and :meth:`shown` read
+        nothing else), so a kept answer (a frozen result or rejection) is exactly what computing it again gives;
+        and the hit itself is kept only for the store generation it was prepared at, and with it these."""
+        found = self.answers.get(key)
+        if found is not None:
+            return found
+        first = first_in_lowered(self.lowered, terms, self.plain)  # the snippet's, reused by check 3
+        rejection = Reverifier.check_prepared(self, terms, first)
+        found = self.shown(terms, width, first) if rejection is None else rejection  # the result, validated once
+        if self.verdict is None and len(self.answers) < ANSWERS_KEPT:
+            self.answers[key] = found
+        return found
 
     def snippet(self, terms: list[str], width: int) -> str:
         """:func:`~frozen_search.stages.rank.snippet` of the text for ``terms``, ``width`` characters (the few

@@ -16,7 +16,7 @@ from typing import Any, cast
 from frozen_search.cutoff import instant_bound
 from frozen_search.index import RevisionIndex
 from frozen_search.models import HitRecord, Outcome, Rejection, SearchResponse, SearchResult, SourceError
-from frozen_search.querylog import CallRecorder, QueryEvent, QueryLog
+from frozen_search.querylog import CallRecorder, LoggedHit, QueryEvent, QueryLog
 from frozen_search.source import Shown
 from frozen_search.stages.reverify import Reverifier
 from frozen_search.store import RevisionRow, Store
@@ -101,6 +101,31 @@ def test_a_hit_is_prepared_per_displayed_state_not_per_revision_number() -> None
     redirected = checker.prepared(Shown(row("Pear"), redirect=("wikipedia:Pears", BEFORE)), 1)
     assert before.displayed.title == "Pear" and moved.displayed.title == "Pyrus"
     assert redirected is not before and checker.prepared(Shown(row("Pear")), 1) is before
+
+
+def test_a_kept_answer_is_per_terms_and_width_and_never_outlives_its_prepared_hit() -> None:
+    owner = FakeOwner(text="a pear tree flowers in spring; the zinnia does not. " * 20)
+    store = SimpleNamespace(generation=1)
+    checker = reverifier(owner, store)
+    shown = Shown(row())
+    prepared = checker.prepared(shown, 1)
+    pear = prepared.answer(["pear"], 30, (("pear",), 30))
+    assert isinstance(pear, LoggedHit) and pear.result.text == prepared.snippet(["pear"], 30)
+    assert prepared.answer(["pear"], 30, (("pear",), 30)) is pear  # kept: the very result shown again
+    spring = prepared.answer(["spring"], 30, (("spring",), 30))
+    assert isinstance(spring, LoggedHit) and spring.result.text != pear.result.text  # another query, snippet
+    wide = prepared.answer(["pear"], 200, (("pear",), 200))
+    assert isinstance(wide, LoggedHit) and len(wide.result.text) > len(pear.result.text)  # another width
+    tulip = prepared.answer(["tulip"], 30, (("tulip",), 30))  # check 3 refuses: the very rejection it gives
+    assert isinstance(tulip, Rejection) and tulip == checker.check_prepared(prepared, ["tulip"])
+    assert tulip.reason == "matched_only_current_text" and prepared.answer(["tulip"], 30, (("tulip",), 30)) is tulip
+    # a new generation whose displayed part is dated at or after T: the hit is prepared again and refused,
+    # whatever answer the older generation's hit kept, and a refused hit keeps no answer
+    owner.dated, store.generation = AFTER, 2
+    again = checker.prepared(shown, 2)
+    refused = again.answer(["pear"], 30, (("pear",), 30))
+    assert again is not prepared and isinstance(refused, Rejection) and refused.reason == "valid_not_before_cutoff"
+    assert not again.answers and refused == checker.check_prepared(again, ["pear"])
 
 
 def test_search_hits_name_the_stored_revision_and_document(wiki_data_dir: Path) -> None:

@@ -155,3 +155,14 @@ def test_get_many_answers_as_get_one_by_one() -> None:
     memo.get_many(5, ["b"])  # used: "c" is now the least recently used
     memo.put(5, "e", "E")
     assert memo.get_many(5, ["b", "c", "d", "e"]) == ["B", None, "D", "E"]
+
+
+def test_the_tools_own_argument_names_are_no_date_names_so_they_skip_the_date_test() -> None:
+    # service._date_attempts takes a tool's own argument name as given without asking is_date_name: exact only
+    # while no such name is one (a tool argument named like a date would otherwise never be refused)
+    from frozen_search import service
+
+    assert service._TOOL_ARGUMENT_NAMES == {"query", "source", "limit", "id", "offset", "max_chars"}
+    assert not any(service.is_date_name(name) for name in service._TOOL_ARGUMENT_NAMES)
+    given, logged = service._date_attempts({"query": "pear", "Cutoff": "2030-01-01", "as-of": "x"}, {})
+    assert given == {"query": "pear", "attempted_cutoff": {"Cutoff": "2030-01-01", "as-of": "x"}} and logged == {}

@@ -21,6 +21,7 @@ SOURCE = "wikipedia"
 ID_PREFIX = "wikipedia:"
 _MAX_TITLE_BYTES = 255  # MediaWiki's limit on page titles
 _BAD_TITLE_CHARS = re.compile(r"[<>\[\]{}|\x00-\x1f\x7f]")
+_SPACES = re.compile(r" +")
 # The comment MediaWiki gives the null revision a move adds to the moved page ("X moved page [[A]] to [[B]]: why";
 # older: "moved [[A]] to [[B]]"); seen in the real exports and on a real MediaWiki 1.39 (tests/live).
 MOVE_COMMENT = re.compile(r"moved (?:page )?\[\[([^\]|]+)\]\] to \[\[([^\]|]+)\]\]")
@@ -52,14 +53,18 @@ class WikiReference:
     oldid: str | None = None
 
 
+@functools.lru_cache(maxsize=65536, typed=True)
 def normalize_title(raw: str) -> str:
     """MediaWiki title normalization (first-letter case): ``mean_reciprocal rank#x`` -> ``Mean reciprocal rank``.
+    A pure function of ``raw``: the last 65,536 titles normalized are kept (a display normalizes the same stored
+    titles again and again; a refused title raises again, as ``lru_cache`` keeps no exception).
 
     Raises:
         InvalidRequest: empty, longer than 255 bytes, or containing characters MediaWiki forbids in titles.
     """
     title = require_unicode(raw, "title").split("#", 1)[0].replace("_", " ").strip()
-    title = re.sub(r" +", " ", title)
+    if "  " in title:  # a run of spaces: made one (no other title changes here)
+        title = _SPACES.sub(" ", title)
     if not title or _BAD_TITLE_CHARS.search(title) or len(title.encode("utf-8")) > _MAX_TITLE_BYTES:
         raise InvalidRequest(f"{raw[:100]!r} is not a valid Wikipedia page title")
     return title[0].upper() + title[1:]
