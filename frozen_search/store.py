@@ -112,6 +112,18 @@ _ARRIVALS = """CREATE TABLE IF NOT EXISTS arrivals (
 _ABSENCES = """CREATE TABLE IF NOT EXISTS absences (
     doc_id TEXT NOT NULL, since INTEGER NOT NULL, until INTEGER NOT NULL, UNIQUE (doc_id, since, until)
 )"""
+# When a page had been deleted (a dump's ``delete``/``restore`` log items, ``page_log``): at a cutoff whose bound is in
+# ``(since, until]`` it had no state, as with ``absences``; recomputed from ``page_log``, moves and revisions by each
+# ingest, never from one run's reading alone.
+_DELETIONS = """CREATE TABLE IF NOT EXISTS deletions (
+    doc_id TEXT NOT NULL, since INTEGER NOT NULL, until INTEGER NOT NULL, UNIQUE (doc_id, since, until)
+)"""
+# The deletion log items of a dump, by the title they name (``action``: ``delete`` or ``restore``; ``logid`` orders
+# items of the same second); only ingests read it.
+_PAGE_LOG = """CREATE TABLE IF NOT EXISTS page_log (
+    title TEXT NOT NULL, at INTEGER NOT NULL, logid INTEGER NOT NULL, action TEXT NOT NULL,
+    UNIQUE (title, at, logid, action)
+)"""
 # Which ``rev_pk`` ranges an interrupted ingest committed from which input file (``file``: the file's identity, its
 # resolved path, size and modification time), written in each checkpoint's transaction, so a resumed run records
 # coverage for them too (``frozen_search.ops.ingest.FileBoundaries``); emptied when the ingest records its coverage.
@@ -121,11 +133,16 @@ _INGEST_SPANS = """CREATE TABLE IF NOT EXISTS ingest_spans (
 # (the bound is given once: ``p.v``)
 _ARRIVED_BY = ("NOT EXISTS (SELECT 1 FROM (SELECT ? AS v) p WHERE EXISTS (SELECT 1 FROM arrivals a WHERE "
                "a.doc_id=revisions.doc_id AND a.at>=p.v) OR EXISTS (SELECT 1 FROM absences b WHERE "
-               "b.doc_id=revisions.doc_id AND b.since<p.v AND b.until>=p.v))")
+               "b.doc_id=revisions.doc_id AND b.since<p.v AND b.until>=p.v) OR EXISTS (SELECT 1 FROM deletions c WHERE "
+               "c.doc_id=revisions.doc_id AND c.since<p.v AND c.until>=p.v))")
 # A revision's event as a file's proof of when it was taken: the stored instant, except for a stamp wider than a
 # second (an arXiv version: a submission stamp whose precision reaches its latest announcement), whose file proves
 # only its first second (the version was in the file, so it was announced, so it had been submitted)
 _EVENT = "(valid_from - precision_ms + MIN(precision_ms, 1000))"
+DELETION_LOG_META = "deletion_log"
+"""``meta`` key present in a store made by a build whose Wikipedia dump ingest reads ``delete``/``restore`` log items
+(``page_log``, ``deletions``): a store made before holds none, though its dumps may have had them (see
+:meth:`Store.reads_deletion_log`)."""
 ALWAYS = 2**62
 """An instant after every event and, negated, before every event (UTC milliseconds): an open end of an absence."""
 
@@ -417,6 +434,8 @@ class Store:
             self._init_schema()
             self._db.execute(_ARRIVALS)  # added to schema 5 in place: an empty table changes nothing stored
             self._db.execute(_ABSENCES)  # (likewise)
+            self._db.execute(_DELETIONS)  # (likewise)
+            self._db.execute(_PAGE_LOG)  # (likewise; only ingests read it)
             self._db.execute(_INGEST_SPANS)  # (likewise; only ingests read it)
         except sqlite3.DatabaseError as exc:
             self._db.close()
@@ -432,6 +451,7 @@ class Store:
                         self._db.execute(statement)
                 self._db.execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
                 self._db.execute("INSERT INTO meta VALUES ('generation', '0')")
+                self._db.execute("INSERT INTO meta VALUES (?, '1')", (DELETION_LOG_META,))
         version = self.meta("schema_version")
         if version != str(SCHEMA_VERSION):
             raise ConfigError(f"{self.path} has store schema version {version}; this frozen-search reads "
@@ -450,7 +470,7 @@ class Store:
             raise ConfigError(f"{self.path} has store schema version {version}; this frozen-search reads "
                               f"{SCHEMA_VERSION}: re-ingest the dumps into a new data directory")
         tables = {row[0] for row in self._db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-        missing = {"coverage", "ingest_progress", "arrivals", "absences"} - tables
+        missing = {"coverage", "ingest_progress", "arrivals", "absences", "deletions"} - tables
         if missing:
             raise ConfigError(f"{self.path} lacks the table(s) {', '.join(sorted(missing))} this version adds on "
                               "open: open it once writable (any frozen-search command) before freezing it")
@@ -742,8 +762,9 @@ class Store:
         around it (:meth:`set_absences`): a page whose history was imported or created after ``T`` did not exist at
         ``T``, nor did one that stood outside the namespaces served then."""
         found = self._db.execute("SELECT 1 FROM arrivals WHERE doc_id=? AND at>=? UNION ALL SELECT 1 FROM absences "
+                                 "WHERE doc_id=? AND since<? AND until>=? UNION ALL SELECT 1 FROM deletions "
                                  "WHERE doc_id=? AND since<? AND until>=? LIMIT 1",
-                                 (doc_id, bound, doc_id, bound, bound))
+                                 (doc_id, bound, doc_id, bound, bound, doc_id, bound, bound))
         return found.fetchone() is None
 
     def set_absences(self, doc_id: str, spans: Iterable[tuple[int, int]]) -> None:
@@ -755,6 +776,61 @@ class Store:
         self._db.execute("DELETE FROM absences WHERE doc_id=?", (doc_id,))
         self._db.executemany("INSERT OR IGNORE INTO absences VALUES (?,?,?)",
                              [(doc_id, since, until) for since, until in spans])
+
+    def set_deletions(self, doc_id: str, spans: Iterable[tuple[int, int]]) -> None:
+        """Replace the deletion spans of ``doc_id`` by ``spans``, ``(since, until)`` stored instants (UTC
+        milliseconds, :data:`ALWAYS` for an open end): at a cutoff whose bound ``b`` has ``since < b <= until`` the
+        page had been deleted and not yet restored or created again, so it has no state (as :meth:`set_absences`).
+        Inside the caller's transaction."""
+        self._db.execute("DELETE FROM deletions WHERE doc_id=?", (doc_id,))
+        self._db.executemany("INSERT OR IGNORE INTO deletions VALUES (?,?,?)",
+                             [(doc_id, since, until) for since, until in spans])
+
+    def add_page_log(self, title: str, at: int, logid: int, action: str) -> None:
+        """Record a deletion log item of a dump: page ``title`` (full, normalized) was deleted (``action``
+        ``delete``) or restored (``restore``) at ``at`` (a stored instant, UTC milliseconds) by log item ``logid``.
+        Inside the caller's transaction."""
+        self._db.execute("INSERT OR IGNORE INTO page_log VALUES (?,?,?,?)", (title, at, logid, action))
+
+    def page_log_titles(self) -> Iterator[str]:
+        """Every title named by a stored deletion log item (:meth:`add_page_log`), sorted, read in batches."""
+        last = ""
+        while True:
+            found = self._db.execute("SELECT DISTINCT title FROM page_log WHERE title>? ORDER BY title LIMIT 500",
+                                     (last,)).fetchall()
+            if not found:
+                return
+            yield from (str(row[0]) for row in found)
+            last = str(found[-1][0])
+
+    def page_log_of(self, titles: Iterable[str]) -> list[tuple[int, int, str, str]]:
+        """The stored deletion log items naming one of ``titles``: ``(at, logid, action, title)``, oldest first."""
+        found: list[tuple[int, int, str, str]] = []
+        for title in sorted(set(titles)):
+            found.extend((int(at), int(logid), str(action), title) for at, logid, action in self._db.execute(
+                "SELECT at, logid, action FROM page_log WHERE title=?", (title,)).fetchall())
+        return sorted(found)
+
+    def revision_instants(self, doc_id: str) -> list[int]:
+        """The ``valid_from`` of every stored dump revision of ``doc_id`` (stored instants), oldest first."""
+        return [int(row[0]) for row in self._db.execute(
+            "SELECT valid_from FROM revisions WHERE doc_id=? AND origin='dump' ORDER BY valid_from",
+            (doc_id,)).fetchall()]
+
+    def has_document(self, doc_id: str) -> bool:
+        """Whether ``doc_id`` has a stored dump revision."""
+        return self._db.execute("SELECT 1 FROM revisions WHERE doc_id=? AND origin='dump' LIMIT 1",
+                                (doc_id,)).fetchone() is not None
+
+    def reads_deletion_log(self, source: str) -> bool:
+        """Whether this store's dump rows of ``source`` were ingested by a build that reads deletion log items: the
+        store was made by one (:data:`DELETION_LOG_META`), or it holds no dump row of ``source`` (one scan of the
+        source's rows when it is old)."""
+        if self.meta(DELETION_LOG_META) is not None:
+            return True
+        found = self._db.execute("SELECT NOT EXISTS (SELECT 1 FROM revisions WHERE source=? AND origin='dump')",
+                                 (source,)).fetchone()
+        return bool(found[0] == 1)
 
     def set_meta(self, key: str, value: str) -> None:
         """Set a value of the ``meta`` table (a source's own keys, e.g. ``wikipedia_namespaces``), inside the

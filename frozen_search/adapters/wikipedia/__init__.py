@@ -10,6 +10,7 @@ title at ``T`` may differ from today's (moves), and a redirect is followed one h
 from __future__ import annotations
 
 import hashlib
+import weakref
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -24,7 +25,7 @@ from frozen_search.cache.keys import origin_of
 from frozen_search.config import Settings
 from frozen_search.cutoff import instant_bound
 from frozen_search.disclosure import Later
-from frozen_search.errors import ConfigError
+from frozen_search.errors import ConfigError, StoreIntegrityError
 from frozen_search.index import RevisionIndex
 from frozen_search.models import Rejection
 from frozen_search.source import IngestReport, Progress, Shown, Source
@@ -140,14 +141,21 @@ class WikipediaSource(Source):
         return bridge.title_at(store, row, bound) or row.title
 
     def resolve_local(self, reference: ids.WikiReference, store: Store, bound: int, settings: Settings) -> Shown:
-        """The dump snapshot at ``T`` of a title (a redirect followed one hop) or a saved oldid.
+        """The dump snapshot at ``T`` of a title (a redirect followed one hop) or a saved oldid, after
+        :func:`reads_deletion_log` of the store (before any row is looked up).
 
         Raises:
             NotFoundBeforeCutoff: nothing before the cutoff.
+            StoreIntegrityError: the store's dump rows were ingested by a build that read no deletion log items.
         """
         from frozen_search.adapters.documents import cutoff_iso
 
+        reads_deletion_log(store)
         return bridge.resolve_local(reference, store, bound, cutoff_iso(settings))
+
+    def check_store(self, store: Store) -> None:
+        """:func:`reads_deletion_log` of the whole store (see :meth:`Source.check_store`)."""
+        reads_deletion_log(store)
 
     def open_live(self, upstream: Upstream, settings: Settings, store: Store) -> bridge.LiveBridge:
         """The MediaWiki at ``settings.wikipedia_api``, connected (siteinfo read) on first use."""
@@ -229,6 +237,27 @@ class WikipediaSource(Source):
             StoreIntegrityError: a chunk a row lists is missing from the store.
         """
         return len(rerender_stale(store))
+
+
+_DELETION_LOG_READ: weakref.WeakKeyDictionary[Store, bool] = weakref.WeakKeyDictionary()
+
+
+def reads_deletion_log(store: Store) -> None:
+    """Refuse a store whose Wikipedia dump rows were ingested by a build that read no ``delete``/``restore`` log
+    items (:meth:`~frozen_search.store.Store.reads_deletion_log`): a page deleted before ``T`` and restored after it
+    would be shown at ``T``. Whatever the call asks, so the refusal tells nothing of which pages exist.
+
+    Raises:
+        StoreIntegrityError: such a store (the message names no page): ingest the dumps again into a new data
+            directory.
+    """
+    if _DELETION_LOG_READ.get(store):
+        return
+    if not store.reads_deletion_log(ids.SOURCE):
+        raise StoreIntegrityError("this store's Wikipedia dumps were ingested by an older build that read no "
+                                  "deletion log items: ingest them again into a new data directory "
+                                  "(frozen-search ingest wikipedia)")
+    _DELETION_LOG_READ[store] = True
 
 
 def wikitext_of(store: Store, row: RevisionRow) -> str:

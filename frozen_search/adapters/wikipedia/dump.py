@@ -68,7 +68,7 @@ from frozen_search.cutoff import stored_instant
 from frozen_search.errors import IngestError, InvalidRequest
 from frozen_search.index import IndexedRevision, IndexWriterSession, RevisionIndex
 from frozen_search.source import Progress
-from frozen_search.store import ALWAYS, NewRevision, RevisionRow, Store
+from frozen_search.store import ALWAYS, DELETION_LOG_META, NewRevision, RevisionRow, Store
 
 logger = logging.getLogger(__name__)
 
@@ -117,12 +117,14 @@ class IngestReport:
     log_items: int = 0
     log_moves: int = 0
     log_arrivals: int = 0
+    log_deletions: int = 0  # delete/delete, delete_redir and delete/restore items of pages of the kept namespaces
     unheld_pages: int = 0  # of other namespaces, too long before a move revision to hold (:data:`HOLD_CHARS`)
     resumed_revisions: int = 0  # stored by an interrupted run of the same files, before this one resumed it
 
     def summary(self) -> str:
         """The line ``frozen-search ingest wikipedia`` prints."""
         arrivals = f", {self.log_arrivals} page imports or creations" if self.log_arrivals else ""
+        arrivals += f", {self.log_deletions} page deletions or restorations" if self.log_deletions else ""
         logs = (f"; {self.log_items} log items read, {self.log_moves} of them page moves recorded{arrivals}, the "
                 "others skipped" if self.log_items else "")
         seconds = max(self.seconds, 1e-9)
@@ -808,6 +810,13 @@ ARRIVAL_LOGS = {("import", "upload"), ("import", "interwiki"), ("create", "creat
 page's creation (revisions stamped before it came by import or merge): before the item, the page did not exist."""
 
 
+DELETION_LOGS = {"delete": "delete", "delete_redir": "delete", "delete_redir2": "delete", "restore": "restore"}
+"""``delete`` log actions that remove a page's revisions from view (``delete``; ``delete_redir``/``delete_redir2``:
+a move deleting the redirect in its way, MediaWiki 1.26+) or bring them back (``restore``), as the live adapter
+reads them (``WikipediaLive._prove_existence``); ``revision`` and ``event`` hide parts of single revisions or log
+items and are not read here."""
+
+
 def prefixed_title(namespace: int | None, title: str, prefixes: Mapping[int, str]) -> str:
     """The full title of a ``<logitem>``'s page: the readers (mwxml and :mod:`.xmlreader`) split ``<logtitle>``
     (MediaWiki writes ``Title::getPrefixedText``, ``Template:Bar``) into the namespace number and the title without
@@ -841,7 +850,7 @@ class _MoveLog:
         return _namespace_of(title, self.prefixes) in self.namespaces
 
 
-def _log_item(item: Any, report: IngestReport, log: _MoveLog) -> None:
+def _log_item(item: Any, report: IngestReport, log: _MoveLog, store: Store) -> None:
     """Read one ``<logitem>``: a move touching a kept namespace (``log.namespaces``) is kept, and so is a move
     between two other namespaces of a page that left a kept one before (logging dumps list items in time order:
     ``Draft:X`` to ``User:A/X`` after ``X`` to ``Draft:X``); an import or creation in a kept namespace is kept as an
@@ -849,10 +858,25 @@ def _log_item(item: Any, report: IngestReport, log: _MoveLog) -> None:
     titles (:func:`prefixed_title`, ``log.prefixes``: the dump's namespace names), as a ``<page>``'s title is.
 
     A page's time outside the kept namespaces (a draft accepted as an article, an article moved to ``Draft:``) is
-    an absence (:func:`_set_absences`), computed from its moves at the end of the run."""
+    an absence (:func:`_set_absences`), computed from its moves at the end of the run.
+
+    A page deletion or restoration (:data:`DELETION_LOGS`) of a title in a kept namespace, or of one a kept page
+    was moved to, is stored at once (``store.add_page_log``: durable, read by every later run): the deletion spans
+    are computed from all of them at the end of the run (:func:`set_deletion_spans`)."""
     namespaces, prefixes = log.namespaces, log.prefixes
     report.log_items += 1
     page = getattr(item, "page", None)
+    if item.type == "delete" and item.action in DELETION_LOGS:
+        if item.timestamp is not None and page is not None and page.title:
+            try:
+                title = wikipedia.normalize_title(prefixed_title(page.namespace, page.title, prefixes))
+            except InvalidRequest:
+                return
+            if page.namespace in namespaces or title in log.departed:
+                store.add_page_log(title, stored_instant(int(item.timestamp.unix())), int(item.id or 0),
+                                   DELETION_LOGS[item.action])
+                report.log_deletions += 1
+        return
     if (item.type, item.action) in ARRIVAL_LOGS and item.timestamp is not None and page is not None:
         if page.namespace in namespaces and page.title:
             try:
@@ -926,6 +950,80 @@ def _set_absences(store: Store, doc: str, log: _MoveLog) -> None:
     store.set_absences(doc, spans)
 
 
+def set_deletion_spans(store: Store) -> int:
+    """Compute again the deletion spans (:meth:`~frozen_search.store.Store.set_deletions`) of every stored page a
+    stored deletion log item (``page_log``) may concern: the page bearing its title now, and every page moved away
+    from it (:func:`deletion_spans`). Read from the store alone (log items, moves, revisions of every run so far),
+    so a later run (another file, a resumed run) keeps what an earlier one learned. Inside the caller's
+    transaction; returns how many pages have a span. Its cost grows with the titles named by deletion log items."""
+    docs: set[str] = set()
+    for title in store.page_log_titles():
+        for doc in (wikipedia.doc_id(title), *store.moved_away(title, -ALWAYS)):
+            if doc not in docs and store.has_document(doc):
+                docs.add(doc)
+    spanned = 0
+    for doc in sorted(docs):
+        spans = deletion_spans(store, doc)
+        store.set_deletions(doc, spans)
+        spanned += bool(spans)
+    return spanned
+
+
+def deletion_spans(store: Store, doc: str) -> list[tuple[int, int]]:
+    """When page ``doc`` had been deleted, from the stored deletion log items on the titles it bore (``page_log``;
+    a log item names a title, never a page id: schema 0.10/0.11 ``LogItemType``), its moves and its revisions:
+    ``(since, until)`` stored instants, hidden at a cutoff whose bound ``b`` has ``since < b <= until`` (as the live
+    adapter refuses a page whose last ``delete``/``restore`` event between its revision and ``T`` is a deletion).
+
+    A log item concerns the page when the page bore its title just before it (its moves before it applied, so a
+    page moved onto a title whose previous page was deleted to make way is not concerned). A deletion opens a span,
+    closed by the next restoration or the page's next revision (restored, or created again over the title); one
+    before the page's first revision concerns an earlier page of that title (no span). Failing closed where the
+    log cannot tell: a deletion never closed (the dump holds the page, so it was restored after the log ends) hides
+    it from then on (``until`` :data:`~frozen_search.store.ALWAYS`), and a restoration with no deletion before it
+    hides it from its previous revision to the restoration."""
+    moves = store.all_moves(doc)
+    current = wikipedia.title_of(doc)
+    titles = {current, *(m[1] for m in moves), *(m[2] for m in moves)}
+
+    def title_before(at: int) -> str:
+        title = moves[0][1] if moves else current
+        for moved_at, _, new in moves:
+            if moved_at >= at:
+                break
+            title = new
+        return title
+
+    items: list[tuple[int, int, int, str]] = [(at, 0, 0, "revision") for at in store.revision_instants(doc)]
+    items.extend((at, 1, logid, action) for at, logid, action, title in store.page_log_of(titles)
+                 if title_before(at) == title)
+    items.sort()
+    spans: list[tuple[int, int]] = []
+    since: int | None = None  # an open deletion
+    unmatched = False  # a deletion not yet followed by a restoration
+    last: int | None = None  # the page's latest revision so far
+    for at, _, _, action in items:
+        if action == "revision":
+            if since is not None:
+                spans.append((since, at))
+                since = None
+            last = at
+        elif action == "delete":
+            unmatched = True
+            if since is None and last is not None:
+                since = at
+        else:
+            if since is not None:
+                spans.append((since, at))
+                since = None
+            elif not unmatched and last is not None:
+                spans.append((last, at))  # deleted when, the log does not say: since its last revision
+            unmatched = False
+    if since is not None:
+        spans.append((since, ALWAYS))
+    return spans
+
+
 @dataclass
 class _Position:
     """Where a run is: ``<page>`` elements read so far over all its files, in order; those up to ``resume_after`` were
@@ -967,7 +1065,7 @@ def _ingest_file(path: Path, page_writer: _PageWriter, report: IngestReport, pro
                     # log items are read again on a resumed run: moves are stored at the end
                     if isinstance(item, mwxml.LogItem | xmlreader.LogItem):
                         if only is None:
-                            _log_item(item, report, log)
+                            _log_item(item, report, log, page_writer.store)
                         continue
                     if only is not None:
                         if item.namespace not in log.namespaces and _full_title(item, log) in only:
@@ -1211,7 +1309,10 @@ def ingest_wikipedia(paths: Sequence[Path], store: Store, index: RevisionIndex, 
     before its first checkpoint (every file smaller than that) leaves store and index as they were.
 
     ``<logitem>`` elements (schemas 0.10/0.11, ``dumpBackup.php --logs``) are read: page moves are recorded as moves
-    (as the null revisions' "moved page [[A]] to [[B]]" comments are), every other log item is counted and skipped.
+    (as the null revisions' "moved page [[A]] to [[B]]" comments are), imports and creations as arrivals, page
+    deletions and restorations (:data:`DELETION_LOGS`) stored, and at the run's end every page's deletion spans
+    are computed again from all stored ones (:func:`set_deletion_spans`); every other log item is counted and
+    skipped.
 
     ``namespaces``: namespace numbers to keep (default main, Template and Module: ``{0, 10, 828}``). ``progress``
     is called after each page (:class:`~frozen_search.source.Progress`) with the bytes of the current file read
@@ -1220,12 +1321,16 @@ def ingest_wikipedia(paths: Sequence[Path], store: Store, index: RevisionIndex, 
     Re-ingesting a revision already stored (same page and revision id) is a counted no-op.
 
     Raises:
-        IngestError: a file is missing, unreadable, truncated, or not a MediaWiki export: nothing after the last
+        IngestError: the store holds Wikipedia dump rows of a build that read no deletion log items (nothing is
+            read); a file is missing, unreadable, truncated, or not a MediaWiki export: nothing after the last
             checkpoint is stored; the index is behind the store after a kill between the two commits of a checkpoint
             (run ``frozen-search reindex``, then the same ingest again).
     """
     started = time.perf_counter()
     report = IngestReport(files=[str(p) for p in paths], namespaces=sorted(namespaces))
+    if not store.reads_deletion_log(wikipedia.SOURCE):
+        raise IngestError("this store's Wikipedia dumps were ingested by an older build that read no deletion log "
+                          "items: ingest them (and these) into a new data directory")
     key = run_key(paths, namespaces)
     resumed = store.ingest_progress(key)
     if resumed is not None and index.generation != store.generation:
@@ -1248,6 +1353,7 @@ def ingest_wikipedia(paths: Sequence[Path], store: Store, index: RevisionIndex, 
             while not done:
                 with store.transaction():
                     if first:  # an older rendering: rendered again, re-indexed
+                        store.set_meta(DELETION_LOG_META, "1")  # (a store made before that held no Wikipedia row)
                         for rev_pk in rerender_stale(store, renderer):
                             row = store.revision(rev_pk)
                             text = join_rendered(store.text_parts(row))
@@ -1265,6 +1371,7 @@ def ingest_wikipedia(paths: Sequence[Path], store: Store, index: RevisionIndex, 
                         _retain_departed(paths, page_writer, report, log)
                         page_writer.flush()
                         _record_logged_moves(store, log)
+                        set_deletion_spans(store)
                         for doc in sorted(log.touched):
                             _set_absences(store, doc, log)
                         store.record_ingest(wikipedia.SOURCE, report.files, datetime.now(UTC).isoformat(),
