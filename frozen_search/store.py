@@ -124,6 +124,12 @@ _PAGE_LOG = """CREATE TABLE IF NOT EXISTS page_log (
     title TEXT NOT NULL, at INTEGER NOT NULL, logid INTEGER NOT NULL, action TEXT NOT NULL,
     UNIQUE (title, at, logid, action)
 )"""
+# When a revision's text was hidden (``hidden`` 1) or shown again (0) by revision deletion (a dump's ``delete``/
+# ``revision`` log items): at a cutoff, the last such item before it decides whether the text was public.
+_REVISION_LOG = """CREATE TABLE IF NOT EXISTS revision_log (
+    source TEXT NOT NULL, version TEXT NOT NULL, at INTEGER NOT NULL, logid INTEGER NOT NULL, hidden INTEGER NOT NULL,
+    UNIQUE (source, version, at, logid)
+)"""
 # Which ``rev_pk`` ranges an interrupted ingest committed from which input file (``file``: the file's identity, its
 # resolved path, size and modification time), written in each checkpoint's transaction, so a resumed run records
 # coverage for them too (``frozen_search.ops.ingest.FileBoundaries``); emptied when the ingest records its coverage.
@@ -436,6 +442,7 @@ class Store:
             self._db.execute(_ABSENCES)  # (likewise)
             self._db.execute(_DELETIONS)  # (likewise)
             self._db.execute(_PAGE_LOG)  # (likewise; only ingests read it)
+            self._db.execute(_REVISION_LOG)  # (likewise)
             self._db.execute(_INGEST_SPANS)  # (likewise; only ingests read it)
         except sqlite3.DatabaseError as exc:
             self._db.close()
@@ -470,7 +477,8 @@ class Store:
             raise ConfigError(f"{self.path} has store schema version {version}; this frozen-search reads "
                               f"{SCHEMA_VERSION}: re-ingest the dumps into a new data directory")
         tables = {row[0] for row in self._db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-        missing = {"coverage", "ingest_progress", "arrivals", "absences", "deletions"} - tables
+        missing = {"coverage", "ingest_progress", "arrivals", "absences", "deletions",
+                   "revision_log"} - tables
         if missing:
             raise ConfigError(f"{self.path} lacks the table(s) {', '.join(sorted(missing))} this version adds on "
                               "open: open it once writable (any frozen-search command) before freezing it")
@@ -791,6 +799,20 @@ class Store:
         ``delete``) or restored (``restore``) at ``at`` (a stored instant, UTC milliseconds) by log item ``logid``.
         Inside the caller's transaction."""
         self._db.execute("INSERT OR IGNORE INTO page_log VALUES (?,?,?,?)", (title, at, logid, action))
+
+    def add_revision_log(self, source: str, version: str, at: int, logid: int, hidden: bool) -> None:
+        """Record that the text of revision ``version`` of ``source`` was hidden (``hidden``) or shown again at
+        ``at`` (a stored instant, UTC milliseconds) by log item ``logid``. Inside the caller's transaction."""
+        self._db.execute("INSERT OR IGNORE INTO revision_log VALUES (?,?,?,?,?)",
+                         (source, version, at, logid, int(hidden)))
+
+    def text_hidden(self, source: str, version: str, bound: int) -> bool:
+        """Whether the text of revision ``version`` of ``source`` was hidden at the cutoff whose bound is ``bound``
+        (``instant_bound(T)``): the last :meth:`add_revision_log` item before it (stored instant ``< bound``) hid
+        it."""
+        found = self._db.execute("SELECT hidden FROM revision_log WHERE source=? AND version=? AND at<? "
+                                 "ORDER BY at DESC, logid DESC LIMIT 1", (source, version, bound)).fetchone()
+        return found is not None and int(found[0]) == 1
 
     def page_log_titles(self) -> Iterator[str]:
         """Every title named by a stored deletion log item (:meth:`add_page_log`), sorted, read in batches."""

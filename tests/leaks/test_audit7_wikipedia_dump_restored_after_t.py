@@ -14,7 +14,7 @@ Twin worlds (T = 2026-01-06): page "Kept" (2025-01-01); page "Gone" created 2025
 either still deleted (absent from the dump) or restored on 2026-03-01. Fixed: the dump ingest stores ``delete`` /
 ``restore`` log items by title (``page_log``) and computes each page's deletion spans from them, its moves and its
 revisions (``frozen_search.adapters.wikipedia.dump.deletion_spans``), so a later run keeps them. Revision deletion
-is still a strict xfail (below).
+(``delete``/``revision``, read from the items' params) is checked by every fetch of an old revision.
 """
 
 from __future__ import annotations
@@ -162,19 +162,15 @@ def _forget_deletion_log(path: Path) -> None:
 
 R1 = Rev(9980001, "2025-01-01T00:00:00Z", "Pellham r1 hidden words")
 R2 = Rev(9980002, "2025-06-01T00:00:00Z", "Pellham r2 current")
-HIDE = LogItem(9980010, "2025-07-01T00:00:00Z", "delete", "revision", "Pellham")
-UNHIDE = LogItem(9980011, "2026-03-01T00:00:00Z", "delete", "revision", "Pellham")
+# log_params as RevisionDeleter writes them (MediaWiki 1.25+): type, revision ids, old and new visibility bits (1: text)
+HIDE = LogItem(9980010, "2025-07-01T00:00:00Z", "delete", "revision", "Pellham", params=(
+    'a:4:{s:7:"4::type";s:8:"revision";s:6:"5::ids";a:1:{i:0;s:7:"9980001";}s:9:"6::ofield";i:0;'
+    's:9:"7::nfield";i:1;}'))
+UNHIDE = LogItem(9980011, "2026-03-01T00:00:00Z", "delete", "revision", "Pellham", params=(
+    'a:4:{s:7:"4::type";s:8:"revision";s:6:"5::ids";a:1:{i:0;s:7:"9980001";}s:9:"6::ofield";i:1;'
+    's:9:"7::nfield";i:0;}'))
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "wikipedia dump ingest: delete/revision log items are counted and skipped (page delete/restore items are read), "
-    "so revision 9980001, whose text was hidden on 2025-07-01 (a dump then writes <text deleted=\"deleted\"/>) and "
-    "shown again on 2026-03-01, is shown by fetch of its oldid at T=2026-01-06, while its twin still hidden is "
-    "not_found_before_cutoff. Fixing it needs per-revision hidden spans (the revision ids from the item's params, "
-    "5::ids with the 6::ofield/7::nfield text bit; these crafted items carry none, so every revision of the page "
-    "before the item would have to be hidden) checked by every read of an old revision, not only by the page-level "
-    "snapshot queries. Reproduce: page Pellham, revisions 2025-01-01 and 2025-06-01, delete/revision 2025-07-01 "
-    "(and 2026-03-01 in one world)"))
 def test_twin_worlds_a_revision_shown_again_after_t_changes_no_answer(tmp_path: Path) -> None:
     hidden = mediawiki_export([Page("Pellham", 79800001, [R1, R2])], [HIDE]).replace(
         '<text bytes="23" xml:space="preserve">Pellham r1 hidden words</text>', '<text bytes="23" deleted="deleted" />')
@@ -191,3 +187,23 @@ def test_twin_worlds_a_revision_shown_again_after_t_changes_no_answer(tmp_path: 
         finally:
             service.close()
     assert seen[0] == seen[1]
+    assert seen[1]["fetch https://en.wikipedia.org/w/index.php?oldid=9980001"].startswith("[not_found_before_cutoff]")
+
+
+def test_a_revision_hidden_and_shown_again_before_t_is_shown_by_oldid(tmp_path: Path) -> None:
+    """No over-refusal: a text hidden and shown again before T (and one hidden after T) is shown at T; between the
+    two items it is not; the legacy params (MediaWiki before 1.25) are read alike."""
+    legacy_unhide = LogItem(9980012, "2025-08-01T00:00:00Z", "delete", "revision", "Pellham",
+                            params="revision\n9980001\nofield=1\nnfield=0")
+    later = LogItem(9980013, "2026-03-01T00:00:00Z", "delete", "revision", "Pellham", params=HIDE.params)
+    text = mediawiki_export([Page("Pellham", 79800001, [R1, R2])], [HIDE, legacy_unhide, later])
+    ref = "https://en.wikipedia.org/w/index.php?oldid=9980001"
+    data = ingested(tmp_path / "data", "wikipedia", [write(tmp_path / "d.xml", text)])
+    for cutoff, shown in (("2025-06-15", True), ("2025-07-15", False), (CUTOFF, True)):
+        service = FrozenSearchService.open(Settings.from_env({}, data_dir=data, cutoff=parse_cutoff(cutoff),
+                                                             log_path=data / "log.jsonl"))
+        try:
+            seen = observed_calls(service, [], [ref])
+        finally:
+            service.close()
+        assert ("Pellham r1 hidden words" in seen[f"fetch {ref}"]) is shown, (cutoff, seen)

@@ -209,13 +209,15 @@ def resolve_local(reference: wikipedia.WikiReference, store: Store, bound: int, 
     title gets, naming only the title given.
 
     Raises:
-        NotFoundBeforeCutoff: no revision before the cutoff (an oldid saved at or after it reads as absent), or a
-            redirect at ``T`` to a page with none.
+        NotFoundBeforeCutoff: no revision before the cutoff (an oldid saved at or after it reads as absent, and so
+            does one whose text a revision deletion had hidden at ``T``: ``Store.text_hidden``), or a redirect at
+            ``T`` to a page with none.
     """
     if reference.oldid is not None:
         absent = (f"revision {reference.oldid} has no copy saved before the cutoff {cutoff} in the store")
         rows = [row for row in store.by_versions(wikipedia.SOURCE, reference.oldid)
-                if row.valid_from < bound and store.arrived_by(row.doc_id, bound)]
+                if row.valid_from < bound and store.arrived_by(row.doc_id, bound)
+                and not store.text_hidden(wikipedia.SOURCE, row.version, bound)]  # revision deletion at T
         if not rows:  # after T reads exactly as absent
             raise NotFoundBeforeCutoff(absent)
         titled = [row if at is None else as_titled(row, at, store) for row in rows

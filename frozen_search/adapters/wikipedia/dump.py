@@ -817,6 +817,36 @@ reads them (``WikipediaLive._prove_existence``); ``revision`` and ``event`` hide
 items and are not read here."""
 
 
+_REVDEL_IDS = re.compile(r's:6:"5::ids";a:\d+:\{((?:i:\d+;(?:s:\d+:"\d+"|i:\d+);)*)\}')
+_REVDEL_ID = re.compile(r'i:\d+;(?:s:\d+:"(\d+)"|i:(\d+));')
+_REVDEL_FIELD = re.compile(r's:9:"[67]::([on])field";(?:i:(\d+)|s:\d+:"(\d+)");')
+_REVDEL_LEGACY = re.compile(r"\Arevision\n(\d+(?:,\d+)*)\nofield=(\d+)\nnfield=(\d+)\s*\Z")
+TEXT_HIDDEN_BIT = 1
+"""``RevisionRecord::DELETED_TEXT``: the bit of a revision's visibility field that hides its text."""
+
+
+def revision_deletion(params: str | None) -> tuple[list[str], bool] | None:
+    """The revision ids a ``delete``/``revision`` log item changed and whether their text is hidden after it, from
+    its ``<params>`` (MediaWiki's ``log_params``, written verbatim): since 1.25 a PHP-serialized array
+    (``4::type`` ``revision``, ``5::ids`` the ids, ``6::ofield``/``7::nfield`` the old and new visibility bits,
+    ``RevisionDeleter``'s ``getLogParams``; integers or strings), before that four lines: ``revision``, the ids
+    comma-separated, ``ofield=<bits>``, ``nfield=<bits>``; ``None`` for another kind of item (``archive``,
+    ``oldimage``, ``logging``...) or params not of these shapes. No PHP value is unserialized."""
+    if not params:
+        return None
+    legacy = _REVDEL_LEGACY.match(params)
+    if legacy is not None:
+        return legacy[1].split(","), bool(int(legacy[3]) & TEXT_HIDDEN_BIT)
+    if not params.startswith("a:") or 's:7:"4::type";s:8:"revision";' not in params:
+        return None
+    ids_found = _REVDEL_IDS.search(params)
+    fields = {name: int(number or text) for name, number, text in _REVDEL_FIELD.findall(params)}
+    if ids_found is None or "n" not in fields:
+        return None
+    versions = [a or b for a, b in _REVDEL_ID.findall(ids_found[1])]
+    return (versions, bool(fields["n"] & TEXT_HIDDEN_BIT)) if versions else None
+
+
 def prefixed_title(namespace: int | None, title: str, prefixes: Mapping[int, str]) -> str:
     """The full title of a ``<logitem>``'s page: the readers (mwxml and :mod:`.xmlreader`) split ``<logtitle>``
     (MediaWiki writes ``Title::getPrefixedText``, ``Template:Bar``) into the namespace number and the title without
@@ -866,6 +896,14 @@ def _log_item(item: Any, report: IngestReport, log: _MoveLog, store: Store) -> N
     namespaces, prefixes = log.namespaces, log.prefixes
     report.log_items += 1
     page = getattr(item, "page", None)
+    if item.type == "delete" and item.action == "revision":
+        hidden = revision_deletion(item.params)
+        if item.timestamp is not None and hidden is not None:
+            at = stored_instant(int(item.timestamp.unix()))
+            for version in hidden[0]:
+                store.add_revision_log(wikipedia.SOURCE, version, at, int(item.id or 0), hidden[1])
+            report.log_deletions += 1
+        return
     if item.type == "delete" and item.action in DELETION_LOGS:
         if item.timestamp is not None and page is not None and page.title:
             try:
