@@ -25,6 +25,7 @@ from pathlib import Path
 
 import pytest
 
+from frozen_search.adapters.wikipedia.dump import revision_deletion
 from frozen_search.config import Settings
 from frozen_search.cutoff import parse_cutoff
 from frozen_search.errors import FrozenSearchError
@@ -207,3 +208,18 @@ def test_a_revision_hidden_and_shown_again_before_t_is_shown_by_oldid(tmp_path: 
         finally:
             service.close()
         assert ("Pellham r1 hidden words" in seen[f"fetch {ref}"]) is shown, (cutoff, seen)
+
+
+@pytest.mark.parametrize(("params", "expected"), [
+    ('a:4:{s:7:"4::type";s:8:"revision";s:6:"5::ids";a:2:{i:0;s:7:"9980001";i:1;i:42;}s:9:"6::ofield";i:0;'
+     's:9:"7::nfield";i:1;}', (["9980001", "42"], True)),
+    ('a:4:{s:7:"4::type";s:8:"revision";s:6:"5::ids";a:1:{i:0;s:1:"7";}s:9:"6::ofield";s:1:"1";'
+     's:9:"7::nfield";s:1:"2";}', (["7"], False)),  # (MediaWiki's own test rows give the bits as strings)
+    ("revision\n9980001,5\nofield=1\nnfield=0", (["9980001", "5"], False)),
+    ('a:4:{s:7:"4::type";s:7:"archive";s:6:"5::ids";a:1:{i:0;s:1:"7";}s:9:"6::ofield";i:0;s:9:"7::nfield";i:1;}',
+     None),
+    ("a:0:{}", None), ("", None), (None, None), ("revision\nnot ids\nofield=0\nnfield=1", None),
+])
+def test_revision_deletion_params_are_read_in_both_formats(params: str | None,
+                                                           expected: tuple[list[str], bool] | None) -> None:
+    assert revision_deletion(params) == expected
