@@ -76,6 +76,14 @@ def _in_checkpoints(monkeypatch: pytest.MonkeyPatch) -> None:
                         functools.partial(arxiv_ingest.ingest_arxiv, every=EVERY, parallel=False))
 
 
+def _killed_in_the_second_file(data: Path, paths: list[Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    """An ingest of ``paths`` (a.jsonl, b.jsonl) into ``data``, killed in b.jsonl."""
+    with monkeypatch.context() as dying:
+        _killing_in_the_second_file(dying)
+        with pytest.raises(Killed):
+            ingest(settings_for(data, "2026-01-06"), "arxiv", paths, dump_date=DUMP_DATE)
+
+
 def _killing_in_the_second_file(monkeypatch: pytest.MonkeyPatch) -> None:
     """The reader of ``b.jsonl`` dies at its 26th paper: two of its checkpoints committed, not the third."""
     original = arxiv_ingest.ArxivReader
@@ -101,10 +109,7 @@ def test_a_resumed_arxiv_ingest_records_the_coverage_of_an_uninterrupted_one(
     ingest(settings_for(whole, "2026-01-06"), "arxiv", [a, b], dump_date=DUMP_DATE)
 
     data = tmp_path / "resumed"
-    with monkeypatch.context() as dying:
-        _killing_in_the_second_file(dying)
-        with pytest.raises(Killed):
-            ingest(settings_for(data, "2026-01-06"), "arxiv", [a, b], dump_date=DUMP_DATE)
+    _killed_in_the_second_file(data, [a, b], monkeypatch)
     committed = _rev_pks(data)
     assert 0 < len(committed) < len(_rev_pks(whole))
     spans = _spans(data)
@@ -132,10 +137,7 @@ def test_rows_another_ingest_stored_in_between_stay_in_that_ingests_file(
     a, b, c = _arxiv_files(tmp_path / "in")
     _in_checkpoints(monkeypatch)
     data = tmp_path / "data"
-    with monkeypatch.context() as dying:
-        _killing_in_the_second_file(dying)
-        with pytest.raises(Killed):
-            ingest(settings_for(data, "2026-01-06"), "arxiv", [a, b], dump_date=DUMP_DATE)
+    _killed_in_the_second_file(data, [a, b], monkeypatch)
     killed = set(_rev_pks(data))
     spans = _spans(data)
     ingest(settings_for(data, "2026-01-06"), "arxiv", [c], dump_date="2026-07-01")
@@ -159,10 +161,7 @@ def test_only_the_same_file_takes_over_the_killed_runs_range(tmp_path: Path, mon
     a, b, _ = _arxiv_files(tmp_path / "in")
     _in_checkpoints(monkeypatch)
     data = tmp_path / "data"
-    with monkeypatch.context() as dying:
-        _killing_in_the_second_file(dying)
-        with pytest.raises(Killed):
-            ingest(settings_for(data, "2026-01-06"), "arxiv", [a, b], dump_date=DUMP_DATE)
+    _killed_in_the_second_file(data, [a, b], monkeypatch)
     (_, _, a_upto), _ = _spans(data)
     killed_of_b = {pk for pk in _rev_pks(data) if pk > a_upto}
     assert killed_of_b
