@@ -74,13 +74,15 @@ class Registry:
         if bound is None:
             return IndexedRevision(row.rev_pk, row.doc_id, row.source, row.valid_from, row.valid_to, row.title,
                                    owner.display_text(store.text_parts(row)))
-        return IndexedRevision(row.rev_pk, row.doc_id, row.source, row.valid_from, row.valid_to,
-                               owner.indexed_title(row, store, bound), owner.shown_text(row, store, bound))
+        title = owner.indexed_title(row, store, bound)
+        return IndexedRevision(row.rev_pk, owner.indexed_doc_id(row, title), row.source, row.valid_from, row.valid_to,
+                               title, owner.shown_text(row, store, bound))
 
     def indexed_rows(self, rows: Sequence[RevisionRow], store: Store, settings: Settings, bound: int
                      ) -> list[IndexedRevision]:
         """:meth:`indexed` of several rows at the cutoff whose bound is ``bound`` (each row under the title it bore
-        then, :meth:`~frozen_search.source.Source.indexed_title`, with its text as its source shows it at that
+        then, :meth:`~frozen_search.source.Source.indexed_title`, and its id then,
+        :meth:`~frozen_search.source.Source.indexed_doc_id`, with its text as its source shows it at that
         cutoff, :meth:`~frozen_search.source.Source.shown_texts`: chunks read together, Wikipedia templates
         expanded at ``T``), in the order given; rows that must not be found are left out.
 
@@ -96,8 +98,10 @@ class Registry:
             by_owner.setdefault(id(owner), (owner, []))[1].append(row)
         for owner, owned in by_owner.values():
             texts.update(zip((row.rev_pk for row in owned), owner.shown_texts(owned, store, bound), strict=True))
-        return [IndexedRevision(row.rev_pk, row.doc_id, row.source, row.valid_from, row.valid_to,
-                                owner.indexed_title(row, store, bound), texts[row.rev_pk]) for row, owner in kept]
+        titles = [owner.indexed_title(row, store, bound) for row, owner in kept]
+        return [IndexedRevision(row.rev_pk, owner.indexed_doc_id(row, title), row.source, row.valid_from,
+                                row.valid_to, title, texts[row.rev_pk])
+                for (row, owner), title in zip(kept, titles, strict=True)]
 
     def parse_reference(self, ref: str, settings: Settings) -> tuple[Source, Any]:
         """The source claiming ``ref`` (an id or URL) and its parsed reference.

@@ -238,3 +238,10 @@ class Source(ABC):
         under: the one it bore at ``T`` (ranked with a boost, so never one given after ``T``); by default the
         row's own."""
         return row.title
+
+    def indexed_doc_id(self, row: RevisionRow, title: str) -> str:
+        """The ``doc_id`` the snapshot at ``T`` indexes ``row`` under, ``title`` being :meth:`indexed_title`: the
+        id of its document at ``T``, a key that orders hits tied in score and ``valid_from``
+        (``frozen_search.index._by_rev``), so never one given after ``T``; by default the row's own (an id no later
+        fact changes)."""
+        return row.doc_id

@@ -13,15 +13,14 @@ score alike; in one world "Alpha" was moved to "Zeta" on 2026-03-01 (its null re
 ``T`` both worlds have pages "Alpha" and "Beta" alike; ``search(limit=1)`` names "Alpha" in the first and "Beta"
 (the page titled "Zeta" today sorts after it) in the second.
 
-Not fixed (severity low: the order of two hits tied exactly, a bit of a later move): the tie key would need the
-title at ``T`` (or a ``doc_id`` at ``T``) in the snapshot, a ``SNAPSHOT_RULES`` change.
+Fixed (severity low: the order of two hits tied exactly, a bit of a later move): the snapshot indexes each
+document under its id at ``T`` (``Source.indexed_doc_id``; Wikipedia: the id of its title at ``T``), ``SNAPSHOT_RULES``
+4.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-
-import pytest
 
 from frozen_search.config import Settings
 from frozen_search.cutoff import parse_cutoff
@@ -43,7 +42,6 @@ def _first(root: Path, pages: list[Page], logs: list[LogItem]) -> list[list[str]
         service.close()
 
 
-@pytest.mark.xfail(strict=True, reason="the snapshot's doc_id (a tie key) is the Wikipedia title of today, not of T")
 def test_twin_worlds_a_move_after_t_does_not_reorder_tied_hits(tmp_path: Path) -> None:
     alpha = Rev(9983001, STAMP, "Brantlow sums are bounded k00001.")
     beta = Page("Beta", 79830002, [Rev(9983002, STAMP, "Brantlow sums are bounded k00002.")])

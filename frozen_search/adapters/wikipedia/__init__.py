@@ -25,7 +25,7 @@ from frozen_search.cache.keys import origin_of
 from frozen_search.config import Settings
 from frozen_search.cutoff import instant_bound
 from frozen_search.disclosure import Later
-from frozen_search.errors import ConfigError, StoreIntegrityError
+from frozen_search.errors import ConfigError, InvalidRequest, StoreIntegrityError
 from frozen_search.index import RevisionIndex
 from frozen_search.models import Rejection
 from frozen_search.source import IngestReport, Progress, Shown, Source
@@ -139,6 +139,15 @@ class WikipediaSource(Source):
         """The page's title at ``T``: its export title with every move after ``T`` undone (a title a later move gave
         would rank it, with the title boost, by a fact from after ``T``)."""
         return bridge.title_at(store, row, bound) or row.title
+
+    def indexed_doc_id(self, row: RevisionRow, title: str) -> str:
+        """The page's id at ``T``, from its title then (:meth:`indexed_title`): the row's own id is its title of
+        today, which a move after ``T`` gave it (it would order hits tied in score and ``valid_from`` by that move,
+        audit 8)."""
+        try:
+            return ids.doc_id(title)
+        except InvalidRequest:  # (a stored title is normalized: never met)
+            return row.doc_id
 
     def resolve_local(self, reference: ids.WikiReference, store: Store, bound: int, settings: Settings) -> Shown:
         """The dump snapshot at ``T`` of a title (a redirect followed one hop) or a saved oldid, after
