@@ -2,7 +2,8 @@
 the parse as first written (``tests/arxiv/arxiv_authors_reference.py``, kept unchanged): on every authors string of
 the real arXiv data in ../shared (OAI arXivRaw and hepcrawl ``<authors>``, the bulk snapshot's ``authors``, every
 abs file's ``Authors:`` field, arxiv-browse's metadata rows, the search documents), as written and whitespace
-collapsed, and on random strings built from the pieces the rules treat specially."""
+collapsed, and on random strings built from the pieces the rules treat specially; and ``tex_to_unicode`` gives the
+text of its first writing."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from pathlib import Path
 import pytest
 from lxml import etree
 
-from frozen_search.adapters.arxiv.authors import author_names
+from frozen_search.adapters.arxiv.authors import author_names, tex_to_unicode
 from tests.arxiv import arxiv_authors_reference as reference
 from tests.conftest import realdata
 
@@ -55,6 +56,9 @@ def test_every_real_authors_string_gives_the_names_of_the_parse_as_first_written
                  for authors in (written, " ".join(written.split()))
                  if author_names(authors) != reference.author_names(authors)]
     assert differing == []
+    texts = [written for strings in found.values() for written in strings if "\\" in written]
+    assert len(texts) > 100
+    assert [tex_to_unicode(text) for text in texts] == [reference.tex_to_unicode(text) for text in texts]
 
 
 # the pieces the rules treat specially (rules 1-4 of the module docstring), and plain name words
@@ -86,6 +90,8 @@ def _differing(seed: int, count: int) -> list[tuple[str, list[str], list[str]]]:
         authors = _random_authors(chooser)
         if author_names(authors) != reference.author_names(authors):
             differing.append((authors, author_names(authors), reference.author_names(authors)))
+        if tex_to_unicode(authors) != reference.tex_to_unicode(authors):  # (its patterns are compiled once now)
+            differing.append((authors, [tex_to_unicode(authors)], [reference.tex_to_unicode(authors)]))
     return differing
 
 

@@ -114,7 +114,13 @@ _TWO = re.compile(r"^(.*)\s+(\S+)$", re.IGNORECASE)
 
 def _items(authors: str) -> list[str]:
     """Step 1 of the module docstring: the string's items (names, ``","``, ``":"`` and parenthesised groups), in
-    order. (arXiv then drops repeated commas and commas at either end: no name changes with that.)"""
+    order; the commas may be left out. (arXiv then drops repeated commas and commas at either end: no name changes
+    with that.)"""
+    if not ("(" in authors or ")" in authors or ":" in authors or "Jr" in authors):  # (the common case)
+        block = _spaces(authors)  # one block, no colon, no "Jr" to join: the names are the pieces between commas
+        if " and " in block or " & " in block:
+            block = _AND.sub(",", block)
+        return [piece for piece in map(str.strip, block.split(",")) if piece]
     blocks: list[str] = []
     if "(" in authors or ")" in authors:
         current, depth = "", 0
@@ -260,6 +266,11 @@ _MACROS = [_substitute(table) for table in (_LETTERS, _GREEK, _SYMBOLS)]
 _DOTLESS = re.compile(r"/(\\['`\^\"\~\=\.uvH])\{\\([ij])\}")
 _DOUBLE_BRACES = re.compile(r"\{\{([^\}]*)\}\}")
 _NON_WORD = re.compile(r"[^\w]+", re.IGNORECASE)
+_DOTLESS_J = re.compile(r"\{\\j\}|\\j\s")
+_ACCENT_LETTER = re.compile(r"\\(['`^\"~=.][a-zA-Z])")
+_ACCENT_BRACED = re.compile(r"\\(['`^\"~=.])\{([a-zA-Z])\}")
+_LETTER_ACCENT = re.compile(r"\\([Hckoruv])\{([a-zA-Z])\}")
+_TIE = re.compile(r"\\t\{([^\}])\}")
 
 
 def _accent(pair: str) -> str:
@@ -278,10 +289,10 @@ def tex_to_unicode(tex: str) -> str:
     text = _DOTLESS.sub(r"\g<1>\\{\g<2>\\}", tex)
     for substitute in _MACROS:
         text = substitute(text)
-    text = re.sub(r"\{\\j\}|\\j\s", "j", text)
+    text = _DOTLESS_J.sub("j", text)
     while _DOUBLE_BRACES.search(text):
         text = _DOUBLE_BRACES.sub(r"{\g<1>}", text)
-    text = re.sub(r"\\(['`^\"~=.][a-zA-Z])", lambda found: _accent(found.group(1)), text)
-    text = re.sub(r"\\(['`^\"~=.])\{([a-zA-Z])\}", lambda found: _accent(found.group(1) + found.group(2)), text)
-    text = re.sub(r"\\([Hckoruv])\{([a-zA-Z])\}", lambda found: _accent(found.group(1) + found.group(2)), text)
-    return re.sub(r"\\t\{([^\}])\}", r"\g<1>", text)
+    text = _ACCENT_LETTER.sub(lambda found: _accent(found.group(1)), text)
+    text = _ACCENT_BRACED.sub(lambda found: _accent(found.group(1) + found.group(2)), text)
+    text = _LETTER_ACCENT.sub(lambda found: _accent(found.group(1) + found.group(2)), text)
+    return _TIE.sub(r"\g<1>", text)
