@@ -59,11 +59,20 @@ def author_names(authors: str) -> list[str]:
     >>> author_names("C. Bal\\\\'azs, C.-P. Yuan (MSU)")
     ['C. Balázs', 'C. -P. Yuan']
     """
-    items = _items(authors)
-    names = [_tidy(item) for item in items if item[:1] not in ("(", ",", "]", "")]
-    names = [name for name in names if _ET_AL.match(name) is None]
+    # (each check below only skips work that cannot change the result: tests/arxiv/test_arxiv_authors_fast.py
+    # compares this with the rules as first written on every real authors string and on random tricky ones)
+    names = []
+    for item in _items(authors):
+        if item[0] in "(,]":  # (items are never empty) affiliations and separators are no names
+            continue
+        if "." in item and _PERIOD.search(item) is not None:  # rule 2 (the items' whitespace is single spaces)
+            item = _PERIOD.sub(r". \1", item)
+        first = item[0]
+        if (first in "eE" or first > "\x7f") and _ET_AL.match(item) is not None:  # (an item starts with no space)
+            continue
+        names.append(item)
     shown = []
-    while names:
+    while names and _KEYWORD.search(names[0]) is not None:
         found = _collaboration(names[0])
         if found is None:
             break
@@ -71,8 +80,11 @@ def author_names(authors: str) -> list[str]:
         names.pop(0)
         if names and names[0] == ":":
             names.pop(0)
+    tex = "\\" in authors or "{{" in authors  # (no name holds either when the string does not)
     for name in names:
-        if "\\" in name or "{{" in name or _SUFFIX.fullmatch(name.rpartition(" ")[2]):
+        last = name[-1]
+        if (tex and ("\\" in name or "{{" in name)) or (
+                (last in "iIvVrR." or last > "\x7f") and _SUFFIX.fullmatch(name, name.rfind(" ") + 1)):
             key, first, _ = _name_parts(name)  # TeX is converted part by part, as arXiv does; no suffix shown
             name = " ".join(f"{tex_to_unicode(first)} {tex_to_unicode(key)}".split())
         # (else, without a suffix, the first names and key name are the name: single spaces, none at either end)
@@ -83,12 +95,14 @@ def author_names(authors: str) -> list[str]:
 
 _AND = re.compile(r",?\s+(?:and|&)\s")
 _SEPARATOR = re.compile(r"(,|:)\s*")
-_JUNIOR = re.compile(r"Jr\.?")  # arXiv's pattern also names "Sr" followed by a bracket no author string holds
+# ("Jr" or "Jr." joined to the name before it: arXiv's pattern also names "Sr" followed by a bracket no author string
+# holds)
+_PARENTHESES = re.compile(r"([()])")
 _ET_AL = re.compile(r"\s*et\.?\s+al\.?\s*", re.IGNORECASE)
+_KEYWORD = re.compile(r"collaboration|group|team", re.IGNORECASE)  # (in every match of _COLLABORATION)
 _COLLABORATION = re.compile(r"([a-z0-9\s]+\s+(?:collaboration|group|team))", re.IGNORECASE)
 _COLLABORATION_RUN = re.compile(r"[a-z0-9\s]+", re.IGNORECASE)
 _COLLABORATION_IN_RUN = re.compile(r"[a-z0-9\s]\s+(?:collaboration|group|team)", re.IGNORECASE)
-_SPACES = re.compile(r"\s\s+")
 _PERIOD = re.compile(r"(?<!\\)\.(\S)")
 _PREFIX = "van|der|de|la|von|del|della|da|mac|ter|dem|di|vaziri"
 _DOUBLE_PREFIX = re.compile(rf"^(.*)\s+({_PREFIX})\s({_PREFIX})\s(\S+)$", re.IGNORECASE)
@@ -99,52 +113,78 @@ _TWO = re.compile(r"^(.*)\s+(\S+)$", re.IGNORECASE)
 
 
 def _items(authors: str) -> list[str]:
-    """Step 1 of the module docstring: the string's items (names, ``","``, ``":"`` and parenthesised groups), then
-    without repeated commas and without commas at either end."""
+    """Step 1 of the module docstring: the string's items (names, ``","``, ``":"`` and parenthesised groups), in
+    order; the commas may be left out. (arXiv then drops repeated commas and commas at either end: no name changes
+    with that.)"""
+    if not ("(" in authors or ")" in authors or ":" in authors or "Jr" in authors):  # (the common case)
+        block = _spaces(authors)  # one block, no colon, no "Jr" to join: the names are the pieces between commas
+        if " and " in block or " & " in block:
+            block = _AND.sub(",", block)
+        return [piece for piece in map(str.strip, block.split(",")) if piece]
     blocks: list[str] = []
-    current, depth = "", 0
-    for bit in re.split(r"([()])", authors) if "(" in authors or ")" in authors else (authors,):
-        if bit == "(":
-            depth += 1
-            if depth == 1:
-                blocks.append(current)
-                current = "("
+    if "(" in authors or ")" in authors:
+        current, depth = "", 0
+        for bit in _PARENTHESES.split(authors):
+            if bit == "(":
+                depth += 1
+                if depth == 1:
+                    blocks.append(current)
+                    current = "("
+                else:
+                    current += bit
+            elif bit == ")":
+                depth -= 1
+                current += bit
+                if depth == 0:
+                    blocks.append(current)
+                    current = ""
             else:
                 current += bit
-        elif bit == ")":
-            depth -= 1
-            current += bit
-            if depth == 0:
-                blocks.append(current)
-                current = ""
-        else:
-            current += bit
-    if current:
-        blocks.append(current)
+        if current:
+            blocks.append(current)
+    elif authors:
+        blocks.append(authors)
     items: list[str] = []
     for block in blocks:
-        block = re.sub(r"\s+", " ", block)
-        if block.startswith("("):
+        block = _spaces(block)
+        if block[:1] == "(":
             items.append(block)
             continue
-        for piece in _SEPARATOR.split(_AND.sub(",", block)):
+        if " and " in block or " & " in block:  # (the block's only whitespace is single spaces)
+            block = _AND.sub(",", block)
+        for piece in _SEPARATOR.split(block) if ":" in block else _comma_split(block):
             piece = piece.strip()
             if not piece:
                 continue
-            if _JUNIOR.fullmatch(piece) and len(items) >= 2 and items[-1] == "," and items[-2] != ")":
+            if (piece == "Jr" or piece == "Jr.") and len(items) >= 2 and items[-1] == "," and items[-2] != ")":
                 items.pop()
                 items.append(f"{items.pop()}, {piece}")
             else:
                 items.append(piece)
-    kept: list[str] = []
-    for item in items:
-        if not (item == "," and kept and kept[-1] == ","):
-            kept.append(item)
-    while kept and kept[-1] == ",":
-        kept.pop()
-    while kept and kept[0] == ",":
-        kept.pop(0)
-    return kept
+    return items
+
+
+def _comma_split(block: str) -> list[str]:
+    """``_SEPARATOR.split(block)`` of a block without a colon (the spaces after a comma are stripped later)."""
+    pieces = block.split(",")
+    if len(pieces) == 1:
+        return pieces
+    split = [","] * (2 * len(pieces) - 1)
+    split[::2] = pieces
+    return split
+
+
+def _spaces(text: str) -> str:
+    """``re.sub(r"\\s+", " ", text)``: every run of whitespace one space (also at either end)."""
+    words = text.split()
+    if not words:
+        return " " if text else ""
+    joined = " ".join(words)
+    if text[0].isspace():
+        joined = " " + joined
+    if text[-1].isspace():
+        joined += " "
+    return joined
 
 
 def _collaboration(name: str) -> str | None:
@@ -157,12 +197,6 @@ def _collaboration(name: str) -> str | None:
             found = _COLLABORATION.match(run.group())  # (the run starts with a character of the class, then holds
             return found.group(1) if found is not None else None  # spaces and a keyword: it matches)
     return None
-
-
-def _tidy(name: str) -> str:
-    if "  " in name:  # (the items' whitespace is single spaces already)
-        name = _SPACES.sub(" ", name)
-    return _PERIOD.sub(r". \1", name) if "." in name else name
 
 
 def _name_parts(name: str) -> tuple[str, str, str]:
@@ -232,6 +266,11 @@ _MACROS = [_substitute(table) for table in (_LETTERS, _GREEK, _SYMBOLS)]
 _DOTLESS = re.compile(r"/(\\['`\^\"\~\=\.uvH])\{\\([ij])\}")
 _DOUBLE_BRACES = re.compile(r"\{\{([^\}]*)\}\}")
 _NON_WORD = re.compile(r"[^\w]+", re.IGNORECASE)
+_DOTLESS_J = re.compile(r"\{\\j\}|\\j\s")
+_ACCENT_LETTER = re.compile(r"\\(['`^\"~=.][a-zA-Z])")
+_ACCENT_BRACED = re.compile(r"\\(['`^\"~=.])\{([a-zA-Z])\}")
+_LETTER_ACCENT = re.compile(r"\\([Hckoruv])\{([a-zA-Z])\}")
+_TIE = re.compile(r"\\t\{([^\}])\}")
 
 
 def _accent(pair: str) -> str:
@@ -250,10 +289,10 @@ def tex_to_unicode(tex: str) -> str:
     text = _DOTLESS.sub(r"\g<1>\\{\g<2>\\}", tex)
     for substitute in _MACROS:
         text = substitute(text)
-    text = re.sub(r"\{\\j\}|\\j\s", "j", text)
+    text = _DOTLESS_J.sub("j", text)
     while _DOUBLE_BRACES.search(text):
         text = _DOUBLE_BRACES.sub(r"{\g<1>}", text)
-    text = re.sub(r"\\(['`^\"~=.][a-zA-Z])", lambda found: _accent(found.group(1)), text)
-    text = re.sub(r"\\(['`^\"~=.])\{([a-zA-Z])\}", lambda found: _accent(found.group(1) + found.group(2)), text)
-    text = re.sub(r"\\([Hckoruv])\{([a-zA-Z])\}", lambda found: _accent(found.group(1) + found.group(2)), text)
-    return re.sub(r"\\t\{([^\}])\}", r"\g<1>", text)
+    text = _ACCENT_LETTER.sub(lambda found: _accent(found.group(1)), text)
+    text = _ACCENT_BRACED.sub(lambda found: _accent(found.group(1) + found.group(2)), text)
+    text = _LETTER_ACCENT.sub(lambda found: _accent(found.group(1) + found.group(2)), text)
+    return _TIE.sub(r"\g<1>", text)
