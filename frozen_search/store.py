@@ -124,6 +124,12 @@ _PAGE_LOG = """CREATE TABLE IF NOT EXISTS page_log (
     title TEXT NOT NULL, at INTEGER NOT NULL, logid INTEGER NOT NULL, action TEXT NOT NULL,
     UNIQUE (title, at, logid, action)
 )"""
+# When the revision that stood was one whose text the dump hides (``<text deleted="deleted"/>``: MediaWiki never
+# hides the current revision's text, so it was hidden after it was replaced): at a cutoff whose bound is in
+# ``(since, until]`` the page's state is not in the dump, so it has none to show (never its previous revision).
+_HIDDEN_TEXTS = """CREATE TABLE IF NOT EXISTS hidden_texts (
+    doc_id TEXT NOT NULL, since INTEGER NOT NULL, until INTEGER NOT NULL, UNIQUE (doc_id, since, until)
+)"""
 # When a revision's text was hidden (``hidden`` 1) or shown again (0) by revision deletion (a dump's ``delete``/
 # ``revision`` log items): at a cutoff, the last such item before it decides whether the text was public.
 _REVISION_LOG = """CREATE TABLE IF NOT EXISTS revision_log (
@@ -140,15 +146,17 @@ _INGEST_SPANS = """CREATE TABLE IF NOT EXISTS ingest_spans (
 _ARRIVED_BY = ("NOT EXISTS (SELECT 1 FROM (SELECT ? AS v) p WHERE EXISTS (SELECT 1 FROM arrivals a WHERE "
                "a.doc_id=revisions.doc_id AND a.at>=p.v) OR EXISTS (SELECT 1 FROM absences b WHERE "
                "b.doc_id=revisions.doc_id AND b.since<p.v AND b.until>=p.v) OR EXISTS (SELECT 1 FROM deletions c WHERE "
-               "c.doc_id=revisions.doc_id AND c.since<p.v AND c.until>=p.v))")
+               "c.doc_id=revisions.doc_id AND c.since<p.v AND c.until>=p.v) OR EXISTS (SELECT 1 FROM hidden_texts h "
+               "WHERE h.doc_id=revisions.doc_id AND h.since<p.v AND h.until>=p.v))")
 # A revision's event as a file's proof of when it was taken: the stored instant, except for a stamp wider than a
 # second (an arXiv version: a submission stamp whose precision reaches its latest announcement), whose file proves
 # only its first second (the version was in the file, so it was announced, so it had been submitted)
 _EVENT = "(valid_from - precision_ms + MIN(precision_ms, 1000))"
-DELETION_LOG_META = "deletion_log"
+DELETION_LOG_META = "deletion_log_2"
 """``meta`` key present in a store made by a build whose Wikipedia dump ingest reads ``delete``/``restore`` log items
-(``page_log``, ``deletions``): a store made before holds none, though its dumps may have had them (see
-:meth:`Store.reads_deletion_log`)."""
+(``page_log``, ``deletions``) and the revisions whose text the dump hides (``hidden_texts``): a store made before
+holds none, though its dumps may have had them (see :meth:`Store.reads_deletion_log`). (``deletion_log``, without
+``_2``: a build of the same day that read the log items but not the hidden texts.)"""
 ALWAYS = 2**62
 """An instant after every event and, negated, before every event (UTC milliseconds): an open end of an absence."""
 
@@ -443,6 +451,7 @@ class Store:
             self._db.execute(_DELETIONS)  # (likewise)
             self._db.execute(_PAGE_LOG)  # (likewise; only ingests read it)
             self._db.execute(_REVISION_LOG)  # (likewise)
+            self._db.execute(_HIDDEN_TEXTS)  # (likewise)
             self._db.execute(_INGEST_SPANS)  # (likewise; only ingests read it)
         except sqlite3.DatabaseError as exc:
             self._db.close()
@@ -478,7 +487,7 @@ class Store:
                               f"{SCHEMA_VERSION}: re-ingest the dumps into a new data directory")
         tables = {row[0] for row in self._db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
         missing = {"coverage", "ingest_progress", "arrivals", "absences", "deletions",
-                   "revision_log"} - tables
+                   "revision_log", "hidden_texts"} - tables
         if missing:
             raise ConfigError(f"{self.path} lacks the table(s) {', '.join(sorted(missing))} this version adds on "
                               "open: open it once writable (any frozen-search command) before freezing it")
@@ -771,8 +780,9 @@ class Store:
         ``T``, nor did one that stood outside the namespaces served then."""
         found = self._db.execute("SELECT 1 FROM arrivals WHERE doc_id=? AND at>=? UNION ALL SELECT 1 FROM absences "
                                  "WHERE doc_id=? AND since<? AND until>=? UNION ALL SELECT 1 FROM deletions "
+                                 "WHERE doc_id=? AND since<? AND until>=? UNION ALL SELECT 1 FROM hidden_texts "
                                  "WHERE doc_id=? AND since<? AND until>=? LIMIT 1",
-                                 (doc_id, bound, doc_id, bound, bound, doc_id, bound, bound))
+                                 (doc_id, bound, doc_id, bound, bound, doc_id, bound, bound, doc_id, bound, bound))
         return found.fetchone() is None
 
     def set_absences(self, doc_id: str, spans: Iterable[tuple[int, int]]) -> None:
@@ -792,6 +802,15 @@ class Store:
         Inside the caller's transaction."""
         self._db.execute("DELETE FROM deletions WHERE doc_id=?", (doc_id,))
         self._db.executemany("INSERT OR IGNORE INTO deletions VALUES (?,?,?)",
+                             [(doc_id, since, until) for since, until in spans])
+
+    def set_hidden_texts(self, doc_id: str, spans: Iterable[tuple[int, int]]) -> None:
+        """Replace the spans of ``doc_id`` when the revision that stood had its text hidden in the dump by ``spans``,
+        ``(since, until)`` stored instants (UTC milliseconds, :data:`ALWAYS` for an open end): at a cutoff whose
+        bound ``b`` has ``since < b <= until`` the page's state is not in the dump, so it has none (as
+        :meth:`set_absences`; never its previous revision in its place). Inside the caller's transaction."""
+        self._db.execute("DELETE FROM hidden_texts WHERE doc_id=?", (doc_id,))
+        self._db.executemany("INSERT OR IGNORE INTO hidden_texts VALUES (?,?,?)",
                              [(doc_id, since, until) for since, until in spans])
 
     def add_page_log(self, title: str, at: int, logid: int, action: str) -> None:

@@ -1214,7 +1214,11 @@ def _ingest_page(page: Any, page_writer: _PageWriter, report: IngestReport, log:
         log.retained.add(doc)
     report.pages += 1
     across, first = False, True
+    instants: list[tuple[int, bool]] = []  # (stored instant, text hidden) of each dated revision
     for revision in revisions:
+        if revision.timestamp is not None:
+            instants.append((stored_instant(int(revision.timestamp.unix())),
+                             revision.deleted is not None and bool(revision.deleted.text)))
         if revision.timestamp is None or (revision.deleted is not None and revision.deleted.text):
             report.skipped_revisions += 1  # no timestamp or suppressed text: nothing provable to show
             first = False
@@ -1226,11 +1230,25 @@ def _ingest_page(page: Any, page_writer: _PageWriter, report: IngestReport, log:
             across = across or not (log.kept(move[1]) and log.kept(move[2]))
         page_writer.add(doc, title, page.namespace, page.id, revision)
     page_writer.end_page(doc)
+    page_writer.store.set_hidden_texts(doc, hidden_text_spans(instants))
     if across:
         _set_absences(page_writer.store, doc, log)
     elif page.namespace not in log.namespaces:  # kept by a log item: hidden at every cutoff until the run's end
         page_writer.store.set_absences(doc, [(-ALWAYS, ALWAYS)])  # computes its absences from the logged moves
         log.touched.add(doc)
+
+
+def hidden_text_spans(instants: list[tuple[int, bool]]) -> list[tuple[int, int]]:
+    """When a page's revision that stood had its text hidden in the dump (``<text deleted="deleted"/>``), from its
+    dated revisions ``(stored instant, text hidden)``: ``(since, until)`` stored instants, from the hidden
+    revision to the next revision (:data:`~frozen_search.store.ALWAYS` when none follows), hidden at a cutoff whose
+    bound ``b`` has ``since < b <= until``. MediaWiki never hides the text of a page's current revision
+    (RevDel: "you cannot hide the text of the current revision"), so such a revision was hidden after it was
+    replaced, and while it stood its text was public: the dump does not hold the page's state then, and the
+    previous revision must not stand in for it (audit 8)."""
+    ordered = sorted(instants)
+    return [(at, next((later for later, _ in ordered[number + 1:] if later > at), ALWAYS))
+            for number, (at, hidden) in enumerate(ordered) if hidden]
 
 
 HOLD_CHARS = 32_000_000
