@@ -143,7 +143,6 @@ def stamp_ms(stored: int, precision_ms: int) -> int:
     return stored - precision_ms + 1
 
 
-@functools.lru_cache(maxsize=65536)
 @functools.lru_cache(maxsize=65536, typed=True)
 def stored_iso(stored: int, precision_ms: int) -> str:
     """The displayed form of a stored instant: its stamp at its own precision (``2014-09-30T19:48:26.370Z`` for
