@@ -9,17 +9,15 @@ check (``bridge.resolve_local``: ``arrived_by`` of the page at ``T``, ``text_hid
 through: ``fetch ...?oldid=r1`` shows it at ``T``. Its twin, whose undeletion has not happened, answers
 ``not_found_before_cutoff`` (r1 is in no dump). The title's answers agree (r2 in both).
 
-Not fixed (severity medium: a text not public at ``T`` is shown at ``T`` because of an undeletion after ``T``; history
-merges by undeletion are a routine admin task): an old revision must also be refused when a deletion span of its
-page covers some instant between it and ``T`` with no restoration before ``T`` (the revision went to the archive
-then and came back only after ``T``), i.e. the revision's own visibility, not the page's at ``T``.
+Fixed (severity medium: a text not public at ``T`` was shown at ``T`` because of an undeletion after ``T``; history
+merges by undeletion are a routine admin task): an oldid is also refused when a deletion of its page after it and
+before ``T`` was not followed by a restoration before ``T`` (``dump.archived_at``: the revision's own visibility,
+not the page's at ``T``).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-
-import pytest
 
 from frozen_search.config import Settings
 from frozen_search.cutoff import parse_cutoff
@@ -46,8 +44,6 @@ def _observed(root: Path, text: str) -> dict[str, str]:
         service.close()
 
 
-@pytest.mark.xfail(strict=True, reason="the oldid check reads the page's deletion spans at T only: a revision "
-                                       "archived at T and undeleted after T into a re-created page is shown")
 def test_twin_worlds_an_undeletion_after_t_into_a_recreated_page_changes_no_answer(tmp_path: Path) -> None:
     archived = _observed(tmp_path / "archived", mediawiki_export([Page("Gone", 1, [R2])], [DELETE]))
     assert "Gone second incarnation quillon" in archived["fetch wikipedia:Gone"]
@@ -59,3 +55,14 @@ def test_twin_worlds_an_undeletion_after_t_into_a_recreated_page_changes_no_answ
     assert "<parentid>" not in merged_text
     merged = _observed(tmp_path / "merged", merged_text)
     assert merged == archived
+
+
+def test_a_revision_restored_before_t_into_the_recreated_page_is_served_by_its_oldid(tmp_path: Path) -> None:
+    """No over-refusal: the same history merge done before ``T`` (restored 2025-09-01) shows r1 by its oldid at
+    ``T``."""
+    before = LogItem(9985012, "2025-09-01T00:00:00Z", "delete", "restore", "Gone")
+    text = mediawiki_export([Page("Gone", 1, [R1, R2])], [DELETE, before]).replace(
+        "      <parentid>9985001</parentid>\n", "")
+    seen = _observed(tmp_path / "restored", text)
+    assert "Gone first incarnation zanderite" in seen["fetch https://en.wikipedia.org/w/index.php?oldid=9985001"]
+    assert "Gone second incarnation quillon" in seen["fetch wikipedia:Gone"]

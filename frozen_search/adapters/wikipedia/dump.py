@@ -1020,21 +1020,8 @@ def deletion_spans(store: Store, doc: str) -> list[tuple[int, int]]:
     log cannot tell: a deletion never closed (the dump holds the page, so it was restored after the log ends) hides
     it from then on (``until`` :data:`~frozen_search.store.ALWAYS`), and a restoration with no deletion before it
     hides it from its previous revision to the restoration."""
-    moves = store.all_moves(doc)
-    current = wikipedia.title_of(doc)
-    titles = {current, *(m[1] for m in moves), *(m[2] for m in moves)}
-
-    def title_before(at: int) -> str:
-        title = moves[0][1] if moves else current
-        for moved_at, _, new in moves:
-            if moved_at >= at:
-                break
-            title = new
-        return title
-
     items: list[tuple[int, int, int, str]] = [(at, 0, 0, "revision") for at in store.revision_instants(doc)]
-    items.extend((at, 1, logid, action) for at, logid, action, title in store.page_log_of(titles)
-                 if title_before(at) == title)
+    items.extend((at, 1, logid, action) for at, logid, action in _page_log(store, doc))
     items.sort()
     spans: list[tuple[int, int]] = []
     since: int | None = None  # an open deletion
@@ -1060,6 +1047,40 @@ def deletion_spans(store: Store, doc: str) -> list[tuple[int, int]]:
     if since is not None:
         spans.append((since, ALWAYS))
     return spans
+
+
+def _page_log(store: Store, doc: str) -> list[tuple[int, int, str]]:
+    """The stored deletion log items (``page_log``) that concern page ``doc``: ``(at, logid, action)``, oldest
+    first, each on a title the page bore just before it (its stored moves applied)."""
+    moves = store.all_moves(doc)
+    current = wikipedia.title_of(doc)
+    titles = {current, *(m[1] for m in moves), *(m[2] for m in moves)}
+
+    def title_before(at: int) -> str:
+        title = moves[0][1] if moves else current
+        for moved_at, _, new in moves:
+            if moved_at >= at:
+                break
+            title = new
+        return title
+
+    return [(at, logid, action) for at, logid, action, title in store.page_log_of(titles) if title_before(at) == title]
+
+
+def archived_at(store: Store, row: RevisionRow, bound: int) -> bool:
+    """Whether revision ``row`` of a page was in MediaWiki's deletion archive at the cutoff whose bound is ``bound``
+    (``instant_bound(T)``): a deletion of its page after it was saved and before ``T`` (:func:`_page_log`) not
+    followed by a restoration before ``T``. A page created again over its title after the deletion is visible
+    (:func:`deletion_spans` ends there), but the deleted revisions stay archived until a restoration brings them
+    back (into the new page's history, as a dump taken later holds them): at ``T`` such an old revision was not
+    public, and its ``oldid`` answers like an unknown one (audit 8). A partial restoration is read as a full one."""
+    archived = False
+    for at, _, action in sorted(_page_log(store, row.doc_id)):
+        if at >= bound:
+            break
+        if at >= row.valid_from:  # (the same second: taken as after it, failing closed)
+            archived = action == "delete"
+    return archived
 
 
 @dataclass
