@@ -910,10 +910,15 @@ class Store:
 
     def count_current(self, bound: int) -> int:
         """How many dump revisions are current at the cutoff whose bound is ``bound`` (see :meth:`current_at`: the
-        same rows, a document that arrived at or after the bound left out)."""
+        same rows, a document that arrived at or after the bound left out), less those stored refused
+        ``not_found_before_cutoff`` (a Stack Exchange question deleted at ``T``: a dump holds it only when it was
+        undeleted later, so counting it would tell that; it answers like an id that never existed and is counted
+        like one; audit 9)."""
         return int(self._db.execute(
             "SELECT COUNT(*) FROM revisions WHERE origin='dump' AND valid_from<? AND (valid_to IS NULL OR "
-            f"valid_to>=?) AND {_ARRIVED_BY}", (bound, bound, bound)).fetchone()[0])
+            f"valid_to>=?) AND {_ARRIVED_BY} AND (metadata NOT LIKE '%not_found_before_cutoff%' OR "
+            "json_extract(metadata, '$.refusal.code') IS NOT 'not_found_before_cutoff')",
+            (bound, bound, bound)).fetchone()[0])
 
     def current_at(self, bound: int, batch: int = 500, after: int = 0) -> Iterator[RevisionRow]:
         """Every dump revision current at the cutoff whose bound is ``bound`` (``valid_from < bound <= valid_to``,

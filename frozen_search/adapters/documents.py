@@ -162,7 +162,7 @@ class WireState:
     reads them)."""
 
     __slots__ = ("_dates", "_fields", "aliases", "doc_id", "metadata_json", "parent_version", "parts", "precision_ms",
-                 "provenance_json", "refused", "sole", "source", "title", "valid_from", "version")
+                 "provenance_json", "refusal_code", "refused", "sole", "source", "title", "valid_from", "version")
 
     def __init__(self, fields: list[Any], texts: list[str], dates: list[tuple[str, int]]) -> None:
         self._fields, self._dates = fields, dates
@@ -171,6 +171,7 @@ class WireState:
         self.parts: tuple[str, ...] | None = None if parts is None else tuple(map(texts.__getitem__, parts))
         self.aliases: tuple[str, ...] = tuple(aliases)
         self.refused: bool = refusal is not None
+        self.refusal_code: str | None = None if refusal is None else str(refusal[0])
 
     def state(self) -> DocState:
         """The state as it was sent (``display`` and ``provenance`` read back from their stored JSON: JSON's

@@ -430,6 +430,7 @@ class _OneGzipMember(io.RawIOBase):
         self._raw, self._inflate = raw, zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
         self.produced = 0
         self.limit: int | None = None
+        self.bounded_by = "its manifest allows"  # what sets ``limit``, for the refusal's sentence
 
     def readable(self) -> bool:
         return True
@@ -448,8 +449,8 @@ class _OneGzipMember(io.RawIOBase):
             if data:
                 self.produced += len(data)
                 if self.limit is not None and self.produced > self.limit:
-                    raise BundleInvalid(f"the bundle decompresses to more than the {self.limit} bytes its manifest "
-                                        "allows; nothing was imported")
+                    raise BundleInvalid(f"the bundle decompresses to more than the {self.limit} bytes "
+                                        f"{self.bounded_by}; nothing was imported")
                 buffer[: len(data)] = data
                 return len(data)
 
@@ -491,11 +492,33 @@ def _allow(manifest: Manifest, unzipped: _OneGzipMember, bundle_bytes: int, stag
         raise ConfigError(f"the bundle holds {listed} bytes; {staging.parent} has {free} free")
     padded = sum(-(-int(e["bytes"]) // tarfile.BLOCKSIZE) * tarfile.BLOCKSIZE for e in manifest.files.values())
     unzipped.limit = unzipped.produced + padded + _HEADER_ALLOWANCE * len(manifest.files) + 2 * tarfile.RECORDSIZE
+    unzipped.bounded_by = "its manifest allows"
 
 
-def _members(tar: tarfile.TarFile, staging: Path, allow: Callable[[Manifest], None] = lambda _m: None) -> Manifest:
+_READ_AHEAD = 2 * _CHUNK
+"""What the readers over the inflated stream may have taken in beyond what tarfile consumed (the buffered reader's
+one chunk, tarfile's record): added to each bound set before the manifest is read."""
+
+
+def _bound_before_manifest(unzipped: _OneGzipMember, manifest_bytes: int | None) -> None:
+    """Bound the inflated bytes before the manifest is read (audit 9): tarfile reads a member's whole PAX header into
+    memory before the member, so a header of gigabytes on the first member was inflated and held unchecked. Until
+    the manifest member's own header is read (``manifest_bytes`` ``None``): one header allowance; then its listed size
+    (at most ``_MAX_MANIFEST_BYTES``, checked before), to a whole block."""
+    if manifest_bytes is None:
+        unzipped.limit = _HEADER_ALLOWANCE + 2 * tarfile.BLOCKSIZE + _READ_AHEAD
+        unzipped.bounded_by = "a bundle may hold before its manifest"
+    else:
+        padded = -(-manifest_bytes // tarfile.BLOCKSIZE) * tarfile.BLOCKSIZE
+        unzipped.limit = unzipped.produced + padded + _READ_AHEAD
+        unzipped.bounded_by = "its manifest's header allows"
+
+
+def _members(tar: tarfile.TarFile, staging: Path, allow: Callable[[Manifest], None] = lambda _m: None,
+             sized: Callable[[int], None] = lambda _n: None) -> Manifest:
     """Extract each member into ``staging`` as it streams by, checked against the manifest (the first member),
-    never writing more than the manifest lists for it (``allow(manifest)`` is called once it is read)."""
+    never writing more than the manifest lists for it (``sized(bytes)`` is called with the manifest member's size
+    before it is read, ``allow(manifest)`` once it is read)."""
     manifest: Manifest | None = None
     seen: set[str] = set()
     for member in tar:
@@ -507,6 +530,7 @@ def _members(tar: tarfile.TarFile, staging: Path, allow: Callable[[Manifest], No
         if manifest is None:
             if member.size > _MAX_MANIFEST_BYTES:
                 raise BundleInvalid(f"{MANIFEST} is larger than {_MAX_MANIFEST_BYTES} bytes")
+            sized(member.size)
             manifest = Manifest.from_json(source.read())
             allow(manifest)
             continue
@@ -543,9 +567,11 @@ def _extract(bundle: Path, staging: Path, progress: ProgressFn | None) -> Manife
             size = bundle.stat().st_size
             reader = io.BufferedReader(_Counted(raw, _ticker(progress, "read", size)))
             unzipped = _OneGzipMember(reader)
+            _bound_before_manifest(unzipped, None)
             with io.BufferedReader(unzipped, buffer_size=_CHUNK) as stream:
                 with tarfile.open(fileobj=stream, mode="r|") as tar:
-                    manifest = _members(tar, staging, lambda listed: _allow(listed, unzipped, size, staging))
+                    manifest = _members(tar, staging, lambda listed: _allow(listed, unzipped, size, staging),
+                                        lambda manifest_bytes: _bound_before_manifest(unzipped, manifest_bytes))
                 # after the tar's end blocks: only the NUL padding tarfile writes to a whole record, then the end
                 # of the one gzip member (its CRC and length checked there); anything else was appended
                 while chunk := stream.read(_CHUNK):

@@ -73,7 +73,7 @@ from frozen_search.cutoff import MILLISECOND_MS
 from frozen_search.cutoff_rules.stackexchange import HISTORY_KINDS
 from frozen_search.errors import IngestError, RefusedSource
 from frozen_search.index import RevisionIndex
-from frozen_search.store import Store
+from frozen_search.store import ALWAYS, Store
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 FILES = {"Posts.xml": "posts", "PostHistory.xml": "posthistory", "Comments.xml": "comments",
@@ -325,6 +325,9 @@ def ingest_checkpointed(site_dir: Path, site: Site, store: Store, index: Revisio
                     pending: list[DocState | WireState] = []
                     for question, states in threads:
                         pending.extend(states)
+                        spans = deletion_spans(states)
+                        if spans:
+                            store.set_deletions(states[0].doc_id, spans)
                         if len(pending) >= WRITE_BATCH:
                             state_writer.write_bulk(pending)
                             pending = []
@@ -355,6 +358,23 @@ def ingest_checkpointed(site_dir: Path, site: Site, store: Store, index: Revisio
     report.raw_bytes = sum((site_dir / name).stat().st_size for name in FILES)
     report.seconds = time.perf_counter() - started
     return report
+
+
+def deletion_spans(states: Sequence[DocState | WireState]) -> list[tuple[int, int]]:
+    """The spans ``(since, until)`` (stored instants, UTC milliseconds; :data:`~frozen_search.store.ALWAYS` for an
+    open end) over which a thread's question stood deleted: each state stored refused ``not_found_before_cutoff``
+    (``states`` in time order, as :func:`~frozen_search.adapters.stackexchange.thread.thread_states` gives them), up
+    to the next state. A dump holds a question deleted at ``T`` only when it was undeleted later: stored as a
+    deletion (:meth:`~frozen_search.store.Store.set_deletions`), the thread has no state at such a ``T`` in any
+    store query (its events, its count), exactly as in a dump taken while it was deleted (audit 9)."""
+    spans: list[tuple[int, int]] = []
+    for position, state in enumerate(states):
+        code = state.refusal_code if isinstance(state, WireState) else (
+            None if state.refusal is None else state.refusal[0])
+        if code == "not_found_before_cutoff":
+            until = states[position + 1].valid_from if position + 1 < len(states) else ALWAYS
+            spans.append((state.valid_from, until))
+    return spans
 
 
 def dump_site(site_dir: Path, site: str | None, settings: Settings) -> Site:
