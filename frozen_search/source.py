@@ -210,10 +210,10 @@ class Source(ABC):
         transaction; returns how many were changed (default: none). Run by ``reindex`` before it indexes."""
         return 0
 
-    def check_store(self, store: Store) -> None:
-        """Refuse a store that cannot answer for this source at all, whatever the call asks (default: nothing to
-        refuse); run before each local search that may meet this source's rows, before any hit is read. A refusal
-        decided only by the rows a call happens to meet would tell which documents exist.
+    def check_store(self, store: Store, settings: Settings) -> None:
+        """Refuse a store that cannot answer for this source at all (as served by ``settings``), whatever the call
+        asks (default: nothing to refuse); run before each local search that may meet this source's rows, before any
+        hit is read. A refusal decided only by the rows a call happens to meet would tell which documents exist.
 
         Raises:
             StoreIntegrityError: the store cannot answer for this source (the message names no document).

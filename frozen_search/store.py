@@ -157,6 +157,12 @@ DELETION_LOG_META = "deletion_log_2"
 (``page_log``, ``deletions``) and the revisions whose text the dump hides (``hidden_texts``): a store made before
 holds none, though its dumps may have had them (see :meth:`Store.reads_deletion_log`). (``deletion_log``, without
 ``_2``: a build of the same day that read the log items but not the hidden texts.)"""
+SE_DELETIONS_META = "stackexchange_deleted_spans"
+"""``meta`` key present in a store made by a build whose Stack Exchange dump ingest stores each span a question stood
+deleted (``deletions``): a question deleted before ``T`` and undeleted after it is in a later dump, and a store made
+before holds no span for it (its deletion dated ``covered_until`` and counted it at ``T``; audit 9). A store made
+earlier carries ``stackexchange_deleted_spans:<short>`` for each site a build with the spans ingested first (see
+:meth:`Store.made_with`)."""
 ALWAYS = 2**62
 """An instant after every event and, negated, before every event (UTC milliseconds): an open end of an absence."""
 
@@ -468,6 +474,7 @@ class Store:
                 self._db.execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
                 self._db.execute("INSERT INTO meta VALUES ('generation', '0')")
                 self._db.execute("INSERT INTO meta VALUES (?, '1')", (DELETION_LOG_META,))
+                self._db.execute("INSERT INTO meta VALUES (?, '1')", (SE_DELETIONS_META,))
         version = self.meta("schema_version")
         if version != str(SCHEMA_VERSION):
             raise ConfigError(f"{self.path} has store schema version {version}; this frozen-search reads "
@@ -868,6 +875,16 @@ class Store:
         store was made by one (:data:`DELETION_LOG_META`), or it holds no dump row of ``source`` (one scan of the
         source's rows when it is old)."""
         if self.meta(DELETION_LOG_META) is not None:
+            return True
+        found = self._db.execute("SELECT NOT EXISTS (SELECT 1 FROM revisions WHERE source=? AND origin='dump')",
+                                 (source,)).fetchone()
+        return bool(found[0] == 1)
+
+    def made_with(self, key: str, source: str) -> bool:
+        """Whether this store's dump rows of ``source`` were all stored by a build that writes what ``meta`` key
+        ``key`` stands for (e.g. :data:`SE_DELETIONS_META`): the store was made by one (``key``), that build stored
+        the source's first rows (``key:source``), or the store holds no dump row of ``source``."""
+        if self.meta(key) is not None or self.meta(f"{key}:{source}") is not None:
             return True
         found = self._db.execute("SELECT NOT EXISTS (SELECT 1 FROM revisions WHERE source=? AND origin='dump')",
                                  (source,)).fetchone()

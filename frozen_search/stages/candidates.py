@@ -50,7 +50,7 @@ def local_candidates(index: RevisionIndex, store: Store, registry: Registry, set
     step = step or max(1, limit // 3)
     for owner in registry.sources:  # a store refused for a source is refused whatever the query meets
         if source is None or source in owner.row_sources(settings):
-            owner.check_store(store)
+            owner.check_store(store, settings)
     # rev_pk from a fast field, no stored doc read; tantivy first asked for two steps' hits (a page that a refused or
     # repeated hit leaves short is still filled from that read), for all of them only when more are needed
     hits = index.ranked_hits(terms, phrases, bound, source, limit, first=2 * step)

@@ -71,7 +71,7 @@ class ArxivSource(DocumentStateSource):
         return dataclasses.replace(found, authored=lambda: display_text(store.text_parts(row)[:-1]),
                                    authored_key="the text without its PDF")
 
-    def check_store(self, store: Store) -> None:
+    def check_store(self, store: Store, settings: Settings) -> None:
         """:func:`dated_by_announcement` of the whole store (see :meth:`Source.check_store`)."""
         dated_by_announcement(store)
 

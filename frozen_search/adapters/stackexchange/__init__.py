@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -14,9 +15,10 @@ from frozen_search.adapters.stackexchange import ids
 from frozen_search.adapters.stackexchange.thread import served_sites
 from frozen_search.cache.keys import origin_of
 from frozen_search.config import Settings
+from frozen_search.errors import StoreIntegrityError
 from frozen_search.index import RevisionIndex
-from frozen_search.source import IngestReport, Progress
-from frozen_search.store import Store
+from frozen_search.source import IngestReport, Progress, Shown
+from frozen_search.store import SE_DELETIONS_META, Store
 
 
 class StackExchangeSource(DocumentStateSource):
@@ -57,6 +59,16 @@ class StackExchangeSource(DocumentStateSource):
         return ingest_stackexchange(paths, store, index, settings=settings, progress=progress, on_file=on_file,
                                     **options)
 
+    def check_store(self, store: Store, settings: Settings) -> None:
+        """:func:`stores_deleted_spans` of the served sites (see :meth:`Source.check_store`)."""
+        stores_deleted_spans(store, self.row_sources(settings))
+
+    def resolve_local(self, reference: DocReference, store: Store, bound: int, settings: Settings) -> Shown:
+        """:func:`stores_deleted_spans` of the served sites (before any row is looked up: an id that never existed
+        is refused alike), then :meth:`DocumentStateSource.resolve_local`."""
+        stores_deleted_spans(store, self.row_sources(settings))
+        return super().resolve_local(reference, store, bound, settings)
+
     def state_live(self, upstream: Upstream, settings: Settings) -> SourceLive:
         """The API at ``settings.cutoff``."""
         from frozen_search.adapters.stackexchange.live import StackExchangeLive
@@ -65,3 +77,26 @@ class StackExchangeSource(DocumentStateSource):
 
 
 STACKEXCHANGE = StackExchangeSource()
+
+
+def stores_deleted_spans(store: Store, sites: Sequence[str]) -> None:
+    """Refuse a store holding dump rows of a served site (``sites``: short names) that a build storing no span a
+    question stood deleted ingested (:meth:`~frozen_search.store.Store.made_with` :data:`SE_DELETIONS_META`): a
+    question deleted before ``T`` and undeleted after it would date ``covered_until`` by its deletion. Whatever the
+    call asks, so the refusal tells nothing of which threads exist.
+
+    Raises:
+        StoreIntegrityError: such a store (the message names the site, no thread): ingest the site again into a new
+            data directory.
+    """
+    checked = _SPANS_STORED.setdefault(store, set())
+    for site in sites:
+        if site not in checked:
+            if not store.made_with(SE_DELETIONS_META, site):
+                raise StoreIntegrityError(f"this store's {site} dump rows were ingested by an older build that stored "
+                                          "no span a question stood deleted: ingest the site again into a new data "
+                                          "directory (frozen-search ingest stackexchange)")
+            checked.add(site)
+
+
+_SPANS_STORED: weakref.WeakKeyDictionary[Store, set[str]] = weakref.WeakKeyDictionary()

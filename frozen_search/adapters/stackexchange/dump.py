@@ -73,7 +73,7 @@ from frozen_search.cutoff import MILLISECOND_MS
 from frozen_search.cutoff_rules.stackexchange import HISTORY_KINDS
 from frozen_search.errors import IngestError, RefusedSource
 from frozen_search.index import RevisionIndex
-from frozen_search.store import ALWAYS, Store
+from frozen_search.store import ALWAYS, SE_DELETIONS_META, Store
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 FILES = {"Posts.xml": "posts", "PostHistory.xml": "posthistory", "Comments.xml": "comments",
@@ -277,6 +277,9 @@ def ingest_checkpointed(site_dir: Path, site: Site, store: Store, index: Revisio
             between the two commits of a checkpoint (run ``frozen-search reindex``, then the same ingest again).
     """
     started = time.perf_counter()
+    if not store.made_with(SE_DELETIONS_META, site.short):
+        raise IngestError(f"this store's {site.host} dump rows were ingested by an older build that stored no span "
+                          "a question stood deleted: ingest the site again into a new data directory")
     key = dump_key(site_dir, site)
     history = site_dir / "PostHistory.xml"
     report = StateIngestReport(source=site.short, files=[str(history)])
@@ -321,6 +324,7 @@ def ingest_checkpointed(site_dir: Path, site: Site, store: Store, index: Revisio
             done = False
             while not done:
                 with store.transaction():
+                    store.set_meta(f"{SE_DELETIONS_META}:{site.short}", "1")  # (its rows: this build's, or none)
                     count = 0
                     pending: list[DocState | WireState] = []
                     for question, states in threads:

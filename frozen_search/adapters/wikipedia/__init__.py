@@ -162,7 +162,7 @@ class WikipediaSource(Source):
         reads_deletion_log(store)
         return bridge.resolve_local(reference, store, bound, cutoff_iso(settings))
 
-    def check_store(self, store: Store) -> None:
+    def check_store(self, store: Store, settings: Settings) -> None:
         """:func:`reads_deletion_log` of the whole store (see :meth:`Source.check_store`)."""
         reads_deletion_log(store)
 
