@@ -20,6 +20,7 @@ on; the app's lifespan runs the MCP session manager, so the app can be started o
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 import uuid
@@ -281,6 +282,32 @@ def _parsed(name: str, value: Any) -> Any:
     return value
 
 
+class _Pairs(dict[str, Any]):
+    """A JSON object as read by ``json.loads(..., object_pairs_hook=_Pairs)``: its values by name (the last of a
+    repeated name), and ``pairs``, every name and value in order, repeats included."""
+
+    def __init__(self, pairs: list[tuple[str, Any]]) -> None:
+        super().__init__(pairs)
+        self.pairs = pairs
+
+
+def _gathered(pairs: Sequence[tuple[str, Any]]) -> dict[str, Any]:
+    """The call's arguments from its query string and JSON object body, in order: a name given more than once (in
+    the query string, the body, or both) holds the list of its values, which no argument takes, so the service
+    refuses and logs the call as sent instead of one value silently winning."""
+    arguments: dict[str, Any] = {}
+    repeated: set[str] = set()
+    for name, value in pairs:
+        if name in repeated:
+            arguments[name].append(value)
+        elif name in arguments:
+            arguments[name] = [arguments[name], value]
+            repeated.add(name)
+        else:
+            arguments[name] = value
+    return arguments
+
+
 def _cutoff_guard(service: FrozenSearchService) -> Any:
     """A dependency that sees every request's parameters (query string and JSON object body) before they are
     validated and keeps them on ``request.state`` for :func:`_malformed_call`.
@@ -291,17 +318,20 @@ def _cutoff_guard(service: FrozenSearchService) -> Any:
     """
 
     async def refuse_cutoff(request: Request) -> None:
-        arguments: dict[str, Any] = {name: _parsed(name, value) for name, value in request.query_params.items()}
+        pairs: list[tuple[str, Any]] = [(name, _parsed(name, value))
+                                        for name, value in request.query_params.multi_items()]
         if request.method in ("POST", "PUT", "PATCH"):
             try:
-                body = await request.json()
+                body = json.loads(await request.body(), object_pairs_hook=_Pairs)
             except (ValueError, RecursionError):  # malformed (or absurdly nested) JSON: a call without arguments
                 body = None
-            arguments.update(body if isinstance(body, dict) else {})
+            pairs.extend(body.pairs if isinstance(body, _Pairs) else ())
+        arguments = _gathered(pairs)
         setattr(request.state, _RAW, arguments)
         tool = _tool_of(request)
         header = any(name in request.headers for name in REFUSED_DATE_HEADERS)
-        if tool is not None and (header or set(arguments) - TOOL_ARGUMENTS[tool]):
+        repeated = len(arguments) < len(pairs)
+        if tool is not None and (header or repeated or set(arguments) - TOOL_ARGUMENTS[tool]):
             await run_in_threadpool(service.call, tool, arguments, headers=request.headers)  # raises, logged
             raise InvalidRequest(f"{tool}: unexpected arguments")  # pragma: no cover - call always refuses these
         if header or any(is_date_name(str(name)) for name in arguments):
@@ -320,7 +350,8 @@ def _malformed_call(service: FrozenSearchService) -> Any:
             return await problem_response(request, exc)
         arguments = getattr(request.state, _RAW, None)
         if not isinstance(arguments, dict):  # the body was no JSON (or the guard never ran): no arguments
-            arguments = {} if request.method == "POST" else {n: _parsed(n, v) for n, v in request.query_params.items()}
+            arguments = {} if request.method == "POST" else _gathered(
+                [(n, _parsed(n, v)) for n, v in request.query_params.multi_items()])
         try:
             response = await run_in_threadpool(service.call, tool, arguments, headers=request.headers)
         except FrozenSearchError as refusal:

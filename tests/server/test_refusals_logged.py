@@ -332,3 +332,37 @@ async def test_date_headers_on_mcp_over_http_are_refused_or_logged(wiki_data_dir
             first["tool"], first["arguments"], first["response"], first.get("error"))
     assert audit(log).ok
     assert all(line.identical for line in replay(log, _refusing_execute(make_service(wiki_data_dir, CUTOFF))))
+
+
+REPEATED: list[tuple[str, str, str | None, str | None, dict[str, Any]]] = [
+    # (method, path, raw query string, raw JSON body, logged arguments)
+    ("GET", "/v1/fetch", "id=wikipedia:Pear&id=wikipedia:Apple", None,
+     {"id": ["wikipedia:Pear", "wikipedia:Apple"]}),
+    ("GET", "/v1/search", "query=pear&limit=3&limit=5", None, {"query": "pear", "limit": [3, 5]}),
+    ("POST", "/v1/fetch", None, '{"id": "wikipedia:Pear", "id": "wikipedia:Apple"}',
+     {"id": ["wikipedia:Pear", "wikipedia:Apple"]}),
+    ("POST", "/v1/search", "query=apple", '{"query": "pear"}', {"query": ["apple", "pear"]}),
+]
+
+
+def test_a_name_given_twice_is_refused_and_logged_never_one_value_winning(wiki_data_dir: Path, tmp_path: Path) -> None:
+    """``?id=a&id=b``, a JSON body writing a name twice, or a name in both the query string and the body: the call
+    is refused (logged as sent, every value), where one of the values used to win silently."""
+    log = tmp_path / "log.jsonl"
+    service = make_service(wiki_data_dir, CUTOFF, log=log)
+    client = TestClient(create_app(service), base_url="http://127.0.0.1")
+    try:
+        for number, (method, path, query, body, logged) in enumerate(REPEATED, 1):
+            url = f"{path}?{query}" if query else path
+            answer = (client.get(url) if method == "GET" else
+                      client.post(url, content=body, headers={"content-type": "application/json"}))
+            assert answer.status_code == 400, (url, body, answer.text)
+            assert answer.json()["code"] == "invalid_request"
+            lines = _lines(log)
+            assert len(lines) == number and lines[-1]["arguments"] == logged, lines[-1]
+            assert lines[-1]["response"] is None
+        plain = client.get("/v1/fetch?id=wikipedia:Pear")
+        assert plain.status_code == 200  # one value: answered as before
+        assert audit(log).ok
+    finally:
+        service.close()
