@@ -18,6 +18,7 @@ import os
 import shutil
 import time
 from pathlib import Path
+from typing import Any
 from xml.sax.saxutils import escape
 
 from frozen_search.adapters.wikipedia import dump
@@ -106,10 +107,10 @@ def main() -> None:
     spans = {"cpu": 0.0, "wall": 0.0}
     full = dump.set_deletion_spans
 
-    def timed(store: Store) -> int:
+    def timed(store: Store, **options: Any) -> int:
         cpu0, wall0 = cpu(), time.perf_counter()
         try:
-            return full(store)
+            return full(store, **options)
         finally:
             spans["cpu"] += cpu() - cpu0
             spans["wall"] += time.perf_counter() - wall0

@@ -897,6 +897,10 @@ class Store:
             yield from (str(row[0]) for row in found)
             last = str(found[-1][0])
 
+    def page_log_title_count(self) -> int:
+        """How many distinct titles stored deletion log items name (:meth:`add_page_log`)."""
+        return int(self._db.execute("SELECT COUNT(DISTINCT title) FROM page_log").fetchone()[0])
+
     def page_log_of(self, titles: Iterable[str]) -> list[tuple[int, int, str, str]]:
         """The stored deletion log items naming one of ``titles``: ``(at, logid, action, title)``, oldest first."""
         found: list[tuple[int, int, str, str]] = []

@@ -992,6 +992,11 @@ def _set_absences(store: Store, doc: str, log: _MoveLog) -> None:
     store.set_absences(doc, spans)
 
 
+FULL_SPANS_AFTER = 0.5
+"""The share of the logged titles new to a run past which :func:`set_deletion_spans` computes every page's spans
+(one pass over the titles) rather than those of the pages the changes touched (three lookups per new title)."""
+
+
 def set_deletion_spans(store: Store, *, full: bool = False, progress: Callable[[int, int], None] | None = None
                        ) -> int:
     """Compute again the deletion spans (:meth:`~frozen_search.store.Store.set_deletions`) of the stored pages a
@@ -1005,9 +1010,12 @@ def set_deletion_spans(store: Store, *, full: bool = False, progress: Callable[[
     run's committed checkpoints are included): those whose dump revisions or moves changed, and those that bore a
     title named by a new log item (now, before a move away from it, or after a move onto it). The result is the
     full computation's (``full``, or a store that noted no changes: a store made by an older build), which costs
-    ~10 µs per logged title (bench/README.md, wt-wops). ``progress(done, total)`` is called as pages are computed.
+    ~12 µs per logged title (bench/README.md, wt-wops) and is run instead when most logged titles are new (a first
+    logging dump). ``progress(done, total)`` is called as pages are computed.
     """
     pending = None if full else store.deletion_pending()
+    if pending is not None and len(pending[1]) > FULL_SPANS_AFTER * store.page_log_title_count():
+        pending = None  # most logged titles are new (a first logging dump): one pass over them all costs less
     docs: set[str] = set()
     if pending is None:
         for title in store.page_log_titles():
