@@ -995,6 +995,8 @@ def _set_absences(store: Store, doc: str, log: _MoveLog) -> None:
 FULL_SPANS_AFTER = 0.5
 """The share of the logged titles new to a run past which :func:`set_deletion_spans` computes every page's spans
 (one pass over the titles) rather than those of the pages the changes touched (three lookups per new title)."""
+FEW_NEW_TITLES = 10_000
+"""New logged titles few enough to look up whatever their share (the titles are not counted: ~0.25 s per million)."""
 
 
 def set_deletion_spans(store: Store, *, full: bool = False, progress: Callable[[int, int], None] | None = None
@@ -1014,7 +1016,8 @@ def set_deletion_spans(store: Store, *, full: bool = False, progress: Callable[[
     logging dump). ``progress(done, total)`` is called as pages are computed.
     """
     pending = None if full else store.deletion_pending()
-    if pending is not None and len(pending[1]) > FULL_SPANS_AFTER * store.page_log_title_count():
+    if (pending is not None and len(pending[1]) > FEW_NEW_TITLES
+            and len(pending[1]) > FULL_SPANS_AFTER * store.page_log_title_count()):
         pending = None  # most logged titles are new (a first logging dump): one pass over them all costs less
     docs: set[str] = set()
     if pending is None:
