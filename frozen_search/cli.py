@@ -448,6 +448,21 @@ def replay_command(log: Path | None, workers: int | None, data_dir: Path | None)
     sys.exit(1 if report.different or report.chain_breaks else 0)
 
 
+@main.command("status")
+@click.option("--json", "as_json", is_flag=True, help="Print the status as JSON.")
+@_data_dir_option
+@_fail_cleanly
+def status_command(as_json: bool, data_dir: Path | None) -> None:
+    """Say what the data dir's store holds: each source's rows, the markers of the build that stored them
+    (Wikipedia deletion_log_2, the arXiv renderer id), and plainly which sources must be ingested again (serving
+    refuses them with store_integrity); exit 1 if any must."""
+    from frozen_search.ops.status import store_status
+
+    found = store_status(Settings.from_env(data_dir=data_dir))
+    click.echo(json.dumps(found.as_dict(), indent=2) if as_json else found.render())
+    sys.exit(0 if found.ok else 1)
+
+
 @main.command("audit")
 @click.argument("logs", type=click.Path(path_type=Path), nargs=-1)
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
@@ -467,34 +482,40 @@ def audit_command(logs: tuple[Path, ...], as_json: bool, as_markdown: bool, key_
     """Summarize LOGS (default: the data dir's query log, FROZEN_SEARCH_LOG or DATA_DIR/querylog.jsonl); exit 1 if
     a hit is dated at/after its cutoff, a hash chain is broken, a signature fails (with a key) or a chain does
     not end at --expect-head. Several LOGS (one per replica) are audited together: each chain on its own, the
-    summary combined."""
+    summary combined. When the data dir holds a store, its status follows (``frozen-search status``: rows per
+    source, the builds' markers, which sources must be ingested again), without changing the exit status."""
     from dataclasses import asdict
 
     from frozen_search.ops.audit import audit_log, audit_logs, markdown_report
+    from frozen_search.ops.status import store_status_if_any
 
     settings = Settings.from_env(data_dir=data_dir, log_key_file=key_file)
     key = settings.log_signing_key()
+    store = store_status_if_any(settings)
+    store_json = {} if store is None else {"store": store.as_dict()}
+    store_text = "" if store is None else "\n" + store.render()
+    store_markdown = "" if store is None else "\n## Store\n\n```\n" + store.render() + "\n```\n"
     if len(logs) > 1:
         merged = audit_logs(list(logs), key=key, expect_heads=expect_heads)
         if as_markdown:
-            click.echo(markdown_report(list(logs), merged.combined), nl=False)
+            click.echo(markdown_report(list(logs), merged.combined) + store_markdown, nl=False)
         elif as_json:
             click.echo(json.dumps({"ok": merged.ok, "logs": [{"path": str(path), **asdict(report)}
                                                              for path, report in merged.logs],
-                                   "combined": asdict(merged.combined)}, indent=2, default=str))
+                                   "combined": asdict(merged.combined), **store_json}, indent=2, default=str))
         else:
-            click.echo(merged.render())
+            click.echo(merged.render() + store_text)
         sys.exit(0 if merged.ok else 1)
     if len(expect_heads) > 1:
         raise ConfigError("--expect-head is given once per log: one log, one head")
     path = logs[0] if logs else settings.querylog_path
     report = audit_log(path, key=key, expect_head=expect_heads[0] if expect_heads else None)
     if as_markdown:
-        click.echo(markdown_report(path, report), nl=False)
+        click.echo(markdown_report(path, report) + store_markdown, nl=False)
     elif as_json:
-        click.echo(json.dumps(asdict(report), indent=2, default=str))
+        click.echo(json.dumps({**asdict(report), **store_json}, indent=2, default=str))
     else:
-        click.echo(report.render())
+        click.echo(report.render() + store_text)
     sys.exit(0 if report.ok else 1)
 
 

@@ -210,6 +210,12 @@ class Source(ABC):
         transaction; returns how many were changed (default: none). Run by ``reindex`` before it indexes."""
         return 0
 
+    def store_markers(self, store: Store) -> dict[str, str]:
+        """What ``store`` says of the build that stored this source's rows (``frozen-search status``): marker name
+        to value, e.g. Wikipedia's ``deletion_log`` (``deletion_log_2`` or ``absent``), arXiv's ``renderer`` ids
+        (default: none). Whether the store must be ingested again is :meth:`check_store`'s to say."""
+        return {}
+
     def check_store(self, store: Store, settings: Settings) -> None:
         """Refuse a store that cannot answer for this source at all (as served by ``settings``), whatever the call
         asks (default: nothing to refuse); run before each local search that may meet this source's rows, before any

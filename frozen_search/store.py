@@ -124,6 +124,12 @@ _PAGE_LOG = """CREATE TABLE IF NOT EXISTS page_log (
     title TEXT NOT NULL, at INTEGER NOT NULL, logid INTEGER NOT NULL, action TEXT NOT NULL,
     UNIQUE (title, at, logid, action)
 )"""
+# What changed since the deletion spans were last computed (``kind`` ``doc``: a page's dump revisions or moves, ``key``
+# its doc id; ``title``: a deletion log item naming ``key``), written in the same transaction as the change, so an
+# interrupted run's committed checkpoints are computed by the next run; emptied when the spans are computed.
+_DELETION_PENDING = """CREATE TABLE IF NOT EXISTS deletion_pending (
+    kind TEXT NOT NULL, key TEXT NOT NULL, PRIMARY KEY (kind, key)
+) WITHOUT ROWID"""
 # When the revision that stood was one whose text the dump hides (``<text deleted="deleted"/>``: MediaWiki never
 # hides the current revision's text, so it was hidden after it was replaced): at a cutoff whose bound is in
 # ``(since, until]`` the page's state is not in the dump, so it has none to show (never its previous revision).
@@ -163,6 +169,10 @@ deleted (``deletions``): a question deleted before ``T`` and undeleted after it 
 before holds no span for it (its deletion dated ``covered_until`` and counted it at ``T``; audit 9). A store made
 earlier carries ``stackexchange_deleted_spans:<short>`` for each site a build with the spans ingested first (see
 :meth:`Store.made_with`)."""
+DELETION_SPANS_META = "deletion_spans_pending"
+"""``meta`` key present in a store whose changes since its deletion spans were last computed are all in
+``deletion_pending`` (a store made by a build that kept them: see :meth:`Store.deletion_pending`); without it, the
+next computation is a full one."""
 ALWAYS = 2**62
 """An instant after every event and, negated, before every event (UTC milliseconds): an open end of an absence."""
 
@@ -458,6 +468,7 @@ class Store:
             self._db.execute(_PAGE_LOG)  # (likewise; only ingests read it)
             self._db.execute(_REVISION_LOG)  # (likewise)
             self._db.execute(_HIDDEN_TEXTS)  # (likewise)
+            self._db.execute(_DELETION_PENDING)  # (likewise; only ingests read it: DELETION_SPANS_META says since when)
             self._db.execute(_INGEST_SPANS)  # (likewise; only ingests read it)
         except sqlite3.DatabaseError as exc:
             self._db.close()
@@ -475,6 +486,7 @@ class Store:
                 self._db.execute("INSERT INTO meta VALUES ('generation', '0')")
                 self._db.execute("INSERT INTO meta VALUES (?, '1')", (DELETION_LOG_META,))
                 self._db.execute("INSERT INTO meta VALUES (?, '1')", (SE_DELETIONS_META,))
+                self._db.execute("INSERT INTO meta VALUES (?, '1')", (DELETION_SPANS_META,))
         version = self.meta("schema_version")
         if version != str(SCHEMA_VERSION):
             raise ConfigError(f"{self.path} has store schema version {version}; this frozen-search reads "
@@ -485,6 +497,7 @@ class Store:
                     is None:  # a store of this schema made before the table was added: added, empty
                 self._db.execute(table)
         self._db.execute("CREATE INDEX IF NOT EXISTS moves_doc ON moves (doc_id, moved_at)")  # added in place
+        self._db.execute("CREATE INDEX IF NOT EXISTS moves_new_title ON moves (new_title)")  # (likewise)
 
     def _check_frozen_schema(self) -> None:
         """The checks of :meth:`_init_schema` that write nothing: schema version, and the tables added in place."""
@@ -657,6 +670,7 @@ class Store:
         """Record that page ``doc_id`` was moved from ``old_title`` to ``new_title`` at ``moved_at`` (a stored
         instant)."""
         self._db.execute("INSERT OR IGNORE INTO moves VALUES (?,?,?,?)", (doc_id, moved_at, old_title, new_title))
+        self.mark_deletion_pending(doc_id)
 
     def titled_since(self, doc_id: str, title: str, before: int | None = None) -> int | None:
         """When page ``doc_id`` last got ``title`` by a move (a stored instant; only moves stored before ``before``, an
@@ -825,6 +839,45 @@ class Store:
         ``delete``) or restored (``restore``) at ``at`` (a stored instant, UTC milliseconds) by log item ``logid``.
         Inside the caller's transaction."""
         self._db.execute("INSERT OR IGNORE INTO page_log VALUES (?,?,?,?)", (title, at, logid, action))
+        self._db.execute("INSERT OR IGNORE INTO deletion_pending VALUES ('title', ?)", (title,))
+
+    def mark_deletion_pending(self, doc_id: str) -> None:
+        """Note that the dump revisions or moves of page ``doc_id`` changed: its deletion spans are computed again
+        at the end of the run (:meth:`deletion_pending`). Inside the caller's transaction (the one that changed
+        them)."""
+        self._db.execute("INSERT OR IGNORE INTO deletion_pending VALUES ('doc', ?)", (doc_id,))
+
+    def deletion_pending(self) -> tuple[list[str], list[str]] | None:
+        """What changed since the deletion spans were last computed: ``(doc ids whose dump revisions or moves
+        changed, titles named by new deletion log items)``, each sorted; ``None`` when the store cannot tell (it was
+        made before it noted them, :data:`DELETION_SPANS_META`): then every span must be computed again."""
+        if self.meta(DELETION_SPANS_META) is None:
+            return None
+        docs: list[str] = []
+        titles: list[str] = []
+        for kind, key in self._db.execute("SELECT kind, key FROM deletion_pending ORDER BY kind, key").fetchall():
+            (docs if kind == "doc" else titles).append(str(key))
+        return docs, titles
+
+    def clear_deletion_pending(self) -> None:
+        """Forget what :meth:`deletion_pending` lists (the spans were computed) and note that from now on every
+        change is listed there (:data:`DELETION_SPANS_META`). Inside the caller's transaction."""
+        self._db.execute("DELETE FROM deletion_pending")
+        self.set_meta(DELETION_SPANS_META, "1")
+
+    def moved_onto(self, title: str) -> list[str]:
+        """The pages moved onto ``title`` (at any time), by doc id, sorted."""
+        found = self._db.execute("SELECT DISTINCT doc_id FROM moves WHERE new_title=? ORDER BY doc_id", (title,))
+        return [str(row[0]) for row in found.fetchall()]
+
+    def in_deletion_scope(self, doc_id: str, title: str) -> bool:
+        """Whether page ``doc_id`` (now titled ``title``) has a dump revision and a stored deletion log item names
+        its title or one it was moved away from (the pages whose deletion spans are computed)."""
+        found = self._db.execute(
+            "SELECT EXISTS (SELECT 1 FROM revisions WHERE doc_id=? AND origin='dump') AND (EXISTS (SELECT 1 FROM "
+            "page_log WHERE title=?) OR EXISTS (SELECT 1 FROM moves m WHERE m.doc_id=? AND EXISTS (SELECT 1 FROM "
+            "page_log p WHERE p.title=m.old_title)))", (doc_id, title, doc_id)).fetchone()
+        return bool(found[0])
 
     def add_revision_log(self, source: str, version: str, at: int, logid: int, hidden: bool) -> None:
         """Record that the text of revision ``version`` of ``source`` was hidden (``hidden``) or shown again at
@@ -850,6 +903,10 @@ class Store:
                 return
             yield from (str(row[0]) for row in found)
             last = str(found[-1][0])
+
+    def page_log_title_count(self) -> int:
+        """How many distinct titles stored deletion log items name (:meth:`add_page_log`)."""
+        return int(self._db.execute("SELECT COUNT(DISTINCT title) FROM page_log").fetchone()[0])
 
     def page_log_of(self, titles: Iterable[str]) -> list[tuple[int, int, str, str]]:
         """The stored deletion log items naming one of ``titles``: ``(at, logid, action, title)``, oldest first."""
@@ -889,6 +946,13 @@ class Store:
         found = self._db.execute("SELECT NOT EXISTS (SELECT 1 FROM revisions WHERE source=? AND origin='dump')",
                                  (source,)).fetchone()
         return bool(found[0] == 1)
+
+    def meta_keys_with_prefix(self, prefix: str) -> list[str]:
+        """The rest of each ``meta`` key that starts with ``prefix``, sorted (e.g. the sites of
+        ``stackexchange_deleted_spans:<short>``)."""
+        found = self._db.execute("SELECT key FROM meta WHERE substr(key, 1, ?) = ? ORDER BY key",
+                                 (len(prefix), prefix)).fetchall()
+        return [str(key)[len(prefix):] for key, in found]
 
     def set_meta(self, key: str, value: str) -> None:
         """Set a value of the ``meta`` table (a source's own keys, e.g. ``wikipedia_namespaces``), inside the
@@ -977,6 +1041,29 @@ class Store:
                                  "COALESCE(json_extract(metadata, '$.renderer'), '') != ? ORDER BY rev_pk",
                                  (source, renderer)).fetchall()
         return [(_row(values[:-1]), str(values[-1])) for values in found]
+
+    def row_counts(self) -> dict[str, dict[str, int]]:
+        """Stored revisions by row source (``wikipedia``, ``arxiv``, ``mathoverflow``...) and origin (``dump``,
+        ``live``): ``{source: {origin: count}}`` (one scan of the revisions)."""
+        found: dict[str, dict[str, int]] = {}
+        for source, origin, count in self._db.execute(
+                "SELECT source, origin, COUNT(*) FROM revisions GROUP BY source, origin ORDER BY source, origin"):
+            found.setdefault(str(source), {})[str(origin)] = int(count)
+        return found
+
+    def provenance_values(self, source: str, key: str) -> list[str]:
+        """The distinct values of ``provenance`` key ``key`` among the revisions of ``source``, sorted (``""`` for a
+        row without it; one scan of the source's rows)."""
+        return [str(row[0]) for row in self._db.execute(
+            "SELECT DISTINCT COALESCE(json_extract(provenance, ?), '') FROM revisions WHERE source=? ORDER BY 1",
+            (f"$.{key}", source))]
+
+    def metadata_values(self, source: str, key: str) -> list[str]:
+        """The distinct values of ``metadata`` key ``key`` among the revisions of ``source``, sorted (``""`` for a
+        row without it; one scan of the source's rows)."""
+        return [str(row[0]) for row in self._db.execute(
+            "SELECT DISTINCT COALESCE(json_extract(metadata, ?), '') FROM revisions WHERE source=? ORDER BY 1",
+            (f"$.{key}", source))]
 
     def count_revisions(self, origin: str = "dump") -> int:
         """Number of stored revisions of an origin (``dump`` or ``live``)."""

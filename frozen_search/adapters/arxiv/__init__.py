@@ -71,6 +71,12 @@ class ArxivSource(DocumentStateSource):
         return dataclasses.replace(found, authored=lambda: display_text(store.text_parts(row)[:-1]),
                                    authored_key="the text without its PDF")
 
+    def store_markers(self, store: Store) -> dict[str, str]:
+        """``renderer``: the renderer ids in the provenance of the stored arXiv states (this build writes
+        :data:`~frozen_search.adapters.arxiv.ids.RENDERER_ID`; ``none`` for a state stored without one)."""
+        found = [value or "none" for value in store.provenance_values(ids.SOURCE, "renderer")]
+        return {"renderer": ", ".join(found) or "none"}
+
     def check_store(self, store: Store, settings: Settings) -> None:
         """:func:`dated_by_announcement` of the whole store (see :meth:`Source.check_store`)."""
         dated_by_announcement(store)

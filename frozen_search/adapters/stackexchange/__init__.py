@@ -59,6 +59,15 @@ class StackExchangeSource(DocumentStateSource):
         return ingest_stackexchange(paths, store, index, settings=settings, progress=progress, on_file=on_file,
                                     **options)
 
+    def store_markers(self, store: Store) -> dict[str, str]:
+        """``deleted_spans``: ``stored`` when the store was made by a build that stores the spans a question stood
+        deleted (:data:`~frozen_search.store.SE_DELETIONS_META`), else the sites whose first ingest was by one
+        (``stored for <short>, …``), or ``absent``."""
+        if store.meta(SE_DELETIONS_META) is not None:
+            return {"deleted_spans": "stored"}
+        sites = store.meta_keys_with_prefix(f"{SE_DELETIONS_META}:")
+        return {"deleted_spans": "stored for " + ", ".join(sites) if sites else "absent"}
+
     def check_store(self, store: Store, settings: Settings) -> None:
         """:func:`stores_deleted_spans` of the served sites (see :meth:`Source.check_store`)."""
         stores_deleted_spans(store, self.row_sources(settings))

@@ -29,7 +29,7 @@ from frozen_search.errors import ConfigError, InvalidRequest, StoreIntegrityErro
 from frozen_search.index import RevisionIndex
 from frozen_search.models import Rejection
 from frozen_search.source import IngestReport, Progress, Shown, Source
-from frozen_search.store import RevisionRow, Store
+from frozen_search.store import DELETION_LOG_META, RevisionRow, Store
 from frozen_search.verify import Displayed
 
 DEFAULT_NAMESPACES = frozenset({0, *TEMPLATE_NAMESPACES})
@@ -161,6 +161,13 @@ class WikipediaSource(Source):
 
         reads_deletion_log(store)
         return bridge.resolve_local(reference, store, bound, cutoff_iso(settings))
+
+    def store_markers(self, store: Store) -> dict[str, str]:
+        """``deletion_log``: the store's :data:`~frozen_search.store.DELETION_LOG_META` marker (``deletion_log_2``:
+        made by a build that reads deletion log items and hidden texts) or ``absent``; ``renderer``: the wikitext
+        renderer ids of the stored rows (``frozen-search reindex`` renders old ones again)."""
+        return {"deletion_log": DELETION_LOG_META if store.meta(DELETION_LOG_META) is not None else "absent",
+                "renderer": ", ".join(store.metadata_values(ids.SOURCE, "renderer")) or "none"}
 
     def check_store(self, store: Store, settings: Settings) -> None:
         """:func:`reads_deletion_log` of the whole store (see :meth:`Source.check_store`)."""

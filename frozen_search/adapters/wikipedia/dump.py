@@ -645,6 +645,7 @@ class _PageWriter:
         self.queue: deque[_Queued | str] = deque()  # revisions, and doc ids of pages ended
         self.seen = 0
         self.parallel = False
+        self.marked = ""  # the doc id last noted for its deletion spans (Store.mark_deletion_pending)
 
     def add(self, doc: str, title: str, namespace: int, page_id: Any, revision: Any) -> None:
         """Store one mwxml revision, now or once its chunks are rendered (:meth:`flush` stores all that waits)."""
@@ -692,6 +693,9 @@ class _PageWriter:
         displayed = join_rendered([c.text for c in chunks])
         parent = None if rev.parent_id is None else str(rev.parent_id)
         self._refuse_taken_id(rev)
+        if rev.doc != self.marked:  # its deletion spans are computed again at the run's end (a page's revisions
+            self.store.mark_deletion_pending(rev.doc)  # come one after another: noted once)
+            self.marked = rev.doc
         rev_pk = self.store.add_revision(NewRevision(
             doc_id=rev.doc, source=wikipedia.SOURCE, version=str(rev.revision_id), parent_version=parent,
             valid_from=rev.timestamp, title=rev.title, redirect=rev.redirect,
@@ -988,23 +992,68 @@ def _set_absences(store: Store, doc: str, log: _MoveLog) -> None:
     store.set_absences(doc, spans)
 
 
-def set_deletion_spans(store: Store) -> int:
-    """Compute again the deletion spans (:meth:`~frozen_search.store.Store.set_deletions`) of every stored page a
+FULL_SPANS_AFTER = 0.5
+"""The share of the logged titles new to a run past which :func:`set_deletion_spans` computes every page's spans
+(one pass over the titles) rather than those of the pages the changes touched (three lookups per new title)."""
+FEW_NEW_TITLES = 10_000
+"""New logged titles few enough to look up whatever their share (the titles are not counted: ~0.25 s per million)."""
+
+
+def set_deletion_spans(store: Store, *, full: bool = False, progress: Callable[[int, int], None] | None = None
+                       ) -> int:
+    """Compute again the deletion spans (:meth:`~frozen_search.store.Store.set_deletions`) of the stored pages a
     stored deletion log item (``page_log``) may concern: the page bearing its title now, and every page moved away
     from it (:func:`deletion_spans`). Read from the store alone (log items, moves, revisions of every run so far),
     so a later run (another file, a resumed run) keeps what an earlier one learned. Inside the caller's
-    transaction; returns how many pages have a span. Its cost grows with the titles named by deletion log items."""
+    transaction; returns how many pages were computed.
+
+    Only the pages whose spans may have changed since they were last computed are computed (the store notes them
+    in the transaction that changes them, :meth:`~frozen_search.store.Store.deletion_pending`, so an interrupted
+    run's committed checkpoints are included): those whose dump revisions or moves changed, and those that bore a
+    title named by a new log item (now, before a move away from it, or after a move onto it). The result is the
+    full computation's (``full``, or a store that noted no changes: a store made by an older build), which costs
+    ~12 µs per logged title (bench/README.md, wt-wops) and is run instead when most logged titles are new (a first
+    logging dump). ``progress(done, total)`` is called as pages are computed.
+    """
+    pending = None if full else store.deletion_pending()
+    if (pending is not None and len(pending[1]) > FEW_NEW_TITLES
+            and len(pending[1]) > FULL_SPANS_AFTER * store.page_log_title_count()):
+        pending = None  # most logged titles are new (a first logging dump): one pass over them all costs less
     docs: set[str] = set()
-    for title in store.page_log_titles():
-        for doc in (wikipedia.doc_id(title), *store.moved_away(title, -ALWAYS)):
-            if doc not in docs and store.has_document(doc):
-                docs.add(doc)
-    spanned = 0
-    for doc in sorted(docs):
-        spans = deletion_spans(store, doc)
-        store.set_deletions(doc, spans)
-        spanned += bool(spans)
-    return spanned
+    if pending is None:
+        for title in store.page_log_titles():
+            for doc in (wikipedia.doc_id(title), *store.moved_away(title, -ALWAYS)):
+                if doc not in docs and store.has_document(doc):
+                    docs.add(doc)
+    else:
+        changed, titles = pending
+        candidates = set(changed)
+        for title in titles:
+            candidates.update((wikipedia.doc_id(title), *store.moved_away(title, -ALWAYS), *store.moved_onto(title)))
+        docs = {doc for doc in candidates if store.in_deletion_scope(doc, wikipedia.title_of(doc))}
+    ordered = sorted(docs)
+    for done, doc in enumerate(ordered, 1):
+        store.set_deletions(doc, deletion_spans(store, doc))
+        if progress is not None and (done % 1000 == 0 or done == len(ordered)):
+            progress(done, len(ordered))
+    store.clear_deletion_pending()
+    return len(ordered)
+
+
+def _logged_progress(what: str, unit: str, every: float = 10.0) -> Callable[[int, int], None]:
+    """A ``progress(done, total)`` that logs (INFO, this module's logger) how far ``what`` is, with the time left at
+    the rate so far, at most every ``every`` seconds."""
+    started = last = time.monotonic()
+
+    def progress(done: int, total: int) -> None:
+        nonlocal last
+        now = time.monotonic()
+        if now - last >= every and done:
+            last = now
+            left = (now - started) / done * (total - done)
+            logger.info("%s: %s of %s %s, about %.0f s left", what, f"{done:,}", f"{total:,}", unit, left)
+
+    return progress
 
 
 def deletion_spans(store: Store, doc: str) -> list[tuple[int, int]]:
@@ -1448,7 +1497,7 @@ def ingest_wikipedia(paths: Sequence[Path], store: Store, index: RevisionIndex, 
                         _retain_departed(paths, page_writer, report, log)
                         page_writer.flush()
                         _record_logged_moves(store, log)
-                        set_deletion_spans(store)
+                        set_deletion_spans(store, progress=_logged_progress("deletion spans", "pages"))
                         for doc in sorted(log.touched):
                             _set_absences(store, doc, log)
                         store.record_ingest(wikipedia.SOURCE, report.files, datetime.now(UTC).isoformat(),
