@@ -80,3 +80,30 @@ def test_twin_worlds_a_version_with_two_dates_in_oai_is_not_read_by_the_earlier(
         write(tmp_path / "without.xml", arxiv_raw_list([old]))]), T))
     assert without[1][0] == "not_found_before_cutoff"
     assert with_record == without
+
+
+@pytest.mark.parametrize("field", ["title", "abstract", "size"])
+def test_an_oai_record_writing_a_field_twice_is_skipped(tmp_path: Path, field: str) -> None:
+    """Audit 9: arXivRaw's ``<title>``/``<abstract>`` (the latest version's text) or a version's ``<size>`` written
+    twice was read by its first (and a later ``<title>`` written first was shown as the paper's): such a record is
+    now skipped and reported like a version with two dates, so neither value decides."""
+    from tests.leaks.formats import arxiv_raw_list
+
+    old = {"id": OLD[0], "datestamp": "2019-01-02", "versions": [("v1", OLD[1][0])], "title": OLD[2],
+           "abstract": OLD[3]}
+    paper = {"id": "2512.00404", "datestamp": "2025-12-08", "versions": [("v1", EARLY)],
+             "title": "Brackley forms", "abstract": "Brackley forms are defined."}
+    text = arxiv_raw_list([old, paper])
+    doubled = {"title": text.replace("<title>Brackley forms</title>",
+                                     "<title>Quillfeather lattices</title><title>Brackley forms</title>"),
+               "abstract": text.replace("<abstract>  Brackley forms are defined.",
+                                        "<abstract>Quillfeather.</abstract><abstract>  Brackley forms are defined."),
+               "size": text.replace(f"<date>{EARLY}</date><size>12kb</size>",
+                                    f"<date>{EARLY}</date><size>12kb</size><size>1kb</size>")}[field]
+    assert doubled.count(f"<{field}>") == text.count(f"<{field}>") + 1
+    with_record = _answers(local_service(ingested(tmp_path / "with", [write(tmp_path / "with.xml", doubled)]), T))
+    without = _answers(local_service(ingested(tmp_path / "without", [
+        write(tmp_path / "without.xml", arxiv_raw_list([old]))]), T))
+    shown = _answers(local_service(ingested(tmp_path / "shown", [write(tmp_path / "shown.xml", text)]), T))
+    assert shown[2] and shown[2] != without[2]  # the paper is shown from a well-formed record
+    assert with_record == without

@@ -675,18 +675,23 @@ def _oai_record(element: Any) -> PaperRecord | None:
     raw = next(element.iterdescendants(_RAW_ARXIVRAW), None)
     if raw is None:
         raise ValueError("no arXivRaw metadata (only the arXivRaw format carries the version history)")
-    fields: dict[Any, Any] = {}  # tag -> its first child element of that tag (what raw.find gives)
+    fields: dict[Any, Any] = {}  # tag -> its child element of that tag (each written once)
     versions_found = []
+    repeated = None
     for child in raw:
         tag = child.tag
         if tag == _RAW_VERSION:
             versions_found.append(child)
         elif tag not in fields:
             fields[tag] = child
+        elif repeated is None and isinstance(tag, str):  # (a comment's tag is a function)
+            repeated = tag
     get = fields.get
     paper = clean(_oai_text(get(_RAW_ID)))
     if not paper:
         raise ValueError("no <id>")
+    if repeated is not None:  # which <title> (or <abstract>, ...) is the paper's? the first must not silently win
+        raise ValueError(f"{paper}: <{etree.QName(repeated).localname}> written twice")
     versions = []
     for version in versions_found:
         label = version.get("version", "")
@@ -700,9 +705,12 @@ def _oai_record(element: Any) -> PaperRecord | None:
                     raise ValueError(f"{paper}: version {label} has two dates")
                 date = child.text or ""
             elif tag == _RAW_SIZE:
-                if size is None:
-                    size = child.text or ""
-            elif tag == _RAW_SOURCE_TYPE and source_type is None:
+                if size is not None:
+                    raise ValueError(f"{paper}: version {label} has two sizes")
+                size = child.text or ""
+            elif tag == _RAW_SOURCE_TYPE:
+                if source_type is not None:
+                    raise ValueError(f"{paper}: version {label} has two source types")
                 source_type = child.text or ""
         versions.append(VersionEntry(int(label[1:]), _gmt(date), _kb(size), clean(source_type)))
     versions.sort(key=_NUMBER)  # arXivRaw lists v1, v10, v11, ..., v2 (string order)
