@@ -1234,7 +1234,8 @@ def _ingest_page(page: Any, page_writer: _PageWriter, report: IngestReport, log:
     if page.namespace not in log.namespaces:
         log.retained.add(doc)
     report.pages += 1
-    across, first = False, True
+    across = False
+    previous: _Previous = _FIRST
     instants: list[tuple[int, bool]] = []  # (stored instant, text hidden) of each dated revision
     for revision in revisions:
         if revision.timestamp is not None:
@@ -1242,10 +1243,10 @@ def _ingest_page(page: Any, page_writer: _PageWriter, report: IngestReport, log:
                              revision.deleted is not None and bool(revision.deleted.text)))
         if revision.timestamp is None or (revision.deleted is not None and revision.deleted.text):
             report.skipped_revisions += 1  # no timestamp or suppressed text: nothing provable to show
-            first = False
+            previous = (revision.id, None)
             continue
-        move = _move_of(revision, first)
-        first = False
+        move = _move_of(revision, previous)
+        previous = (revision.id, revision.text or "")
         if move is not None:
             _record_move(page_writer.store, doc, stored_instant(int(revision.timestamp.unix())), move[1], move[2])
             across = across or not (log.kept(move[1]) and log.kept(move[2]))
@@ -1287,15 +1288,15 @@ def _hold(page: Any, log: _MoveLog, known: bool, report: IngestReport) -> Iterat
     if known:
         return revisions
     held: list[Any] = []
-    chars, first = 0, True
+    chars, previous = 0, _FIRST
     for revision in revisions:
         held.append(revision)
         chars += len(revision.text or "")
         if revision.timestamp is None or (revision.deleted is not None and revision.deleted.text):
-            first = False
+            previous = (revision.id, None)
             continue
-        move = _move_of(revision, first)
-        first = False
+        move = _move_of(revision, previous)
+        previous = (revision.id, revision.text or "")
         if move is not None:
             try:
                 if log.kept(wikipedia.normalize_title(move[1])):
@@ -1310,14 +1311,32 @@ def _hold(page: Any, log: _MoveLog, known: bool, report: IngestReport) -> Iterat
     return None
 
 
-def _move_of(revision: Any, first: bool) -> re.Match[str] | None:
+_Previous = tuple[Any, str | None] | None
+_FIRST: _Previous = None
+"""What :func:`_move_of` knows of the revision before: ``None`` (:data:`_FIRST`) for a page's first revision in the
+dump, else ``(its id, its text)`` (text ``None`` when the dump hides it)."""
+
+
+def _move_of(revision: Any, previous: _Previous) -> re.Match[str] | None:
     """The move a revision's comment records (:data:`~.ids.MOVE_COMMENT`: ``[1]`` old title, ``[2]`` new), when the
-    revision is the moved page's null revision; ``None`` otherwise. MediaWiki saves the redirect it leaves at the
-    old title with the same comment (MovePage::moveToInternal, ``saveRevision( $commentObj )``): the first revision
-    of that other page, a redirect to the new title, records no move of it (else the redirect, created after ``T``,
-    would be taken for the page that bore the title at ``T``)."""
+    revision is the moved page's null revision; ``None`` otherwise. ``previous``: the page's revision before it in
+    the dump (:data:`_Previous`).
+
+    A move's null revision holds its parent's text unchanged (MovePage::moveToInternal,
+    ``MutableRevisionRecord::newNullRevision``), and MediaWiki saves no edit that changes nothing: a revision whose
+    text differs from its parent's (the revision before it, when the dump gives no other ``<parentid>``) is an edit
+    whose summary only reads like a move (any editor may write one, after ``T`` too), and records no move (audit
+    9). MediaWiki saves the redirect it leaves at the old title with the same comment (``saveRevision(
+    $commentObj )``): the first revision of that other page, a redirect to the new title, records no move of it
+    (else the redirect, created after ``T``, would be taken for the page that bore the title at ``T``)."""
     move = wikipedia.MOVE_COMMENT.search(revision.comment or "")
-    if move is None or not first:
+    if move is None:
+        return None
+    if previous is not None:
+        parent_id, parent_text = previous
+        is_parent = revision.parent_id is None or str(revision.parent_id) == str(parent_id)
+        if is_parent and parent_text is not None and (revision.text or "") != parent_text:
+            return None  # an edit, not a null revision
         return move
     target = redirect_target(revision.text or "")
     try:
