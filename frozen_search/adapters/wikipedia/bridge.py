@@ -217,7 +217,8 @@ def resolve_local(reference: wikipedia.WikiReference, store: Store, bound: int, 
     if reference.oldid is not None:
         absent = (f"revision {reference.oldid} has no copy saved before the cutoff {cutoff} in the store")
         rows = [row for row in store.by_versions(wikipedia.SOURCE, reference.oldid)
-                if row.valid_from < bound and store.arrived_by(row.doc_id, bound)
+                if row.valid_from < bound and store.arrived_by(row.doc_id, bound, page_state=False)  # (the page's
+                # state at T may be a revision whose text the dump hides; this one's was public: audit 9)
                 and not store.text_hidden(wikipedia.SOURCE, row.version, bound)  # revision deletion at T
                 and not archived_at(store, row, bound)]  # deleted with its page, not restored by T
         if not rows:  # after T reads exactly as absent

@@ -1252,12 +1252,34 @@ def _ingest_page(page: Any, page_writer: _PageWriter, report: IngestReport, log:
             across = across or not (log.kept(move[1]) and log.kept(move[2]))
         page_writer.add(doc, title, page.namespace, page.id, revision)
     page_writer.end_page(doc)
-    page_writer.store.set_hidden_texts(doc, hidden_text_spans(instants))
+    _set_hidden_texts(page_writer.store, doc, instants)
     if across:
         _set_absences(page_writer.store, doc, log)
     elif page.namespace not in log.namespaces:  # kept by a log item: hidden at every cutoff until the run's end
         page_writer.store.set_absences(doc, [(-ALWAYS, ALWAYS)])  # computes its absences from the logged moves
         log.touched.add(doc)
+
+
+def _set_hidden_texts(store: Store, doc: str, instants: list[tuple[int, bool]]) -> None:
+    """Record the spans of page ``doc`` when a revision whose text the dump hides stood (:func:`hidden_text_spans`),
+    from this ``<page>``'s dated revisions (``instants``: ``(stored instant, text hidden)``) *and* what the store
+    holds of the page already: the hidden revisions an earlier file or run read (the start of each stored span: they
+    are not stored themselves) and the stored revisions. Another export of the same page (a later dump, a file of a
+    split history, another run) may hold none of the hidden revisions, or the revision after one: its reading alone
+    must neither forget a span nor leave one open that a revision read elsewhere closes (audit 9).
+
+    A hidden revision whose text another export gave (an older dump, before it was hidden: a revision stored at that
+    instant, which this ``<page>`` does not show itself) is no gap: its text is known. (Two revisions of the page in
+    one second, one hidden, read from different exports: the visible one is taken to be the hidden one.)"""
+    known = store.hidden_text_starts(doc)
+    if not known and not any(hidden for _, hidden in instants):
+        return
+    stored = set(store.revision_instants(doc))
+    shown_here = {at for at, hidden in instants if not hidden}
+    starts = {at for at, hidden in instants if hidden and (at in shown_here or at not in stored)}
+    starts.update(at for at in known if at not in stored and at not in shown_here)
+    dated = [*((at, False) for at in stored | shown_here), *((at, True) for at in starts)]
+    store.set_hidden_texts(doc, hidden_text_spans(dated))
 
 
 def hidden_text_spans(instants: list[tuple[int, bool]]) -> list[tuple[int, int]]:
