@@ -303,6 +303,17 @@ def page_at(store: Store, title: str, bound: int) -> RevisionRow | None:
     return row
 
 
+def bore_title_at(store: Store, row: RevisionRow, title: str, bound: int) -> bool:
+    """Whether ``row`` (current at ``T``, bearing ``title`` then: :func:`title_at`) is what :func:`page_at` shows
+    for ``title`` at ``T``: no *other* page was moved away from ``title`` after ``T`` (``bound``:
+    ``instant_bound(T)``), which :func:`page_at` takes for the page that bore it then. Two stored pages claim the
+    title at ``T`` when two dumps of different dates hold one page under two titles (the older dump's under its
+    title then, the newer's under the title a move after ``T`` gave it): the older dump's copy stops at that dump
+    (its last revision stays "current" at ``T``), and must not be found at ``T`` beside the page (audit 9)."""
+    moved = store.moved_away(title, bound)
+    return not moved or moved[0] == row.doc_id
+
+
 def follow_redirect(row: RevisionRow, store: Store, bound: int) -> Shown | None:
     """One hop, as MediaWiki follows redirects; the target's snapshot is taken at the same cutoff, by its title at
     ``T`` (``None``: the target has no revision before it, or is no valid title)."""
