@@ -57,6 +57,17 @@ def test_twin_worlds_an_edit_summary_after_t_changes_no_answer(tmp_path: Path, s
     assert summarized == plain
 
 
+def test_twin_worlds_a_page_created_after_t_with_a_move_summary_changes_no_answer(tmp_path: Path) -> None:
+    """A page *created* after ``T`` whose first summary reads like a move from "Foo" (a page's first revision names
+    no parent: it is no null revision) took "Foo" for a page moved away after ``T``: "Foo" was refused at ``T``."""
+    pellham = Page("Pellham", 79900001, [R1])
+    created = Page("Newpage", 79900003, [Rev(9990005, "2026-02-01T00:00:00Z", "Newpage words",
+                                             comment="moved [[Foo]] to [[Newpage]] (content split)")])
+    plain = _observed(tmp_path / "plain", [pellham, FOO])
+    assert "Foo page quillon" in plain["fetch wikipedia:Foo"]
+    assert _observed(tmp_path / "created", [pellham, created, FOO]) == plain
+
+
 def test_a_move_null_revision_after_t_still_gives_the_title_at_t(tmp_path: Path) -> None:
     """No under-reading: the real move (the null revision holds the same text) after ``T`` makes the page "Foo" at
     ``T``, and "Pellham" (its title only since) unknown; a move recorded after a revision whose text the dump hides

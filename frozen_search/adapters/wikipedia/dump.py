@@ -1348,9 +1348,12 @@ def _move_of(revision: Any, previous: _Previous) -> re.Match[str] | None:
     ``MutableRevisionRecord::newNullRevision``), and MediaWiki saves no edit that changes nothing: a revision whose
     text differs from its parent's (the revision before it, when the dump gives no other ``<parentid>``) is an edit
     whose summary only reads like a move (any editor may write one, after ``T`` too), and records no move (audit
-    9). MediaWiki saves the redirect it leaves at the old title with the same comment (``saveRevision(
-    $commentObj )``): the first revision of that other page, a redirect to the new title, records no move of it
-    (else the redirect, created after ``T``, would be taken for the page that bore the title at ``T``)."""
+    9). The first revision of a page in the dump is a null revision only when it names a parent (a current-revisions
+    dump); one naming none in an export that gives ``<sha1>`` (schema 0.6 on, which gives ``<parentid>`` too) is the
+    page's creation, whatever its summary says. MediaWiki saves the redirect it leaves at the old title with the same
+    comment (``saveRevision( $commentObj )``): the first revision of that other page, a redirect to the new title,
+    records no move of it (else the redirect, created after ``T``, would be taken for the page that bore the title
+    at ``T``)."""
     move = wikipedia.MOVE_COMMENT.search(revision.comment or "")
     if move is None:
         return None
@@ -1360,6 +1363,8 @@ def _move_of(revision: Any, previous: _Previous) -> re.Match[str] | None:
         if is_parent and parent_text is not None and (revision.text or "") != parent_text:
             return None  # an edit, not a null revision
         return move
+    if revision.parent_id is None and revision.sha1:  # a page's creation (rev_parent_id 0: an export that writes
+        return None  # <sha1>, schema 0.6 on, writes <parentid> too whenever the revision has a parent)
     target = redirect_target(revision.text or "")
     try:
         if target is not None and wikipedia.normalize_title(target) == wikipedia.normalize_title(move[2]):
