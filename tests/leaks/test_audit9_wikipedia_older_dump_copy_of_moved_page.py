@@ -15,6 +15,13 @@ Fixed (severity medium: outdated text found at ``T`` by a post-``T`` move; needs
 "several dump files or runs" invites): a Wikipedia row is indexed in the snapshot at ``T`` only when it is what its
 title showed at ``T`` (``bridge.bore_title_at``, the rule of ``page_at``: no other page was moved away from the title
 after ``T``), ``SNAPSHOT_RULES`` 5.
+
+The same with the move *before* ``T`` (second test; no fact of after ``T``, a wrong answer all the same): the older
+dump's copy stayed "current", so at ``T`` ``fetch wikipedia:Alpha`` and ``search`` showed r1 under a title nothing
+bore then, and ``?oldid=r1`` was titled by whichever dump was ingested first. Fixed with the same rule: a page's row
+is not what its title showed at ``T`` once another page was moved away from that title after the row was saved (a
+page holds its title until it is moved away): ``page_at`` and the snapshot leave the copy out, and an oldid stored
+twice is shown from the document that is not such a copy.
 """
 
 from __future__ import annotations
@@ -40,11 +47,11 @@ MOVED = mediawiki_export([Page("Zeta", 79950005, [
 REFS = ["wikipedia:Alpha", "wikipedia:Zeta", "https://en.wikipedia.org/w/index.php?oldid=9995001"]
 
 
-def _observed(root: Path, *texts: str) -> dict[str, str]:
+def _observed(root: Path, *texts: str, cutoff: str = CUTOFF) -> dict[str, str]:
     data = root / "data"
     for number, text in enumerate(texts):
         ingested(data, "wikipedia", [write(root / f"d{number}.xml", text)])
-    service = FrozenSearchService.open(Settings.from_env({}, data_dir=data, cutoff=parse_cutoff(CUTOFF),
+    service = FrozenSearchService.open(Settings.from_env({}, data_dir=data, cutoff=parse_cutoff(cutoff),
                                                          log_path=data / "log.jsonl"))
     try:
         return observed_calls(service, ["zanderite", "quillon"], REFS, masked=True)
@@ -64,3 +71,30 @@ def test_twin_worlds_a_move_after_t_between_two_dumps_changes_no_answer(tmp_path
     assert "Alpha page zanderite" in edited["fetch https://en.wikipedia.org/w/index.php?oldid=9995001"]
     moved = _observed(tmp_path / "moved", *order(MOVED))
     assert moved == edited
+
+
+MOVED_BEFORE_T_REVISIONS = (R1, R2, Rev(9995003, "2025-08-01T00:00:00Z", R2.text,
+                                        comment="Bob moved page [[Alpha]] to [[Zeta]]"))
+MOVED_BEFORE_T = mediawiki_export([Page("Zeta", 79950005, MOVED_BEFORE_T_REVISIONS)])
+REDIRECT = Page("Alpha", 79950006, [Rev(9995004, "2025-08-01T00:00:00Z", "#REDIRECT [[Zeta]]",
+                                        comment="Bob moved page [[Alpha]] to [[Zeta]]")])
+
+
+@pytest.mark.parametrize("older_first", [True, False])
+def test_an_older_dumps_copy_of_a_page_moved_before_t_is_not_its_title_at_t(tmp_path: Path, older_first: bool
+                                                                            ) -> None:
+    """The same two dumps, the move (without a redirect) before ``T``: at ``T`` nothing bore "Alpha", as the newer
+    dump alone says; the older dump's copy (r1) was shown under it, as of 2025-01-01 (not a fact of after ``T``: a
+    wrong answer all the same). Before the move, "Alpha" is the page (no over-refusal), and with the redirect the
+    move left the title follows it."""
+    texts = (OLD_DUMP, MOVED_BEFORE_T) if older_first else (MOVED_BEFORE_T, OLD_DUMP)
+    alone = _observed(tmp_path / "alone", MOVED_BEFORE_T)
+    assert alone["fetch wikipedia:Alpha"].startswith("[not_found_before_cutoff]")
+    assert _observed(tmp_path / "both", *texts) == alone
+    before = _observed(tmp_path / "before", *texts, cutoff="2025-07-01")
+    assert "Alpha page quillon rewritten" in before["fetch wikipedia:Alpha"]
+    assert "wikipedia:Alpha" in before["search quillon"] and before["search zanderite"] == '{"results":[]}'
+    redirected = _observed(tmp_path / "redirected", OLD_DUMP, mediawiki_export([
+        Page("Zeta", 79950005, MOVED_BEFORE_T_REVISIONS), REDIRECT]))
+    assert "Alpha page quillon rewritten" in redirected["fetch wikipedia:Alpha"]
+    assert '"redirected_from":"wikipedia:Alpha"' in redirected["fetch wikipedia:Alpha"]

@@ -225,6 +225,10 @@ def resolve_local(reference: wikipedia.WikiReference, store: Store, bound: int, 
             raise NotFoundBeforeCutoff(absent)
         titled = [row if at is None else as_titled(row, at, store) for row in rows
                   for at in [title_at(store, row, bound)]]
+        # one revision stored twice (two dumps naming its page by two titles): an older dump's copy, whose title a
+        # move took away since, is not the page (audit 9)
+        titled = [shown for shown, row in zip(titled, rows, strict=True)
+                  if bore_title_at(store, row, shown.title, bound)] or titled
         matching = [row for row in titled if wikipedia.title_matches(reference, row.title)]
         if not matching:  # ?title=Pear&oldid=<another page's revision>: as absent (issue 13.7)
             raise NotFoundBeforeCutoff(absent, [Rejection(
@@ -290,7 +294,8 @@ def at_cutoff(store: Store, row: RevisionRow, bound: int) -> RevisionRow:
 def page_at(store: Store, title: str, bound: int) -> RevisionRow | None:
     """The dump snapshot at ``T`` of the page titled ``title`` (normalized) at ``T``, shown under that title, or
     ``None``: the first page moved away from ``title`` after ``T`` if its title at ``T`` was ``title``, else the page
-    stored under ``title`` if no move after ``T`` gave it that title."""
+    stored under ``title`` if no move after ``T`` gave it that title and no other page was moved away from ``title``
+    since its revision at ``T`` (:func:`bore_title_at`: an older dump's copy of a page moved since)."""
     moved = store.moved_away(title, bound)
     if moved:
         row = store.snapshot(moved[0], bound)
@@ -298,20 +303,26 @@ def page_at(store: Store, title: str, bound: int) -> RevisionRow | None:
             return None
         return as_titled(row, title, store) if row.title != title else row
     row = store.snapshot(wikipedia.doc_id(title), bound)
-    if row is None or title_at(store, row, bound) is not None:
+    if row is None or title_at(store, row, bound) is not None or not bore_title_at(store, row, title, bound):
         return None
     return row
 
 
 def bore_title_at(store: Store, row: RevisionRow, title: str, bound: int) -> bool:
-    """Whether ``row`` (current at ``T``, bearing ``title`` then: :func:`title_at`) is what :func:`page_at` shows
-    for ``title`` at ``T``: no *other* page was moved away from ``title`` after ``T`` (``bound``:
-    ``instant_bound(T)``), which :func:`page_at` takes for the page that bore it then. Two stored pages claim the
-    title at ``T`` when two dumps of different dates hold one page under two titles (the older dump's under its
-    title then, the newer's under the title a move after ``T`` gave it): the older dump's copy stops at that dump
-    (its last revision stays "current" at ``T``), and must not be found at ``T`` beside the page (audit 9)."""
+    """Whether ``row`` (a stored dump row current at ``T``, its page bearing ``title`` then by its own moves:
+    :func:`title_at`) is what :func:`page_at` shows for ``title`` at ``T`` (``bound``: ``instant_bound(T)``): no
+    *other* page was moved away from ``title`` after ``T`` (:func:`page_at` takes the first one for the page that
+    bore it then), nor between ``row``'s revision and ``T`` (then another page bore ``title`` after ``row`` was
+    saved, so ``row``'s page no longer did: a page holds its title until it is moved away).
+
+    Two stored documents claim one title when two dumps of different dates hold one page under two titles: the
+    older dump's copy stops at that dump (its last revision stays "current" at every later cutoff) while the newer
+    dump holds the page under the title a later move gave it. That copy is what its title showed only until the
+    move; after it, it must be neither found nor fetched (audit 9)."""
     moved = store.moved_away(title, bound)
-    return not moved or moved[0] == row.doc_id
+    if moved:
+        return moved[0] == row.doc_id
+    return all(doc == row.doc_id for doc in store.moved_away(title, row.valid_from + 1))
 
 
 def follow_redirect(row: RevisionRow, store: Store, bound: int) -> Shown | None:
