@@ -690,6 +690,13 @@ class Store:
                                  "ORDER BY moved_at, doc_id", (title, since))
         return [str(row[0]) for row in found.fetchall()]
 
+    def departures(self, title: str, since: int) -> list[tuple[int, str]]:
+        """The moves away from ``title`` at or after ``since`` (a stored instant or ``instant_bound(T)``, UTC
+        milliseconds): ``(moved_at, doc_id)``, earliest first (:meth:`moved_away` with the instants)."""
+        found = self._db.execute("SELECT moved_at, doc_id FROM moves WHERE old_title=? AND moved_at>=? "
+                                 "ORDER BY moved_at, doc_id", (title, since))
+        return [(int(at), str(doc)) for at, doc in found.fetchall()]
+
     def relink(self, doc_id: str) -> list[RevisionRow]:
         """Recompute ``valid_to`` and ``continuity`` of every revision of ``doc_id`` from its neighbours.
 

@@ -319,10 +319,11 @@ def bore_title_at(store: Store, row: RevisionRow, title: str, bound: int) -> boo
     older dump's copy stops at that dump (its last revision stays "current" at every later cutoff) while the newer
     dump holds the page under the title a later move gave it. That copy is what its title showed only until the
     move; after it, it must be neither found nor fetched (audit 9)."""
-    moved = store.moved_away(title, bound)
-    if moved:
-        return moved[0] == row.doc_id
-    return all(doc == row.doc_id for doc in store.moved_away(title, row.valid_from + 1))
+    departures = store.departures(title, row.valid_from + 1)  # (one query: most titles were never left)
+    later = [doc for at, doc in departures if at >= bound]
+    if later:
+        return later[0] == row.doc_id
+    return all(doc == row.doc_id for _, doc in departures)
 
 
 def follow_redirect(row: RevisionRow, store: Store, bound: int) -> Shown | None:
