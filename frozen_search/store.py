@@ -711,6 +711,13 @@ class Store:
                                  "ORDER BY moved_at, doc_id", (title, since))
         return [str(row[0]) for row in found.fetchall()]
 
+    def departures(self, title: str, since: int) -> list[tuple[int, str]]:
+        """The moves away from ``title`` at or after ``since`` (a stored instant or ``instant_bound(T)``, UTC
+        milliseconds): ``(moved_at, doc_id)``, earliest first (:meth:`moved_away` with the instants)."""
+        found = self._db.execute("SELECT moved_at, doc_id FROM moves WHERE old_title=? AND moved_at>=? "
+                                 "ORDER BY moved_at, doc_id", (title, since))
+        return [(int(at), str(doc)) for at, doc in found.fetchall()]
+
     def relink(self, doc_id: str) -> list[RevisionRow]:
         """Recompute ``valid_to`` and ``continuity`` of every revision of ``doc_id`` from its neighbours.
 
@@ -795,15 +802,20 @@ class Store:
         stamps of the revisions it carries (inside the caller's transaction)."""
         self._db.execute("INSERT OR IGNORE INTO arrivals VALUES (?,?,?)", (doc_id, at, kind))
 
-    def arrived_by(self, doc_id: str, bound: int) -> bool:
+    def arrived_by(self, doc_id: str, bound: int, *, page_state: bool = True) -> bool:
         """Whether ``doc_id`` has no recorded arrival at or after ``bound`` (``instant_bound(T)``) nor an absence
-        around it (:meth:`set_absences`): a page whose history was imported or created after ``T`` did not exist at
-        ``T``, nor did one that stood outside the namespaces served then."""
+        or deletion span around it (:meth:`set_absences`, :meth:`set_deletions`): a page whose history was imported
+        or created after ``T`` did not exist at ``T``, nor did one that stood outside the namespaces served then, or
+        was deleted then. ``page_state``: nor a span when the revision that stood had its text hidden
+        (:meth:`set_hidden_texts`), which leaves the *page* without a state at ``T``; an old revision of the page
+        (an oldid) was public then all the same, so its check passes ``False``."""
+        hidden = (" UNION ALL SELECT 1 FROM hidden_texts WHERE doc_id=? AND since<? AND until>=?" if page_state
+                  else "")
         found = self._db.execute("SELECT 1 FROM arrivals WHERE doc_id=? AND at>=? UNION ALL SELECT 1 FROM absences "
                                  "WHERE doc_id=? AND since<? AND until>=? UNION ALL SELECT 1 FROM deletions "
-                                 "WHERE doc_id=? AND since<? AND until>=? UNION ALL SELECT 1 FROM hidden_texts "
-                                 "WHERE doc_id=? AND since<? AND until>=? LIMIT 1",
-                                 (doc_id, bound, doc_id, bound, bound, doc_id, bound, bound, doc_id, bound, bound))
+                                 f"WHERE doc_id=? AND since<? AND until>=?{hidden} LIMIT 1",
+                                 (doc_id, bound, doc_id, bound, bound, doc_id, bound, bound,
+                                  *((doc_id, bound, bound) if page_state else ())))
         return found.fetchone() is None
 
     def set_absences(self, doc_id: str, spans: Iterable[tuple[int, int]]) -> None:
@@ -833,6 +845,12 @@ class Store:
         self._db.execute("DELETE FROM hidden_texts WHERE doc_id=?", (doc_id,))
         self._db.executemany("INSERT OR IGNORE INTO hidden_texts VALUES (?,?,?)",
                              [(doc_id, since, until) for since, until in spans])
+
+    def hidden_text_starts(self, doc_id: str) -> list[int]:
+        """The start (``since``, a stored instant) of each span of :meth:`set_hidden_texts` of ``doc_id``: the
+        instants of its revisions whose text a dump hid, oldest first."""
+        return [int(row[0]) for row in self._db.execute(
+            "SELECT DISTINCT since FROM hidden_texts WHERE doc_id=? ORDER BY since", (doc_id,)).fetchall()]
 
     def add_page_log(self, title: str, at: int, logid: int, action: str) -> None:
         """Record a deletion log item of a dump: page ``title`` (full, normalized) was deleted (``action``

@@ -81,7 +81,7 @@ class SnapshotProgress:
         return f"{self.done} of {self.total} documents ({share:.0f} %){left}"
 
 
-SNAPSHOT_RULES = 4
+SNAPSHOT_RULES = 5
 """The rules a snapshot is built by, in its folder's name: a snapshot built by other rules is never opened (a
 service, ``snapshot`` and a read-only data dir all look for this name), and is dropped by the next build at its
 cutoff. 2: each page indexed under its title at ``T`` (``Source.indexed_title``) and Wikipedia's expansion decided
@@ -89,7 +89,9 @@ by the templates standing at ``T`` (1, unnamed: titles and expansion that moves,
 could change, so a snapshot built by it may rank by post-cutoff titles). 3: a Wikipedia page is indexed as it stood
 at ``T`` (its namespace then; a page moved out of the served namespaces after ``T``, kept since, indexed). 4: each
 document indexed under its id at ``T`` (``Source.indexed_doc_id``: a Wikipedia page's title then), a key of the order
-of hits tied in score (3: its id of today, so a move after ``T`` could reorder tied hits, audit 8)."""
+of hits tied in score (3: its id of today, so a move after ``T`` could reorder tied hits, audit 8). 5: a Wikipedia
+row is indexed only when it is what its title showed at ``T`` (``bridge.bore_title_at``: an older dump's copy of a
+page a newer dump holds under the title a move after ``T`` gave it is not, audit 9)."""
 
 
 def snapshot_path(settings: Settings, bound: int, generation: int) -> Path:

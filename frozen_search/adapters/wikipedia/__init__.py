@@ -132,8 +132,11 @@ class WikipediaSource(Source):
 
     def indexable_at(self, row: RevisionRow, store: Store, bound: int) -> bool:
         """:meth:`indexable` of the page as it stood at ``T`` (its namespace then: a template moved out of
-        ``Template:`` after ``T`` is no hit at ``T``, an article moved into it or into ``Draft:`` after ``T`` is)."""
-        return self.indexable(bridge.at_cutoff(store, row, bound))
+        ``Template:`` after ``T`` is no hit at ``T``, an article moved into it or into ``Draft:`` after ``T`` is),
+        when it is what its title showed at ``T`` (:func:`~.bridge.bore_title_at`: not an older dump's copy of a
+        page a newer dump holds under the title a move after ``T`` gave it, audit 9)."""
+        at = bridge.at_cutoff(store, row, bound)
+        return self.indexable(at) and bridge.bore_title_at(store, row, at.title, bound)
 
     def indexed_title(self, row: RevisionRow, store: Store, bound: int) -> str:
         """The page's title at ``T``: its export title with every move after ``T`` undone (a title a later move gave

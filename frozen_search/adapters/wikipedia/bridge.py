@@ -217,13 +217,18 @@ def resolve_local(reference: wikipedia.WikiReference, store: Store, bound: int, 
     if reference.oldid is not None:
         absent = (f"revision {reference.oldid} has no copy saved before the cutoff {cutoff} in the store")
         rows = [row for row in store.by_versions(wikipedia.SOURCE, reference.oldid)
-                if row.valid_from < bound and store.arrived_by(row.doc_id, bound)
+                if row.valid_from < bound and store.arrived_by(row.doc_id, bound, page_state=False)  # (the page's
+                # state at T may be a revision whose text the dump hides; this one's was public: audit 9)
                 and not store.text_hidden(wikipedia.SOURCE, row.version, bound)  # revision deletion at T
                 and not archived_at(store, row, bound)]  # deleted with its page, not restored by T
         if not rows:  # after T reads exactly as absent
             raise NotFoundBeforeCutoff(absent)
         titled = [row if at is None else as_titled(row, at, store) for row in rows
                   for at in [title_at(store, row, bound)]]
+        # one revision stored twice (two dumps naming its page by two titles): an older dump's copy, whose title a
+        # move took away since, is not the page (audit 9)
+        titled = [shown for shown, row in zip(titled, rows, strict=True)
+                  if bore_title_at(store, row, shown.title, bound)] or titled
         matching = [row for row in titled if wikipedia.title_matches(reference, row.title)]
         if not matching:  # ?title=Pear&oldid=<another page's revision>: as absent (issue 13.7)
             raise NotFoundBeforeCutoff(absent, [Rejection(
@@ -289,7 +294,8 @@ def at_cutoff(store: Store, row: RevisionRow, bound: int) -> RevisionRow:
 def page_at(store: Store, title: str, bound: int) -> RevisionRow | None:
     """The dump snapshot at ``T`` of the page titled ``title`` (normalized) at ``T``, shown under that title, or
     ``None``: the first page moved away from ``title`` after ``T`` if its title at ``T`` was ``title``, else the page
-    stored under ``title`` if no move after ``T`` gave it that title."""
+    stored under ``title`` if no move after ``T`` gave it that title and no other page was moved away from ``title``
+    since its revision at ``T`` (:func:`bore_title_at`: an older dump's copy of a page moved since)."""
     moved = store.moved_away(title, bound)
     if moved:
         row = store.snapshot(moved[0], bound)
@@ -297,9 +303,27 @@ def page_at(store: Store, title: str, bound: int) -> RevisionRow | None:
             return None
         return as_titled(row, title, store) if row.title != title else row
     row = store.snapshot(wikipedia.doc_id(title), bound)
-    if row is None or title_at(store, row, bound) is not None:
+    if row is None or title_at(store, row, bound) is not None or not bore_title_at(store, row, title, bound):
         return None
     return row
+
+
+def bore_title_at(store: Store, row: RevisionRow, title: str, bound: int) -> bool:
+    """Whether ``row`` (a stored dump row current at ``T``, its page bearing ``title`` then by its own moves:
+    :func:`title_at`) is what :func:`page_at` shows for ``title`` at ``T`` (``bound``: ``instant_bound(T)``): no
+    *other* page was moved away from ``title`` after ``T`` (:func:`page_at` takes the first one for the page that
+    bore it then), nor between ``row``'s revision and ``T`` (then another page bore ``title`` after ``row`` was
+    saved, so ``row``'s page no longer did: a page holds its title until it is moved away).
+
+    Two stored documents claim one title when two dumps of different dates hold one page under two titles: the
+    older dump's copy stops at that dump (its last revision stays "current" at every later cutoff) while the newer
+    dump holds the page under the title a later move gave it. That copy is what its title showed only until the
+    move; after it, it must be neither found nor fetched (audit 9)."""
+    departures = store.departures(title, row.valid_from + 1)  # (one query: most titles were never left)
+    later = [doc for at, doc in departures if at >= bound]
+    if later:
+        return later[0] == row.doc_id
+    return all(doc == row.doc_id for _, doc in departures)
 
 
 def follow_redirect(row: RevisionRow, store: Store, bound: int) -> Shown | None:

@@ -1283,7 +1283,8 @@ def _ingest_page(page: Any, page_writer: _PageWriter, report: IngestReport, log:
     if page.namespace not in log.namespaces:
         log.retained.add(doc)
     report.pages += 1
-    across, first = False, True
+    across = False
+    previous: _Previous = _FIRST
     instants: list[tuple[int, bool]] = []  # (stored instant, text hidden) of each dated revision
     for revision in revisions:
         if revision.timestamp is not None:
@@ -1291,21 +1292,43 @@ def _ingest_page(page: Any, page_writer: _PageWriter, report: IngestReport, log:
                              revision.deleted is not None and bool(revision.deleted.text)))
         if revision.timestamp is None or (revision.deleted is not None and revision.deleted.text):
             report.skipped_revisions += 1  # no timestamp or suppressed text: nothing provable to show
-            first = False
+            previous = (revision.id, None)
             continue
-        move = _move_of(revision, first)
-        first = False
+        move = _move_of(revision, previous)
+        previous = (revision.id, revision.text or "")
         if move is not None:
             _record_move(page_writer.store, doc, stored_instant(int(revision.timestamp.unix())), move[1], move[2])
             across = across or not (log.kept(move[1]) and log.kept(move[2]))
         page_writer.add(doc, title, page.namespace, page.id, revision)
     page_writer.end_page(doc)
-    page_writer.store.set_hidden_texts(doc, hidden_text_spans(instants))
+    _set_hidden_texts(page_writer.store, doc, instants)
     if across:
         _set_absences(page_writer.store, doc, log)
     elif page.namespace not in log.namespaces:  # kept by a log item: hidden at every cutoff until the run's end
         page_writer.store.set_absences(doc, [(-ALWAYS, ALWAYS)])  # computes its absences from the logged moves
         log.touched.add(doc)
+
+
+def _set_hidden_texts(store: Store, doc: str, instants: list[tuple[int, bool]]) -> None:
+    """Record the spans of page ``doc`` when a revision whose text the dump hides stood (:func:`hidden_text_spans`),
+    from this ``<page>``'s dated revisions (``instants``: ``(stored instant, text hidden)``) *and* what the store
+    holds of the page already: the hidden revisions an earlier file or run read (the start of each stored span: they
+    are not stored themselves) and the stored revisions. Another export of the same page (a later dump, a file of a
+    split history, another run) may hold none of the hidden revisions, or the revision after one: its reading alone
+    must neither forget a span nor leave one open that a revision read elsewhere closes (audit 9).
+
+    A hidden revision whose text another export gave (an older dump, before it was hidden: a revision stored at that
+    instant, which this ``<page>`` does not show itself) is no gap: its text is known. (Two revisions of the page in
+    one second, one hidden, read from different exports: the visible one is taken to be the hidden one.)"""
+    known = store.hidden_text_starts(doc)
+    if not known and not any(hidden for _, hidden in instants):
+        return
+    stored = set(store.revision_instants(doc))
+    shown_here = {at for at, hidden in instants if not hidden}
+    starts = {at for at, hidden in instants if hidden and (at in shown_here or at not in stored)}
+    starts.update(at for at in known if at not in stored and at not in shown_here)
+    dated = [*((at, False) for at in stored | shown_here), *((at, True) for at in starts)]
+    store.set_hidden_texts(doc, hidden_text_spans(dated))
 
 
 def hidden_text_spans(instants: list[tuple[int, bool]]) -> list[tuple[int, int]]:
@@ -1336,15 +1359,15 @@ def _hold(page: Any, log: _MoveLog, known: bool, report: IngestReport) -> Iterat
     if known:
         return revisions
     held: list[Any] = []
-    chars, first = 0, True
+    chars, previous = 0, _FIRST
     for revision in revisions:
         held.append(revision)
         chars += len(revision.text or "")
         if revision.timestamp is None or (revision.deleted is not None and revision.deleted.text):
-            first = False
+            previous = (revision.id, None)
             continue
-        move = _move_of(revision, first)
-        first = False
+        move = _move_of(revision, previous)
+        previous = (revision.id, revision.text or "")
         if move is not None:
             try:
                 if log.kept(wikipedia.normalize_title(move[1])):
@@ -1359,15 +1382,38 @@ def _hold(page: Any, log: _MoveLog, known: bool, report: IngestReport) -> Iterat
     return None
 
 
-def _move_of(revision: Any, first: bool) -> re.Match[str] | None:
+_Previous = tuple[Any, str | None] | None
+_FIRST: _Previous = None
+"""What :func:`_move_of` knows of the revision before: ``None`` (:data:`_FIRST`) for a page's first revision in the
+dump, else ``(its id, its text)`` (text ``None`` when the dump hides it)."""
+
+
+def _move_of(revision: Any, previous: _Previous) -> re.Match[str] | None:
     """The move a revision's comment records (:data:`~.ids.MOVE_COMMENT`: ``[1]`` old title, ``[2]`` new), when the
-    revision is the moved page's null revision; ``None`` otherwise. MediaWiki saves the redirect it leaves at the
-    old title with the same comment (MovePage::moveToInternal, ``saveRevision( $commentObj )``): the first revision
-    of that other page, a redirect to the new title, records no move of it (else the redirect, created after ``T``,
-    would be taken for the page that bore the title at ``T``)."""
+    revision is the moved page's null revision; ``None`` otherwise. ``previous``: the page's revision before it in
+    the dump (:data:`_Previous`).
+
+    A move's null revision holds its parent's text unchanged (MovePage::moveToInternal,
+    ``MutableRevisionRecord::newNullRevision``), and MediaWiki saves no edit that changes nothing: a revision whose
+    text differs from its parent's (the revision before it, when the dump gives no other ``<parentid>``) is an edit
+    whose summary only reads like a move (any editor may write one, after ``T`` too), and records no move (audit
+    9). The first revision of a page in the dump is a null revision only when it names a parent (a current-revisions
+    dump); one naming none in an export that gives ``<sha1>`` (schema 0.6 on, which gives ``<parentid>`` too) is the
+    page's creation, whatever its summary says. MediaWiki saves the redirect it leaves at the old title with the same
+    comment (``saveRevision( $commentObj )``): the first revision of that other page, a redirect to the new title,
+    records no move of it (else the redirect, created after ``T``, would be taken for the page that bore the title
+    at ``T``)."""
     move = wikipedia.MOVE_COMMENT.search(revision.comment or "")
-    if move is None or not first:
+    if move is None:
+        return None
+    if previous is not None:
+        parent_id, parent_text = previous
+        is_parent = revision.parent_id is None or str(revision.parent_id) == str(parent_id)
+        if is_parent and parent_text is not None and (revision.text or "") != parent_text:
+            return None  # an edit, not a null revision
         return move
+    if revision.parent_id is None and revision.sha1:  # a page's creation (rev_parent_id 0: an export that writes
+        return None  # <sha1>, schema 0.6 on, writes <parentid> too whenever the revision has a parent)
     target = redirect_target(revision.text or "")
     try:
         if target is not None and wikipedia.normalize_title(target) == wikipedia.normalize_title(move[2]):
