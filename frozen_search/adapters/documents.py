@@ -246,18 +246,27 @@ class StateWriter:
             return
         groups: dict[str, list[DocState | WireState]] = {}
         for state in states:
-            groups.setdefault(state.doc_id, []).append(state)
+            group = groups.get(state.doc_id)
+            if group is None:
+                groups[state.doc_id] = [state]
+            else:
+                group.append(state)
         stored = self.store.docs_stored(list(groups))
         fresh: dict[tuple[str, str], tuple[int | None, str]] = {}  # (doc_id, version) -> settled interval
+        open_end: tuple[int | None, str] = (None, "open")
         for doc, group in groups.items():
-            if doc in stored or len({s.version for s in group}) != len(group) or (
-                    len(group) > 1 and any(s.sole for s in group)):
+            if doc in stored:
+                continue
+            if len(group) == 1:  # one state: its interval is open (what the general case below gives it)
+                fresh[(doc, group[0].version)] = open_end
+                continue
+            if len({s.version for s in group}) != len(group) or any(s.sole for s in group):
                 continue
             order = sorted(range(len(group)), key=lambda i: group[i].valid_from)  # stable: position breaks ties
             for here, there in zip(order, [*order[1:], None], strict=True):
                 following = None if there is None else group[there]
                 if following is None:
-                    interval: tuple[int | None, str] = (None, "open")
+                    interval: tuple[int | None, str] = open_end
                 elif following.parent_version is None:
                     interval = (following.valid_from, "unverified")
                 else:
@@ -270,25 +279,33 @@ class StateWriter:
         texts: list[str | None] = []
         aliases: dict[tuple[str, str], None] = {}  # each pair once, in first-seen order (the rest would be ignored)
         slow: list[DocState] = []
+        memo: dict[Any, str] = {}  # _stored_json's pieces (the states outlive it)
+        origin = self.origin
         for state in states:
             settled = fresh.get((state.doc_id, state.version))
             if settled is None:
                 slow.append(state.state() if isinstance(state, WireState) else state)
                 continue
             if isinstance(state, WireState):
-                row, own, text = _wire_row(state, settled, self.origin, keys)
-                rows.append(row)
-            else:
-                new, own = new_revision(state, self.origin, keys)
-                rows.append((new.doc_id, new.source, new.version, new.parent_version, new.valid_from, *settled,
-                             new.title, new.redirect, new.chunk_keys, new.sha256, new.chars,
-                             revision_json(new.metadata), revision_json(new.provenance), new.origin,
-                             new.precision_ms))
-                text = None if state.refusal is not None else display_text(state.parts or ())
+                row, own, text = _wire_row(state, settled, origin, keys)
+            else:  # its columns as a worker prepares them (_stored_json: the same JSON as revision_json of each)
+                parts = list(state.parts or ())
+                own = _chunks(parts, keys)
+                displayed = display_text(parts)
+                row = (state.doc_id, state.source, state.version, state.parent_version, state.valid_from, *settled,
+                       state.title, None, b"".join([c[0] for c in own]),
+                       hashlib.sha256(displayed.encode("utf-8")).hexdigest(), len(displayed),
+                       *_stored_json(state, memo), origin, state.precision_ms)
+                text = None if state.refusal is not None else displayed
+            rows.append(row)
             for chunk in own:
-                chunks.setdefault(chunk[0], chunk)
+                if chunk[0] not in chunks:
+                    chunks[chunk[0]] = chunk
             texts.append(text)
-            aliases.update(dict.fromkeys((alias, state.doc_id) for alias in state.aliases))
+            if state.aliases:
+                doc_id = state.doc_id
+                for alias in state.aliases:
+                    aliases[(alias, doc_id)] = None
         if rows:
             self.store.put_chunks(chunks.values())
             pks = self.store.insert_encoded_revisions(rows)
@@ -850,24 +867,22 @@ def _next_ahead(messages: queue.Queue[Ahead], thread: threading.Thread) -> dict[
 
 
 def worker_messages(module: str, arguments: dict[str, Any], who: str, stopped: str,
-                    ready: list[Callable[[], bool]] | None = None) -> Generator[dict[str, Any], None, None]:
+                    ready: list[Callable[[], bool]] | None = None, *, started: Started | None = None
+                    ) -> Generator[dict[str, Any], None, None]:
     """The :func:`write_message` messages of ``python -m module ARGUMENTS_JSON`` run with this interpreter and this
     ``frozen_search`` package, up to and including the one marked ``done``; a thread reads up to
     :data:`READ_AHEAD` of them ahead (the pipe's buffer and that bound what is in flight). Closing the generator
     (or an error) stops the worker. ``ready``: once the worker is started, a function telling whether the next
-    message (or the end) is read already, so that taking it would not wait, is appended to it.
+    message (or the end) is read already, so that taking it would not wait, is appended to it. ``started``: the
+    worker started already by :func:`start_worker` (the caller stops it with :func:`stop_worker` also when this
+    generator never runs); by default it starts at the first message asked for.
 
     Raises:
         IngestError: the worker stopped early (``stopped`` and its exit code), wrote something unreadable, or sent
             ``{"error": message}`` (that message, as the worker words it).
     """
-    root = str(Path(__file__).resolve().parents[2])  # the folder holding this frozen_search package
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([root, *filter(None, [os.environ.get("PYTHONPATH")])]))
-    worker = subprocess.Popen([sys.executable, "-m", module, json.dumps(arguments)], stdin=subprocess.DEVNULL,
-                              stdout=subprocess.PIPE, env=env)
-    stdout = cast(IO[bytes], worker.stdout)  # stdout=PIPE
-    stop = threading.Event()
-    messages, reader = _read_ahead(stdout, who, stop)
+    running = started if started is not None else start_worker(module, arguments, who)
+    worker, _, _, messages, reader = running
     if ready is not None:
         ready.append(lambda: not messages.empty() or not reader.is_alive())
     try:
@@ -881,12 +896,36 @@ def worker_messages(module: str, arguments: dict[str, Any], who: str, stopped: s
             if message["done"]:
                 break
     finally:
-        stop.set()
-        if worker.poll() is None:
-            worker.kill()
-        worker.wait()
-        reader.join()
-        stdout.close()
+        stop_worker(running)
+
+
+Started = tuple["subprocess.Popen[bytes]", IO[bytes], threading.Event, "queue.Queue[Ahead]", threading.Thread]
+"""A worker process :func:`start_worker` started: the process, its stdout, the event that stops its reader thread,
+the queue that thread fills, the thread."""
+
+
+def start_worker(module: str, arguments: dict[str, Any], who: str) -> Started:
+    """Start ``python -m module ARGUMENTS_JSON`` (see :func:`worker_messages`) and the thread reading its messages
+    ahead, without waiting for any; :func:`stop_worker` stops both."""
+    root = str(Path(__file__).resolve().parents[2])  # the folder holding this frozen_search package
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([root, *filter(None, [os.environ.get("PYTHONPATH")])]))
+    worker = subprocess.Popen([sys.executable, "-m", module, json.dumps(arguments)], stdin=subprocess.DEVNULL,
+                              stdout=subprocess.PIPE, env=env)
+    stdout = cast(IO[bytes], worker.stdout)  # stdout=PIPE
+    stop = threading.Event()
+    messages, reader = _read_ahead(stdout, who, stop)
+    return worker, stdout, stop, messages, reader
+
+
+def stop_worker(started: Started) -> None:
+    """Stop a worker of :func:`start_worker` (killed if still running) and its reader thread; again: nothing."""
+    worker, stdout, stop, _, reader = started
+    stop.set()
+    if worker.poll() is None:
+        worker.kill()
+    worker.wait()
+    reader.join()
+    stdout.close()
 
 
 def states_in_worker(factory: str, paths: Sequence[Path], path: Path, report: StateIngestReport,
@@ -996,8 +1035,58 @@ def states_beside_worker(factory: str, paths: Sequence[Path], path: Path, report
     Raises:
         IngestError: as :func:`states_in_workers`; the reader's own errors in this process as it raises them.
     """
-    streams = [_own_blocks(read, path, every), _share_messages(factory, paths, path, [0, every, True])]
-    yield from _blocks_in_order(streams, lambda block: 0 if block % every == 0 else 1, path, report, tick, read)
+    arguments = {"factory": factory, "paths": [str(p) for p in paths], "path": str(path), "share": [0, every, True]}
+    started = start_worker("frozen_search.adapters.state_worker", arguments, "ingest worker")  # now: it imports
+    # while this process reads block 0
+    try:
+        worker = worker_messages("frozen_search.adapters.state_worker", arguments, "ingest worker",
+                                 f"reading {path} stopped early; nothing of this ingest was stored",
+                                 started=started)
+        messages, reader = started[3], started[4]
+        own = _own_blocks(read, path, every)
+        early: list[dict[str, Any] | Exception] = []  # own blocks read ahead (or what reading one raised), in order
+        ended = [False]
+
+        def mine() -> Iterator[dict[str, Any]]:
+            while True:
+                found: dict[str, Any] | Exception | None = early.pop(0) if early else next(own, None)
+                if found is None:
+                    return
+                if isinstance(found, Exception):
+                    raise found  # at its turn, as reading it then would
+                yield found
+
+        def theirs() -> Iterator[dict[str, Any]]:
+            with closing(worker):  # closed (a block told unsure): the worker stops before the rest is read
+                yield from ahead()
+
+        def ahead() -> Iterator[dict[str, Any]]:
+            while True:
+                while messages.empty() and reader.is_alive() and not ended[0] and len(early) < OWN_AHEAD:
+                    try:  # the worker's message is not there yet: read one of this process's blocks meanwhile
+                        found: dict[str, Any] | Exception | None = next(own, None)
+                    except Exception as exc:  # told at that block's turn (mine)
+                        found = exc
+                    if found is None:
+                        ended[0] = True
+                        break
+                    early.append(found)
+                    ended[0] = isinstance(found, Exception) or bool(found["done"])
+                message = next(worker, None)
+                if message is None:
+                    return
+                yield message
+
+        streams = [mine(), theirs()]
+        yield from _blocks_in_order(streams, lambda block: 0 if block % every == 0 else 1, path, report, tick, read)
+    finally:
+        stop_worker(started)
+
+
+OWN_AHEAD = 8
+"""Blocks of its own the ingesting process reads ahead beside its worker (:func:`states_beside_worker`) while the
+worker's next message is not there yet (at the start, while the worker imports; whenever it is behind), instead of
+waiting: ~6,000 bulk-snapshot records of states held at most."""
 
 
 def states_lines_beside_worker(factory: str, paths: Sequence[Path], path: Path, report: StateIngestReport,
