@@ -867,22 +867,24 @@ def _next_ahead(messages: queue.Queue[Ahead], thread: threading.Thread) -> dict[
 
 
 def worker_messages(module: str, arguments: dict[str, Any], who: str, stopped: str,
-                    ready: list[Callable[[], bool]] | None = None, *, started: Started | None = None
-                    ) -> Generator[dict[str, Any], None, None]:
+                    ready: list[Callable[[], bool]] | None = None) -> Generator[dict[str, Any], None, None]:
     """The :func:`write_message` messages of ``python -m module ARGUMENTS_JSON`` run with this interpreter and this
     ``frozen_search`` package, up to and including the one marked ``done``; a thread reads up to
     :data:`READ_AHEAD` of them ahead (the pipe's buffer and that bound what is in flight). Closing the generator
     (or an error) stops the worker. ``ready``: once the worker is started, a function telling whether the next
-    message (or the end) is read already, so that taking it would not wait, is appended to it. ``started``: the
-    worker started already by :func:`start_worker` (the caller stops it with :func:`stop_worker` also when this
-    generator never runs); by default it starts at the first message asked for.
+    message (or the end) is read already, so that taking it would not wait, is appended to it.
 
     Raises:
         IngestError: the worker stopped early (``stopped`` and its exit code), wrote something unreadable, or sent
             ``{"error": message}`` (that message, as the worker words it).
     """
-    running = started if started is not None else start_worker(module, arguments, who)
-    worker, _, _, messages, reader = running
+    root = str(Path(__file__).resolve().parents[2])  # the folder holding this frozen_search package
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([root, *filter(None, [os.environ.get("PYTHONPATH")])]))
+    worker = subprocess.Popen([sys.executable, "-m", module, json.dumps(arguments)], stdin=subprocess.DEVNULL,
+                              stdout=subprocess.PIPE, env=env)
+    stdout = cast(IO[bytes], worker.stdout)  # stdout=PIPE
+    stop = threading.Event()
+    messages, reader = _read_ahead(stdout, who, stop)
     if ready is not None:
         ready.append(lambda: not messages.empty() or not reader.is_alive())
     try:
@@ -896,36 +898,12 @@ def worker_messages(module: str, arguments: dict[str, Any], who: str, stopped: s
             if message["done"]:
                 break
     finally:
-        stop_worker(running)
-
-
-Started = tuple["subprocess.Popen[bytes]", IO[bytes], threading.Event, "queue.Queue[Ahead]", threading.Thread]
-"""A worker process :func:`start_worker` started: the process, its stdout, the event that stops its reader thread,
-the queue that thread fills, the thread."""
-
-
-def start_worker(module: str, arguments: dict[str, Any], who: str) -> Started:
-    """Start ``python -m module ARGUMENTS_JSON`` (see :func:`worker_messages`) and the thread reading its messages
-    ahead, without waiting for any; :func:`stop_worker` stops both."""
-    root = str(Path(__file__).resolve().parents[2])  # the folder holding this frozen_search package
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([root, *filter(None, [os.environ.get("PYTHONPATH")])]))
-    worker = subprocess.Popen([sys.executable, "-m", module, json.dumps(arguments)], stdin=subprocess.DEVNULL,
-                              stdout=subprocess.PIPE, env=env)
-    stdout = cast(IO[bytes], worker.stdout)  # stdout=PIPE
-    stop = threading.Event()
-    messages, reader = _read_ahead(stdout, who, stop)
-    return worker, stdout, stop, messages, reader
-
-
-def stop_worker(started: Started) -> None:
-    """Stop a worker of :func:`start_worker` (killed if still running) and its reader thread; again: nothing."""
-    worker, stdout, stop, _, reader = started
-    stop.set()
-    if worker.poll() is None:
-        worker.kill()
-    worker.wait()
-    reader.join()
-    stdout.close()
+        stop.set()
+        if worker.poll() is None:
+            worker.kill()
+        worker.wait()
+        reader.join()
+        stdout.close()
 
 
 def states_in_worker(factory: str, paths: Sequence[Path], path: Path, report: StateIngestReport,
@@ -1035,58 +1013,8 @@ def states_beside_worker(factory: str, paths: Sequence[Path], path: Path, report
     Raises:
         IngestError: as :func:`states_in_workers`; the reader's own errors in this process as it raises them.
     """
-    arguments = {"factory": factory, "paths": [str(p) for p in paths], "path": str(path), "share": [0, every, True]}
-    started = start_worker("frozen_search.adapters.state_worker", arguments, "ingest worker")  # now: it imports
-    # while this process reads block 0
-    try:
-        worker = worker_messages("frozen_search.adapters.state_worker", arguments, "ingest worker",
-                                 f"reading {path} stopped early; nothing of this ingest was stored",
-                                 started=started)
-        messages, reader = started[3], started[4]
-        own = _own_blocks(read, path, every)
-        early: list[dict[str, Any] | Exception] = []  # own blocks read ahead (or what reading one raised), in order
-        ended = [False]
-
-        def mine() -> Iterator[dict[str, Any]]:
-            while True:
-                found: dict[str, Any] | Exception | None = early.pop(0) if early else next(own, None)
-                if found is None:
-                    return
-                if isinstance(found, Exception):
-                    raise found  # at its turn, as reading it then would
-                yield found
-
-        def theirs() -> Iterator[dict[str, Any]]:
-            with closing(worker):  # closed (a block told unsure): the worker stops before the rest is read
-                yield from ahead()
-
-        def ahead() -> Iterator[dict[str, Any]]:
-            while True:
-                while messages.empty() and reader.is_alive() and not ended[0] and len(early) < OWN_AHEAD:
-                    try:  # the worker's message is not there yet: read one of this process's blocks meanwhile
-                        found: dict[str, Any] | Exception | None = next(own, None)
-                    except Exception as exc:  # told at that block's turn (mine)
-                        found = exc
-                    if found is None:
-                        ended[0] = True
-                        break
-                    early.append(found)
-                    ended[0] = isinstance(found, Exception) or bool(found["done"])
-                message = next(worker, None)
-                if message is None:
-                    return
-                yield message
-
-        streams = [mine(), theirs()]
-        yield from _blocks_in_order(streams, lambda block: 0 if block % every == 0 else 1, path, report, tick, read)
-    finally:
-        stop_worker(started)
-
-
-OWN_AHEAD = 8
-"""Blocks of its own the ingesting process reads ahead beside its worker (:func:`states_beside_worker`) while the
-worker's next message is not there yet (at the start, while the worker imports; whenever it is behind), instead of
-waiting: ~6,000 bulk-snapshot records of states held at most."""
+    streams = [_own_blocks(read, path, every), _share_messages(factory, paths, path, [0, every, True])]
+    yield from _blocks_in_order(streams, lambda block: 0 if block % every == 0 else 1, path, report, tick, read)
 
 
 def states_lines_beside_worker(factory: str, paths: Sequence[Path], path: Path, report: StateIngestReport,
