@@ -247,18 +247,27 @@ class StateWriter:
             return
         groups: dict[str, list[DocState | WireState]] = {}
         for state in states:
-            groups.setdefault(state.doc_id, []).append(state)
+            group = groups.get(state.doc_id)
+            if group is None:
+                groups[state.doc_id] = [state]
+            else:
+                group.append(state)
         stored = self.store.docs_stored(list(groups))
         fresh: dict[tuple[str, str], tuple[int | None, str]] = {}  # (doc_id, version) -> settled interval
+        open_end: tuple[int | None, str] = (None, "open")
         for doc, group in groups.items():
-            if doc in stored or len({s.version for s in group}) != len(group) or (
-                    len(group) > 1 and any(s.sole for s in group)):
+            if doc in stored:
+                continue
+            if len(group) == 1:  # one state: its interval is open (what the general case below gives it)
+                fresh[(doc, group[0].version)] = open_end
+                continue
+            if len({s.version for s in group}) != len(group) or any(s.sole for s in group):
                 continue
             order = sorted(range(len(group)), key=lambda i: group[i].valid_from)  # stable: position breaks ties
             for here, there in zip(order, [*order[1:], None], strict=True):
                 following = None if there is None else group[there]
                 if following is None:
-                    interval: tuple[int | None, str] = (None, "open")
+                    interval: tuple[int | None, str] = open_end
                 elif following.parent_version is None:
                     interval = (following.valid_from, "unverified")
                 else:
@@ -271,25 +280,33 @@ class StateWriter:
         texts: list[str | None] = []
         aliases: dict[tuple[str, str], None] = {}  # each pair once, in first-seen order (the rest would be ignored)
         slow: list[DocState] = []
+        memo: dict[Any, str] = {}  # _stored_json's pieces (the states outlive it)
+        origin = self.origin
         for state in states:
             settled = fresh.get((state.doc_id, state.version))
             if settled is None:
                 slow.append(state.state() if isinstance(state, WireState) else state)
                 continue
             if isinstance(state, WireState):
-                row, own, text = _wire_row(state, settled, self.origin, keys)
-                rows.append(row)
-            else:
-                new, own = new_revision(state, self.origin, keys)
-                rows.append((new.doc_id, new.source, new.version, new.parent_version, new.valid_from, *settled,
-                             new.title, new.redirect, new.chunk_keys, new.sha256, new.chars,
-                             revision_json(new.metadata), revision_json(new.provenance), new.origin,
-                             new.precision_ms))
-                text = None if state.refusal is not None else display_text(state.parts or ())
+                row, own, text = _wire_row(state, settled, origin, keys)
+            else:  # its columns as a worker prepares them (_stored_json: the same JSON as revision_json of each)
+                parts = list(state.parts or ())
+                own = _chunks(parts, keys)
+                displayed = display_text(parts)
+                row = (state.doc_id, state.source, state.version, state.parent_version, state.valid_from, *settled,
+                       state.title, None, b"".join([c[0] for c in own]),
+                       hashlib.sha256(displayed.encode("utf-8")).hexdigest(), len(displayed),
+                       *_stored_json(state, memo), origin, state.precision_ms)
+                text = None if state.refusal is not None else displayed
+            rows.append(row)
             for chunk in own:
-                chunks.setdefault(chunk[0], chunk)
+                if chunk[0] not in chunks:
+                    chunks[chunk[0]] = chunk
             texts.append(text)
-            aliases.update(dict.fromkeys((alias, state.doc_id) for alias in state.aliases))
+            if state.aliases:
+                doc_id = state.doc_id
+                for alias in state.aliases:
+                    aliases[(alias, doc_id)] = None
         if rows:
             self.store.put_chunks(chunks.values())
             pks = self.store.insert_encoded_revisions(rows)
