@@ -1554,11 +1554,23 @@ def not_recomputable(record: Mapping[str, Any]) -> str | None:
     for name in names:
         cut = arguments.get(name)
         if not (isinstance(cut, dict) and isinstance(cut.get("prefix"), str) and isinstance(cut.get("chars"), int)
-                and cut["chars"] > len(cut["prefix"]) and isinstance(cut.get("sha256"), str)):
+                and (cut["chars"] > len(cut["prefix"]) or _whole_big_integer(cut))
+                and isinstance(cut.get("sha256"), str)):
             return f"malformed truncated line: argument {str(name)[:80]!r} is not a cut value"
         parts.append(f"{str(name)[:80]} ({cut['chars']} characters, sha256 {cut['sha256']})")
     return (f"refused, not recomputable from the log: [{error.get('code')}] with {', '.join(parts)} logged "
             "truncated")
+
+
+_HEX_INTEGER = re.compile(r"-?0x[0-9a-f]+")
+
+
+def _whole_big_integer(cut: Mapping[str, Any]) -> bool:
+    """Whether a cut value is an integer of more than 64 bits kept whole (:func:`truncated_value` writes one as its
+    ``hex()``: never longer than the prefix it keeps, yet logged cut, since it has no canonical JSON)."""
+    prefix = cut["prefix"]
+    return (cut.get("type") == "json" and cut["chars"] == len(prefix) and _HEX_INTEGER.fullmatch(prefix) is not None
+            and int(prefix, 16).bit_length() > 64)
 
 
 def _execute(record: Mapping[str, Any], execute: Execute) -> tuple[Any, Any] | str:

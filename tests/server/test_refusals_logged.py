@@ -366,3 +366,30 @@ def test_a_name_given_twice_is_refused_and_logged_never_one_value_winning(wiki_d
         assert audit(log).ok
     finally:
         service.close()
+
+
+def test_a_refused_integer_of_more_than_64_bits_replays_as_not_recomputable(wiki_data_dir: Path,
+                                                                             tmp_path: Path) -> None:
+    """``limit=10**20`` is logged cut (as its ``hex()``, which fits the prefix whole): replay said "malformed
+    truncated line" (a difference) of a line the service itself wrote; it is a refusal not recomputable from the log,
+    like any cut argument. A short hex prefix that is no big integer is still malformed."""
+    from frozen_search.querylog import QueryEvent, QueryLog, truncated_value
+
+    log = tmp_path / "log.jsonl"
+    service = make_service(wiki_data_dir, CUTOFF, log=log)
+    try:
+        with pytest.raises(FrozenSearchError):
+            service.call("search", {"query": "pear", "limit": 10**20})
+    finally:
+        service.close()
+    (logged,) = _lines(log)
+    assert logged["truncated"] == ["limit"] and logged["arguments"]["limit"]["prefix"] == hex(10**20)
+    (line,) = replay(log, lambda cutoff, tool, arguments: (None, None))
+    assert not line.recomputable and line.detail.startswith("refused, not recomputable from the log"), line.detail
+    forged = tmp_path / "forged.jsonl"
+    with QueryLog(forged) as writer:
+        writer.append(QueryEvent("2026-01-01T00:00:00Z", "s", "search", {"query": "pear", "limit": truncated_value(5)},
+                                 CUTOFF_ISO, None, {"code": "invalid_request", "message": "x"}, [], [], 1.0,
+                                 truncated=["limit"]))
+    (line,) = replay(forged, lambda cutoff, tool, arguments: (None, None))
+    assert line.detail.startswith("malformed truncated line"), line.detail
