@@ -34,6 +34,7 @@ from frozen_search.adapters.documents import DocReference, DocState
 from frozen_search.config import Settings
 from frozen_search.cutoff_rules import openalex as rules
 from frozen_search.errors import InvalidRequest, require_unicode
+from frozen_search.urls import read_url
 
 SOURCE = "openalex"
 HOST = "openalex.org"
@@ -43,6 +44,8 @@ _API_URL = re.compile(r"^(?:https?://)?api\.openalex\.org/works/([^/?#]+)/?$", r
 _OPENALEX_URL = re.compile(r"^(?:https?://)?(?:www\.|api\.)?openalex\.org(?:[/?#]|$)", re.IGNORECASE)
 _DOI_URL = re.compile(r"^(?:https?://)?(?:dx\.)?doi\.org/(.+)$", re.IGNORECASE)
 _DOI = re.compile(r"^10\.[0-9]{4,9}/\S+$")
+_URL_HOSTS = frozenset({HOST, f"www.{HOST}", f"api.{HOST}", "doi.org", "dx.doi.org"})
+"""The hosts of the URLs :func:`parse_reference` reads (a URL of one written wrongly is malformed, not unserved)."""
 _ABSTRACT_HEADINGS = frozenset({"abstract", "abstract.", "abstract:"})
 _ESCAPED = re.compile(r"\\(\\|n|t|r|\")")
 _ESCAPES = {"\\": "\\", "n": "\n", "t": "\t", "r": "\r", '"': '"'}
@@ -99,19 +102,25 @@ def parse_reference(ref: str, settings: Settings) -> DocReference | None:
     """
     text = require_unicode(ref, "id").strip()
     lowered = text.lower()
+    url = text  # what the URL patterns read: the caller's text, its authority reduced to the host when ours
+    authority = read_url("https://" + re.sub(r"^(?:https?:)?//", "", text, flags=re.IGNORECASE))
+    if authority is not None and authority.host in _URL_HOSTS:
+        if authority.problem is not None:  # our host named wrongly: a malformed URL, not another host
+            raise InvalidRequest(f"{text[:100]!r} is not a well-formed {authority.host} URL ({authority.problem})")
+        url = authority.canonical
     key: str | None = None
     if lowered.startswith(f"{SOURCE}:"):
         key = text[len(SOURCE) + 1:]
     else:
-        found = _API_URL.match(text) or _WORK_URL.match(text)
-        key = found.group(1) if found else ("" if _OPENALEX_URL.match(text) else None)
+        found = _API_URL.match(url) or _WORK_URL.match(url)
+        key = found.group(1) if found else ("" if _OPENALEX_URL.match(url) else None)
     if key is not None:
         match = WORK_ID.match(key.strip())
         if match is None:
             raise InvalidRequest(f"{text[:100]!r} is not an OpenAlex work (expected openalex:W followed by digits)")
         return DocReference(source=SOURCE, doc_id=doc_id("W" + match.group(1)))
-    if lowered.startswith("doi:") or _DOI_URL.match(text) or _DOI.match(lowered):  # a bare 10.… DOI too
-        doi = normalize_doi(text)
+    if lowered.startswith("doi:") or _DOI_URL.match(url) or _DOI.match(lowered):  # a bare 10.… DOI too
+        doi = normalize_doi(url)
         if doi is None:
             raise InvalidRequest(f"{text[:100]!r} is not a DOI (expected doi:10.<registrant>/<suffix>)")
         return DocReference(source=SOURCE, alias=f"doi:{doi}")
