@@ -57,6 +57,54 @@ class RecordError(ValueError):
     """A record that cannot become a state (no OpenAlex work id, no usable publication date, no title)."""
 
 
+WORK_FIELDS = ("id", "publication_date", "doi", "primary_location", "type", "is_paratext", "is_retracted", "title",
+               "display_name", "indexed_in", "locations", "authorships", "abstract_inverted_index",
+               "created_date")
+"""The top-level fields of a work that :func:`work_state` reads (with
+:func:`~frozen_search.cutoff_rules.openalex.judge`): all a snapshot line's state is made of
+(:func:`frozen_search.adapters.openalex.ingest.work_fields`). A field read there and missing here would be read as
+absent: tests/openalex check that every field the real works are read for is listed."""
+NESTED_REPEAT = ("a field the record is judged or shown by writes a name twice inside it (which value is the "
+                 "record's is not shown)")
+"""The :class:`RecordError` of a work :func:`repeated_inside` refuses."""
+
+
+def repeated_inside(work: Any, repeated: set[int]) -> str | None:
+    """The first field of :data:`WORK_FIELDS` in ``work`` (a parsed work, a ``dict``) holding, at any depth, an
+    object whose ``id()`` is in ``repeated`` (objects whose text wrote one name twice:
+    :func:`frozen_search.adapters.fastjson.loads_marking_repeats`), or ``None``. In ``authorships`` only each
+    authorship's own object counts (the state reads its ``raw_author_name`` alone, nothing deeper), and in
+    ``abstract_inverted_index`` only its own object (an entry that is not a list of positions withholds the abstract
+    whatever it holds: :func:`rebuild_abstract`). ``json`` keeps the
+    last of two written values (RFC 8259 section 4 leaves it open), so a repeat inside ``primary_location`` or
+    ``is_paratext``'s neighbours could decide eligibility: such a work is refused whole (:data:`NESTED_REPEAT`).
+    (The top-level object's own repeats are the caller's check.)"""
+    if not repeated or not isinstance(work, dict):
+        return None
+    for field in WORK_FIELDS:
+        if field not in work:
+            continue
+        value = work[field]
+        if field == "authorships":
+            if isinstance(value, list) and any(id(entry) in repeated for entry in value if isinstance(entry, dict)):
+                return field
+            continue
+        if field == "abstract_inverted_index":
+            if id(value) in repeated:
+                return field
+            continue
+        pending = [value]
+        while pending:
+            value = pending.pop()
+            if isinstance(value, dict):
+                if id(value) in repeated:
+                    return field
+                pending.extend(value.values())
+            elif isinstance(value, list):
+                pending.extend(value)
+    return None
+
+
 def work_key(value: Any) -> str:
     """``W2741809807`` from an OpenAlex work id (``https://openalex.org/W…``, ``W…``, any case).
 
