@@ -67,42 +67,56 @@ absent: tests/openalex check that every field the real works are read for is lis
 NESTED_REPEAT = ("a field the record is judged or shown by writes a name twice inside it (which value is the "
                  "record's is not shown)")
 """The :class:`RecordError` of a work :func:`repeated_inside` refuses."""
+_JUDGED_FIRST = tuple(field for field in WORK_FIELDS
+                      if field not in ("locations", "authorships", "abstract_inverted_index"))
 
 
 def repeated_inside(work: Any, repeated: set[int]) -> str | None:
-    """The first field of :data:`WORK_FIELDS` in ``work`` (a parsed work, a ``dict``) holding, at any depth, an
-    object whose ``id()`` is in ``repeated`` (objects whose text wrote one name twice:
-    :func:`frozen_search.adapters.fastjson.loads_marking_repeats`), or ``None``. In ``authorships`` only each
-    authorship's own object counts (the state reads its ``raw_author_name`` alone, nothing deeper), and in
-    ``abstract_inverted_index`` only its own object (an entry that is not a list of positions withholds the abstract
-    whatever it holds: :func:`rebuild_abstract`). ``json`` keeps the
-    last of two written values (RFC 8259 section 4 leaves it open), so a repeat inside ``primary_location`` or
-    ``is_paratext``'s neighbours could decide eligibility: such a work is refused whole (:data:`NESTED_REPEAT`).
-    (The top-level object's own repeats are the caller's check.)"""
+    """The first field of ``work`` (a parsed work, a ``dict``) that decides anything of its state and holds an object
+    whose ``id()`` is in ``repeated`` (objects whose text wrote one name twice:
+    :func:`frozen_search.adapters.fastjson.loads_marking_repeats`), or ``None``. ``json`` keeps the last of two
+    written values (RFC 8259 section 4 leaves it open), so two ``primary_location.source.type`` could make a deposit
+    a journal article: such a work is refused whole (:data:`NESTED_REPEAT`). What decides, and so is checked:
+
+    - the fields :func:`~frozen_search.cutoff_rules.openalex.judge` reads before ``locations``, at any depth;
+    - ``locations``, at any depth, when they can change the verdict (every other check passed and
+      :func:`~frozen_search.cutoff_rules.openalex.locations_decide`);
+    - for an eligible work (the only one shown), each authorship's own object (the state reads its
+      ``raw_author_name`` alone) and the ``abstract_inverted_index``'s own object (an entry that is not a list of
+      positions withholds the abstract whatever it holds: :func:`rebuild_abstract`).
+
+    Repeats anywhere else (``concepts``, ``open_access``, an authorship's ``institutions``) decide nothing. This is
+    exactly what the fast reader (``frozen_search.adapters.openalex.ingest.work_fields``) reads. (The top-level
+    object's own repeats are the caller's check.)"""
     if not repeated or not isinstance(work, dict):
         return None
-    for field in WORK_FIELDS:
-        if field not in work:
-            continue
-        value = work[field]
-        if field == "authorships":
-            if isinstance(value, list) and any(id(entry) in repeated for entry in value if isinstance(entry, dict)):
-                return field
-            continue
-        if field == "abstract_inverted_index":
-            if id(value) in repeated:
-                return field
-            continue
-        pending = [value]
-        while pending:
-            value = pending.pop()
-            if isinstance(value, dict):
-                if id(value) in repeated:
-                    return field
-                pending.extend(value.values())
-            elif isinstance(value, list):
-                pending.extend(value)
+    for field in _JUDGED_FIRST:
+        if field in work and _holds(work[field], repeated):
+            return field
+    if "locations" in work and rules.locations_decide(work) and rules.judge({**work, "locations": None}).eligible \
+            and _holds(work["locations"], repeated):
+        return "locations"
+    authorships = work.get("authorships")
+    if isinstance(authorships, list) and any(id(entry) in repeated for entry in authorships
+                                             if isinstance(entry, dict)) and rules.judge(work).eligible:
+        return "authorships"
+    if id(work.get("abstract_inverted_index")) in repeated and rules.judge(work).eligible:
+        return "abstract_inverted_index"
     return None
+
+
+def _holds(value: Any, repeated: set[int]) -> bool:
+    """Whether ``value`` is or holds, at any depth, an object whose ``id()`` is in ``repeated``."""
+    pending = [value]
+    while pending:
+        value = pending.pop()
+        if isinstance(value, dict):
+            if id(value) in repeated:
+                return True
+            pending.extend(value.values())
+        elif isinstance(value, list):
+            pending.extend(value)
+    return False
 
 
 def work_key(value: Any) -> str:

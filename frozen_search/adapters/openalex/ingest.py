@@ -219,26 +219,26 @@ def _fields(document: Any) -> WorkFields | None:
             value = fields[key] = _value(document[key])
             if value is _REPEATS:
                 return None  # parsed whole: loads_marking_repeats tells the repeat, and the work is refused
-    locations = _value(document["locations"]) if "locations" in keys else None
-    if locations is _REPEATS:
-        return None
-    if "abstract_inverted_index" in keys and not _plain(document["abstract_inverted_index"]):
-        return None
-    if "authorships" in keys and type(found := document["authorships"]) is _simdjson.Array \
-            and not all(map(_plain, found)):
-        return None
     verdict = rules.judge(fields)  # without locations: read only when they can change it (~1/2 of eligible works)
     if verdict.eligible and "locations" in keys and rules.locations_decide(fields):
-        fields["locations"] = locations
+        locations = fields["locations"] = _value(document["locations"])
+        if locations is _REPEATS:
+            return None
         verdict = rules.judge(fields)
     fields.verdict = verdict
     if not verdict.eligible:  # the state of a refused work reads nothing more (work_state)
         return fields
     if "authorships" in keys:
         found = document["authorships"]
-        fields["authorships"] = _deposited_names(found) if type(found) is _simdjson.Array else _as_json(found)
+        names = _deposited_names(found) if type(found) is _simdjson.Array else _as_json(found)
+        if names is None:
+            return None
+        fields["authorships"] = names
     if "abstract_inverted_index" in keys:
-        fields["abstract_inverted_index"] = _as_json(document["abstract_inverted_index"])
+        found = document["abstract_inverted_index"]
+        fields["abstract_inverted_index"] = abstract = _as_json(found)
+        if type(found) is _simdjson.Object and len(abstract) != len(found):  # a word written twice
+            return None
     return fields
 
 
@@ -284,25 +284,22 @@ def _as_json(value: Any) -> Any:
     return value.as_dict() if kind is _simdjson.Object else value.as_list() if kind is _simdjson.Array else value
 
 
-def _plain(value: Any) -> bool:
-    """Whether ``value`` is no simdjson object, or one whose names are all distinct (only its own, not deeper)."""
-    assert _simdjson is not None
-    return type(value) is not _simdjson.Object or len(set(value)) == len(value)
-
-
 def _plain_object(value: Any) -> bool:
     """Whether ``value`` is a simdjson object whose keys are all distinct (so ``value[key]`` is ``json``'s value)."""
     assert _simdjson is not None
     return type(value) is _simdjson.Object and len(set(value)) == len(value)
 
 
-def _deposited_names(authorships: Any) -> list[Any]:
+def _deposited_names(authorships: Any) -> list[Any] | None:
     """A work's ``authorships`` (a simdjson array) as the state reads them
     (:func:`~frozen_search.adapters.openalex.ids.work_state`: each object's ``raw_author_name`` alone): each object
-    with its ``raw_author_name`` only (whole when its keys repeat), any other entry as it is."""
+    with its ``raw_author_name`` only, any other entry as it is; ``None`` when an object writes one of its names
+    twice (the work is refused: :func:`~frozen_search.adapters.openalex.ids.repeated_inside`)."""
     assert _simdjson is not None
     names: list[Any] = []
     for authorship in authorships:
+        if type(authorship) is _simdjson.Object and not _plain_object(authorship):
+            return None
         if not _plain_object(authorship):
             names.append(_as_json(authorship))
         elif "raw_author_name" in authorship:
