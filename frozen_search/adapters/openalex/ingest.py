@@ -267,6 +267,8 @@ def _value(value: Any) -> Any:
         found = value.as_dict()
     elif kind is _simdjson.Array:
         found = value.as_list()
+        if not any(type(item) is dict or type(item) is list for item in found):
+            return found  # no object in it (indexed_in): nothing can be written twice
     else:
         return value
     try:
