@@ -173,6 +173,11 @@ DELETION_SPANS_META = "deletion_spans_pending"
 """``meta`` key present in a store whose changes since its deletion spans were last computed are all in
 ``deletion_pending`` (a store made by a build that kept them: see :meth:`Store.deletion_pending`); without it, the
 next computation is a full one."""
+ADDED_IN_PLACE = frozenset({"coverage", "ingest_progress", "moves_doc", "arrivals", "absences", "deletions",
+                            "page_log", "revision_log", "hidden_texts", "ingest_spans", "deletion_pending",
+                            "moves_new_title"})
+"""Tables and indexes a :class:`Store` of this schema version adds on open when missing (a store made before they
+existed): the only objects a store may lack (a bundle's store is checked against a fresh one's ``sqlite_master``)."""
 ALWAYS = 2**62
 """An instant after every event and, negated, before every event (UTC milliseconds): an open end of an absence."""
 
@@ -382,7 +387,17 @@ def _immutable(path: Path) -> sqlite3.Connection:
     from urllib.parse import quote
 
     uri = f"file:{quote(str(path.resolve()))}?mode=ro&immutable=1"
-    return sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+    return _untrusting(sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False))
+
+
+def _untrusting(connection: sqlite3.Connection) -> sqlite3.Connection:
+    """``connection`` with ``PRAGMA trusted_schema=OFF`` (https://sqlite.org/pragma.html#pragma_trusted_schema): SQL
+    functions with side effects and virtual tables cannot be used from a file's schema (a view, trigger, default or
+    check expression). Extension loading stays off: Python's :mod:`sqlite3` enables it only on
+    ``enable_load_extension(True)``, which frozen-search never calls. Raises ``sqlite3.DatabaseError`` if the file
+    is not SQLite."""
+    connection.execute("PRAGMA trusted_schema=OFF")
+    return connection
 
 
 def immutable_connection(path: Path) -> sqlite3.Connection:
@@ -459,6 +474,7 @@ class Store:
         path.parent.mkdir(parents=True, exist_ok=True)
         self._db = _SerialConnection(sqlite3.connect(path, isolation_level=None, check_same_thread=False))
         try:
+            _untrusting(self._db.db)
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._init_schema()

@@ -43,7 +43,7 @@ from frozen_search.config import Settings
 from frozen_search.cutoff import iso_utc
 from frozen_search.errors import BundleInvalid, ConfigError, IndexNotReady, InvalidRequest, StoreIntegrityError
 from frozen_search.index import RevisionIndex
-from frozen_search.store import SCHEMA_VERSION, Store, immutable_connection
+from frozen_search.store import ADDED_IN_PLACE, SCHEMA_VERSION, Store, immutable_connection
 
 FORMAT = "frozen-search-bundle/1"
 EXPORT_STAGING_PREFIX = ".frozen-search-export-"
@@ -282,6 +282,8 @@ def _copy_store(source: Path, target: Path, progress: ProgressFn | None, read_on
     src = immutable_connection(source) if read_only else sqlite3.connect(source)
     dst = sqlite3.connect(target)
     try:
+        for connection in (src, dst):  # (the immutable one has it already)
+            connection.execute("PRAGMA trusted_schema=OFF")
         src.backup(dst, pages=4096, progress=None if progress is None else
                    lambda _status, left, total: progress("store", total - left, total))
         dst.execute("PRAGMA journal_mode=DELETE")
@@ -589,43 +591,68 @@ def _extract(bundle: Path, staging: Path, progress: ProgressFn | None) -> Manife
     return manifest
 
 
-def _schema_objects(path: Path) -> set[tuple[str, str, str]]:
-    """``(type, name, tbl_name)`` of every object in ``sqlite_master`` of the SQLite file ``path`` (read-only,
-    ``trusted_schema`` off).
+_MasterRow = tuple[str, str, str, "str | None"]
+_SQLITE_STATISTICS: frozenset[_MasterRow] = frozenset({
+    ("table", "sqlite_stat1", "sqlite_stat1", "CREATE TABLE sqlite_stat1(tbl,idx,stat)"),
+    ("table", "sqlite_stat4", "sqlite_stat4", "CREATE TABLE sqlite_stat4(tbl,idx,neq,nlt,ndlt,sample)")})
+"""SQLite's own statistics tables (``ANALYZE``, ``PRAGMA optimize``), exactly as SQLite writes them: rows that only
+steer query plans (https://sqlite.org/fileformat.html#the_sqlite_stat1_table)."""
+
+
+def _schema(path: Path) -> tuple[set[_MasterRow], int, int]:
+    """``(type, name, tbl_name, sql)`` of every row of ``sqlite_master`` of the SQLite file ``path`` (``sql`` with
+    each run of whitespace made one space: whitespace outside a string literal means nothing to SQLite, and none of
+    ours holds any), with its ``PRAGMA user_version`` and ``application_id``; read-only and immutable,
+    ``trusted_schema`` off (nothing of the file runs: reading ``sqlite_master`` parses the schema, never executes it).
 
     Raises:
-        sqlite3.DatabaseError: not a readable SQLite file.
+        sqlite3.DatabaseError: not a readable SQLite file, or a schema SQLite cannot parse.
         ConfigError: from :func:`~frozen_search.store.immutable_connection`.
     """
     connection = immutable_connection(path)
     try:
-        connection.execute("PRAGMA trusted_schema=OFF")
-        return {(str(kind), str(name), str(table)) for kind, name, table in
-                connection.execute("SELECT type, name, tbl_name FROM sqlite_master").fetchall()}
+        rows = {(str(kind), str(name), str(table), None if sql is None else " ".join(str(sql).split()))
+                for kind, name, table, sql in
+                connection.execute("SELECT type, name, tbl_name, sql FROM sqlite_master").fetchall()}
+        user_version = int(connection.execute("PRAGMA user_version").fetchone()[0])
+        application_id = int(connection.execute("PRAGMA application_id").fetchone()[0])
+        return rows, user_version, application_id
     finally:
         connection.close()
 
 
 def _store_schema_problem(path: Path) -> str | None:
-    """Why the staged store at ``path`` is not one :class:`~frozen_search.store.Store` made, or ``None``.
+    """Why the staged store at ``path`` is not one :class:`~frozen_search.store.Store` of this build made, or
+    ``None``.
 
-    A store made by frozen-search holds only the tables and indexes a fresh store has (an older store may lack a
-    table added since). A trigger, a view or another table or index is refused before the store is opened: a trigger
-    is SQL that would run on every later write of this machine (a live revision's insert could rewrite its
-    ``valid_from``), and nothing of ours makes one (SQLite's guidance on untrusted database files: check the schema).
+    Its ``sqlite_master`` must be exactly a fresh store's, row for row (type, name, table and SQL text): no trigger
+    (SQL that would run on every later write of this machine: a live revision's insert could rewrite its
+    ``valid_from``), view, virtual table, extra table or index, and no object of ours redefined (a ``CHECK``,
+    ``DEFAULT`` or generated-column expression, a collation, a view or table shadowing one of our names). The one
+    latitude: an object this schema version adds on open (:data:`~frozen_search.store.ADDED_IN_PLACE`) may be
+    missing (a store made by an earlier build), and SQLite's statistics tables may be present. ``PRAGMA
+    user_version`` and ``application_id`` must be 0, as a fresh store's are. (SQLite's guidance on untrusted
+    database files: https://sqlite.org/security.html.)
     """
     with tempfile.TemporaryDirectory() as fresh:
         Store(Path(fresh) / STORE).close()
-        ours = _schema_objects(Path(fresh) / STORE)
+        ours, _, _ = _schema(Path(fresh) / STORE)
     try:
-        found = _schema_objects(path)
+        found, user_version, application_id = _schema(path)
     except (sqlite3.DatabaseError, ConfigError) as exc:
         return f"is not a readable SQLite file ({exc})"
-    # SQLite's own statistics tables (``ANALYZE``, ``PRAGMA optimize``) only steer query plans
-    extra = sorted(obj for obj in found - ours if not (obj[0] == "table" and obj[1].startswith("sqlite_stat")))
-    if extra:
-        kind, name, table = extra[0]
-        return f"holds a {kind} {name!r} on {table!r} that no frozen-search store has"
+    by_name = {row[1]: row for row in ours}
+    for kind, name, table, _sql in sorted(found - ours - _SQLITE_STATISTICS, key=lambda row: row[1]):
+        if name not in by_name:
+            return f"holds a {kind} {name!r} on {table!r} that no frozen-search store has"
+        return f"holds a {kind} {name!r} on {table!r} that differs from the {by_name[name][0]} of that name " \
+               "frozen-search writes"
+    missing = sorted(row[1] for row in ours - found if row[1] not in ADDED_IN_PLACE and row[2] not in ADDED_IN_PLACE)
+    if missing:
+        return f"lacks the {by_name[missing[0]][0]} {missing[0]!r} every frozen-search store has"
+    if user_version or application_id:
+        return f"has PRAGMA user_version {user_version} and application_id {application_id}; a frozen-search " \
+               "store has 0 and 0"
     return None
 
 
@@ -634,7 +661,8 @@ def _verify_staged(manifest: Manifest, staging: Path, progress: ProgressFn | Non
     schema is ours (:func:`_store_schema_problem`)."""
     problem = _store_schema_problem(staging / STORE)
     if problem is not None:
-        raise BundleInvalid(f"{STORE} {problem}; nothing was imported")
+        raise BundleInvalid(f"{STORE} {problem}: a bundle's store must have exactly the schema this frozen-search "
+                            "writes; nothing was imported")
     try:
         store = Store(staging / STORE)
     except ConfigError as exc:

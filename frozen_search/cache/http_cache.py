@@ -174,10 +174,11 @@ def _open_immutable(database: Path) -> sqlite3.Connection:
         connection.execute("PRAGMA trusted_schema=OFF")
         rows = connection.execute("SELECT type, name, tbl_name, sql FROM sqlite_master").fetchall()
         application_id = connection.execute("PRAGMA application_id").fetchone()[0]
+        user_version = connection.execute("PRAGMA user_version").fetchone()[0]
     except sqlite3.Error as exc:
         connection.close()
         raise StoreIntegrityError(f"cannot open the HTTP cache {database}: {type(exc).__name__}") from exc
-    if sorted(rows) != _MASTER or application_id != _APPLICATION_ID:
+    if sorted(rows) != _MASTER or application_id != _APPLICATION_ID or user_version != 0:
         connection.close()
         raise StoreIntegrityError(f"{database} is not a frozen-search HTTP cache (its schema differs)")
     return connection
@@ -197,7 +198,8 @@ def _open(database: Path) -> sqlite3.Connection:
             connection.execute("COMMIT")
             rows = connection.execute("SELECT type, name, tbl_name, sql FROM sqlite_master").fetchall()
         application_id = connection.execute("PRAGMA application_id").fetchone()[0]
-        if sorted(rows) != _MASTER or application_id != _APPLICATION_ID:
+        user_version = connection.execute("PRAGMA user_version").fetchone()[0]
+        if sorted(rows) != _MASTER or application_id != _APPLICATION_ID or user_version != 0:
             raise StoreIntegrityError(f"{database} is not a frozen-search HTTP cache (its schema differs)")
         connection.execute("PRAGMA journal_mode=WAL")
         connection.execute("PRAGMA synchronous=NORMAL")

@@ -333,7 +333,7 @@ OUR_SCHEMA = ["CREATE TABLE exchanges (key TEXT PRIMARY KEY NOT NULL, record BLO
 
 
 @pytest.mark.parametrize("variant", ["pickle-record", "pickle-key", "diskcache-table", "diskcache-folder",
-                                     "trigger"])
+                                     "trigger", "user_version"])
 def test_a_bundle_whose_cache_carries_a_pickle_is_refused_without_running_it(bundle: Path, tmp_path: Path,
                                                                             variant: str) -> None:
     """Issue 13.1: diskcache unpickled ``raw=0`` keys and ``mode=4`` values of a crafted bundle on import."""
@@ -357,6 +357,9 @@ def test_a_bundle_whose_cache_carries_a_pickle_is_refused_without_running_it(bun
     elif variant == "trigger":
         ddl = [*OUR_SCHEMA, "CREATE TRIGGER t AFTER INSERT ON exchanges BEGIN DELETE FROM exchanges; END"]
         crafted = _rebuilt(entries, {name: _cache_file(tmp_path, ddl, [])})
+        match = "not a frozen-search HTTP cache"
+    elif variant == "user_version":  # nothing of ours sets it: a file that does was not written by us
+        crafted = _rebuilt(entries, {name: _cache_file(tmp_path, [*OUR_SCHEMA, "PRAGMA user_version=3"], [])})
         match = "not a frozen-search HTTP cache"
     else:  # an old diskcache folder with a pickled row: not part of the layout at all
         crafted = _rebuilt(entries, {name: None}, {"http-cache/cache.db": payload})

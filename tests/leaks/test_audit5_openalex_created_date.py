@@ -116,7 +116,13 @@ def test_any_top_level_field_written_twice_is_a_skipped_record(tmp_path: Path, r
     doubled = text.replace(first, f"{first}, {first}")  # even the same value twice: refused, not read by one of them
     (position, record), = _line_records(7, doubled.encode())
     assert position == "line 7" and isinstance(record, RecordError), record
-    nested = text.replace('"is_oa": ', '"is_oa": false, "is_oa": ', 1)  # inside a field: json's last value
-    assert nested != text
-    (_, kept), = _line_records(8, nested.encode())
+    # inside a field the state is made of (primary_location's is_oa) too: refused (small-items brief, item 3)
+    nested = text.replace('"is_oa": ', '"is_oa": false, "is_oa": ', 1)
+    assert nested != text and text.index('"is_oa": ') > text.index('"primary_location": ')
+    (_, refused), = _line_records(8, nested.encode())
+    assert isinstance(refused, RecordError) and "inside it" in str(refused)
+    # inside a field nothing is judged or shown by (open_access): json's last value, the work read
+    elsewhere = text.replace('"oa_status": ', '"oa_status": "closed", "oa_status": ', 1)
+    assert elsewhere != text and text.index('"oa_status": ') > text.index('"open_access": ')
+    (_, kept), = _line_records(9, elsewhere.encode())
     assert not isinstance(kept, RecordError) and kept["id"] == OLDER["id"]

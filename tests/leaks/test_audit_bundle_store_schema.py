@@ -49,11 +49,13 @@ def _with_store(entries: list[tuple[tarfile.TarInfo, bytes]], store: bytes) -> l
 
 
 def _store_bytes(entries: list[tuple[tarfile.TarInfo, bytes]], tmp_path: Path, statement: str | None) -> bytes:
+    """The bundle's store with ``statement`` (a script: ``;``-separated) run on it."""
     path = tmp_path / "store.sqlite3"
     path.write_bytes(next(data for info, data in entries if info.name == "store.sqlite3"))
     if statement is not None:
-        with sqlite3.connect(path) as db:
-            db.execute(statement)
+        db = sqlite3.connect(path)
+        db.executescript(statement)
+        db.commit()
         db.close()
     return path.read_bytes()
 
@@ -137,3 +139,75 @@ def test_a_damaged_index_in_a_data_dir_is_a_coded_error(tmp_path: Path, name: st
             service.search("reciprocal rank")
     finally:
         service.close()
+
+
+# Each redefines what the store's SQL would do while every table name and column type stays ours (item 1 of the
+# small-items brief: the check compared names and types only).
+def _rewritten(name: str, old: str, new: str) -> str:
+    """Edit ``sqlite_master``'s SQL of ``name`` in place (what a crafted file can hold; SQLite parses it on open)."""
+    return (f"PRAGMA writable_schema=ON; UPDATE sqlite_master SET sql = replace(sql, '{old}', '{new}') "
+            f"WHERE name = '{name}'; PRAGMA writable_schema=OFF")
+
+
+REDEFINED = {
+    "default": (_rewritten("revisions", "DEFAULT ''dump''", "DEFAULT ''live''"),
+                "holds a table 'revisions' on 'revisions' that differs"),
+    "check": (_rewritten("revisions", "valid_from INTEGER NOT NULL", "valid_from INTEGER NOT NULL CHECK "
+                         "(valid_from > 0)"), "holds a table 'revisions' on 'revisions' that differs"),
+    "generated": ("DROP TABLE ingests; CREATE TABLE ingests (id INTEGER PRIMARY KEY, source TEXT NOT NULL, files TEXT "
+                  "NOT NULL, finished TEXT NOT NULL, pages INTEGER NOT NULL, revisions INTEGER NOT NULL, "
+                  "late INTEGER GENERATED ALWAYS AS (pages * 2) VIRTUAL)",
+                  "holds a table 'ingests' on 'ingests' that differs"),
+    "collation": (_rewritten("aliases", "alias TEXT NOT NULL", "alias TEXT NOT NULL COLLATE NOCASE"),
+                  "holds a table 'aliases' on 'aliases' that differs"),
+    "index-redefined": ("DROP INDEX revisions_version; CREATE INDEX revisions_version ON revisions (source, title)",
+                        "holds a index 'revisions_version' on 'revisions' that differs"),
+    "partial-index": ("DROP INDEX moves_doc; CREATE INDEX moves_doc ON moves (doc_id, moved_at) WHERE moved_at > 0",
+                      "holds a index 'moves_doc' on 'moves' that differs"),
+    "view-shadowing": ("DROP TABLE ingests; CREATE VIEW ingests AS SELECT rev_pk AS id, source, doc_id AS files, "
+                       "title AS finished, 0 AS pages, 0 AS revisions FROM revisions",
+                       "holds a view 'ingests' on 'ingests' that differs"),
+    "fts5": ("CREATE VIRTUAL TABLE words USING fts5(body)",
+             "holds a table 'words' on 'words' that no frozen-search store has"),
+    "trigger-on-delete": ("CREATE TRIGGER gone AFTER DELETE ON chunks BEGIN SELECT 1; END",
+                          "holds a trigger 'gone' on 'chunks' that no frozen-search store has"),
+    "missing": ("DROP TABLE moves", "lacks the table 'moves' every frozen-search store has"),
+    "user_version": ("PRAGMA user_version = 7", "has PRAGMA user_version 7 and application_id 0"),
+    "application_id": ("PRAGMA application_id = 1179861059", "has PRAGMA user_version 0 and application_id 1179861059"),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(REDEFINED))
+def test_a_store_whose_schema_differs_in_any_way_is_refused(entries: list[tuple[tarfile.TarInfo, bytes]],
+                                                            tmp_path: Path, kind: str) -> None:
+    script, says = REDEFINED[kind]
+    store = _store_bytes(entries, tmp_path, script)
+    bundle = write_bundle(tmp_path / f"{kind}.tar.gz", _with_store(entries, store))
+    assert_refused(bundle, tmp_path / "target", f"store.sqlite3 {says}.*: a bundle's store must have "
+                   "exactly the schema this frozen-search writes; nothing was imported")
+
+
+def test_a_store_of_an_earlier_build_lacking_a_table_added_on_open_is_imported(
+        entries: list[tuple[tarfile.TarInfo, bytes]], tmp_path: Path) -> None:
+    store = _store_bytes(entries, tmp_path, "DROP TABLE ingest_spans; DROP TABLE hidden_texts; DROP INDEX moves_doc")
+    bundle = write_bundle(tmp_path / "earlier.tar.gz", _with_store(entries, store))
+    (tmp_path / "target").mkdir()
+    import_bundle(bundle, settings(tmp_path / "target"))
+    with sqlite3.connect(tmp_path / "target" / "store.sqlite3") as db:
+        assert {"ingest_spans", "hidden_texts", "moves_doc"} <= {row[0] for row in
+                                                                 db.execute("SELECT name FROM sqlite_master")}
+    db.close()
+
+
+def test_every_store_connection_distrusts_the_schema(tmp_path: Path) -> None:
+    """``trusted_schema`` off on every connection a :class:`Store` opens, writable and read-only."""
+    store = Store(tmp_path / "store.sqlite3")
+    try:
+        assert store._db.execute("PRAGMA trusted_schema").fetchone()[0] == 0
+    finally:
+        store.close()
+    frozen = Store(tmp_path / "store.sqlite3", read_only=True)
+    try:
+        assert frozen._db.execute("PRAGMA trusted_schema").fetchone()[0] == 0
+    finally:
+        frozen.close()

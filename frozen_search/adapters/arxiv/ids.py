@@ -29,6 +29,7 @@ from frozen_search.config import Settings
 from frozen_search.cutoff import SECOND_MS, iso_utc
 from frozen_search.cutoff_rules import arxiv as rules
 from frozen_search.errors import InvalidRequest, require_unicode
+from frozen_search.urls import read_url
 
 SOURCE = "arxiv"
 HOST = "arxiv.org"
@@ -113,12 +114,13 @@ def parse_reference(ref: str, settings: Settings) -> DocReference | None:
     if text.lower().startswith("arxiv:"):
         return _reference(parse_id(text[len("arxiv:"):]))
     bare = re.sub(r"^(?:https?:)?//", "", text, flags=re.IGNORECASE)
-    host, _, path = bare.partition("/")
-    if host.lower() in _URL_HOSTS:
-        try:
-            parts = urlsplit("https://" + bare)
-        except ValueError:
-            raise InvalidRequest(f"{ref[:100]!r} is not a well-formed arXiv URL") from None
+    authority = read_url("https://" + bare)
+    if (bare.partition("/")[0].lower() if authority is None else authority.host) in _URL_HOSTS:
+        if authority is None:
+            raise InvalidRequest(f"{ref[:100]!r} is not a well-formed arXiv URL")
+        if authority.problem is not None:  # arxiv.org named wrongly: a malformed URL, not another host
+            raise InvalidRequest(f"{ref[:100]!r} is not a well-formed arXiv URL ({authority.problem})")
+        parts = urlsplit(authority.canonical)
         found = re.match(r"^/(abs|pdf)/(.+?)(?:\.pdf)?/?$", unquote(parts.path))
         if found is None or parts.query or parts.fragment:
             raise InvalidRequest(f"{ref[:100]!r} is not an arXiv abs or pdf URL (https://arxiv.org/abs/<id>)")

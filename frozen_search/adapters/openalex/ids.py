@@ -34,6 +34,7 @@ from frozen_search.adapters.documents import DocReference, DocState
 from frozen_search.config import Settings
 from frozen_search.cutoff_rules import openalex as rules
 from frozen_search.errors import InvalidRequest, require_unicode
+from frozen_search.urls import read_url
 
 SOURCE = "openalex"
 HOST = "openalex.org"
@@ -43,6 +44,8 @@ _API_URL = re.compile(r"^(?:https?://)?api\.openalex\.org/works/([^/?#]+)/?$", r
 _OPENALEX_URL = re.compile(r"^(?:https?://)?(?:www\.|api\.)?openalex\.org(?:[/?#]|$)", re.IGNORECASE)
 _DOI_URL = re.compile(r"^(?:https?://)?(?:dx\.)?doi\.org/(.+)$", re.IGNORECASE)
 _DOI = re.compile(r"^10\.[0-9]{4,9}/\S+$")
+_URL_HOSTS = frozenset({HOST, f"www.{HOST}", f"api.{HOST}", "doi.org", "dx.doi.org"})
+"""The hosts of the URLs :func:`parse_reference` reads (a URL of one written wrongly is malformed, not unserved)."""
 _ABSTRACT_HEADINGS = frozenset({"abstract", "abstract.", "abstract:"})
 _ESCAPED = re.compile(r"\\(\\|n|t|r|\")")
 _ESCAPES = {"\\": "\\", "n": "\n", "t": "\t", "r": "\r", '"': '"'}
@@ -52,6 +55,68 @@ _TEX_BEFORE = re.compile(r"\$\$[^$]+\$\$\s*$")
 
 class RecordError(ValueError):
     """A record that cannot become a state (no OpenAlex work id, no usable publication date, no title)."""
+
+
+WORK_FIELDS = ("id", "publication_date", "doi", "primary_location", "type", "is_paratext", "is_retracted", "title",
+               "display_name", "indexed_in", "locations", "authorships", "abstract_inverted_index",
+               "created_date")
+"""The top-level fields of a work that :func:`work_state` reads (with
+:func:`~frozen_search.cutoff_rules.openalex.judge`): all a snapshot line's state is made of
+(:func:`frozen_search.adapters.openalex.ingest.work_fields`). A field read there and missing here would be read as
+absent: tests/openalex check that every field the real works are read for is listed."""
+NESTED_REPEAT = ("a field the record is judged or shown by writes a name twice inside it (which value is the "
+                 "record's is not shown)")
+"""The :class:`RecordError` of a work :func:`repeated_inside` refuses."""
+_JUDGED_FIRST = tuple(field for field in WORK_FIELDS
+                      if field not in ("locations", "authorships", "abstract_inverted_index"))
+
+
+def repeated_inside(work: Any, repeated: set[int]) -> str | None:
+    """The first field of ``work`` (a parsed work, a ``dict``) that decides anything of its state and holds an object
+    whose ``id()`` is in ``repeated`` (objects whose text wrote one name twice:
+    :func:`frozen_search.adapters.fastjson.loads_marking_repeats`), or ``None``. ``json`` keeps the last of two
+    written values (RFC 8259 section 4 leaves it open), so two ``primary_location.source.type`` could make a deposit
+    a journal article: such a work is refused whole (:data:`NESTED_REPEAT`). What decides, and so is checked:
+
+    - the fields :func:`~frozen_search.cutoff_rules.openalex.judge` reads before ``locations``, at any depth;
+    - ``locations``, at any depth, when they can change the verdict (every other check passed and
+      :func:`~frozen_search.cutoff_rules.openalex.locations_decide`);
+    - for an eligible work (the only one shown), each authorship's own object (the state reads its
+      ``raw_author_name`` alone) and the ``abstract_inverted_index``'s own object (an entry that is not a list of
+      positions withholds the abstract whatever it holds: :func:`rebuild_abstract`).
+
+    Repeats anywhere else (``concepts``, ``open_access``, an authorship's ``institutions``) decide nothing. This is
+    exactly what the fast reader (``frozen_search.adapters.openalex.ingest.work_fields``) reads. (The top-level
+    object's own repeats are the caller's check.)"""
+    if not repeated or not isinstance(work, dict):
+        return None
+    for field in _JUDGED_FIRST:
+        if field in work and _holds(work[field], repeated):
+            return field
+    if "locations" in work and rules.locations_decide(work) and rules.judge({**work, "locations": None}).eligible \
+            and _holds(work["locations"], repeated):
+        return "locations"
+    authorships = work.get("authorships")
+    if isinstance(authorships, list) and any(id(entry) in repeated for entry in authorships
+                                             if isinstance(entry, dict)) and rules.judge(work).eligible:
+        return "authorships"
+    if id(work.get("abstract_inverted_index")) in repeated and rules.judge(work).eligible:
+        return "abstract_inverted_index"
+    return None
+
+
+def _holds(value: Any, repeated: set[int]) -> bool:
+    """Whether ``value`` is or holds, at any depth, an object whose ``id()`` is in ``repeated``."""
+    pending = [value]
+    while pending:
+        value = pending.pop()
+        if isinstance(value, dict):
+            if id(value) in repeated:
+                return True
+            pending.extend(value.values())
+        elif isinstance(value, list):
+            pending.extend(value)
+    return False
 
 
 def work_key(value: Any) -> str:
@@ -99,19 +164,25 @@ def parse_reference(ref: str, settings: Settings) -> DocReference | None:
     """
     text = require_unicode(ref, "id").strip()
     lowered = text.lower()
+    url = text  # what the URL patterns read: the caller's text, its authority reduced to the host when ours
+    authority = read_url("https://" + re.sub(r"^(?:https?:)?//", "", text, flags=re.IGNORECASE))
+    if authority is not None and authority.host in _URL_HOSTS:
+        if authority.problem is not None:  # our host named wrongly: a malformed URL, not another host
+            raise InvalidRequest(f"{text[:100]!r} is not a well-formed {authority.host} URL ({authority.problem})")
+        url = authority.canonical
     key: str | None = None
     if lowered.startswith(f"{SOURCE}:"):
         key = text[len(SOURCE) + 1:]
     else:
-        found = _API_URL.match(text) or _WORK_URL.match(text)
-        key = found.group(1) if found else ("" if _OPENALEX_URL.match(text) else None)
+        found = _API_URL.match(url) or _WORK_URL.match(url)
+        key = found.group(1) if found else ("" if _OPENALEX_URL.match(url) else None)
     if key is not None:
         match = WORK_ID.match(key.strip())
         if match is None:
             raise InvalidRequest(f"{text[:100]!r} is not an OpenAlex work (expected openalex:W followed by digits)")
         return DocReference(source=SOURCE, doc_id=doc_id("W" + match.group(1)))
-    if lowered.startswith("doi:") or _DOI_URL.match(text) or _DOI.match(lowered):  # a bare 10.… DOI too
-        doi = normalize_doi(text)
+    if lowered.startswith("doi:") or _DOI_URL.match(url) or _DOI.match(lowered):  # a bare 10.… DOI too
+        doi = normalize_doi(url)
         if doi is None:
             raise InvalidRequest(f"{text[:100]!r} is not a DOI (expected doi:10.<registrant>/<suffix>)")
         return DocReference(source=SOURCE, alias=f"doi:{doi}")

@@ -28,6 +28,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import IO, Any, cast
 
+import orjson
+
 from frozen_search.adapters import fastjson
 from frozen_search.adapters.documents import (
     CHECKPOINT_DOCUMENTS,
@@ -41,7 +43,15 @@ from frozen_search.adapters.documents import (
     ingest_states,
     line_blocks,
 )
-from frozen_search.adapters.openalex.ids import SOURCE, RecordError, work_key, work_state
+from frozen_search.adapters.openalex.ids import (
+    NESTED_REPEAT,
+    SOURCE,
+    WORK_FIELDS,
+    RecordError,
+    repeated_inside,
+    work_key,
+    work_state,
+)
 from frozen_search.cutoff_rules import openalex as rules
 from frozen_search.errors import IngestError
 from frozen_search.index import RevisionIndex
@@ -68,13 +78,6 @@ try:  # pysimdjson (the ``dumps`` extra): simdjson validates the whole line, Pyt
     _simdjson = simdjson
 except ImportError:  # pragma: no cover - without the extra: every line parsed whole by fastjson
     _simdjson = None
-WORK_FIELDS = ("id", "publication_date", "doi", "primary_location", "type", "is_paratext", "is_retracted", "title",
-               "display_name", "indexed_in", "locations", "authorships", "abstract_inverted_index",
-               "created_date")
-"""The top-level fields of a work that :func:`~frozen_search.adapters.openalex.ids.work_state` reads (with
-:func:`~frozen_search.cutoff_rules.openalex.judge`): all a snapshot line's state is made of
-(:func:`work_fields`). A field read there and missing here would be read as absent: tests/openalex check that every
-field the real works are read for is listed."""
 MAX_LINE_BYTES = 64 << 20
 """The longest JSON line read (bytes): a real work is ~13.5 kB, one with thousands of authors a few MB; a longer line
 (a ``.gz`` of a few MB can hold one of gigabytes) is refused before it is read whole."""
@@ -140,10 +143,13 @@ def _line_records(number: int, line: bytes | memoryview, end: bytes = b"") -> li
 def _unrepeated(work: Any, repeated: set[int]) -> Any:
     """``work`` as read, or the :class:`RecordError` that refuses it when its own object repeats a key: which of two
     written values (two ``created_date``, two ``publication_date``) is the record's is not shown (``json`` keeps the
-    last; RFC 8259 leaves it open), so neither decides when the work is shown. Repeats inside its fields keep
-    ``json``'s last value, as :func:`work_fields` reads them."""
+    last; RFC 8259 leaves it open), so neither decides when the work is shown; likewise a repeat inside a field the
+    state is made of (:func:`~frozen_search.adapters.openalex.ids.repeated_inside`: two ``primary_location.source.
+    type``), as :func:`work_fields` tells it. Repeats elsewhere (``concepts``, ``counts_by_year``) decide nothing."""
     if id(work) in repeated:
         return RecordError("a top-level field is written more than once (which value is the record's is not shown)")
+    if repeated_inside(work, repeated) is not None:
+        return RecordError(NESTED_REPEAT)
     return work
 
 
@@ -210,19 +216,29 @@ def _fields(document: Any) -> WorkFields | None:
     fields = WorkFields()
     for key in _JUDGED_FIELDS:
         if key in keys:
-            fields[key] = _value(document[key])
+            value = fields[key] = _value(document[key])
+            if value is _REPEATS:
+                return None  # parsed whole: loads_marking_repeats tells the repeat, and the work is refused
     verdict = rules.judge(fields)  # without locations: read only when they can change it (~1/2 of eligible works)
     if verdict.eligible and "locations" in keys and rules.locations_decide(fields):
-        fields["locations"] = _value(document["locations"])
+        locations = fields["locations"] = _value(document["locations"])
+        if locations is _REPEATS:
+            return None
         verdict = rules.judge(fields)
     fields.verdict = verdict
     if not verdict.eligible:  # the state of a refused work reads nothing more (work_state)
         return fields
     if "authorships" in keys:
         found = document["authorships"]
-        fields["authorships"] = _deposited_names(found) if type(found) is _simdjson.Array else _value(found)
+        names = _deposited_names(found) if type(found) is _simdjson.Array else _as_json(found)
+        if names is None:
+            return None
+        fields["authorships"] = names
     if "abstract_inverted_index" in keys:
-        fields["abstract_inverted_index"] = _value(document["abstract_inverted_index"])
+        found = document["abstract_inverted_index"]
+        fields["abstract_inverted_index"] = abstract = _as_json(found)
+        if type(found) is _simdjson.Object and len(abstract) != len(found):  # a word written twice
+            return None
     return fields
 
 
@@ -233,7 +249,37 @@ check that ``judge`` reads neither)."""
 _JUDGED_FIELDS = tuple(key for key in WORK_FIELDS if key not in (*SHOWN_ONLY, "locations"))
 
 
+_REPEATS: Any = object()  # _value of an object or array holding an object that writes a name twice
+
+
 def _value(value: Any) -> Any:
+    """A simdjson value as ``json.loads`` gives it, or :data:`_REPEATS` when an object in it writes a name twice
+    (``as_dict``/``as_list`` keep the last of repeated keys, as ``json`` does).
+
+    The colons tell (~1 us for a ``primary_location``): simdjson's DOM keeps every written member and ``mini``
+    writes each with one colon, a colon inside a string as itself (never escaped), as ``orjson.dumps`` writes the
+    Python value, which holds one member per distinct name; so the counts differ exactly when a name was written
+    twice. A value ``orjson`` does not write (nested past its 255 levels) is :data:`_REPEATS` too: the line is then
+    parsed whole, which decides."""
+    assert _simdjson is not None
+    kind = type(value)
+    if kind is _simdjson.Object:
+        found = value.as_dict()
+    elif kind is _simdjson.Array:
+        found = value.as_list()
+        if not any(type(item) is dict or type(item) is list for item in found):
+            return found  # no object in it (indexed_in): nothing can be written twice
+    else:
+        return value
+    try:
+        if orjson.dumps(found).count(b":") == value.mini.count(b":"):
+            return found
+    except orjson.JSONEncodeError:
+        pass
+    return _REPEATS
+
+
+def _as_json(value: Any) -> Any:
     """A simdjson value as ``json.loads`` gives it (``as_dict``/``as_list`` keep the last of repeated keys)."""
     assert _simdjson is not None
     kind = type(value)
@@ -246,17 +292,20 @@ def _plain_object(value: Any) -> bool:
     return type(value) is _simdjson.Object and len(set(value)) == len(value)
 
 
-def _deposited_names(authorships: Any) -> list[Any]:
+def _deposited_names(authorships: Any) -> list[Any] | None:
     """A work's ``authorships`` (a simdjson array) as the state reads them
     (:func:`~frozen_search.adapters.openalex.ids.work_state`: each object's ``raw_author_name`` alone): each object
-    with its ``raw_author_name`` only (whole when its keys repeat), any other entry as it is."""
+    with its ``raw_author_name`` only, any other entry as it is; ``None`` when an object writes one of its names
+    twice (the work is refused: :func:`~frozen_search.adapters.openalex.ids.repeated_inside`)."""
     assert _simdjson is not None
     names: list[Any] = []
     for authorship in authorships:
+        if type(authorship) is _simdjson.Object and not _plain_object(authorship):
+            return None
         if not _plain_object(authorship):
-            names.append(_value(authorship))
+            names.append(_as_json(authorship))
         elif "raw_author_name" in authorship:
-            names.append({"raw_author_name": _value(authorship["raw_author_name"])})
+            names.append({"raw_author_name": _as_json(authorship["raw_author_name"])})
         else:
             names.append({})
     return names

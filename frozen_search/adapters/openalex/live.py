@@ -35,7 +35,16 @@ import requests
 from frozen_search.adapters import fastjson
 from frozen_search.adapters.documents import DocReference, DocState, distinct_words
 from frozen_search.adapters.http import Upstream
-from frozen_search.adapters.openalex.ids import SOURCE, RecordError, doc_id, normalize_doi, work_key, work_state
+from frozen_search.adapters.openalex.ids import (
+    NESTED_REPEAT,
+    SOURCE,
+    RecordError,
+    doc_id,
+    normalize_doi,
+    repeated_inside,
+    work_key,
+    work_state,
+)
 from frozen_search.cache.http_cache import CachedResponse
 from frozen_search.cache.keys import redact_url
 from frozen_search.config import Settings
@@ -250,25 +259,40 @@ def _query_words(query: str) -> list[str]:
 class _Repeating(dict[str, Any]):
     """A work whose own object writes one name twice (its values as ``json`` keeps them: the last)."""
 
+    why = "a top-level field is written more than once (which value is the record's is not shown)"
+
+
+class _RepeatingInside(_Repeating):
+    """A work with an object inside a field its state is made of that writes one name twice (:func:`repeated_inside`:
+    two ``primary_location.source.type``)."""
+
+    why = NESTED_REPEAT
+
 
 def _parsed(record: CachedResponse) -> Any:
     """``record``'s JSON body as ``record.json()`` gives it, each work whose own object repeats a name (RFC 8259
     section 4: names "SHOULD be unique"; ``json`` keeps the last value silently) as a :class:`_Repeating`, which
     :func:`_state` refuses: which of two written ``created_date`` is the record's is not shown, so neither decides
-    (as ingest's ``_unrepeated``). Raises ``ValueError`` (not JSON), as ``record.json()``."""
+    (as ingest's ``_unrepeated``); a work with such an object inside a field its state is made of
+    (:func:`repeated_inside`) as a :class:`_RepeatingInside`. Raises ``ValueError`` (not JSON), as ``record.json()``."""
     body, repeated = fastjson.loads_marking_repeats(record.body)
     if not repeated:
         return body
+
+    def marked(work: Any) -> Any:
+        if id(work) in repeated:
+            return _Repeating(work)
+        return _RepeatingInside(work) if repeated_inside(work, repeated) is not None else work
     if isinstance(body, dict) and isinstance(body.get("results"), list):
-        body["results"] = [_Repeating(work) if id(work) in repeated else work for work in body["results"]]
+        body["results"] = [marked(work) for work in body["results"]]
         return body
-    return _Repeating(body) if id(body) in repeated else body
+    return marked(body)
 
 
 def _state(work: Any, url: str) -> DocState:
     """:func:`work_state` of ``work`` read from ``url``. Raises :class:`RecordError` for a :class:`_Repeating`."""
     if isinstance(work, _Repeating):
-        raise RecordError("a top-level field is written more than once (which value is the record's is not shown)")
+        raise RecordError(work.why)
     return work_state(work, {"upstream": url})
 
 

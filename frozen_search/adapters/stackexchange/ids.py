@@ -18,6 +18,7 @@ from frozen_search.adapters.documents import DocReference
 from frozen_search.adapters.stackexchange.thread import Site, served_sites
 from frozen_search.config import Settings
 from frozen_search.errors import InvalidRequest, RefusedSource, require_unicode
+from frozen_search.urls import read_url
 
 NAME = "stackexchange"
 # Other Stack Exchange network hosts (so their ids and URLs are refused as unserved, not taken for Wikipedia titles).
@@ -64,18 +65,19 @@ def parse_reference(ref: str, settings: Settings) -> DocReference | None:
             raise InvalidRequest(f"{text[:200]!r}: a {site.short} id is a question number (ASCII digits) or "
                                  "a/<answer number>")
         return _reference(site, found.group("answer") is not None, int(found.group("num")))
-    try:
-        parts = urlsplit(text if "://" in text else "https://" + text)
-        host = (parts.hostname or "").lower().removeprefix("www.")
-    except ValueError:  # e.g. "wikipedia:a[b]": not a URL at all, so not ours
+    authority = read_url(text if "://" in text else "https://" + text)
+    if authority is None:  # e.g. "wikipedia:a[b]": not a URL at all, so not ours
         return None
+    host = authority.host.removeprefix("www.")
     site = next((s for s in served_sites(settings) if s.host == host), None)
     if site is None:
         if host and _is_network(host) and "." in host:
             raise RefusedSource(f"{host} is not a served Stack Exchange site; served: "
                                 f"{', '.join(s.host for s in served_sites(settings))}")
         return None
-    path = _PATH.match(parts.path)
+    if authority.problem is not None:  # a served site named wrongly: a malformed URL, not another host
+        raise InvalidRequest(f"{text[:200]!r} is not a well-formed URL of {host} ({authority.problem})")
+    path = _PATH.match(urlsplit(authority.canonical).path)
     if path is None:
         raise InvalidRequest(f"{text[:200]!r} is not a question or answer URL of {host} "
                              "(expected /questions/N/…, /q/N or /a/N)")

@@ -30,6 +30,7 @@ from frozen_search.index import RevisionIndex
 from frozen_search.models import Rejection
 from frozen_search.source import IngestReport, Progress, Shown, Source
 from frozen_search.store import DELETION_LOG_META, RevisionRow, Store
+from frozen_search.urls import read_url
 from frozen_search.verify import Displayed
 
 DEFAULT_NAMESPACES = frozenset({0, *TEMPLATE_NAMESPACES})
@@ -82,12 +83,8 @@ class WikipediaSource(Source):
         text = ref.strip()
         if not text.startswith(ids.ID_PREFIX):
             host = settings.wikipedia_host
-            try:
-                hostname = (urlsplit(text if "://" in text else "https://" + text.removeprefix("//")).hostname
-                            or "").lower()
-            except ValueError:
-                return None
-            if hostname not in (host, host.replace(".wikipedia.org", ".m.wikipedia.org")):
+            authority = read_url(text if "://" in text else "https://" + text.removeprefix("//"))
+            if authority is None or authority.host not in (host, host.replace(".wikipedia.org", ".m.wikipedia.org")):
                 return None
         return ids.parse_reference(ref, settings.wikipedia_host)
 

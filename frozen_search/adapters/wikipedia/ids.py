@@ -16,6 +16,7 @@ from urllib.parse import parse_qs, quote, unquote, urlsplit
 
 from frozen_search.adapters.wikipedia.wikitext import join_rendered
 from frozen_search.errors import InvalidRequest, RefusedSource, require_unicode
+from frozen_search.urls import read_url
 
 SOURCE = "wikipedia"
 ID_PREFIX = "wikipedia:"
@@ -117,20 +118,27 @@ def parse_reference(ref: str, host: str, served_hosts: Sequence[str] = ()) -> Wi
         text = "https:" + text
     elif not re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*://", text):
         text = "https://" + text
+    ours = (host, host.replace(".wikipedia.org", ".m.wikipedia.org"))
+    authority = read_url(text)  # the wiki's host written wrongly (a bad port included) is refused below, by name
     try:
         parts = urlsplit(text)
-        parts.port  # noqa: B018 - raises ValueError on a port that is not a number
+        if authority is None or authority.host not in ours:
+            parts.port  # noqa: B018 - raises ValueError on a port that is not a number
     except ValueError:
         raise InvalidRequest(f"{ref[:100]!r} is neither a known id nor a well-formed URL") from None
-    if "." not in (parts.hostname or ""):
+    if "." not in ((parts.hostname or "") if authority is None else authority.host):
         raise InvalidRequest(f"{ref[:100]!r} is neither a known id (wikipedia:Title, arxiv:2101.10016, "
                              "mathoverflow:12345, math.stackexchange:12345, openalex:W123, doi:10.1/x) nor a URL")
     if parts.scheme not in ("http", "https"):
         raise InvalidRequest(f"{ref[:100]!r} is neither an id nor an http(s) URL")
-    hostname = (parts.hostname or "").lower()
-    if hostname not in (host, host.replace(".wikipedia.org", ".m.wikipedia.org")):
+    hostname = (parts.hostname or "").lower() if authority is None else authority.host
+    if hostname not in ours:
         serves = ", ".join(served_hosts or (host,))
         raise RefusedSource(f"{hostname or ref[:100]!r} is not a served source; this server serves {serves}")
+    if authority is not None and authority.problem is not None:  # the wiki named wrongly: malformed, not another host
+        raise InvalidRequest(f"{ref[:100]!r} is not a well-formed URL of {host} ({authority.problem})")
+    if authority is not None:
+        parts = urlsplit(authority.canonical)
     if parts.path.startswith("/wiki/"):
         return WikiReference(title=normalize_title(unquote(parts.path[len("/wiki/"):])))
     if parts.path in ("/w/index.php", "/index.php"):
