@@ -113,9 +113,12 @@ MILLISECOND_MS = 1  # the precision of a millisecond stamp (Stack Exchange dumps
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
+@functools.lru_cache(maxsize=256)
 def instant_bound(cutoff: datetime) -> int:
     """``floor(T)`` in UTC milliseconds: a stored instant ``v`` (:func:`stored_instant`) is before ``cutoff`` iff
-    ``v < instant_bound(cutoff)``. Computed in integers (no float rounding); raises ``ValueError`` if naive."""
+    ``v < instant_bound(cutoff)``. Computed in integers (no float rounding); raises ``ValueError`` if naive. A pure
+    function of the instant (equal aware datetimes, whatever their zones, are the same instant and hash alike): the
+    last 256 are kept (a search asks it for each hit it shows)."""
     if cutoff.tzinfo is None:
         raise ValueError(_NAIVE)
     return (cutoff - _EPOCH) // timedelta(milliseconds=1)

@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
-from frozen_search.cutoff import cutoff_bound, iso_utc, parse_cutoff, zoned_seconds
+from frozen_search.cutoff import cutoff_bound, instant_bound, iso_utc, parse_cutoff, zoned_seconds
 from frozen_search.errors import InvalidRequest
 
 CUTOFF = datetime(2026, 1, 6, tzinfo=UTC)
@@ -51,3 +51,13 @@ def test_zoned_seconds_reads_upstream_stamps_exactly(text: str, seconds: int) ->
 def test_zoned_seconds_refuses_a_stamp_without_a_zone_or_unreadable(text: str) -> None:
     with pytest.raises(ValueError):
         zoned_seconds(text)
+
+
+def test_instant_bound_memoized_is_the_instant_whatever_its_zone_and_a_naive_one_still_raises() -> None:
+    utc = datetime(2030, 1, 1, 0, 0, 0, 500_999, tzinfo=UTC)
+    plus_two = utc.astimezone(timezone(timedelta(hours=2)))
+    assert instant_bound(utc) == instant_bound(plus_two) == 1893456000500
+    assert instant_bound(utc + timedelta(milliseconds=1)) == 1893456000501
+    for _ in range(2):  # a refusal is never kept
+        with pytest.raises(ValueError):
+            instant_bound(datetime(2030, 1, 1))
