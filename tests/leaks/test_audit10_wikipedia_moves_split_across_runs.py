@@ -11,15 +11,16 @@ page "Final" gets both moves, its titles include "Start", and the deletion on "S
 move log items come in separate runs (two logging exports, or a first logging export and a later one holding only
 what is new), the first run records Start -> Middle under page "Middle" (the title it bore at the end of that
 run's log) and the second Middle -> Final under "Final": page "Final" never learns it bore "Start", so the
-deletion on "Start" concerns no stored page, and the full computation (not only the incremental one) gives no
-span: the page is searchable and fetchable at ``T``.
+deletion on "Start" concerns no stored page, and the full computation (not only the incremental one) gave no
+span: the page was searchable and fetchable at ``T``, titled "Middle" (a title it got after ``T``). Fixed: a logged
+move is followed on through a later move stored by another run (``Store.moved_away``), and the moves an earlier
+run recorded under the page bearing a logged move's old title are recorded again under the page it moved on to
+(``_carry_earlier_moves``), so every order of the runs gives the same spans.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-
-import pytest
 
 from frozen_search.config import Settings
 from frozen_search.cutoff import parse_cutoff
@@ -70,14 +71,35 @@ def test_one_run_of_every_log_item_hides_the_page(tmp_path: Path) -> None:
     assert together == _deleted_world(tmp_path / "deleted")
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "_record_logged_moves follows a logged move only through the moves logged in the same run: a move logged by "
-    "an earlier run stays under the page that bore its target then (doc 'Middle'), so page 'Final' never bore "
-    "'Start' and the deletion on 'Start' gives it no span; it is shown at T, titled 'Middle' (a title it got after "
-    "T). Fix: re-attribute a stored move whose target a later-logged move leaves (and follow a new move through "
-    "stored later ones), marking both pages pending; moves are never deleted today, so the stale row needs care"))
 def test_moves_logged_in_separate_runs_hide_the_page_too(tmp_path: Path) -> None:
     split = _observed(tmp_path / "split", mediawiki_export([], [DELETE, RESTORE, FIRST_MOVE]),
                       mediawiki_export([], [SECOND_MOVE]), mediawiki_export([PAGE, OTHER]))
     assert "Wandering" not in "".join(split.values())
     assert split == _deleted_world(tmp_path / "deleted")
+
+
+def test_moves_logged_in_separate_runs_in_any_order(tmp_path: Path) -> None:
+    """The later move's log first, then the earlier one's, then the pages; and the pages first."""
+    deleted = _deleted_world(tmp_path / "deleted")
+    later_first = _observed(tmp_path / "later_first", mediawiki_export([], [SECOND_MOVE]),
+                            mediawiki_export([], [DELETE, RESTORE, FIRST_MOVE]), mediawiki_export([PAGE, OTHER]))
+    pages_first = _observed(tmp_path / "pages_first", mediawiki_export([PAGE, OTHER]),
+                            mediawiki_export([], [DELETE, RESTORE, FIRST_MOVE]), mediawiki_export([], [SECOND_MOVE]))
+    assert later_first == deleted
+    assert pages_first == deleted
+
+
+def test_not_over_refused_after_the_restore(tmp_path: Path) -> None:
+    """At a cutoff after the restoration and both moves the page is shown, under its title then, in either split."""
+    for name, texts in (("together", [mediawiki_export([PAGE, OTHER], [DELETE, RESTORE, FIRST_MOVE, SECOND_MOVE])]),
+                        ("split", [mediawiki_export([], [DELETE, RESTORE, FIRST_MOVE]),
+                                   mediawiki_export([], [SECOND_MOVE]), mediawiki_export([PAGE, OTHER])])):
+        data = tmp_path / name / "data"
+        for number, text in enumerate(texts):
+            ingested(data, "wikipedia", [write(tmp_path / name / f"d{number}.xml", text)])
+        service = FrozenSearchService.open(Settings.from_env({}, data_dir=data, cutoff=parse_cutoff("2026-06-01"),
+                                                             log_path=data / "log.jsonl"))
+        try:
+            assert "Wandering page" in service.fetch("wikipedia:Final").model_dump_json(), name
+        finally:
+            service.close()
