@@ -795,6 +795,11 @@ class Store:
         stamps of the revisions it carries (inside the caller's transaction)."""
         self._db.execute("INSERT OR IGNORE INTO arrivals VALUES (?,?,?)", (doc_id, at, kind))
 
+    def arrivals_of(self, doc_id: str) -> list[tuple[int, str]]:
+        """The arrivals recorded for ``doc_id`` (:meth:`add_arrival`): ``(at, kind)``, oldest first."""
+        return [(int(at), str(kind)) for at, kind in self._db.execute(
+            "SELECT at, kind FROM arrivals WHERE doc_id=? ORDER BY at, kind", (doc_id,)).fetchall()]
+
     def arrived_by(self, doc_id: str, bound: int) -> bool:
         """Whether ``doc_id`` has no recorded arrival at or after ``bound`` (``instant_bound(T)``) nor an absence
         around it (:meth:`set_absences`): a page whose history was imported or created after ``T`` did not exist at

@@ -965,11 +965,11 @@ def _record_logged_moves(store: Store, log: _MoveLog) -> None:
         for following in later[position + 1:]:
             if following.old and following.old == title:
                 title, at = following.new, following.moved_at
-        if not move.old:  # an arrival (import or creation) under the title, followed to the page bearing it now
-            store.add_arrival(wikipedia.doc_id(title), move.moved_at, "logitem")
-            continue
         moved_on = store.moved_away(title, at + 1)  # a later move stored by another run (or a null revision)
         doc = moved_on[0] if moved_on else wikipedia.doc_id(title)
+        if not move.old:  # an arrival (import or creation) under the title, followed to the page bearing it now
+            store.add_arrival(doc, move.moved_at, "logitem")
+            continue
         _record_move(store, doc, move.moved_at, move.old, move.new)
         if not (log.kept(move.old) and log.kept(move.new)):
             log.touched.add(doc)
@@ -978,11 +978,15 @@ def _record_logged_moves(store: Store, log: _MoveLog) -> None:
 
 def _carry_earlier_moves(store: Store, doc: str, move: LoggedMove, log: _MoveLog) -> None:
     """Record under page ``doc`` the moves an earlier run recorded under the page bearing ``move.old`` (the last
-    title that run's log followed them to) that led to ``move.old`` before ``move``: the same page, which that run
-    could not know would move on (audit 10: a deletion on a title it bore before them concerned no stored page)."""
+    title that run's log followed them to) that led to ``move.old`` before ``move``, and its arrivals before
+    ``move``: the same page, which that run could not know would move on (audit 10: a deletion on a title it bore
+    before them concerned no stored page; an import after ``T`` did not hide it)."""
     source = wikipedia.doc_id(move.old)
     if source == doc:
         return
+    for at, kind in store.arrivals_of(source):  # (an arrival only ever hides: carrying one fails closed)
+        if at < move.moved_at:
+            store.add_arrival(doc, at, kind)
     moves = store.all_moves(source)
     title, before = move.old, move.moved_at
     for _ in range(len(moves)):
