@@ -818,6 +818,11 @@ class Store:
         stamps of the revisions it carries (inside the caller's transaction)."""
         self._db.execute("INSERT OR IGNORE INTO arrivals VALUES (?,?,?)", (doc_id, at, kind))
 
+    def arrivals_of(self, doc_id: str) -> list[tuple[int, str]]:
+        """The arrivals recorded for ``doc_id`` (:meth:`add_arrival`): ``(at, kind)``, oldest first."""
+        return [(int(at), str(kind)) for at, kind in self._db.execute(
+            "SELECT at, kind FROM arrivals WHERE doc_id=? ORDER BY at, kind", (doc_id,)).fetchall()]
+
     def arrived_by(self, doc_id: str, bound: int, *, page_state: bool = True) -> bool:
         """Whether ``doc_id`` has no recorded arrival at or after ``bound`` (``instant_bound(T)``) nor an absence
         or deletion span around it (:meth:`set_absences`, :meth:`set_deletions`): a page whose history was imported
@@ -852,6 +857,12 @@ class Store:
         self._db.execute("DELETE FROM deletions WHERE doc_id=?", (doc_id,))
         self._db.executemany("INSERT OR IGNORE INTO deletions VALUES (?,?,?)",
                              [(doc_id, since, until) for since, until in spans])
+
+    def deletions_of(self, doc_id: str) -> list[tuple[int, int]]:
+        """The deletion spans stored for ``doc_id`` (:meth:`set_deletions`): ``(since, until)`` stored instants (UTC
+        milliseconds), sorted."""
+        return [(int(since), int(until)) for since, until in self._db.execute(
+            "SELECT since, until FROM deletions WHERE doc_id=? ORDER BY since, until", (doc_id,)).fetchall()]
 
     def set_hidden_texts(self, doc_id: str, spans: Iterable[tuple[int, int]]) -> None:
         """Replace the spans of ``doc_id`` when the revision that stood had its text hidden in the dump by ``spans``,
@@ -898,6 +909,19 @@ class Store:
         change is listed there (:data:`DELETION_SPANS_META`). Inside the caller's transaction."""
         self._db.execute("DELETE FROM deletion_pending")
         self.set_meta(DELETION_SPANS_META, "1")
+
+    def deletion_spans_due(self) -> bool:
+        """Whether :meth:`deletion_pending` lists a change whose deletion spans are not computed yet: a Wikipedia
+        ingest committed a checkpoint and has not finished (killed, or running now). Read again only when the store
+        may have changed (:meth:`_memoized`); ``False`` for a store frozen before the table was added."""
+        return bool(self._memoized("deletion_spans_due", self._read_deletion_spans_due))
+
+    def _read_deletion_spans_due(self) -> bool:
+        try:
+            found = self._db.execute("SELECT EXISTS (SELECT 1 FROM deletion_pending)").fetchone()
+        except sqlite3.OperationalError:  # (no such table: a read-only store an older build made)
+            return False
+        return bool(found[0])
 
     def moved_onto(self, title: str) -> list[str]:
         """The pages moved onto ``title`` (at any time), by doc id, sorted."""

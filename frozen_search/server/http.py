@@ -42,6 +42,9 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from frozen_search.errors import FrozenSearchError, InvalidRequest
 from frozen_search.models import FetchResponse, SearchResponse
+from frozen_search.server.arguments import Pairs as _Pairs
+from frozen_search.server.arguments import gathered as _gathered
+from frozen_search.server.arguments import gathered_tool_call
 from frozen_search.server.auth import BearerAuth, Unauthorized
 from frozen_search.server.logs import LOG_CONFIG, configure_logging
 from frozen_search.server.mcp import create_mcp, package_version
@@ -137,7 +140,7 @@ def create_app(service: FrozenSearchService, *, host: str = "127.0.0.1", port: i
     app.add_exception_handler(RequestValidationError, _malformed_call(service))
     app.include_router(_routes(service))
     _state_bounds(app, service)
-    app.router.routes.append(Route("/mcp", endpoint=StreamableHTTPASGIApp(mcp.session_manager),
+    app.router.routes.append(Route("/mcp", endpoint=GatheredCalls(StreamableHTTPASGIApp(mcp.session_manager)),
                                    include_in_schema=False))
     app.add_middleware(BodyLimit, max_bytes=max_body_bytes)
     if token is not None:
@@ -280,32 +283,6 @@ def _parsed(name: str, value: Any) -> Any:
     if name in _INT_ARGUMENTS and isinstance(value, str) and re.fullmatch(r"-?[0-9]{1,18}", value.strip()):
         return int(value)
     return value
-
-
-class _Pairs(dict[str, Any]):
-    """A JSON object as read by ``json.loads(..., object_pairs_hook=_Pairs)``: its values by name (the last of a
-    repeated name), and ``pairs``, every name and value in order, repeats included."""
-
-    def __init__(self, pairs: list[tuple[str, Any]]) -> None:
-        super().__init__(pairs)
-        self.pairs = pairs
-
-
-def _gathered(pairs: Sequence[tuple[str, Any]]) -> dict[str, Any]:
-    """The call's arguments from its query string and JSON object body, in order: a name given more than once (in
-    the query string, the body, or both) holds the list of its values, which no argument takes, so the service
-    refuses and logs the call as sent instead of one value silently winning."""
-    arguments: dict[str, Any] = {}
-    repeated: set[str] = set()
-    for name, value in pairs:
-        if name in repeated:
-            arguments[name].append(value)
-        elif name in arguments:
-            arguments[name] = [arguments[name], value]
-            repeated.add(name)
-        else:
-            arguments[name] = value
-    return arguments
 
 
 def _cutoff_guard(service: FrozenSearchService) -> Any:
@@ -477,6 +454,36 @@ class BodyLimit:
     async def _refuse(self, scope: Scope, receive: Receive, send: Send) -> None:
         response = await problem_response(Request(scope, receive), BodyTooLarge(self.max_bytes))
         await response(scope, receive, send)
+
+
+class GatheredCalls:
+    """Pure ASGI, in front of ``/mcp``: a POST body that is a ``tools/call`` writing an argument name twice reaches
+    the SDK as :func:`~frozen_search.server.arguments.gathered_tool_call` encodes it (every value kept, so the call
+    is refused and logged as sent, as on the ``/v1`` routes); any other request passes unchanged. The body is read
+    whole (:class:`BodyLimit`, outside, bounds it)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope.get("method") != "POST":
+            await self.app(scope, receive, send)
+            return
+        buffered: list[Message] = []
+        while True:
+            message = await receive()
+            buffered.append(message)
+            if message["type"] != "http.request" or not message.get("more_body", False):
+                break
+        if buffered[-1]["type"] == "http.request":
+            rewritten = gathered_tool_call(b"".join(m.get("body", b"") for m in buffered))
+            if rewritten is not None:
+                buffered = [{"type": "http.request", "body": rewritten, "more_body": False}]
+
+        async def replay() -> Message:
+            return buffered.pop(0) if buffered else await receive()
+
+        await self.app(scope, replay, send)
 
 
 class BodyTooLarge(InvalidRequest):

@@ -51,6 +51,7 @@ from pydantic import Field
 
 from frozen_search.errors import ConfigError, FrozenSearchError
 from frozen_search.models import FetchResponse, SearchResponse
+from frozen_search.server.arguments import gathered_tool_call
 from frozen_search.server.logs import configure_logging, stdio_log_path
 from frozen_search.service import LOGGED_DATE_HEADERS, REFUSED_DATE_HEADERS, TOOL_ARGUMENTS, FrozenSearchService
 
@@ -244,7 +245,9 @@ class _SerializedWriter:
 
 
 class _AnsweredLines:
-    """stdin for the transport: every line, except those :func:`parse_error_reply` answers (never passed on)."""
+    """stdin for the transport: every line, except those :func:`parse_error_reply` answers (never passed on); a
+    ``tools/call`` writing an argument name twice as :func:`~frozen_search.server.arguments.gathered_tool_call`
+    encodes it."""
 
     def __init__(self, stdin: Any, out: _SerializedWriter) -> None:
         self._stdin, self._out = stdin, out
@@ -256,7 +259,8 @@ class _AnsweredLines:
         async for line in self._stdin:
             reply = parse_error_reply(line)
             if reply is None:
-                yield line
+                rewritten = gathered_tool_call(line)  # an argument name written twice: every value kept
+                yield line if rewritten is None else rewritten.decode("utf-8") + "\n"
             else:
                 await self._out.reply(reply)
 

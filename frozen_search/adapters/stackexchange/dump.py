@@ -330,8 +330,9 @@ def ingest_checkpointed(site_dir: Path, site: Site, store: Store, index: Revisio
                     for question, states in threads:
                         pending.extend(states)
                         spans = deletion_spans(states)
-                        if spans:
-                            store.set_deletions(states[0].doc_id, spans)
+                        if spans:  # (another dump of the site may have stored more: kept, audit 10)
+                            doc = states[0].doc_id
+                            store.set_deletions(doc, merged_spans(store.deletions_of(doc), spans))
                         if len(pending) >= WRITE_BATCH:
                             state_writer.write_bulk(pending)
                             pending = []
@@ -379,6 +380,18 @@ def deletion_spans(states: Sequence[DocState | WireState]) -> list[tuple[int, in
             until = states[position + 1].valid_from if position + 1 < len(states) else ALWAYS
             spans.append((state.valid_from, until))
     return spans
+
+
+def merged_spans(stored: Sequence[tuple[int, int]], found: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The deleted spans of a question known from two dumps of its site (``stored``: those an earlier ingest stored,
+    ``found``: this dump's, :func:`deletion_spans`), sorted: every span of either, since a dump's history ends at its
+    date (an older dump ingested after a newer one knows fewer spans, and must not take the newer one's away: audit
+    10). One exception: an open span (:data:`~frozen_search.store.ALWAYS`, a dump that holds the question still
+    deleted at its end) is dropped where a span of the same deletion (the same ``since``) has an end (a later
+    dump's undeletion closes it)."""
+    spans = set(stored) | set(found)
+    closed = {since for since, until in spans if until != ALWAYS}
+    return sorted(span for span in spans if span[1] != ALWAYS or span[0] not in closed)
 
 
 def dump_site(site_dir: Path, site: str | None, settings: Settings) -> Site:

@@ -160,6 +160,7 @@ class WikipediaSource(Source):
         from frozen_search.adapters.documents import cutoff_iso
 
         reads_deletion_log(store)
+        spans_computed(store)
         return bridge.resolve_local(reference, store, bound, cutoff_iso(settings))
 
     def store_markers(self, store: Store) -> dict[str, str]:
@@ -170,8 +171,9 @@ class WikipediaSource(Source):
                 "renderer": ", ".join(store.metadata_values(ids.SOURCE, "renderer")) or "none"}
 
     def check_store(self, store: Store, settings: Settings) -> None:
-        """:func:`reads_deletion_log` of the whole store (see :meth:`Source.check_store`)."""
+        """:func:`reads_deletion_log` and :func:`spans_computed` of the whole store (see :meth:`Source.check_store`)."""
         reads_deletion_log(store)
+        spans_computed(store)
 
     def open_live(self, upstream: Upstream, settings: Settings, store: Store) -> bridge.LiveBridge:
         """The MediaWiki at ``settings.wikipedia_api``, connected (siteinfo read) on first use."""
@@ -274,6 +276,23 @@ def reads_deletion_log(store: Store) -> None:
                                   "deletion log items: ingest them again into a new data directory "
                                   "(frozen-search ingest wikipedia)")
     _DELETION_LOG_READ[store] = True
+
+
+def spans_computed(store: Store) -> None:
+    """Refuse a store holding Wikipedia pages whose deletion spans are not computed yet
+    (:meth:`~frozen_search.store.Store.deletion_spans_due`): an ingest committed a checkpoint and has not finished
+    (killed, or running now); the spans are computed at a run's end, so until then a page deleted before ``T`` and
+    restored after it would be shown at ``T`` (audit 10). Whatever the call asks, so the refusal tells nothing of
+    which pages exist.
+
+    Raises:
+        StoreIntegrityError: such a store (the message names no page): run the ingest again to its end (it
+            resumes), or any Wikipedia ingest (the spans of every page noted are computed at its end).
+    """
+    if store.deletion_spans_due():
+        raise StoreIntegrityError("this store holds Wikipedia pages of an ingest that has not finished (interrupted, "
+                                  "or running now): their deletion spans are computed at its end; run the ingest "
+                                  "again to its end (it resumes) before serving Wikipedia")
 
 
 def wikitext_of(store: Store, row: RevisionRow) -> str:

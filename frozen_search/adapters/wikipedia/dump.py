@@ -961,16 +961,45 @@ def _record_logged_moves(store: Store, log: _MoveLog) -> None:
     kept and other namespaces is noted in ``log.touched``."""
     later = sorted(log.moves, key=lambda m: m.moved_at)
     for position, move in enumerate(later):
-        title = move.new
+        title, at = move.new, move.moved_at
         for following in later[position + 1:]:
             if following.old and following.old == title:
-                title = following.new
+                title, at = following.new, following.moved_at
+        moved_on = store.moved_away(title, at + 1)  # a later move stored by another run (or a null revision)
+        doc = moved_on[0] if moved_on else wikipedia.doc_id(title)
         if not move.old:  # an arrival (import or creation) under the title, followed to the page bearing it now
-            store.add_arrival(wikipedia.doc_id(title), move.moved_at, "logitem")
+            store.add_arrival(doc, move.moved_at, "logitem")
             continue
-        _record_move(store, wikipedia.doc_id(title), move.moved_at, move.old, move.new)
+        _record_move(store, doc, move.moved_at, move.old, move.new)
         if not (log.kept(move.old) and log.kept(move.new)):
-            log.touched.add(wikipedia.doc_id(title))
+            log.touched.add(doc)
+        _carry_earlier_moves(store, doc, move, log)
+
+
+def _carry_earlier_moves(store: Store, doc: str, move: LoggedMove, log: _MoveLog) -> None:
+    """Record under page ``doc`` the moves an earlier run recorded under the page bearing ``move.old`` (the last
+    title that run's log followed them to) that led to ``move.old`` before ``move``, and its arrivals before
+    ``move``: the same page, which that run could not know would move on (audit 10: a deletion on a title it bore
+    before them concerned no stored page; an import after ``T`` did not hide it)."""
+    source = wikipedia.doc_id(move.old)
+    if source == doc:
+        return
+    for at, kind in store.arrivals_of(source):  # (an arrival only ever hides: carrying one fails closed)
+        if at < move.moved_at:
+            store.add_arrival(doc, at, kind)
+    moves = store.all_moves(source)
+    title, before = move.old, move.moved_at
+    for _ in range(len(moves)):
+        earlier = [m for m in moves if m[2] == title and m[0] < before]
+        if not earlier:
+            return
+        moved_at, old, new = earlier[-1]
+        if any(m[1] == title and moved_at < m[0] < before for m in moves):
+            return  # that page left the title before: another page's history
+        store.add_move(doc, moved_at, old, new)
+        if not (log.kept(old) and log.kept(new)):
+            log.touched.add(doc)
+        title, before = old, moved_at
 
 
 def _set_absences(store: Store, doc: str, log: _MoveLog) -> None:
