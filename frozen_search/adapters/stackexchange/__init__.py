@@ -69,8 +69,12 @@ class StackExchangeSource(DocumentStateSource):
         return {"deleted_spans": "stored for " + ", ".join(sites) if sites else "absent"}
 
     def check_store(self, store: Store, settings: Settings) -> None:
-        """:func:`stores_deleted_spans` of the served sites (see :meth:`Source.check_store`)."""
-        stores_deleted_spans(store, self.row_sources(settings))
+        """:func:`stores_deleted_spans` of the served sites (see :meth:`Source.check_store`); once per store and
+        setting of ``stackexchange_sites`` (asked before every search)."""
+        checked = _SITES_CHECKED.setdefault(store, set())
+        if settings.stackexchange_sites not in checked:
+            stores_deleted_spans(store, self.row_sources(settings))
+            checked.add(settings.stackexchange_sites)
 
     def resolve_local(self, reference: DocReference, store: Store, bound: int, settings: Settings) -> Shown:
         """:func:`stores_deleted_spans` of the served sites (before any row is looked up: an id that never existed
@@ -109,3 +113,5 @@ def stores_deleted_spans(store: Store, sites: Sequence[str]) -> None:
 
 
 _SPANS_STORED: weakref.WeakKeyDictionary[Store, set[str]] = weakref.WeakKeyDictionary()
+_SITES_CHECKED: weakref.WeakKeyDictionary[Store, set[str]] = weakref.WeakKeyDictionary()
+"""The ``stackexchange_sites`` settings :meth:`StackExchangeSource.check_store` passed for each store."""
