@@ -988,12 +988,8 @@ class Store:
     def reads_deletion_log(self, source: str) -> bool:
         """Whether this store's dump rows of ``source`` were ingested by a build that reads deletion log items: the
         store was made by one (:data:`DELETION_LOG_META`), or it holds no dump row of ``source`` (one scan of the
-        source's rows when it is old)."""
-        if self.meta(DELETION_LOG_META) is not None:
-            return True
-        found = self._db.execute("SELECT NOT EXISTS (SELECT 1 FROM revisions WHERE source=? AND origin='dump')",
-                                 (source,)).fetchone()
-        return bool(found[0] == 1)
+        source's rows when it is old): :meth:`made_with` :data:`DELETION_LOG_META`."""
+        return self.made_with(DELETION_LOG_META, source)
 
     def made_with(self, key: str, source: str) -> bool:
         """Whether this store's dump rows of ``source`` were all stored by a build that writes what ``meta`` key
