@@ -116,17 +116,19 @@ def ingest_wikipedia_command(files: tuple[Path, ...], namespaces: tuple[int, ...
                              dump_date: str | None, data_dir: Path | None) -> None:
     """Ingest MediaWiki XML exports (schemas 0.3-0.11; plain, .bz2 incl. multistream, .gz, .xz, .lzma, .7z) in
     checkpoints of whole pages: run the same command again to resume a killed ingest."""
-    _ingest("wikipedia", files, data_dir, cutoff, dump_date, namespaces=frozenset(namespaces))
+    _ingest("wikipedia", files, data_dir, cutoff, dump_date, steps=True, namespaces=frozenset(namespaces))
 
 
 def _ingest(name: str, files: tuple[Path, ...], data_dir: Path | None, cutoff: str | None = None,
-            dump_date: str | None = None, **options: Any) -> None:
+            dump_date: str | None = None, steps: bool = False, **options: Any) -> None:
     """Run a source's ingester with a progress bar per file; print its report; then the snapshot at ``cutoff``
     (``dump_date``: the operator's ``--dump-date``, checked and recorded by :func:`frozen_search.ops.ingest.ingest`).
 
     The bar is the share of the input file read (its bytes on disk, compressed or not, against the file's size, so
     the time remaining holds for a compressed dump too), the revisions (or states) stored and their rate, and, where
-    the ingester reports them (Wikipedia), the decompressed bytes read (MB of XML) and their rate."""
+    the ingester reports them (Wikipedia), the decompressed bytes read (MB of XML) and their rate. ``steps``: the
+    ingester takes ``on_step(step, done, total)`` (Wikipedia: its deletion spans, after the files), shown on the
+    same bar as the step's name, ``done/total`` and its own share and time remaining."""
     import time
 
     from rich.progress import (
@@ -167,6 +169,15 @@ def _ingest(name: str, files: tuple[Path, ...], data_dir: Path | None, cutoff: s
             bar.update(task, completed=done, revisions=revisions, rate=f"{rate:,}", xml=xml,
                        file_xml=decompressed or 0)
 
+        def on_step(step: str, done: int, total: int) -> None:
+            fields = bar.tasks[task].fields
+            if fields.get("step") != step:  # a new step: its own share, rate and time remaining
+                bar.reset(task, total=total, completed=0, revisions=fields["revisions"], rate=fields["rate"],
+                          xml=fields["xml"], file_xml=fields.get("file_xml", 0), step=step)
+            bar.update(task, completed=done, total=total, description=f"{step} {done:,}/{total:,}")
+
+        if steps:
+            options["on_step"] = on_step
         result = run_ingest(settings, name, files, progress=progress, on_file=on_file, dump_date=dump_date,
                             **options)
     for problem in result.problems:
