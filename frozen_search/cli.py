@@ -466,7 +466,8 @@ def replay_command(log: Path | None, workers: int | None, data_dir: Path | None)
 def status_command(as_json: bool, data_dir: Path | None) -> None:
     """Say what the data dir's store holds: each source's rows, the markers of the build that stored them
     (Wikipedia deletion_log_2, the arXiv renderer id), and plainly which sources must be ingested again (serving
-    refuses them with store_integrity); exit 1 if any must."""
+    refuses them with store_integrity); exit 1 if any must, 2 (config_error) when there is no store or it cannot be
+    read at all (not SQLite, damaged, lacking a table)."""
     from frozen_search.ops.status import store_status
 
     found = store_status(Settings.from_env(data_dir=data_dir))
@@ -494,7 +495,8 @@ def audit_command(logs: tuple[Path, ...], as_json: bool, as_markdown: bool, key_
     a hit is dated at/after its cutoff, a hash chain is broken, a signature fails (with a key) or a chain does
     not end at --expect-head. Several LOGS (one per replica) are audited together: each chain on its own, the
     summary combined. When the data dir holds a store, its status follows (``frozen-search status``: rows per
-    source, the builds' markers, which sources must be ingested again), without changing the exit status."""
+    source, the builds' markers, which sources must be ingested again; or one line saying why the store cannot be
+    read), without changing the exit status."""
     from dataclasses import asdict
 
     from frozen_search.ops.audit import audit_log, audit_logs, markdown_report
@@ -524,7 +526,7 @@ def audit_command(logs: tuple[Path, ...], as_json: bool, as_markdown: bool, key_
     if as_markdown:
         click.echo(markdown_report(path, report) + store_markdown, nl=False)
     elif as_json:
-        click.echo(json.dumps({**asdict(report), **store_json}, indent=2, default=str))
+        click.echo(json.dumps({**asdict(report), "ok": report.ok, **store_json}, indent=2, default=str))
     else:
         click.echo(report.render() + store_text)
     sys.exit(0 if report.ok else 1)
