@@ -20,6 +20,7 @@ from frozen_search.config import Settings
 from frozen_search.errors import ConfigError, FrozenSearchError
 from frozen_search.ops.data_dir import open_service
 from frozen_search.service import FrozenSearchService
+from frozen_search.stages.arguments import given_more_than_once
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -275,10 +276,21 @@ def _integer(value: str | None) -> int | str | None:
         and len(text) <= 18 else value
 
 
+def _once(values: tuple[Any, ...], default: Any = None) -> Any:
+    """A tool option as given (``multiple=True``): ``default`` when absent, its value when given once, and when
+    given more than once every value as the other faces give a repeated name
+    (:func:`~frozen_search.stages.arguments.given_more_than_once`), which the service refuses and logs."""
+    if not values:
+        return default
+    return values[0] if len(values) == 1 else given_more_than_once(list(values))
+
+
 def _extras(words: list[str]) -> dict[str, Any]:
     """Options and words the command does not know, as arguments: ``--as-of X``/``--as-of=X`` -> ``as_of: X``
-    (``True`` for a bare flag); stray words -> ``extra_words``."""
+    (``True`` for a bare flag; an option given more than once: every value, as :func:`_once` gives them); stray
+    words -> ``extra_words``."""
     found: dict[str, Any] = {}
+    repeated: dict[str, list[Any]] = {}
     stray: list[str] = []
     index = 0
     while index < len(words):
@@ -291,7 +303,11 @@ def _extras(words: list[str]) -> dict[str, Any]:
         given: Any = value if equals else True
         if not equals and index < len(words) and not words[index].startswith("--"):
             given, index = words[index], index + 1
-        found[name.replace("-", "_")] = given
+        name = name.replace("-", "_")
+        if name in found:  # given more than once: every value, refused by the service (no value wins)
+            repeated.setdefault(name, [found[name]]).append(given)
+            given = given_more_than_once(repeated[name])
+        found[name] = given
     if stray:
         found["extra_words"] = stray
     return found
@@ -322,34 +338,37 @@ def _tool_call(ctx: click.Context, tool: str, arguments: dict[str, Any], cutoff:
 @main.command(context_settings=_TOOL_CALL)
 @click.argument("query", required=False)
 @_cutoff_option
-@click.option("--source", default=None,
+@click.option("--source", multiple=True,
               help="Restrict to one source (wikipedia, arxiv, mathoverflow, math.stackexchange, openalex).")
-@click.option("--limit", default="10", show_default=True, metavar="INTEGER", help="Number of results, 1 to 50.")
+@click.option("--limit", multiple=True, metavar="INTEGER", help="Number of results, 1 to 50.  [default: 10]")
 @_mode_option
 @_data_dir_option
 @click.pass_context
 @_fail_cleanly
-def search(ctx: click.Context, query: str | None, cutoff: str | None, source: str | None, limit: str,
-           mode: str | None, search_from: str | None, data_dir: Path | None) -> None:
-    """Search as of the cutoff; prints the JSON response (the same shape as HTTP and MCP)."""
-    _tool_call(ctx, "search", {"query": query, "source": source, "limit": _integer(limit)}, cutoff, mode, data_dir,
-               search_from)
+def search(ctx: click.Context, query: str | None, cutoff: str | None, source: tuple[str, ...],
+           limit: tuple[str, ...], mode: str | None, search_from: str | None, data_dir: Path | None) -> None:
+    """Search as of the cutoff; prints the JSON response (the same shape as HTTP and MCP). An option given twice
+    is refused (invalid_request), as a name given twice over HTTP and MCP."""
+    _tool_call(ctx, "search", {"query": query, "source": _once(source),
+                               "limit": _once(tuple(map(_integer, limit)), 10)}, cutoff, mode, data_dir, search_from)
 
 
 @main.command(context_settings=_TOOL_CALL)
 @click.argument("id", required=False)
 @_cutoff_option
-@click.option("--offset", default="0", show_default=True, metavar="INTEGER", help="First character to return.")
-@click.option("--max-chars", default=None, metavar="INTEGER", help="Page size in characters.")
+@click.option("--offset", multiple=True, metavar="INTEGER", help="First character to return.  [default: 0]")
+@click.option("--max-chars", multiple=True, metavar="INTEGER", help="Page size in characters.")
 @_mode_option
 @_data_dir_option
 @click.pass_context
 @_fail_cleanly
-def fetch(ctx: click.Context, id: str | None, cutoff: str | None, offset: str, max_chars: str | None,
-          mode: str | None, search_from: str | None, data_dir: Path | None) -> None:
-    """Fetch one document (id or canonical URL) as it stood at the cutoff; prints JSON."""
-    _tool_call(ctx, "fetch", {"id": id, "offset": _integer(offset), "max_chars": _integer(max_chars)}, cutoff,
-               mode, data_dir, search_from)
+def fetch(ctx: click.Context, id: str | None, cutoff: str | None, offset: tuple[str, ...],
+          max_chars: tuple[str, ...], mode: str | None, search_from: str | None, data_dir: Path | None) -> None:
+    """Fetch one document (id or canonical URL) as it stood at the cutoff; prints JSON. An option given twice is
+    refused (invalid_request), as a name given twice over HTTP and MCP."""
+    _tool_call(ctx, "fetch", {"id": id, "offset": _once(tuple(map(_integer, offset)), 0),
+                              "max_chars": _once(tuple(map(_integer, max_chars)))}, cutoff, mode, data_dir,
+               search_from)
 
 
 def _require_free_port(host: str, port: int) -> None:

@@ -232,6 +232,20 @@ CLI_BAD_CALLS: list[tuple[list[str], str, str, dict[str, Any]]] = [
     (["fetch"], "fetch", "[invalid_request] fetch needs the argument 'id'", {"offset": 0}),
     (["search", "mean", "reciprocal", "rank"], "search", "[invalid_request] search has no argument 'extra_words'",
      {"query": "mean", "limit": 10, "extra_words": ["reciprocal", "rank"]}),
+    # an option given twice: refused as over HTTP and MCP, never the last one winning (wt-ops2)
+    (["search", "pear", "--limit", "3", "--limit", "5"], "search",
+     "[invalid_request] the argument 'limit' was given more than once",
+     {"query": "pear", "limit": {"given_more_than_once": [3, 5]}}),
+    (["search", "pear", "--source", "wikipedia", "--source=arxiv"], "search",
+     "[invalid_request] the argument 'source' was given more than once",
+     {"query": "pear", "limit": 10, "source": {"given_more_than_once": ["wikipedia", "arxiv"]}}),
+    (["fetch", "wikipedia:Pear", "--max-chars", "5", "--max-chars=6", "--offset", "1", "--offset", "x"], "fetch",
+     "[invalid_request] the argument 'max_chars' was given more than once",
+     {"id": "wikipedia:Pear", "max_chars": {"given_more_than_once": [5, 6]},
+      "offset": {"given_more_than_once": [1, "x"]}}),
+    (["fetch", "wikipedia:Pear", "--bogus", "1", "--bogus=2"], "fetch",
+     "[invalid_request] the argument 'bogus' was given more than once",
+     {"id": "wikipedia:Pear", "offset": 0, "bogus": {"given_more_than_once": ["1", "2"]}}),
 ]
 
 
