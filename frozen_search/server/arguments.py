@@ -46,13 +46,13 @@ def gathered(pairs: Sequence[tuple[str, Any]]) -> dict[str, Any]:
 def gathered_tool_call(raw: bytes | str) -> bytes | None:
     """A JSON-RPC ``tools/call`` message (MCP) whose ``params`` write a name twice inside its ``arguments`` object,
     encoded again (UTF-8) with ``params.arguments`` the :func:`gathered` arguments; or whose ``params`` write
-    ``arguments`` twice, with ``params.arguments`` ``{"arguments": {"given_more_than_once": [every object, in
-    order]}}`` (a name no tool takes); either way the service refuses the call and logs it as sent. ``None`` for
-    any other text (passed on as sent: not JSON, not such a call, or no name repeated). Other repeated members are
-    read as the SDK reads them (the last one)."""
-    data = raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw
-    if b'"arguments"' not in data and b"\\u" not in data:  # (a name may be escaped: "\u0061rguments")
-        return None  # (most messages: not parsed twice)
+    ``arguments`` twice, with ``params.arguments`` ``{"arguments": {"given_more_than_once": [...]}}`` (a name no tool
+    takes); either way the service refuses the call and logs it as sent. ``None`` for any other text (passed on as
+    sent: not JSON, not such a call, or no name repeated). Other repeated members are read as the SDK reads them
+    (the last one)."""
+    encoded = raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw
+    if b'"arguments"' not in encoded and b"\\" not in encoded:
+        return None  # (most messages: not parsed twice; a name may be written with escapes, "\u0061rguments")
     try:
         message = json.loads(raw, object_pairs_hook=Pairs)
     except (ValueError, RecursionError):
