@@ -485,8 +485,7 @@ def replay_command(log: Path | None, workers: int | None, data_dir: Path | None)
 def status_command(as_json: bool, data_dir: Path | None) -> None:
     """Say what the data dir's store holds: each source's rows, the markers of the build that stored them
     (Wikipedia deletion_log_2, the arXiv renderer id), and plainly which sources must be ingested again (serving
-    refuses them with store_integrity); exit 1 if any must, 2 (config_error) when there is no store or it cannot be
-    read at all (not SQLite, damaged, lacking a table)."""
+    refuses them with store_integrity); exit 1 if any must."""
     from frozen_search.ops.status import store_status
 
     found = store_status(Settings.from_env(data_dir=data_dir))
