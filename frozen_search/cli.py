@@ -20,6 +20,7 @@ from frozen_search.config import Settings
 from frozen_search.errors import ConfigError, FrozenSearchError
 from frozen_search.ops.data_dir import open_service
 from frozen_search.service import FrozenSearchService
+from frozen_search.stages.arguments import given_more_than_once
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -116,17 +117,19 @@ def ingest_wikipedia_command(files: tuple[Path, ...], namespaces: tuple[int, ...
                              dump_date: str | None, data_dir: Path | None) -> None:
     """Ingest MediaWiki XML exports (schemas 0.3-0.11; plain, .bz2 incl. multistream, .gz, .xz, .lzma, .7z) in
     checkpoints of whole pages: run the same command again to resume a killed ingest."""
-    _ingest("wikipedia", files, data_dir, cutoff, dump_date, namespaces=frozenset(namespaces))
+    _ingest("wikipedia", files, data_dir, cutoff, dump_date, steps=True, namespaces=frozenset(namespaces))
 
 
 def _ingest(name: str, files: tuple[Path, ...], data_dir: Path | None, cutoff: str | None = None,
-            dump_date: str | None = None, **options: Any) -> None:
+            dump_date: str | None = None, steps: bool = False, **options: Any) -> None:
     """Run a source's ingester with a progress bar per file; print its report; then the snapshot at ``cutoff``
     (``dump_date``: the operator's ``--dump-date``, checked and recorded by :func:`frozen_search.ops.ingest.ingest`).
 
     The bar is the share of the input file read (its bytes on disk, compressed or not, against the file's size, so
     the time remaining holds for a compressed dump too), the revisions (or states) stored and their rate, and, where
-    the ingester reports them (Wikipedia), the decompressed bytes read (MB of XML) and their rate."""
+    the ingester reports them (Wikipedia), the decompressed bytes read (MB of XML) and their rate. ``steps``: the
+    ingester takes ``on_step(step, done, total)`` (Wikipedia: its deletion spans, after the files), shown on the
+    same bar as the step's name, ``done/total`` and its own share and time remaining."""
     import time
 
     from rich.progress import (
@@ -167,6 +170,15 @@ def _ingest(name: str, files: tuple[Path, ...], data_dir: Path | None, cutoff: s
             bar.update(task, completed=done, revisions=revisions, rate=f"{rate:,}", xml=xml,
                        file_xml=decompressed or 0)
 
+        def on_step(step: str, done: int, total: int) -> None:
+            fields = bar.tasks[task].fields
+            if fields.get("step") != step:  # a new step: its own share, rate and time remaining
+                bar.reset(task, total=total, completed=0, revisions=fields["revisions"], rate=fields["rate"],
+                          xml=fields["xml"], file_xml=fields.get("file_xml", 0), step=step)
+            bar.update(task, completed=done, total=total, description=f"{step} {done:,}/{total:,}")
+
+        if steps:
+            options["on_step"] = on_step
         result = run_ingest(settings, name, files, progress=progress, on_file=on_file, dump_date=dump_date,
                             **options)
     for problem in result.problems:
@@ -264,10 +276,21 @@ def _integer(value: str | None) -> int | str | None:
         and len(text) <= 18 else value
 
 
+def _once(values: tuple[Any, ...], default: Any = None) -> Any:
+    """A tool option as given (``multiple=True``): ``default`` when absent, its value when given once, and when
+    given more than once every value as the other faces give a repeated name
+    (:func:`~frozen_search.stages.arguments.given_more_than_once`), which the service refuses and logs."""
+    if not values:
+        return default
+    return values[0] if len(values) == 1 else given_more_than_once(list(values))
+
+
 def _extras(words: list[str]) -> dict[str, Any]:
     """Options and words the command does not know, as arguments: ``--as-of X``/``--as-of=X`` -> ``as_of: X``
-    (``True`` for a bare flag); stray words -> ``extra_words``."""
+    (``True`` for a bare flag; an option given more than once: every value, as :func:`_once` gives them); stray
+    words -> ``extra_words``."""
     found: dict[str, Any] = {}
+    repeated: dict[str, list[Any]] = {}
     stray: list[str] = []
     index = 0
     while index < len(words):
@@ -280,7 +303,11 @@ def _extras(words: list[str]) -> dict[str, Any]:
         given: Any = value if equals else True
         if not equals and index < len(words) and not words[index].startswith("--"):
             given, index = words[index], index + 1
-        found[name.replace("-", "_")] = given
+        name = name.replace("-", "_")
+        if name in found:  # given more than once: every value, refused by the service (no value wins)
+            repeated.setdefault(name, [found[name]]).append(given)
+            given = given_more_than_once(repeated[name])
+        found[name] = given
     if stray:
         found["extra_words"] = stray
     return found
@@ -311,34 +338,37 @@ def _tool_call(ctx: click.Context, tool: str, arguments: dict[str, Any], cutoff:
 @main.command(context_settings=_TOOL_CALL)
 @click.argument("query", required=False)
 @_cutoff_option
-@click.option("--source", default=None,
+@click.option("--source", multiple=True,
               help="Restrict to one source (wikipedia, arxiv, mathoverflow, math.stackexchange, openalex).")
-@click.option("--limit", default="10", show_default=True, metavar="INTEGER", help="Number of results, 1 to 50.")
+@click.option("--limit", multiple=True, metavar="INTEGER", help="Number of results, 1 to 50.  [default: 10]")
 @_mode_option
 @_data_dir_option
 @click.pass_context
 @_fail_cleanly
-def search(ctx: click.Context, query: str | None, cutoff: str | None, source: str | None, limit: str,
-           mode: str | None, search_from: str | None, data_dir: Path | None) -> None:
-    """Search as of the cutoff; prints the JSON response (the same shape as HTTP and MCP)."""
-    _tool_call(ctx, "search", {"query": query, "source": source, "limit": _integer(limit)}, cutoff, mode, data_dir,
-               search_from)
+def search(ctx: click.Context, query: str | None, cutoff: str | None, source: tuple[str, ...],
+           limit: tuple[str, ...], mode: str | None, search_from: str | None, data_dir: Path | None) -> None:
+    """Search as of the cutoff; prints the JSON response (the same shape as HTTP and MCP). An option given twice
+    is refused (invalid_request), as a name given twice over HTTP and MCP."""
+    _tool_call(ctx, "search", {"query": query, "source": _once(source),
+                               "limit": _once(tuple(map(_integer, limit)), 10)}, cutoff, mode, data_dir, search_from)
 
 
 @main.command(context_settings=_TOOL_CALL)
 @click.argument("id", required=False)
 @_cutoff_option
-@click.option("--offset", default="0", show_default=True, metavar="INTEGER", help="First character to return.")
-@click.option("--max-chars", default=None, metavar="INTEGER", help="Page size in characters.")
+@click.option("--offset", multiple=True, metavar="INTEGER", help="First character to return.  [default: 0]")
+@click.option("--max-chars", multiple=True, metavar="INTEGER", help="Page size in characters.")
 @_mode_option
 @_data_dir_option
 @click.pass_context
 @_fail_cleanly
-def fetch(ctx: click.Context, id: str | None, cutoff: str | None, offset: str, max_chars: str | None,
-          mode: str | None, search_from: str | None, data_dir: Path | None) -> None:
-    """Fetch one document (id or canonical URL) as it stood at the cutoff; prints JSON."""
-    _tool_call(ctx, "fetch", {"id": id, "offset": _integer(offset), "max_chars": _integer(max_chars)}, cutoff,
-               mode, data_dir, search_from)
+def fetch(ctx: click.Context, id: str | None, cutoff: str | None, offset: tuple[str, ...],
+          max_chars: tuple[str, ...], mode: str | None, search_from: str | None, data_dir: Path | None) -> None:
+    """Fetch one document (id or canonical URL) as it stood at the cutoff; prints JSON. An option given twice is
+    refused (invalid_request), as a name given twice over HTTP and MCP."""
+    _tool_call(ctx, "fetch", {"id": id, "offset": _once(tuple(map(_integer, offset)), 0),
+                              "max_chars": _once(tuple(map(_integer, max_chars)))}, cutoff, mode, data_dir,
+               search_from)
 
 
 def _require_free_port(host: str, port: int) -> None:
@@ -483,7 +513,8 @@ def audit_command(logs: tuple[Path, ...], as_json: bool, as_markdown: bool, key_
     a hit is dated at/after its cutoff, a hash chain is broken, a signature fails (with a key) or a chain does
     not end at --expect-head. Several LOGS (one per replica) are audited together: each chain on its own, the
     summary combined. When the data dir holds a store, its status follows (``frozen-search status``: rows per
-    source, the builds' markers, which sources must be ingested again), without changing the exit status."""
+    source, the builds' markers, which sources must be ingested again; or one line saying why the store cannot be
+    read), without changing the exit status."""
     from dataclasses import asdict
 
     from frozen_search.ops.audit import audit_log, audit_logs, markdown_report
@@ -513,7 +544,7 @@ def audit_command(logs: tuple[Path, ...], as_json: bool, as_markdown: bool, key_
     if as_markdown:
         click.echo(markdown_report(path, report) + store_markdown, nl=False)
     elif as_json:
-        click.echo(json.dumps({**asdict(report), **store_json}, indent=2, default=str))
+        click.echo(json.dumps({**asdict(report), "ok": report.ok, **store_json}, indent=2, default=str))
     else:
         click.echo(report.render() + store_text)
     sys.exit(0 if report.ok else 1)

@@ -37,7 +37,7 @@ from frozen_search.querylog import (
 )
 from frozen_search.registry import Registry, default_registry
 from frozen_search.source import LiveSource, Shown
-from frozen_search.stages.arguments import MAX_REFERENCE_CHARS, fetch_arguments, search_arguments
+from frozen_search.stages.arguments import MAX_REFERENCE_CHARS, check_given_once, fetch_arguments, search_arguments
 from frozen_search.stages.candidates import Candidates, live_candidates, local_candidates
 from frozen_search.stages.coverage import Coverage, strict_search
 from frozen_search.stages.memo import GenerationMemo
@@ -247,12 +247,14 @@ class FrozenSearchService:
 
         Raises:
             InvalidRequest: an unknown tool or argument; an attempt to set the cutoff (logged by the faces as
-                ``attempted_cutoff``, see :meth:`call`).
+                ``attempted_cutoff``, see :meth:`call`); a name given more than once (a value of
+                :func:`~frozen_search.stages.arguments.given_more_than_once`'s shape).
         """
         if tool not in TOOL_ARGUMENTS:
             raise InvalidRequest(f"unknown tool {tool!r}; the tools are search and fetch")
         if ATTEMPTED_CUTOFF in arguments:
             raise InvalidRequest(cutoff_refusal(self.cutoff_iso))
+        check_given_once(arguments, MAX_ARGUMENT_NAME_CHARS)
         unknown = [] if arguments.keys() <= TOOL_ARGUMENTS[tool] else sorted(set(arguments) - TOOL_ARGUMENTS[tool])
         if unknown:
             raise InvalidRequest(f"{tool} has no argument {unknown[0][:MAX_ARGUMENT_NAME_CHARS]!r}; its arguments "

@@ -55,6 +55,9 @@ from frozen_search.errors import ConfigError, StoreBusy, StoreIntegrityError
 
 SCHEMA_VERSION = 5
 
+_CORE_TABLES = ("meta", "chunks", "revisions", "moves", "aliases", "ingests")
+"""The tables of :data:`_SCHEMA` every store of :data:`SCHEMA_VERSION` has had from its creation (the others are
+added in place, empty, to a store made before them): a store lacking one is refused on open."""
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS chunks (key BLOB PRIMARY KEY, source TEXT NOT NULL, text TEXT NOT NULL);
@@ -464,15 +467,26 @@ class Store:
         self._many_moved = False  # more than _MOVED_DOCS_HELD moved pages: each page's moves looked up
         self._pins = threading.local()  # data_version: the one a pinned() block of this thread began at
         if read_only:
-            self._db = _SerialConnection(_immutable(path))
+            try:
+                connection = _immutable(path)
+            except sqlite3.DatabaseError as exc:  # (a file that cannot be opened)
+                raise ConfigError(f"{path} is not a usable frozen-search store: {exc}") from exc
+            self._db = _SerialConnection(connection)
             try:
                 self._check_frozen_schema()
             except sqlite3.DatabaseError as exc:
                 self._db.close()
                 raise ConfigError(f"{path} is not a usable frozen-search store: {exc}") from exc
+            except ConfigError:
+                self._db.close()
+                raise
             return
         path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = _SerialConnection(sqlite3.connect(path, isolation_level=None, check_same_thread=False))
+        try:
+            connection = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        except sqlite3.DatabaseError as exc:  # (a folder at the path, a file that cannot be opened)
+            raise ConfigError(f"{path} is not a usable frozen-search store: {exc}") from exc
+        self._db = _SerialConnection(connection)
         try:
             _untrusting(self._db.db)
             self._db.execute("PRAGMA journal_mode=WAL")
@@ -489,10 +503,16 @@ class Store:
         except sqlite3.DatabaseError as exc:
             self._db.close()
             raise ConfigError(f"{path} is not a usable frozen-search store: {exc}") from exc
+        except ConfigError:
+            self._db.close()
+            raise
 
     def _init_schema(self) -> None:
         found = self._db.execute(
             "SELECT name FROM sqlite_master WHERE type='table' AND name='meta'").fetchone()
+        if found is None and self._db.execute("SELECT 1 FROM sqlite_master WHERE type='table'").fetchone():
+            raise ConfigError(f"{self.path} is not a frozen-search store: it holds tables but no meta table (it is "
+                              "not made a new store over them)")
         if found is None:
             with self.transaction():
                 for statement in _SCHEMA.split(";"):
@@ -508,6 +528,7 @@ class Store:
             raise ConfigError(f"{self.path} has store schema version {version}; this frozen-search reads "
                               f"{SCHEMA_VERSION} (schema 5 stores instants in milliseconds at each source's own "
                               "precision): re-ingest the dumps into a new data directory")
+        self._check_core_tables()
         for name, table in (("coverage", _COVERAGE_TABLE), ("ingest_progress", _PROGRESS_TABLE)):
             if self._db.execute("SELECT name FROM sqlite_master WHERE type='table' AND name=?", (name,)).fetchone() \
                     is None:  # a store of this schema made before the table was added: added, empty
@@ -521,12 +542,22 @@ class Store:
         if version != str(SCHEMA_VERSION):
             raise ConfigError(f"{self.path} has store schema version {version}; this frozen-search reads "
                               f"{SCHEMA_VERSION}: re-ingest the dumps into a new data directory")
+        self._check_core_tables()
         tables = {row[0] for row in self._db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
         missing = {"coverage", "ingest_progress", "arrivals", "absences", "deletions",
                    "revision_log", "hidden_texts"} - tables
         if missing:
             raise ConfigError(f"{self.path} lacks the table(s) {', '.join(sorted(missing))} this version adds on "
                               "open: open it once writable (any frozen-search command) before freezing it")
+
+    def _check_core_tables(self) -> None:
+        """Refuse a store of this schema version lacking a table every one has (:data:`_CORE_TABLES`): read, it
+        would fail mid-call (``no such table``); never created empty on open, which would hide what was lost."""
+        tables = {row[0] for row in self._db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        missing = [name for name in _CORE_TABLES if name not in tables]
+        if missing:
+            raise ConfigError(f"{self.path} is not a whole frozen-search store: it lacks the table(s) "
+                              f"{', '.join(missing)}; ingest the dumps into a new data directory")
 
     def close(self) -> None:
         """Close the connection."""

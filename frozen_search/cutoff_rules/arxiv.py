@@ -21,7 +21,9 @@
   later version (:func:`is_unstored_placeholder`): the version has no own text (``content_unproven``), is no
   withdrawal, and the record proves no late field of the next version.
 - **Withdrawals** (a version flagged ``I``, of 0 kb, or whose comments say it was withdrawn) are versions like any
-  other: a withdrawal current at ``T`` is shown as a withdrawal; versions at or after ``T`` never appear.
+  other: a withdrawal current at ``T`` is shown as a withdrawal; versions at or after ``T`` never appear. A version
+  submitted before arXiv kept replaced versions (:data:`VERSIONS_KEPT_FROM`) is no withdrawal by its flag: arXiv
+  flagged the versions it never stored ``(0kb,I)`` afterwards.
 - **Upstream search** returns today's version of each paper: its ``submittedDate`` window (12-digit GMT minutes,
   both ends inclusive) only narrows candidates; v1's announcement before ``T`` is re-checked here.
 """
@@ -235,10 +237,31 @@ def is_unstored_placeholder(comments: str | None) -> bool:
     return bool(comments and _NOT_STORED.search(comments))
 
 
-def is_withdrawal(size_kb: int | None, flags: str, comments: str | None) -> bool:
-    """True for a withdrawal version: flagged ``I`` (arXiv's source type for withdrawn), 0 kb, or whose own
+VERSIONS_KEPT_FROM = 915_148_800  # 1999-01-01T00:00:00Z, UTC seconds
+"""From when a version's ``I`` flag or 0 kb size in a submission history is read as a withdrawal (UTC seconds).
+
+Before arXiv kept replaced versions, a replacement overwrote the paper, and arXiv later wrote the overwritten
+versions into the history as ``(0kb,I)``, the flag of a withdrawal, set long after the version was current: at its
+time it was a replacement like any other, whose text no input holds. Every ``(0kb,I)`` version of the 1990s in the
+real data is such a one, each followed by a later version: acc-phys/9503001v1, adap-org/9303002v1,
+adap-org/9509003v1-v2, ao-sci/9502001v1-v3, ao-sci/9503001v1 (1995: "Revisions are merely due to changes in
+e-print submission format"), funct-an/9301001v1 (1993, overwritten by v2 of 1998-09-08), physics/9707012v2-v3 and
+astro-ph/9709175v2 (1997-09-18) (``../shared/realdata/arxiv/abs``; the per-version files of six of them say "This
+version … was not stored by arXiv. A subsequent replacement was made before versioning was introduced"). Versions
+replaced from late 1998 on were kept (hep-th/9809096v1 of 1998-09-14, replaced 1998-11-09, is stored). The real
+withdrawals flagged ``I`` are of 2007 on (0704.0063v3 of 2007-04-27, withdrawn then replaced; 0704.0156v2,
+2101.10016v8; the arXivRaw and database rows of 2008-2016). A version submitted before this instant (or whose date
+is unknown and only bounded below by an earlier one) is therefore no withdrawal by its flag or size: without its own
+text it is ``content_unproven``, as any version whose text the input lacks; only its own comments can say it was
+withdrawn. Whether a later version exists is not asked: that would make the answer at ``T`` depend on what came
+after ``T``."""
+
+
+def is_withdrawal(size_kb: int | None, flags: str, comments: str | None, submitted: int) -> bool:
+    """True for a withdrawal version: flagged ``I`` (arXiv's source type for withdrawn) or of 0 kb and submitted
+    (``submitted``: UTC seconds, or a lower bound of them) at or after :data:`VERSIONS_KEPT_FROM`, or whose own
     comments say it was withdrawn."""
-    if "I" in flags or size_kb == 0:
+    if ("I" in flags or size_kb == 0) and submitted >= VERSIONS_KEPT_FROM:
         return True
     # every wording holds the word itself, matched alike (same flags): a search for it alone first, 10x faster
     return bool(comments and _WITHDRAWN_WORD.search(comments) and _WITHDRAWN_COMMENT.search(comments))

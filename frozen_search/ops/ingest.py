@@ -71,7 +71,8 @@ def ingest(settings: Settings, source_name: str, paths: Sequence[Path], *, progr
     which never makes the source cover a cutoff (:mod:`frozen_search.stages.coverage`).
 
     ``options`` go to the ingester: ``namespaces`` (a frozenset of namespace numbers, default ``{0, 10, 828}``:
-    articles, and the templates and modules they are expanded with) for
+    articles, and the templates and modules they are expanded with) and ``on_step(step, done, total)`` (the progress
+    of the run's last step, its deletion spans: ``on_step("deletion spans", pages done, pages in all)``) for
     Wikipedia, ``site`` (a served host, or ``None``: read from the dump) for Stack Exchange.
 
     Raises:

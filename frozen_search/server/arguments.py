@@ -3,7 +3,8 @@
 JSON (RFC 8259 §4: "the names within an object SHOULD be unique") and query strings leave a repeated name to the
 reader, and the usual readers keep one value silently (the last): the query log would then hold a call other than
 the one sent, and two faces could answer the same bytes differently. Every face gathers the values of a repeated
-name into a list, which no argument takes, so the service refuses the call and logs it with every value.
+name into one ``{"given_more_than_once": [values]}`` object, which no argument takes, so the service refuses the
+call in one sentence naming the name ("the argument 'id' was given more than once") and logs it with every value.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from typing import Any
+
+from frozen_search.stages.arguments import given_more_than_once
 
 
 class Pairs(dict[str, Any]):
@@ -23,17 +26,18 @@ class Pairs(dict[str, Any]):
 
 
 def gathered(pairs: Sequence[tuple[str, Any]]) -> dict[str, Any]:
-    """The call's arguments from ``(name, value)`` pairs in order: a name given more than once holds the list of
-    its values, which no argument takes, so the service refuses and logs the call as sent instead of one value
-    silently winning."""
+    """The call's arguments from ``(name, value)`` pairs in order: a name given more than once holds
+    ``{"given_more_than_once": [every value, in order]}`` (:func:`~frozen_search.stages.arguments.
+    given_more_than_once`), which no argument takes, so the service refuses the call ("the argument 'id' was given
+    more than once") and logs it as sent instead of one value silently winning."""
     arguments: dict[str, Any] = {}
-    repeated: set[str] = set()
+    repeated: dict[str, list[Any]] = {}
     for name, value in pairs:
         if name in repeated:
-            arguments[name].append(value)
+            repeated[name].append(value)
         elif name in arguments:
-            arguments[name] = [arguments[name], value]
-            repeated.add(name)
+            repeated[name] = [arguments[name], value]
+            arguments[name] = given_more_than_once(repeated[name])
         else:
             arguments[name] = value
     return arguments
@@ -42,12 +46,13 @@ def gathered(pairs: Sequence[tuple[str, Any]]) -> dict[str, Any]:
 def gathered_tool_call(raw: bytes | str) -> bytes | None:
     """A JSON-RPC ``tools/call`` message (MCP) whose ``params`` write a name twice inside its ``arguments`` object,
     encoded again (UTF-8) with ``params.arguments`` the :func:`gathered` arguments; or whose ``params`` write
-    ``arguments`` twice, with ``params.arguments`` ``{"arguments": [every object, in order]}`` (a name no tool
+    ``arguments`` twice, with ``params.arguments`` ``{"arguments": {"given_more_than_once": [...]}}`` (a name no tool
     takes); either way the service refuses the call and logs it as sent. ``None`` for any other text (passed on as
     sent: not JSON, not such a call, or no name repeated). Other repeated members are read as the SDK reads them
     (the last one)."""
-    if b'"arguments"' not in (raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw):
-        return None  # (most messages: not parsed twice)
+    encoded = raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw
+    if b'"arguments"' not in encoded and b"\\" not in encoded:
+        return None  # (most messages: not parsed twice; a name may be written with escapes, "\u0061rguments")
     try:
         message = json.loads(raw, object_pairs_hook=Pairs)
     except (ValueError, RecursionError):
@@ -57,7 +62,7 @@ def gathered_tool_call(raw: bytes | str) -> bytes | None:
         return None
     objects = [given for name, given in params.pairs if name == "arguments"]
     if len(objects) > 1:  # no argument is named "arguments": refused, logged with every object as sent
-        params["arguments"] = {"arguments": objects}
+        params["arguments"] = {"arguments": given_more_than_once(objects)}
     else:
         pairs = objects[0].pairs if objects and isinstance(objects[0], Pairs) else []
         arguments = gathered(pairs)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +14,10 @@ from frozen_search.errors import InvalidRequest, RefusedSource
 from frozen_search.index import tokenize
 
 MAX_REFERENCE_CHARS = 2_000
+GIVEN_MORE_THAN_ONCE = "given_more_than_once"
+"""The one member of the object a face gives (and the query log records) in place of a name the caller wrote more
+than once: ``{"id": {"given_more_than_once": ["a", "b"]}}`` for ``?id=a&id=b``, every value in the order given (see
+:mod:`frozen_search.server.arguments`). A JSON value, so the call logged is the call replayed."""
 _QUOTED = re.compile(r'"([^"]+)"')  # a quoted phrase of a query
 
 
@@ -26,6 +30,26 @@ def known_sources() -> frozenset[str]:
 
     defaults = Settings.from_env({}, data_dir=Path("/nonexistent"))
     return frozenset(default_registry().served_sources(defaults))
+
+
+def given_more_than_once(values: list[Any]) -> dict[str, list[Any]]:
+    """The value a face gives for a name written more than once: ``{GIVEN_MORE_THAN_ONCE: values}`` (every value,
+    in the order given)."""
+    return {GIVEN_MORE_THAN_ONCE: values}
+
+
+def check_given_once(arguments: Mapping[str, Any], max_name_chars: int) -> None:
+    """Refuse a call one of whose names was written more than once (a value of :func:`given_more_than_once`'s
+    shape, two or more values). The name refused is the first in sorted order (a logged line's arguments are
+    sorted, so a replay names the same one), cut to ``max_name_chars`` characters.
+
+    Raises:
+        InvalidRequest: ``the argument 'id' was given more than once``.
+    """
+    repeated = [name for name, value in arguments.items() if isinstance(value, Mapping) and len(value) == 1
+                and isinstance(value.get(GIVEN_MORE_THAN_ONCE), list) and len(value[GIVEN_MORE_THAN_ONCE]) > 1]
+    if repeated:
+        raise InvalidRequest(f"the argument {min(repeated)[:max_name_chars]!r} was given more than once")
 
 
 def search_arguments(query: Any, source: Any, limit: Any, settings: Settings,

@@ -7,7 +7,9 @@ Apple alone: the log is not the call as sent, and the same bytes get two differe
 over stdio (``python -m frozen_search mcp``, the raw line written by hand: the SDK client cannot send a repeated
 name) and streamable HTTP (``/mcp``). Fixed: both transports hand the SDK such a call with every value gathered
 (``frozen_search.server.arguments.gathered_tool_call``), so the service refuses it and logs it as sent; two
-``arguments`` members are logged as ``{"arguments": [both objects]}``.
+``arguments`` members are logged as ``{"arguments": {"given_more_than_once": [both objects]}}``. wt-ops2: the
+refusal says so ("the argument 'id' was given more than once", where it said "id must be a non-empty string"), and
+a name written with JSON escapes (``"\\u0061rguments"``) is read as the SDK reads it.
 """
 
 from __future__ import annotations
@@ -24,14 +26,20 @@ from tests.server.test_mcp import stdio_parameters
 INIT = [{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
     "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}},
     {"jsonrpc": "2.0", "method": "notifications/initialized"}]
-CALLS = {  # id -> the raw tools/call line, and the arguments the query log must show
+CALLS = {  # id -> the raw tools/call line, the arguments the query log must show, and the name refused
     2: ('{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"fetch","arguments":'
-        '{"id":"wikipedia:Pear","id":"wikipedia:Apple"}}}', {"id": ["wikipedia:Pear", "wikipedia:Apple"]}),
+        '{"id":"wikipedia:Pear","id":"wikipedia:Apple"}}}',
+        {"id": {"given_more_than_once": ["wikipedia:Pear", "wikipedia:Apple"]}}, "id"),
     3: ('{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"search","arguments":'
-        '{"query":"pear","limit":3,"limit":5}}}', {"query": "pear", "limit": [3, 5]}),
+        '{"query":"pear","limit":3,"limit":5}}}', {"query": "pear", "limit": {"given_more_than_once": [3, 5]}},
+        "limit"),
     4: ('{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"fetch","arguments":'
         '{"id":"wikipedia:Pear"},"arguments":{"id":"wikipedia:Apple"}}}',
-        {"arguments": [{"id": "wikipedia:Pear"}, {"id": "wikipedia:Apple"}]}),
+        {"arguments": {"given_more_than_once": [{"id": "wikipedia:Pear"}, {"id": "wikipedia:Apple"}]}},
+        "arguments"),
+    6: ('{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"fetch","\\u0061rguments":'
+        '{"id":"wikipedia:Pear","\\u0069d":"wikipedia:Apple"}}}',  # escaped names: the same names
+        {"id": {"given_more_than_once": ["wikipedia:Pear", "wikipedia:Apple"]}}, "id"),
 }
 
 
@@ -60,14 +68,15 @@ async def _answers(data_dir: Path, log: Path, lines: list[str]) -> dict[Any, Any
 async def test_a_name_written_twice_in_mcp_arguments_is_refused_and_logged(wiki_data_dir: Path,
                                                                            tmp_path: Path) -> None:
     log = tmp_path / "log.jsonl"
-    answers = await _answers(wiki_data_dir, log, [line for line, _ in CALLS.values()] + [
+    answers = await _answers(wiki_data_dir, log, [line for line, _, _ in CALLS.values()] + [
         json.dumps({"jsonrpc": "2.0", "id": 5, "method": "tools/call",
                     "params": {"name": "fetch", "arguments": {"id": "wikipedia:Pear"}}})])
     logged = [json.loads(line) for line in log.read_text().splitlines()]
-    for number, (_, arguments) in CALLS.items():
+    for number, (_, arguments, name) in CALLS.items():
         result = answers[number]["result"]
         assert result["isError"] is True, (number, result)
-        assert result["content"][0]["text"].startswith("[invalid_request]"), result
+        assert result["content"][0]["text"] == f"[invalid_request] the argument {name!r} was given more than once", \
+            result
         assert any(line["arguments"] == arguments and line["response"] is None for line in logged), (arguments, logged)
     plain = answers[5]["result"]  # one value: answered as before
     assert plain.get("isError") is not True and plain["structuredContent"]["id"] == "wikipedia:Pear"
@@ -105,9 +114,11 @@ def test_the_same_over_streamable_http(wiki_data_dir: Path, tmp_path: Path) -> N
             assert started.status_code == 200, started.text
             session = started.headers.get("mcp-session-id")
             _mcp_post(client, json.dumps(INIT[1]), session)
-            for line, arguments in CALLS.values():
+            for line, arguments, name in CALLS.values():
                 result = _rpc_result(_mcp_post(client, line, session))["result"]
-                assert result["isError"] is True and result["content"][0]["text"].startswith("[invalid_request]")
+                assert result["isError"] is True
+                assert result["content"][0]["text"] == \
+                    f"[invalid_request] the argument {name!r} was given more than once", result
                 assert json.loads(log.read_text().splitlines()[-1])["arguments"] == arguments
             plain = _rpc_result(_mcp_post(client, json.dumps({"jsonrpc": "2.0", "id": 9, "method": "tools/call",
                                                               "params": {"name": "fetch", "arguments": {
@@ -127,4 +138,8 @@ def test_gathered_tool_call_changes_only_a_call_writing_a_name_twice() -> None:
     assert gathered_tool_call('{"arguments": [1, 2') is None and gathered_tool_call(b"[]") is None
     assert gathered_tool_call('{"method":"tools/call","params":{"arguments":{"q":{"x":1,"x":2}}}}') is None  # nested
     found = gathered_tool_call('{"method":"tools/call","params":{"arguments":{"id":"a","id":"b","id":"c"}}}')
-    assert found is not None and json.loads(found)["params"]["arguments"] == {"id": ["a", "b", "c"]}
+    assert found is not None and json.loads(found)["params"]["arguments"] == {"id": {"given_more_than_once": [
+        "a", "b", "c"]}}
+    escaped = gathered_tool_call('{"method":"tools/call","params":{"\\u0061rguments":{"id":"a","\\u0069d":"b"}}}')
+    assert escaped is not None and json.loads(escaped)["params"]["arguments"] == {"id": {"given_more_than_once": [
+        "a", "b"]}}

@@ -15,6 +15,7 @@ still show.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -75,12 +76,62 @@ def test_the_versions_with_their_own_text_still_show(data: Path) -> None:
     assert "H. C. Rosu, J. L. Romero, J. Socorro" in later and "3 pages in LaTex" in later
 
 
-@pytest.mark.xfail(strict=True, reason="arxiv: the history's (0kb,I) flag of a replacement arXiv never stored (before "
-                                       "it kept versions, late 1997) reads as a withdrawal: with only the current abs "
-                                       "file, physics/9707012 at 1997-08-01 shows 'v2 ... is a withdrawal (0kb, I)', a "
-                                       "flag set after T on a version that was a real replacement at T")
-def test_an_unstored_replacement_is_no_withdrawal(tmp_path: Path) -> None:
+def _current_files(tmp_path: Path, papers: Sequence[str]) -> Path:
+    """A data dir of the current abs files alone (no per-version file) of ``papers`` (``physics/9707012``)."""
+    paths = {f"ftp/{paper.split('/')[0] if '/' in paper else 'arxiv'}/papers/{paper.split('/')[-1][:4]}/"
+             f"{paper.split('/')[-1]}.abs" for paper in papers}
     with realdata("arxiv", "abs", "arxiv-browse_abs_files.jsonl").open(encoding="utf-8") as handle:
-        current = [line for line in handle if json.loads(line)["path"] == "ftp/physics/papers/9707/9707012.abs"]
-    data = ingested(tmp_path / "data", "arxiv", [write(tmp_path / "abs.jsonl", "".join(current))])
+        current = [line for line in handle if json.loads(line)["path"] in paths]
+    assert len(current) == len(paths)
+    return ingested(tmp_path / "data", "arxiv", [write(tmp_path / "abs.jsonl", "".join(current))])
+
+
+def _fetched(data: Path, cutoff: str, ref: str) -> str:
+    settings = Settings.from_env({}, data_dir=data, cutoff=parse_cutoff(cutoff), log_path=data / "log.jsonl")
+    service = FrozenSearchService.open(settings)
+    try:
+        return service.fetch(ref).model_dump_json()
+    except FrozenSearchError as exc:
+        return str(exc)
+    finally:
+        service.close()
+
+
+def test_an_unstored_replacement_is_no_withdrawal(tmp_path: Path) -> None:
+    """wt-ops2: the history's ``(0kb,I)`` of a version submitted before arXiv kept replaced versions
+    (``cutoff_rules.arxiv.VERSIONS_KEPT_FROM``) is no withdrawal: with only the current abs file, physics/9707012 at
+    1997-08-01 showed "v2 … is a withdrawal (0kb, I)", a flag set after ``T`` on a version that was a real
+    replacement at ``T``; its text is in no input, so it is ``content_unproven``."""
+    data = _current_files(tmp_path, [PAPER])
     assert _answers(data, "1997-08-01")[f"fetch arxiv:{PAPER}"].startswith("[content_unproven]")
+
+
+# Every (0kb,I) version of the 1990s in the real abs files (current files alone), and the cutoff at which it is the
+# version current (None: announced with its successor, never current alone): none is a withdrawal.
+UNSTORED = [("physics/9707012", "v3", "1997-10-01"), ("astro-ph/9709175", "v2", "1997-09-24"),
+            ("adap-org/9509003", "v2", None), ("ao-sci/9502001", "v3", None), ("ao-sci/9503001", "v1", None),
+            ("acc-phys/9503001", "v1", None), ("adap-org/9303002", "v1", None),
+            ("funct-an/9301001", "v1", "1997-01-01"), ("adap-org/9509003", "v1", None), ("ao-sci/9502001", "v1", None),
+            ("ao-sci/9502001", "v2", None)]
+# Real withdrawals flagged (0kb,I) in the same files, and a cutoff at which each is the version shown: 0704.0063v3
+# (2007-04-27) was withdrawn, then replaced (v4); the others are the last version.
+WITHDRAWN = [("0704.0063", "v3", "2007-05-15"), ("0704.0156", "v2", "2008-06-01"), ("0704.0374", "v2", "2007-06-01"),
+             ("0906.3336", "v2", "2009-07-01"), ("2101.10016", "v8", "2023-02-01")]
+
+
+def test_every_unstored_version_of_the_1990s_is_content_unproven(tmp_path: Path) -> None:
+    data = _current_files(tmp_path, sorted({paper for paper, _, _ in UNSTORED}))
+    for paper, version, cutoff in UNSTORED:
+        for at, ref in ((cutoff, f"arxiv:{paper}"), ("2000-01-01", f"arxiv:{paper}{version}")):
+            if at is not None:
+                answer = _fetched(data, at, ref)
+                assert answer.startswith("[content_unproven]"), (ref, at, answer)
+                assert "withdraw" not in answer.lower() and "0kb" not in answer, answer
+
+
+def test_real_withdrawals_are_still_withdrawals(tmp_path: Path) -> None:
+    data = _current_files(tmp_path, [paper for paper, _, _ in WITHDRAWN])
+    for paper, version, cutoff in WITHDRAWN:
+        answer = json.loads(_fetched(data, cutoff, f"arxiv:{paper}"))
+        assert answer["metadata"]["revision"] == version and answer["metadata"]["withdrawn"] is True, (paper, answer)
+        assert "withdrawal" in answer["text"], answer

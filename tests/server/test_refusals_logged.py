@@ -232,6 +232,20 @@ CLI_BAD_CALLS: list[tuple[list[str], str, str, dict[str, Any]]] = [
     (["fetch"], "fetch", "[invalid_request] fetch needs the argument 'id'", {"offset": 0}),
     (["search", "mean", "reciprocal", "rank"], "search", "[invalid_request] search has no argument 'extra_words'",
      {"query": "mean", "limit": 10, "extra_words": ["reciprocal", "rank"]}),
+    # an option given twice: refused as over HTTP and MCP, never the last one winning (wt-ops2)
+    (["search", "pear", "--limit", "3", "--limit", "5"], "search",
+     "[invalid_request] the argument 'limit' was given more than once",
+     {"query": "pear", "limit": {"given_more_than_once": [3, 5]}}),
+    (["search", "pear", "--source", "wikipedia", "--source=arxiv"], "search",
+     "[invalid_request] the argument 'source' was given more than once",
+     {"query": "pear", "limit": 10, "source": {"given_more_than_once": ["wikipedia", "arxiv"]}}),
+    (["fetch", "wikipedia:Pear", "--max-chars", "5", "--max-chars=6", "--offset", "1", "--offset", "x"], "fetch",
+     "[invalid_request] the argument 'max_chars' was given more than once",
+     {"id": "wikipedia:Pear", "max_chars": {"given_more_than_once": [5, 6]},
+      "offset": {"given_more_than_once": [1, "x"]}}),
+    (["fetch", "wikipedia:Pear", "--bogus", "1", "--bogus=2"], "fetch",
+     "[invalid_request] the argument 'bogus' was given more than once",
+     {"id": "wikipedia:Pear", "offset": 0, "bogus": {"given_more_than_once": ["1", "2"]}}),
 ]
 
 
@@ -334,14 +348,21 @@ async def test_date_headers_on_mcp_over_http_are_refused_or_logged(wiki_data_dir
     assert all(line.identical for line in replay(log, _refusing_execute(make_service(wiki_data_dir, CUTOFF))))
 
 
-REPEATED: list[tuple[str, str, str | None, str | None, dict[str, Any]]] = [
-    # (method, path, raw query string, raw JSON body, logged arguments)
+REPEATED: list[tuple[str, str, str | None, str | None, dict[str, Any], str]] = [
+    # (method, path, raw query string, raw JSON body, logged arguments, the name refused)
     ("GET", "/v1/fetch", "id=wikipedia:Pear&id=wikipedia:Apple", None,
-     {"id": ["wikipedia:Pear", "wikipedia:Apple"]}),
-    ("GET", "/v1/search", "query=pear&limit=3&limit=5", None, {"query": "pear", "limit": [3, 5]}),
+     {"id": {"given_more_than_once": ["wikipedia:Pear", "wikipedia:Apple"]}}, "id"),
+    ("GET", "/v1/search", "query=pear&limit=3&limit=5", None,
+     {"query": "pear", "limit": {"given_more_than_once": [3, 5]}}, "limit"),
     ("POST", "/v1/fetch", None, '{"id": "wikipedia:Pear", "id": "wikipedia:Apple"}',
-     {"id": ["wikipedia:Pear", "wikipedia:Apple"]}),
-    ("POST", "/v1/search", "query=apple", '{"query": "pear"}', {"query": ["apple", "pear"]}),
+     {"id": {"given_more_than_once": ["wikipedia:Pear", "wikipedia:Apple"]}}, "id"),
+    ("POST", "/v1/search", "query=apple", '{"query": "pear"}', {"query": {"given_more_than_once": ["apple", "pear"]}},
+     "query"),
+    ("GET", "/v1/search", "query=pear&limit=3&source=arxiv&limit=5&source=wikipedia", None,  # the first name sorted
+     {"query": "pear", "limit": {"given_more_than_once": [3, 5]},
+      "source": {"given_more_than_once": ["arxiv", "wikipedia"]}}, "limit"),
+    ("GET", "/v1/fetch", "id=wikipedia:Pear&bogus=1&bogus=2", None,
+     {"id": "wikipedia:Pear", "bogus": {"given_more_than_once": ["1", "2"]}}, "bogus"),
 ]
 
 
@@ -352,18 +373,34 @@ def test_a_name_given_twice_is_refused_and_logged_never_one_value_winning(wiki_d
     service = make_service(wiki_data_dir, CUTOFF, log=log)
     client = TestClient(create_app(service), base_url="http://127.0.0.1")
     try:
-        for number, (method, path, query, body, logged) in enumerate(REPEATED, 1):
+        for number, (method, path, query, body, logged, name) in enumerate(REPEATED, 1):
             url = f"{path}?{query}" if query else path
             answer = (client.get(url) if method == "GET" else
                       client.post(url, content=body, headers={"content-type": "application/json"}))
             assert answer.status_code == 400, (url, body, answer.text)
             assert answer.json()["code"] == "invalid_request"
+            assert answer.json()["detail"] == f"the argument {name!r} was given more than once", answer.json()
             lines = _lines(log)
             assert len(lines) == number and lines[-1]["arguments"] == logged, lines[-1]
             assert lines[-1]["response"] is None
+            assert lines[-1]["error"] == {"code": "invalid_request",
+                                          "message": f"the argument {name!r} was given more than once"}
         plain = client.get("/v1/fetch?id=wikipedia:Pear")
         assert plain.status_code == 200  # one value: answered as before
         assert audit(log).ok
+        assert all(line.identical for line in replay(log, _refusing_execute(make_service(wiki_data_dir, CUTOFF))))
+    finally:
+        service.close()
+
+
+def test_a_list_given_once_is_still_a_wrong_type_not_a_repeat(wiki_data_dir: Path, tmp_path: Path) -> None:
+    """``{"id": ["a", "b"]}`` (one JSON array) is a value of the wrong type, worded as such; only a name written
+    twice is "given more than once"."""
+    service = make_service(wiki_data_dir, CUTOFF, log=tmp_path / "log.jsonl")
+    client = TestClient(create_app(service), base_url="http://127.0.0.1")
+    try:
+        answer = client.post("/v1/fetch", json={"id": ["wikipedia:Pear", "wikipedia:Apple"]})
+        assert answer.status_code == 400 and answer.json()["detail"].startswith("id must be a non-empty string")
     finally:
         service.close()
 

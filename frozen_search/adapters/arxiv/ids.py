@@ -325,7 +325,8 @@ def _version_state(record: PaperRecord, entry: VersionEntry, history_of: list[li
     placeholder = own is not None and rules.is_unstored_placeholder(own.comments)
     if placeholder:
         own = None  # arXiv's later placeholder for a version it never stored: a later version's text
-    withdrawn = not placeholder and rules.is_withdrawal(entry.size_kb, entry.flags, own.comments if own else None)
+    withdrawn = not placeholder and rules.is_withdrawal(entry.size_kb, entry.flags, own.comments if own else None,
+                                                        when)
     doc_id, url, parent = f"{SOURCE}:{record.paper}", abs_url(record.paper, k), None if k == 1 else f"v{k - 1}"
     provenance = {**record.provenance, "version": label, "renderer": RENDERER_ID}
     display: dict[str, Any] = {"arxiv_id": versioned, "submitted": submitted, "submission_history": history,

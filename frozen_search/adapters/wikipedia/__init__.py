@@ -92,14 +92,16 @@ class WikipediaSource(Source):
                progress: Progress | None = None, on_file: Callable[[Path], None] | None = None,
                **options: Any) -> IngestReport:
         """MediaWiki XML exports (``namespaces``: the namespace numbers kept, default ``{0, 10, 828}``: articles, and
-        the Template and Module pages articles are expanded with at each cutoff), all or nothing.
+        the Template and Module pages articles are expanded with at each cutoff), all or nothing. ``on_step``: the
+        progress of the run's last step, ``on_step("deletion spans", done, total)`` (pages;
+        :data:`~frozen_search.adapters.wikipedia.dump.StepProgress`).
 
         Raises:
             IngestError: a file is missing, truncated or not a MediaWiki export; nothing is stored.
         """
         namespaces = frozenset(options.get("namespaces") or DEFAULT_NAMESPACES)
         return ingest_wikipedia(list(paths), store, index, namespaces=namespaces, progress=progress,
-                                on_file=on_file)
+                                on_file=on_file, on_step=options.get("on_step"))
 
     def display_text(self, parts: Sequence[str]) -> str:
         """Rendered wikitext chunks joined (:func:`~frozen_search.adapters.wikipedia.ids.display_text`)."""

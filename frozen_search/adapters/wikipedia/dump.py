@@ -1042,7 +1042,8 @@ def set_deletion_spans(store: Store, *, full: bool = False, progress: Callable[[
     title named by a new log item (now, before a move away from it, or after a move onto it). The result is the
     full computation's (``full``, or a store that noted no changes: a store made by an older build), which costs
     ~12 µs per logged title (bench/README.md, wt-wops) and is run instead when most logged titles are new (a first
-    logging dump). ``progress(done, total)`` is called as pages are computed.
+    logging dump). ``progress(done, total)`` is called once the pages to compute are known (``done`` 0), then
+    every 1,000 pages and after the last.
     """
     pending = None if full else store.deletion_pending()
     if (pending is not None and len(pending[1]) > FEW_NEW_TITLES
@@ -1061,6 +1062,8 @@ def set_deletion_spans(store: Store, *, full: bool = False, progress: Callable[[
             candidates.update((wikipedia.doc_id(title), *store.moved_away(title, -ALWAYS), *store.moved_onto(title)))
         docs = {doc for doc in candidates if store.in_deletion_scope(doc, wikipedia.title_of(doc))}
     ordered = sorted(docs)
+    if progress is not None and ordered:
+        progress(0, len(ordered))  # the step begins: its total known
     for done, doc in enumerate(ordered, 1):
         store.set_deletions(doc, deletion_spans(store, doc))
         if progress is not None and (done % 1000 == 0 or done == len(ordered)):
@@ -1069,13 +1072,24 @@ def set_deletion_spans(store: Store, *, full: bool = False, progress: Callable[[
     return len(ordered)
 
 
-def _logged_progress(what: str, unit: str, every: float = 10.0) -> Callable[[int, int], None]:
+StepProgress = Callable[[str, int, int], None]
+"""``on_step(step, done, total)``: a long step of a Wikipedia ingest run after its files are read (``"deletion
+spans"``: pages computed, :func:`set_deletion_spans`), ``done`` of ``total`` items, first with ``done`` 0."""
+
+DELETION_SPANS_STEP = "deletion spans"
+"""The :data:`StepProgress` name of the run's last step, :func:`set_deletion_spans`."""
+
+
+def _logged_progress(what: str, unit: str, every: float = 10.0,
+                     on_step: StepProgress | None = None) -> Callable[[int, int], None]:
     """A ``progress(done, total)`` that logs (INFO, this module's logger) how far ``what`` is, with the time left at
-    the rate so far, at most every ``every`` seconds."""
+    the rate so far, at most every ``every`` seconds; and passes each call on to ``on_step(what, done, total)``."""
     started = last = time.monotonic()
 
     def progress(done: int, total: int) -> None:
         nonlocal last
+        if on_step is not None:
+            on_step(what, done, total)
         now = time.monotonic()
         if now - last >= every and done:
             last = now
@@ -1499,7 +1513,7 @@ def rerender_stale(store: Store, renderer: WikitextRenderer | None = None) -> li
 def ingest_wikipedia(paths: Sequence[Path], store: Store, index: RevisionIndex, *,
                      namespaces: frozenset[int] = frozenset({0, 10, 828}), progress: Progress | None = None,
                      on_file: Callable[[Path], None] | None = None,
-                     checkpoint_revisions: int | None = None) -> IngestReport:
+                     checkpoint_revisions: int | None = None, on_step: StepProgress | None = None) -> IngestReport:
     """Ingest MediaWiki XML exports into ``store`` and ``index`` in checkpoints, resumable.
 
     Every ``checkpoint_revisions`` revisions stored (default :data:`CHECKPOINT_REVISIONS`), at the next page
@@ -1518,7 +1532,9 @@ def ingest_wikipedia(paths: Sequence[Path], store: Store, index: RevisionIndex, 
     ``namespaces``: namespace numbers to keep (default main, Template and Module: ``{0, 10, 828}``). ``progress``
     is called after each page (:class:`~frozen_search.source.Progress`) with the bytes of the current file read
     (compressed, for the share of the file's size), the revisions stored so far and the bytes of XML decompressed
-    from the file so far; ``on_file`` before each file.
+    from the file so far; ``on_file`` before each file; ``on_step(step, done, total)`` (:data:`StepProgress`)
+    through the run's last step, the deletion spans (its progress is also logged at INFO every 10 s, with the time
+    left).
     Re-ingesting a revision already stored (same page and revision id) is a counted no-op.
 
     Raises:
@@ -1572,7 +1588,8 @@ def ingest_wikipedia(paths: Sequence[Path], store: Store, index: RevisionIndex, 
                         _retain_departed(paths, page_writer, report, log)
                         page_writer.flush()
                         _record_logged_moves(store, log)
-                        set_deletion_spans(store, progress=_logged_progress("deletion spans", "pages"))
+                        set_deletion_spans(store, progress=_logged_progress(DELETION_SPANS_STEP, "pages",
+                                                                            on_step=on_step))
                         for doc in sorted(log.touched):
                             _set_absences(store, doc, log)
                         store.record_ingest(wikipedia.SOURCE, report.files, datetime.now(UTC).isoformat(),
