@@ -131,7 +131,7 @@ def _fetched(data: Path, ref: str) -> str:
         service.close()
 
 
-@pytest.mark.parametrize("stale", ["all", "one"])
+@pytest.mark.parametrize("stale", ["all", "one", "version-2"])
 def test_a_store_rendered_by_an_older_build_is_refused_whole(tmp_path: Path, stale: str) -> None:
     data = ingested(tmp_path / "data", "arxiv", [write(tmp_path / "raw.xml", arxiv_raw_list([PAPER, OTHER]))])
     store = Store(data / "store.sqlite3")
@@ -142,9 +142,13 @@ def test_a_store_rendered_by_an_older_build_is_refused_whole(tmp_path: Path, sta
         store.close()
     assert "Marrowvale" in _fetched(data, "arxiv:2511.00101")
     db = sqlite3.connect(data / "store.sqlite3")
-    with db:  # as an older build stored them: no renderer in the provenance
-        db.execute("UPDATE revisions SET provenance = json_remove(provenance, '$.renderer') WHERE source = 'arxiv'"
-                   + (" AND doc_id = 'arxiv:2511.00102'" if stale == "one" else ""))
+    with db:  # as an older build stored them: no renderer in the provenance, or version 2's (withdrawals by (0kb,I))
+        if stale == "version-2":
+            db.execute("UPDATE revisions SET provenance = json_set(provenance, '$.renderer', 'arxiv-version/2') "
+                       "WHERE source = 'arxiv' AND doc_id = 'arxiv:2511.00102'")
+        else:
+            db.execute("UPDATE revisions SET provenance = json_remove(provenance, '$.renderer') WHERE source = 'arxiv'"
+                       + (" AND doc_id = 'arxiv:2511.00102'" if stale == "one" else ""))
     db.close()
     for ref in ("arxiv:2511.00101", "arxiv:2511.00102", "arxiv:2511.09999"):
         with pytest.raises(StoreIntegrityError, match="rendered by an older build"):

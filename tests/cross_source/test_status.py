@@ -52,9 +52,9 @@ def test_a_current_store_reports_its_rows_and_markers(tmp_path: Path) -> None:
     sources = {source["name"]: source for source in found["sources"]}  # type: ignore[attr-defined]
     assert sources["wikipedia"]["rows"] == {"wikipedia": {"dump": 1}}
     assert sources["wikipedia"]["markers"]["deletion_log"] == "deletion_log_2"
-    assert sources["arxiv"]["markers"] == {"renderer": "arxiv-version/2"}
+    assert sources["arxiv"]["markers"] == {"renderer": "arxiv-version/3"}
     assert sources["openalex"]["rows"] == {} and all(s["reingest"] is None for s in sources.values())
-    assert "deletion_log: deletion_log_2" in text and "renderer: arxiv-version/2" in text
+    assert "deletion_log: deletion_log_2" in text and "renderer: arxiv-version/3" in text
     assert "every source can be served" in text and "MUST BE INGESTED AGAIN" not in text
     assert _fetch(data, "wikipedia:Pear") == "answered" and _fetch(data, "arxiv:2001.00101") == "answered"
 

@@ -33,8 +33,11 @@ from frozen_search.urls import read_url
 
 SOURCE = "arxiv"
 HOST = "arxiv.org"
-RENDERER_ID = "arxiv-version/2"
-"""The rendering of a version's text, stored in each state's ``provenance`` (``renderer``). Version 2: the
+RENDERER_ID = "arxiv-version/3"
+"""The rendering of a version's text, stored in each state's ``provenance`` (``renderer``). Version 3: a version
+submitted before arXiv kept replaced versions (:data:`frozen_search.cutoff_rules.arxiv.VERSIONS_KEPT_FROM`) is no
+withdrawal by its ``(0kb,I)`` flag (arXiv set it later on versions it never stored); version 2 showed such a version
+as withdrawn. Version 2 and on: the
 ``Authors:`` line and ``authors`` are the names arXiv's API lists, from every input
 (:mod:`frozen_search.adapters.arxiv.authors`); version 1 (no ``renderer``) showed a dump's authors string as
 written. A store holding a state of another rendering is refused whole (:func:`frozen_search.adapters.arxiv.
