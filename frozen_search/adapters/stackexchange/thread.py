@@ -18,6 +18,7 @@ Nothing from today's state is read: no score, vote, accepted mark, count, last-a
 
 from __future__ import annotations
 
+import bisect
 import ctypes
 import hashlib
 import json
@@ -464,6 +465,62 @@ def thread_states(thread: Thread, bound: int | None = None) -> list[DocState]:
 
 
 _NEVER = 1 << 62
+
+
+def hidden_answer_spans(thread: Thread) -> list[tuple[int, int, int]]:
+    """``(answer id, since, until)`` for each span an answer of ``thread`` stood deleted and was undeleted at its end
+    (a ``delete`` event, then an ``undelete``): at a cutoff whose bound is in ``(since, until]`` (stored instants,
+    UTC milliseconds) it was deleted. A dump taken then leaves it out, with its history and comments; a later one
+    holds it only because it was undeleted after ``T`` (audit 7)."""
+    spans: list[tuple[int, int, int]] = []
+    for answer in thread.answers:
+        since: int | None = None
+        for event in sorted(answer.events, key=lambda e: (e.at, e.seq)):
+            if event.kind == "delete" and since is None:
+                since = event.at
+            elif event.kind == "undelete" and since is not None:
+                spans.append((answer.post_id, thread.stored(since), thread.stored(event.at)))
+                since = None
+    return spans
+
+
+def thread_views(thread: Thread, chain: Sequence[tuple[int, str]]) -> list[tuple[int, int, DocState]]:
+    """Where the state ``thread`` shows at a cutoff differs from the one a dump taken then would store: at a bound
+    inside a span an answer stood deleted and was undeleted later (:func:`hidden_answer_spans`) the dump taken
+    then has no trace of it, so the thread is rebuilt without it (its history and its comments; every answer hidden
+    at that bound left out together) and its state there (the same text as ``chain``'s, since a deleted answer is
+    not displayed, but dated by the other posts' events alone) replaces the chain's. ``chain``: the thread's states
+    as :func:`thread_states` gives them, as ``(valid_from, version)``. Returns ``(since, until, state)``: at a bound
+    in ``(since, until]`` (stored instants, UTC milliseconds) the thread shows ``state``; only where its version is
+    not the chain's current one."""
+    spans = hidden_answer_spans(thread)
+    if not spans:
+        return []
+    edges = sorted({edge for _, since, until in spans for edge in (since, until)})
+    rebuilt: dict[frozenset[int], list[DocState]] = {}
+    starts = [valid_from for valid_from, _ in chain]
+    views: list[tuple[int, int, DocState]] = []
+    for low, high in zip(edges, edges[1:], strict=False):
+        hidden = frozenset(answer for answer, since, until in spans if since <= low and high <= until)
+        if not hidden:
+            continue
+        if hidden not in rebuilt:
+            rebuilt[hidden] = thread_states(replace(
+                thread, answers=[a for a in thread.answers if a.post_id not in hidden],
+                comments=[c for c in thread.comments if c.post_id not in hidden]))
+        states = rebuilt[hidden]
+        own = [s.valid_from for s in states]
+        cuts = sorted({low, *(at for at in (*starts, *own) if low < at < high)})
+        for at, end in zip(cuts, [*cuts[1:], high], strict=True):
+            mine = bisect.bisect_right(own, at) - 1  # the state current at every bound in (at, end]
+            theirs = bisect.bisect_right(starts, at) - 1
+            if mine < 0 or (theirs >= 0 and chain[theirs][1] == states[mine].version):
+                continue
+            if views and views[-1][1] == at and views[-1][2].version == states[mine].version:
+                views[-1] = (views[-1][0], end, views[-1][2])
+            else:
+                views.append((at, end, states[mine]))
+    return views
 
 
 def arrivals(question: Post, answers: Sequence[Post]) -> dict[int, int]:
