@@ -24,6 +24,7 @@ from frozen_search.config import Settings
 from frozen_search.cutoff import instant_bound, parse_cutoff
 from frozen_search.errors import IngestError, StoreIntegrityError
 from frozen_search.ops.replay import replay_log
+from frozen_search.ops.status import store_status
 from frozen_search.service import FrozenSearchService
 from frozen_search.store import SE_VIEWS_META, Store
 from tests.leaks.formats import ingested, stackexchange_dump
@@ -160,5 +161,9 @@ def test_a_store_without_the_views_is_refused(tmp_path: Path) -> None:
             service.fetch("mathoverflow:100")
     finally:
         service.close()
+    status = store_status(Settings.from_env({}, data_dir=data))
+    told = [source for source in status.sources if source.name == "stackexchange"][0]
+    assert told.markers["answer_views"] == "absent" and told.reingest and "no view of a thread" in told.reingest
+    assert "MUST BE INGESTED AGAIN" in status.render()
     with pytest.raises(IngestError, match="no view of a thread"):
         ingested(data, "stackexchange", [tmp_path / "old" / "mathoverflow.net"], site="mathoverflow.net")

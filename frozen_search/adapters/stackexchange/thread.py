@@ -416,7 +416,10 @@ def thread_states(thread: Thread, bound: int | None = None) -> list[DocState]:
     """The thread's states in time order: one after every instant that changed what it displays.
 
     ``bound`` (in the thread's unit, exclusive): ignore every event, answer and comment at or after it (the live adapter
-    passes the cutoff's bound; the dump passes ``None`` and keeps every state); merges and migrations are read
+    passes the cutoff's bound; the dump passes ``None`` and keeps every state, its answers deleted at some ``T`` and
+    undeleted later being :func:`thread_views`' concern); an answer that stood deleted at the bound is left out with
+    its history and comments (the API lists it today only because it was undeleted after ``T``: as in a listing taken
+    at ``T``, audit 7); merges and migrations are read
     whatever their date, since a post that arrives later was not in the thread before (rule:
     ``cutoff_rules.stackexchange.MOVE_IN_KINDS``). A question whose history cannot be read gives one
     ``content_unproven`` state at its creation; a deleted question a ``not_found_before_cutoff`` state for as long
@@ -435,11 +438,16 @@ def thread_states(thread: Thread, bound: int | None = None) -> list[DocState]:
         return [_refused(thread, max(question.created, migrated or 0), "content_unproven",
                          f"question {question.post_id}'s history cannot be read: {question.unreadable}")]
     answers = [a for a in thread.answers if a.unreadable is None and a.created < limit]
+    gone: set[int] = set()
+    if bound is not None:  # deleted at T, yet listed today: undeleted after T, so left out with all it had
+        gone = {a.post_id for a in answers if _deleted_before(a, limit)}
+        answers = [a for a in answers if a.post_id not in gone]
     arrived = arrivals(question, answers)
     timeline: list[tuple[int, int, int, int, PostEvent | Comment | None]] = []
     for order, post in enumerate([question, *answers]):
         timeline.extend((e.at, 0, e.seq, order, e) for e in post.events if e.at < limit)
-    timeline.extend((thread.settled(c), 1, c.comment_id, 0, c) for c in thread.comments if thread.settled(c) < limit)
+    timeline.extend((thread.settled(c), 1, c.comment_id, 0, c) for c in thread.comments
+                    if thread.settled(c) < limit and c.post_id not in gone)
     timeline.extend((at, 2, 0, 0, None) for at in arrived.values() if at < limit)  # an answer arrives
     timeline.sort(key=lambda item: item[:4])
     shown: dict[int, _Shown] = {p.post_id: _Shown() for p in [question, *answers]}
@@ -465,6 +473,13 @@ def thread_states(thread: Thread, bound: int | None = None) -> list[DocState]:
 
 
 _NEVER = 1 << 62
+
+
+def _deleted_before(post: Post, limit: int) -> bool:
+    """Whether ``post``'s last ``delete``/``undelete`` event before ``limit`` (in the thread's unit) is a
+    ``delete``: it stood deleted at the cutoff."""
+    changes = sorted((e.at, e.seq, e.kind) for e in post.events if e.kind in ("delete", "undelete") and e.at < limit)
+    return bool(changes) and changes[-1][2] == "delete"
 
 
 def hidden_answer_spans(thread: Thread) -> list[tuple[int, int, int]]:
