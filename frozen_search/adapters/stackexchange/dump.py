@@ -382,7 +382,8 @@ def store_views(store: Store, doc: str, views: Sequence[tuple[int, int, DocState
     """Store the views of thread ``doc`` (:func:`~frozen_search.adapters.stackexchange.thread.thread_views`,
     after its states): each view's state is its chain's row of the same version when there is one, else a row of
     origin ``view`` (never indexed, never current in any chain query: shown only through
-    :meth:`~frozen_search.store.Store.set_views`). Inside the caller's transaction."""
+    :meth:`~frozen_search.store.Store.set_views`). Views another dump of the site stored for ``doc`` are kept where
+    they overlap none of these. Inside the caller's transaction."""
     found: list[tuple[int, int, int]] = []
     for since, until, state in views:
         row = store.get(doc, state.version)
@@ -395,7 +396,9 @@ def store_views(store: Store, doc: str, views: Sequence[tuple[int, int, DocState
         if rev_pk is None:  # (stored meanwhile: not possible inside one transaction, but never a silent gap)
             raise IngestError(f"{doc}: the view state {state.version} could not be stored")
         found.append((since, until, rev_pk))
-    store.set_views(doc, found)
+    kept = [view for view in store.views_of(doc)  # another dump of the site's, where this one has none (audit 10)
+            if not any(view[0] < until and since < view[1] for since, until, _ in found)]
+    store.set_views(doc, sorted([*kept, *found]))
 
 
 def deletion_spans(states: Sequence[DocState | WireState]) -> list[tuple[int, int]]:
