@@ -44,7 +44,7 @@ import sqlite3
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -538,7 +538,7 @@ class Store:
                               f"{SCHEMA_VERSION}: re-ingest the dumps into a new data directory")
         tables = {row[0] for row in self._db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
         missing = {"coverage", "ingest_progress", "arrivals", "absences", "deletions",
-                   "revision_log", "hidden_texts", "views"} - tables
+                   "revision_log", "hidden_texts"} - tables
         if missing:
             raise ConfigError(f"{self.path} lacks the table(s) {', '.join(sorted(missing))} this version adds on "
                               "open: open it once writable (any frozen-search command) before freezing it")
@@ -818,9 +818,24 @@ class Store:
             "SELECT since, until, rev_pk FROM views WHERE doc_id=? ORDER BY since", (doc_id,)).fetchall()]
 
     def has_views(self) -> bool:
-        """Whether any view is stored (:meth:`set_views`); read once per change of the store."""
+        """Whether any view is stored (:meth:`set_views`); read once per change of the store. A read-only store
+        made before the table existed has none (its Stack Exchange rows are refused by their marker,
+        :data:`SE_VIEWS_META`)."""
         return bool(self._memoized("has_views", lambda: self._db.execute(
-            "SELECT EXISTS (SELECT 1 FROM views)").fetchone()[0]))
+            "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type='table' AND name='views') AND "
+            "EXISTS (SELECT 1 FROM views)").fetchone()[0]))
+
+    def view_dated(self, rows: list[RevisionRow], bound: int) -> list[RevisionRow]:
+        """``rows`` (current at the cutoff whose bound is ``bound``), each whose document has a view covering
+        ``bound`` carrying the view's ``valid_from`` and ``precision_ms`` (its own ``rev_pk`` and text, which are
+        the view's text): how the snapshot index at ``T`` orders hits tied in score, as a dump taken then dates
+        them."""
+        if not rows or not self.has_views():
+            return rows
+        viewed = self._view_rows([row.doc_id for row in rows], bound)
+        return [row if row.doc_id not in viewed else replace(
+            row, valid_from=viewed[row.doc_id].valid_from, precision_ms=viewed[row.doc_id].precision_ms)
+            for row in rows]
 
     def _view_rows(self, doc_ids: Sequence[str], bound: int) -> dict[str, RevisionRow]:
         found: dict[str, RevisionRow] = {}

@@ -116,16 +116,22 @@ def test_twin_worlds_alike_in_strict_mode(worlds: tuple[Path, Path]) -> None:
         assert "covered_until" in seen["fetch mathoverflow:100"]
 
 
-def test_twin_worlds_count_alike(worlds: tuple[Path, Path]) -> None:
-    """The store's counts at ``T`` (``status``, index readiness): the same current rows in both worlds."""
-    counts = []
+def test_twin_worlds_count_and_index_alike(worlds: tuple[Path, Path]) -> None:
+    """The store's counts at ``T`` (``status``, index readiness) and the rows the snapshot index at ``T`` holds, with
+    the dates it orders hits tied in score by (``Store.view_dated``): the same in both worlds."""
+    seen = []
     for data in worlds:
         store = Store(data / "store.sqlite3", read_only=True)
         try:
-            counts.append([store.count_current(instant_bound(parse_cutoff(c))) for c in (CUTOFF, "2025-07-01")])
+            bounds = [instant_bound(parse_cutoff(c)) for c in (CUTOFF, "2025-07-01")]
+            seen.append([(store.count_current(bound),
+                          sorted((row.doc_id, row.valid_from, row.sha256)
+                                 for row in store.view_dated(list(store.current_at(bound)), bound)))
+                         for bound in bounds])
         finally:
             store.close()
-    assert counts[0] == counts[1] == [1, 1]
+    assert seen[0] == seen[1]
+    assert [count for count, _ in seen[0]] == [1, 1]
 
 
 def test_the_replay_of_the_log_finds_the_same_answers(worlds: tuple[Path, Path]) -> None:
