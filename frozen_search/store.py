@@ -1239,14 +1239,17 @@ class Store:
         """The newest event (``valid_from``, :data:`_EVENT`) of a revision before ``bound`` (stored instants, UTC
         milliseconds) among the dump revisions of ``row``'s file and source (``row.first_rev_pk..row.last_rev_pk``)
         of documents that had arrived by then (not imported or created at or after ``bound``: their older stamps are
-        no event before it), or ``None``."""
-        if self.has_views():  # a document with a view at the bound: its view's dating, not its chain's events
+        no event before it), or ``None``. A document with a view covering ``bound`` (:meth:`set_views`) counts by its
+        view's row alone: its chain's newer events are a deleted answer's, which a dump taken then lacks."""
+        if self.has_views():  # a document of the file with a view at the bound: its view's dating (the view's row
+            # may be one stored after the file's last dump row), not its chain's events
             found = self._db.execute(
                 f"SELECT MAX(e) FROM (SELECT MAX({_EVENT}) AS e FROM revisions WHERE rev_pk>=? AND rev_pk<=? AND "
                 f"source=? AND valid_from<? AND origin IN ('dump', 'superseded') AND {_ARRIVED_BY} AND NOT EXISTS "
                 "(SELECT 1 FROM views v WHERE v.doc_id=revisions.doc_id AND v.since<? AND v.until>=?) "
                 f"UNION ALL SELECT MAX({_EVENT}) FROM revisions JOIN views v ON v.rev_pk=revisions.rev_pk WHERE "
-                "revisions.rev_pk>=? AND revisions.rev_pk<=? AND source=? AND v.since<? AND v.until>=? AND "
+                "EXISTS (SELECT 1 FROM revisions f WHERE f.doc_id=v.doc_id AND f.rev_pk>=? AND f.rev_pk<=? AND "
+                "f.origin IN ('dump', 'superseded')) AND source=? AND v.since<? AND v.until>=? AND "
                 f"{_ARRIVED_BY})",
                 (row.first_rev_pk, row.last_rev_pk, row.source, bound, bound, bound, bound, row.first_rev_pk,
                  row.last_rev_pk, row.source, bound, bound, bound)).fetchone()

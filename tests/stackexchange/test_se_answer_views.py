@@ -5,7 +5,8 @@ answer 102 is deleted has no trace of it; a later one, after its undeletion, hol
 PostHistoryTypeId 12 "Post Deleted", 13 "Post Undeleted") and its comments. Twin worlds agreeing on everything before
 ``T`` = 2026-01-06: question 100 (2025-01-01); answer 102 posted 2025-03-01, commented on 2025-03-15, deleted
 2025-06-01; a comment on the question 2025-04-01 (so the thread without the answer has a state of its own there,
-which no state of the thread with it has); answer 103 posted 2025-08-01 (a change while 102 is deleted). In one
+which no state of the thread with it has); answer 103 posted 2025-08-01 (a change while 102 is deleted); another
+question, 300 (2025-02-01), in the same dump (its strict ``covered_until`` is the file's newest event). In one
 world 102 stays deleted (absent from the dump), in the other it is undeleted on 2026-03-01. At ``T`` both must answer
 alike: search (hits, rank, ``as_of``), fetch (text, ``as_of``, ``revision``), strict ``covered_until``, the counts of
 the store at ``T``, and the replay of the query log. At a ``T`` where the answer was public, or after its undeletion,
@@ -33,7 +34,7 @@ from tests.leaks.harness import observed_calls
 CUTOFF = "2026-01-06"
 LIC = "CC BY-SA 4.0"
 QUERIES = ["Pellworth", "Quarrington remark", "Tarrant answer"]
-REFS = ["mathoverflow:100", "mathoverflow:a/102", "mathoverflow:a/103"]
+REFS = ["mathoverflow:100", "mathoverflow:a/102", "mathoverflow:a/103", "mathoverflow:300"]
 
 
 def _post(pid: int, created: str, body: str, title: str | None = None, parent: int | None = None) -> dict[str, Any]:
@@ -60,6 +61,10 @@ def _dump(root: Path, undeleted: bool) -> Path:
                _history(100, 1002, 1, "2025-01-01T00:00:00.000", "The Pellworth bound"),
                _history(100, 1003, 3, "2025-01-01T00:00:00.000", "<nt.number-theory>"),
                _history(103, 1031, 2, "2025-08-01T00:00:00.000", "A Tarrant answer")]
+    posts.append(_post(300, "2025-02-01T00:00:00.000", "<p>Is the Sorrel lemma true?</p>", "The Sorrel lemma"))
+    history += [_history(300, 3001, 2, "2025-02-01T00:00:00.000", "Is the Sorrel lemma true?"),
+                _history(300, 3002, 1, "2025-02-01T00:00:00.000", "The Sorrel lemma"),
+                _history(300, 3003, 3, "2025-02-01T00:00:00.000", "<nt.number-theory>")]
     comments = [_comment(601, 100, "2025-04-01T00:00:00.000", "A Quarrington remark")]
     if undeleted:
         posts.append(_post(102, "2025-03-01T00:00:00.000", "<p>Pellworth answer, deleted before T</p>", parent=100))
@@ -114,6 +119,7 @@ def test_twin_worlds_alike_in_strict_mode(worlds: tuple[Path, Path]) -> None:
         seen = _observed(undeleted, cutoff, strict=True)
         assert seen == _observed(deleted, cutoff, strict=True), cutoff
         assert "covered_until" in seen["fetch mathoverflow:100"]
+        assert "covered_until" in seen["fetch mathoverflow:300"]  # dated by question 100's events too
 
 
 def test_twin_worlds_count_and_index_alike(worlds: tuple[Path, Path]) -> None:
@@ -131,7 +137,7 @@ def test_twin_worlds_count_and_index_alike(worlds: tuple[Path, Path]) -> None:
         finally:
             store.close()
     assert seen[0] == seen[1]
-    assert [count for count, _ in seen[0]] == [1, 1]
+    assert [count for count, _ in seen[0]] == [2, 2]
 
 
 def test_the_replay_of_the_log_finds_the_same_answers(worlds: tuple[Path, Path]) -> None:
