@@ -476,10 +476,13 @@ class Store:
         ranges are written there (``frozen_search.ops.ingest.FileBoundaries``)."""
         self._many_moved = False  # more than _MOVED_DOCS_HELD moved pages: each page's moves looked up
         self._pins = threading.local()  # data_version: the one a pinned() block of this thread began at
+        self._views_table = True  # (a writable store adds it on open)
         if read_only:
             self._db = _SerialConnection(_immutable(path))
             try:
                 self._check_frozen_schema()
+                self._views_table = self._db.execute(
+                    "SELECT 1 FROM sqlite_master WHERE type='table' AND name='views'").fetchone() is not None
             except sqlite3.DatabaseError as exc:
                 self._db.close()
                 raise ConfigError(f"{path} is not a usable frozen-search store: {exc}") from exc
@@ -793,7 +796,7 @@ class Store:
         Revisions learned live are left out: one learned while answering at ``T1`` says nothing about another
         cutoff (design.md), so live mode resolves again through the (cached) upstream instead.
         """
-        if self.has_views():
+        if self.has_views():  # (memoized: no read inside a pinned() call, as every search and fetch is)
             viewed = self._view_rows([doc_id], bound)
             if doc_id in viewed:
                 return viewed[doc_id]
@@ -821,9 +824,8 @@ class Store:
         """Whether any view is stored (:meth:`set_views`); read once per change of the store. A read-only store
         made before the table existed has none (its Stack Exchange rows are refused by their marker,
         :data:`SE_VIEWS_META`)."""
-        return bool(self._memoized("has_views", lambda: self._db.execute(
-            "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type='table' AND name='views') AND "
-            "EXISTS (SELECT 1 FROM views)").fetchone()[0]))
+        return self._views_table and bool(self._memoized("has_views", lambda: self._db.execute(
+            "SELECT EXISTS (SELECT 1 FROM views)").fetchone()[0]))
 
     def view_dated(self, rows: list[RevisionRow], bound: int) -> list[RevisionRow]:
         """``rows`` (current at the cutoff whose bound is ``bound``), each whose document has a view covering
