@@ -179,3 +179,20 @@ def test_a_store_without_the_views_is_refused(tmp_path: Path) -> None:
     assert "MUST BE INGESTED AGAIN" in status.render()
     with pytest.raises(IngestError, match="no view of a thread"):
         ingested(data, "stackexchange", [tmp_path / "old" / "mathoverflow.net"], site="mathoverflow.net")
+
+
+def test_a_read_only_store_made_before_the_views_table_opens(tmp_path: Path) -> None:
+    """A frozen store made before the table existed is read (none of its documents has a view); its Stack Exchange
+    rows are then refused by their marker, not by a failure to open it."""
+    data = _dump(tmp_path / "old", False)
+    db = sqlite3.connect(data / "store.sqlite3")
+    with db:
+        db.execute("DROP TABLE views")
+    db.close()
+    store = Store(data / "store.sqlite3", read_only=True)
+    try:
+        assert not store.has_views()
+        row = store.snapshot("mathoverflow:100", instant_bound(parse_cutoff(CUTOFF)))
+        assert row is not None and row.as_of == "2025-08-01T00:00:00.000Z"
+    finally:
+        store.close()
