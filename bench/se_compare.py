@@ -38,6 +38,8 @@ def tables(path: Path) -> dict[str, tuple[int, str]]:
                        if not (name == "ingests" and row[1] == "finished")]
             digest, count = hashlib.sha256(), 0
             order = "key" if name == "chunks" else "rowid"
+            if db.execute("SELECT sql LIKE '%WITHOUT ROWID%' FROM sqlite_master WHERE name=?", (name,)).fetchone()[0]:
+                order = ", ".join(columns)  # (deletion_pending: no rowid; ordered by its columns)
             for row in db.execute(f"SELECT {', '.join(columns)} FROM {name} ORDER BY {order}"):
                 digest.update(repr(row).encode())
                 count += 1

@@ -44,7 +44,7 @@ import sqlite3
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -136,6 +136,13 @@ _DELETION_PENDING = """CREATE TABLE IF NOT EXISTS deletion_pending (
 # When the revision that stood was one whose text the dump hides (``<text deleted="deleted"/>``: MediaWiki never
 # hides the current revision's text, so it was hidden after it was replaced): at a cutoff whose bound is in
 # ``(since, until]`` the page's state is not in the dump, so it has none to show (never its previous revision).
+# Which stored state a Stack Exchange thread shows at a cutoff whose bound is in ``(since, until]`` in place of its
+# chain's (``rev_pk``; a row of origin ``view`` when no chain row has its content and dating): the thread as a dump
+# taken then holds it, without the answers deleted at that bound and undeleted later (audit 7).
+_VIEWS = """CREATE TABLE IF NOT EXISTS views (
+    doc_id TEXT NOT NULL, since INTEGER NOT NULL, until INTEGER NOT NULL, rev_pk INTEGER NOT NULL,
+    UNIQUE (doc_id, since, until)
+)"""
 _HIDDEN_TEXTS = """CREATE TABLE IF NOT EXISTS hidden_texts (
     doc_id TEXT NOT NULL, since INTEGER NOT NULL, until INTEGER NOT NULL, UNIQUE (doc_id, since, until)
 )"""
@@ -172,13 +179,19 @@ deleted (``deletions``): a question deleted before ``T`` and undeleted after it 
 before holds no span for it (its deletion dated ``covered_until`` and counted it at ``T``; audit 9). A store made
 earlier carries ``stackexchange_deleted_spans:<short>`` for each site a build with the spans ingested first (see
 :meth:`Store.made_with`)."""
+SE_VIEWS_META = "stackexchange_answer_views"
+"""``meta`` key present in a store made by a build whose Stack Exchange dump ingest stores, for each span an answer
+stood deleted and was undeleted later, the state its thread showed then without it (``views``): a store made before
+dates such a thread at ``T`` by the answer's creation and deletion and counts them as events of its file (audit 7).
+A store made earlier carries ``stackexchange_answer_views:<short>`` for each site a build with the views ingested
+first (see :meth:`Store.made_with`)."""
 DELETION_SPANS_META = "deletion_spans_pending"
 """``meta`` key present in a store whose changes since its deletion spans were last computed are all in
 ``deletion_pending`` (a store made by a build that kept them: see :meth:`Store.deletion_pending`); without it, the
 next computation is a full one."""
 ADDED_IN_PLACE = frozenset({"coverage", "ingest_progress", "moves_doc", "arrivals", "absences", "deletions",
                             "page_log", "revision_log", "hidden_texts", "ingest_spans", "deletion_pending",
-                            "moves_new_title"})
+                            "moves_new_title", "views"})
 """Tables and indexes a :class:`Store` of this schema version adds on open when missing (a store made before they
 existed): the only objects a store may lack (a bundle's store is checked against a fresh one's ``sqlite_master``)."""
 ALWAYS = 2**62
@@ -466,6 +479,7 @@ class Store:
         ranges are written there (``frozen_search.ops.ingest.FileBoundaries``)."""
         self._many_moved = False  # more than _MOVED_DOCS_HELD moved pages: each page's moves looked up
         self._pins = threading.local()  # data_version: the one a pinned() block of this thread began at
+        self._views_table = True  # (a writable store adds it on open)
         if read_only:
             try:
                 connection = _immutable(path)
@@ -474,6 +488,8 @@ class Store:
             self._db = _SerialConnection(connection)
             try:
                 self._check_frozen_schema()
+                self._views_table = self._db.execute(
+                    "SELECT 1 FROM sqlite_master WHERE type='table' AND name='views'").fetchone() is not None
             except sqlite3.DatabaseError as exc:
                 self._db.close()
                 raise ConfigError(f"{path} is not a usable frozen-search store: {exc}") from exc
@@ -498,6 +514,7 @@ class Store:
             self._db.execute(_PAGE_LOG)  # (likewise; only ingests read it)
             self._db.execute(_REVISION_LOG)  # (likewise)
             self._db.execute(_HIDDEN_TEXTS)  # (likewise)
+            self._db.execute(_VIEWS)  # (likewise)
             self._db.execute(_DELETION_PENDING)  # (likewise; only ingests read it: DELETION_SPANS_META says since when)
             self._db.execute(_INGEST_SPANS)  # (likewise; only ingests read it)
         except sqlite3.DatabaseError as exc:
@@ -522,6 +539,7 @@ class Store:
                 self._db.execute("INSERT INTO meta VALUES ('generation', '0')")
                 self._db.execute("INSERT INTO meta VALUES (?, '1')", (DELETION_LOG_META,))
                 self._db.execute("INSERT INTO meta VALUES (?, '1')", (SE_DELETIONS_META,))
+                self._db.execute("INSERT INTO meta VALUES (?, '1')", (SE_VIEWS_META,))
                 self._db.execute("INSERT INTO meta VALUES (?, '1')", (DELETION_SPANS_META,))
         version = self.meta("schema_version")
         if version != str(SCHEMA_VERSION):
@@ -804,15 +822,72 @@ class Store:
 
     def snapshot(self, doc_id: str, bound: int) -> RevisionRow | None:
         """The dump revision of ``doc_id`` with the greatest ``valid_from < bound`` (``instant_bound(T)``, UTC
-        milliseconds), or ``None``.
+        milliseconds), or ``None``; where a view covers ``bound`` (:meth:`set_views`), its row instead.
 
         Revisions learned live are left out: one learned while answering at ``T1`` says nothing about another
         cutoff (design.md), so live mode resolves again through the (cached) upstream instead.
         """
+        if self.has_views():  # (memoized: no read inside a pinned() call, as every search and fetch is)
+            viewed = self._view_rows([doc_id], bound)
+            if doc_id in viewed:
+                return viewed[doc_id]
         found = self._db.execute(
             f"SELECT {_COLUMNS} FROM revisions WHERE doc_id=? AND valid_from<? AND origin='dump' AND {_ARRIVED_BY} "
             "ORDER BY valid_from DESC, rev_pk DESC LIMIT 1", (doc_id, bound, bound)).fetchone()
         return None if found is None else _row(found)
+
+    def set_views(self, doc_id: str, views: Iterable[tuple[int, int, int]]) -> None:
+        """Replace the views of ``doc_id`` by ``views``, ``(since, until, rev_pk)``: at a cutoff whose bound is in
+        ``(since, until]`` (stored instants, UTC milliseconds) the document's state is row ``rev_pk``, not its
+        chain's current one (a Stack Exchange thread without the answers deleted then and undeleted later; its
+        content is the chain's, its dating and version those of a dump taken then). Inside the caller's
+        transaction."""
+        self._db.execute("DELETE FROM views WHERE doc_id=?", (doc_id,))
+        self._db.executemany("INSERT OR IGNORE INTO views VALUES (?,?,?,?)",
+                             [(doc_id, since, until, rev_pk) for since, until, rev_pk in views])
+
+    def views_of(self, doc_id: str) -> list[tuple[int, int, int]]:
+        """The views of ``doc_id`` (:meth:`set_views`), sorted."""
+        return [(int(a), int(b), int(c)) for a, b, c in self._db.execute(
+            "SELECT since, until, rev_pk FROM views WHERE doc_id=? ORDER BY since", (doc_id,)).fetchall()]
+
+    def has_views(self) -> bool:
+        """Whether any view is stored (:meth:`set_views`); read once per change of the store. A read-only store
+        made before the table existed has none (its Stack Exchange rows are refused by their marker,
+        :data:`SE_VIEWS_META`)."""
+        return self._views_table and bool(self._memoized("has_views", lambda: self._db.execute(
+            "SELECT EXISTS (SELECT 1 FROM views)").fetchone()[0]))
+
+    def view_dated(self, rows: list[RevisionRow], bound: int) -> list[RevisionRow]:
+        """``rows`` (current at the cutoff whose bound is ``bound``), each whose document has a view covering
+        ``bound`` carrying the view's ``valid_from`` and ``precision_ms`` (its own ``rev_pk`` and text, which are
+        the view's text): how the snapshot index at ``T`` orders hits tied in score, as a dump taken then dates
+        them."""
+        if not rows or not self.has_views():
+            return rows
+        viewed = self._view_rows([row.doc_id for row in rows], bound)
+        return [row if row.doc_id not in viewed else replace(
+            row, valid_from=viewed[row.doc_id].valid_from, precision_ms=viewed[row.doc_id].precision_ms)
+            for row in rows]
+
+    def _view_rows(self, doc_ids: Sequence[str], bound: int) -> dict[str, RevisionRow]:
+        found: dict[str, RevisionRow] = {}
+        for doc_id in dict.fromkeys(doc_ids):
+            row = self._db.execute(
+                f"SELECT {_COLUMNS} FROM revisions WHERE rev_pk=(SELECT rev_pk FROM views WHERE doc_id=? AND "
+                f"since<? AND until>=?) AND {_ARRIVED_BY}", (doc_id, bound, bound, bound)).fetchone()
+            if row is not None:
+                found[doc_id] = _row(row)
+        return found
+
+    def shown_at(self, rows: dict[int, RevisionRow], bound: int) -> dict[int, RevisionRow]:
+        """``rows`` (index hits current at the cutoff whose bound is ``bound``, by ``rev_pk``), each replaced by
+        its document's view where one covers ``bound`` (:meth:`set_views`: the same text, dated as a dump taken
+        then dates it)."""
+        if not rows or not self.has_views():
+            return rows
+        viewed = self._view_rows([row.doc_id for row in rows.values()], bound)
+        return {pk: viewed.get(row.doc_id, row) for pk, row in rows.items()}
 
     def docs_with_prefix(self, prefix: str, bound: int, batch: int = 100) -> Iterator[str]:
         """The doc ids starting with ``prefix`` (``wikipedia:Template:``) that have a dump revision with
@@ -1197,7 +1272,21 @@ class Store:
         """The newest event (``valid_from``, :data:`_EVENT`) of a revision before ``bound`` (stored instants, UTC
         milliseconds) among the dump revisions of ``row``'s file and source (``row.first_rev_pk..row.last_rev_pk``)
         of documents that had arrived by then (not imported or created at or after ``bound``: their older stamps are
-        no event before it), or ``None``."""
+        no event before it), or ``None``. A document with a view covering ``bound`` (:meth:`set_views`) counts by its
+        view's row alone: its chain's newer events are a deleted answer's, which a dump taken then lacks."""
+        if self.has_views():  # a document of the file with a view at the bound: its view's dating (the view's row
+            # may be one stored after the file's last dump row), not its chain's events
+            found = self._db.execute(
+                f"SELECT MAX(e) FROM (SELECT MAX({_EVENT}) AS e FROM revisions WHERE rev_pk>=? AND rev_pk<=? AND "
+                f"source=? AND valid_from<? AND origin IN ('dump', 'superseded') AND {_ARRIVED_BY} AND NOT EXISTS "
+                "(SELECT 1 FROM views v WHERE v.doc_id=revisions.doc_id AND v.since<? AND v.until>=?) "
+                f"UNION ALL SELECT MAX({_EVENT}) FROM revisions JOIN views v ON v.rev_pk=revisions.rev_pk WHERE "
+                "EXISTS (SELECT 1 FROM revisions f WHERE f.doc_id=v.doc_id AND f.rev_pk>=? AND f.rev_pk<=? AND "
+                "f.origin IN ('dump', 'superseded')) AND source=? AND v.since<? AND v.until>=? AND "
+                f"{_ARRIVED_BY})",
+                (row.first_rev_pk, row.last_rev_pk, row.source, bound, bound, bound, bound, row.first_rev_pk,
+                 row.last_rev_pk, row.source, bound, bound, bound)).fetchone()
+            return None if found is None or found[0] is None else int(found[0])
         found = self._db.execute(
             f"SELECT MAX({_EVENT}) FROM revisions WHERE rev_pk>=? AND rev_pk<=? AND source=? AND valid_from<? "
             f"AND origin IN ('dump', 'superseded') AND {_ARRIVED_BY}",

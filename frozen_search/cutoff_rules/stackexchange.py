@@ -6,7 +6,9 @@ was not deleted at ``T``. Displayed at ``T``: the question's title, body and tag
 before ``T`` whose text is proven final before ``T`` (:data:`COMMENT_EDIT_WINDOW`), and a closed or locked notice
 only as rebuilt from close/reopen and lock/unlock events before ``T``. A post deleted at ``T`` is invisible (a
 deleted question: ``not_found_before_cutoff``); posts merged or migrated in after ``T`` are not shown (see
-:data:`MOVE_IN_KINDS`).
+:data:`MOVE_IN_KINDS`). An answer deleted at ``T`` is in today's data only because it was undeleted after ``T``:
+at ``T`` the thread is the one without it at all (its history, its comments, its events as dates), as a dump or a
+listing taken then shows it (audit 7).
 
 Revisions carry title, body and tags as separate deltas (an edit of the title alone has no body): each is carried
 forward from its own last revision. PostHistoryTypeId codes follow the data dump's schema (``PostHistoryTypes``,
@@ -49,7 +51,8 @@ MOVE_IN_KINDS = ("migrated_in", "merged_in")
 # ``posted + COMMENT_EDIT_WINDOW`` on: a comment is shown from then on, or from its posting when the API says it
 # was never edited (``edited: false``). A comment posted less than five minutes before ``T`` and edited (or whose
 # ``edited`` flag is unknown, as in dumps) is left out at ``T``. Residual: moderators can edit any comment at any
-# time without a trace; such an edit after ``T`` is not detectable.
+# time without a trace; such an edit after ``T`` is not detectable. Likewise a comment deleted before ``T`` and
+# undeleted after it: no dump row or API object records a comment's deletion, so it is shown at ``T`` like any other.
 COMMENT_EDIT_WINDOW = 300  # seconds (a dump thread counts it in its milliseconds: Thread.settled)
 
 # Close reasons (PostHistory type 10 ``Comment``): 1-10 before June 2013, 101-105 after (dump readme).

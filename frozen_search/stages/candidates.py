@@ -108,7 +108,7 @@ class LocalHits:
             return cast("list[Shown]", values), []  # it was, nothing read or resolved
         known = dict(zip(revs, values, strict=True)) if values else {}
         missing = [rev_pk for _, rev_pk, _ in chunk if known.get(rev_pk) is None]
-        rows = self.store.revisions(missing) if missing else {}
+        rows = self.store.shown_at(self.store.revisions(missing), self.bound) if missing else {}
         out: list[Shown] = []
         fresh: list[Shown] = []
         owners: dict[str, Source | None] = {}

@@ -150,7 +150,7 @@ def build_snapshot(settings: Settings, registry: Registry, store: Store, bound: 
         with index.writer(heap_bytes=64_000_000 * workers, threads=workers) as writer:
             since = 0
             for rows in _batches(store.current_at(bound, BATCH_ROWS, after=after)):
-                for indexed in registry.indexed_rows(rows, store, settings, bound):
+                for indexed in registry.indexed_rows(store.view_dated(rows, bound), store, settings, bound):
                     writer.add(indexed)
                     state.done += 1
                     since += 1

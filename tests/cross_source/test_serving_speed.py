@@ -163,7 +163,7 @@ def test_a_refused_hit_is_resolved_again_by_the_next_search() -> None:
         calls.append(found.rev_pk)
         return answers[len(calls) - 1]
 
-    store = SimpleNamespace(revisions=lambda pks: {1: row})
+    store = SimpleNamespace(revisions=lambda pks: {1: row}, shown_at=lambda rows, bound: rows)
     registry = SimpleNamespace(for_row_source=lambda source, settings: SimpleNamespace(local_hit=local_hit))
     memo: GenerationMemo[Shown | Rejection] = GenerationMemo()
     searches = [LocalHits([(1.0, 1, "wikipedia:X")], cast(Any, store), cast(Any, registry), cast(Any, None), 0, [],

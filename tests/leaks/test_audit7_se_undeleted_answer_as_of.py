@@ -7,16 +7,15 @@ has no trace of it, one taken after its undeletion holds it with its history (cr
 it is undeleted on 2026-03-01. At ``T`` both show the same text (the answer was deleted then), but the undeleted
 world's thread has a state that starts when the answer was deleted, so ``fetch`` and ``search`` say ``as_of``
 2025-06-01 where the other world says 2025-01-01: the answer tells that something in the thread was undeleted after
-``T`` (and when it had been deleted). Not fixed: the states are built once for every cutoff; the shown state's
-``as_of`` would have to skip the changes of posts deleted at ``T`` (strict xfail).
+``T`` (and when it had been deleted). Fixed: the ingest stores, for each span an answer stood deleted and was
+undeleted later, the thread rebuilt without it (``thread_views``, ``Store.set_views``), shown at a ``T`` inside the
+span as a dump taken then shows it. More channels: ``tests/stackexchange/test_se_answer_views.py``.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 from frozen_search.config import Settings
 from frozen_search.cutoff import parse_cutoff
@@ -70,10 +69,5 @@ def test_the_deleted_answer_is_not_shown_at_t(tmp_path: Path) -> None:
     assert undeleted["fetch mathoverflow:a/102"].startswith("[not_found_before_cutoff]")
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "stackexchange: an answer deleted before T (absent from a dump taken while deleted) and undeleted after T gives "
-    "its question a state starting at the deletion, so fetch/search of the question say as_of 2025-06-01 instead of "
-    "2025-01-01: the post-T undeletion is told. Reproduce: question 100 (2025-01-01), answer 102 (2025-03-01, "
-    "deleted 2025-06-01, undeleted 2026-03-01 or never), T=2026-01-06"))
 def test_twin_worlds_an_undeletion_after_t_changes_no_answer(tmp_path: Path) -> None:
     assert _observed(tmp_path / "undeleted", True) == _observed(tmp_path / "deleted", False)

@@ -6,8 +6,17 @@ everything before ``T`` = 2026-01-06: comment 501 on question 100 was posted 202
 one world it stays deleted (absent from the dump), in the other a moderator undeletes it on 2026-03-01 (in a later
 dump, a row like any other). At ``T`` it was deleted in both, but the undeleted world's ``fetch`` shows it (and its
 thread's ``as_of`` moves to its posting): the answer tells that it came back after ``T``. Not fixable from the
-inputs: nothing in a dump or the API tells an undeleted comment from one never deleted (the residual
-``cutoff_rules.stackexchange`` names for moderators' comment edits). Strict xfail, so a fix is noticed.
+inputs (checked again by wt-xse, 2026-12-02, against the real conlang dump in ../shared/realdata and the documented
+formats): a ``Comments.xml`` row has only ``Id``, ``PostId``, ``Score``, ``Text``, ``CreationDate``, ``UserId`` or
+``UserDisplayName`` and ``ContentLicense`` (all 230 rows of the real dump), no deletion flag or date;
+``PostHistory.xml`` records deletions and undeletions of *posts* (types 12/13) only, never of a comment (type 31
+"comment discussion moved to chat" names the post, and the moved comments leave the dump); the API's comment object
+(``/comments``, ``/posts/{ids}/comments``) has no deletion field either, and deleted comments are never listed. So
+a comment undeleted after ``T`` is indistinguishable from one never deleted; the only closed answers would hide every
+comment (or every comment some later dump holds that an earlier one lacks, which needs two dumps and still misses a
+deletion and undeletion between them), which over-refuses what was public. Unlike answers (whose ``PostHistory``
+rows 12/13 give the span: fixed, ``tests/stackexchange/test_se_answer_views.py``). Residual; strict xfail, so a fix
+is noticed.
 """
 
 from __future__ import annotations
@@ -49,8 +58,9 @@ def _observed(root: Path, comments: list[dict[str, Any]]) -> dict[str, str]:
 
 
 @pytest.mark.xfail(strict=True, reason=(
-    "stackexchange residual: a comment deleted before T and undeleted after T is a row like any other in a later "
-    "dump (comments carry no deletion history), so fetch/search at T show it and date the thread by it. "
+    "stackexchange residual, not fixable from the inputs: a comment deleted before T and undeleted after T is a row "
+    "like any other in a later dump (Comments.xml rows and the API's comment objects carry no deletion flag or date, "
+    "PostHistory records post deletions only), so fetch/search at T show it and date the thread by it. "
     "Reproduce: question 100 (2025-01-01), comment 501 (2025-02-01, deleted 2025-06-01, undeleted 2026-03-01 or "
     "never), T=2026-01-06"))
 def test_twin_worlds_a_comment_undeleted_after_t_changes_no_answer(tmp_path: Path) -> None:

@@ -10,17 +10,15 @@ at ``T`` came back later, and when it had been deleted. Fixed: the ingest stores
 deleted as a deletion (``Store.set_deletions``), so no store query (events, counts, snapshot) sees the thread at a
 ``T`` inside it, as in a dump taken while it was deleted.
 
-The same channel for an *answer* deleted before ``T`` and undeleted after it (its creation and deletion are events of
-its question's thread, which stands at ``T``) is the known audit-7 finding
-(``test_audit7_se_undeleted_answer_as_of.py``): strict xfail here too.
+The same channel for an *answer* deleted before ``T`` and undeleted after it (its creation and deletion were events of
+its question's thread, which stands at ``T``; audit 7, ``test_audit7_se_undeleted_answer_as_of.py``): fixed by the
+thread's views (``Store.set_views``), whose dating stands for the thread in ``newest_event_before``.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 from frozen_search.config import Settings
 from frozen_search.cutoff import parse_cutoff
@@ -98,11 +96,5 @@ def test_the_question_is_shown_where_it_stood(tmp_path: Path) -> None:
     assert seen["fetch mathoverflow:200"].count("covered_until") == 1
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "known (audit 7, test_audit7_se_undeleted_answer_as_of.py), another channel: an answer deleted before T and "
-    "undeleted after T gives its question's thread states at the answer's creation and deletion (2025-11-01, "
-    "2025-12-01); they are events before T of the dump's file, so strict fetch of mathoverflow:200 (and of every "
-    "other thread of the dump) says covered_until 2025-12-01 instead of 2025-01-01. Reproduce: this module's "
-    "_data(root, 'answer') vs _data(root, None), T=2026-01-06, offline, search_from=store"))
 def test_twin_worlds_an_answer_undeleted_after_t_changes_no_answer(tmp_path: Path) -> None:
     assert _observed(_data(tmp_path / "undeleted", "answer")) == _observed(_data(tmp_path / "no", None))

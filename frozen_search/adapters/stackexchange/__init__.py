@@ -18,7 +18,7 @@ from frozen_search.config import Settings
 from frozen_search.errors import StoreIntegrityError
 from frozen_search.index import RevisionIndex
 from frozen_search.source import IngestReport, Progress, Shown
-from frozen_search.store import SE_DELETIONS_META, Store
+from frozen_search.store import SE_DELETIONS_META, SE_VIEWS_META, Store
 
 
 class StackExchangeSource(DocumentStateSource):
@@ -62,11 +62,16 @@ class StackExchangeSource(DocumentStateSource):
     def store_markers(self, store: Store) -> dict[str, str]:
         """``deleted_spans``: ``stored`` when the store was made by a build that stores the spans a question stood
         deleted (:data:`~frozen_search.store.SE_DELETIONS_META`), else the sites whose first ingest was by one
-        (``stored for <short>, …``), or ``absent``."""
-        if store.meta(SE_DELETIONS_META) is not None:
-            return {"deleted_spans": "stored"}
-        sites = store.meta_keys_with_prefix(f"{SE_DELETIONS_META}:")
-        return {"deleted_spans": "stored for " + ", ".join(sites) if sites else "absent"}
+        (``stored for <short>, …``), or ``absent``; ``answer_views`` likewise for the views of threads without an
+        answer deleted then and undeleted later (:data:`~frozen_search.store.SE_VIEWS_META`)."""
+        found: dict[str, str] = {}
+        for name, key in (("deleted_spans", SE_DELETIONS_META), ("answer_views", SE_VIEWS_META)):
+            if store.meta(key) is not None:
+                found[name] = "stored"
+            else:
+                sites = store.meta_keys_with_prefix(f"{key}:")
+                found[name] = "stored for " + ", ".join(sites) if sites else "absent"
+        return found
 
     def check_store(self, store: Store, settings: Settings) -> None:
         """:func:`stores_deleted_spans` of the served sites (see :meth:`Source.check_store`); once per store and
@@ -95,7 +100,9 @@ STACKEXCHANGE = StackExchangeSource()
 def stores_deleted_spans(store: Store, sites: Sequence[str]) -> None:
     """Refuse a store holding dump rows of a served site (``sites``: short names) that a build storing no span a
     question stood deleted ingested (:meth:`~frozen_search.store.Store.made_with` :data:`SE_DELETIONS_META`): a
-    question deleted before ``T`` and undeleted after it would date ``covered_until`` by its deletion. Whatever the
+    question deleted before ``T`` and undeleted after it would date ``covered_until`` by its deletion; likewise one
+    that stored no view of a thread without an answer deleted then and undeleted later
+    (:data:`~frozen_search.store.SE_VIEWS_META`: its creation and deletion would date the thread). Whatever the
     call asks, so the refusal tells nothing of which threads exist.
 
     Raises:
@@ -109,6 +116,11 @@ def stores_deleted_spans(store: Store, sites: Sequence[str]) -> None:
                 raise StoreIntegrityError(f"this store's {site} dump rows were ingested by an older build that stored "
                                           "no span a question stood deleted: ingest the site again into a new data "
                                           "directory (frozen-search ingest stackexchange)")
+            if not store.made_with(SE_VIEWS_META, site):
+                raise StoreIntegrityError(f"this store's {site} dump rows were ingested by an older build that stored "
+                                          "no view of a thread without an answer deleted then and undeleted later: "
+                                          "ingest the site again into a new data directory (frozen-search ingest "
+                                          "stackexchange)")
             checked.add(site)
 
 

@@ -51,6 +51,7 @@ from frozen_search.adapters.documents import (
     WireState,
     bulk_collection,
     encode_states,
+    new_revision,
     read_message,
     wire_states,
     worker_messages,
@@ -67,13 +68,14 @@ from frozen_search.adapters.stackexchange.thread import (
     served_sites,
     site_host,
     thread_states,
+    thread_views,
 )
 from frozen_search.config import Settings
 from frozen_search.cutoff import MILLISECOND_MS
 from frozen_search.cutoff_rules.stackexchange import HISTORY_KINDS
 from frozen_search.errors import IngestError, RefusedSource
 from frozen_search.index import RevisionIndex
-from frozen_search.store import ALWAYS, SE_DELETIONS_META, Store
+from frozen_search.store import ALWAYS, SE_DELETIONS_META, SE_VIEWS_META, Store
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 FILES = {"Posts.xml": "posts", "PostHistory.xml": "posthistory", "Comments.xml": "comments",
@@ -280,6 +282,10 @@ def ingest_checkpointed(site_dir: Path, site: Site, store: Store, index: Revisio
     if not store.made_with(SE_DELETIONS_META, site.short):
         raise IngestError(f"this store's {site.host} dump rows were ingested by an older build that stored no span "
                           "a question stood deleted: ingest the site again into a new data directory")
+    if not store.made_with(SE_VIEWS_META, site.short):
+        raise IngestError(f"this store's {site.host} dump rows were ingested by an older build that stored no view "
+                          "of a thread without an answer deleted then and undeleted later: ingest the site again "
+                          "into a new data directory")
     key = dump_key(site_dir, site)
     history = site_dir / "PostHistory.xml"
     report = StateIngestReport(source=site.short, files=[str(history)])
@@ -325,10 +331,15 @@ def ingest_checkpointed(site_dir: Path, site: Site, store: Store, index: Revisio
             while not done:
                 with store.transaction():
                     store.set_meta(f"{SE_DELETIONS_META}:{site.short}", "1")  # (its rows: this build's, or none)
+                    store.set_meta(f"{SE_VIEWS_META}:{site.short}", "1")
                     count = 0
                     pending: list[DocState | WireState] = []
+                    viewed: list[tuple[str, list[tuple[int, int, DocState]]]] = []
                     for question, states in threads:
                         pending.extend(states)
+                        views = reader.views(db, question, states)
+                        if views:
+                            viewed.append((states[0].doc_id, views))
                         spans = deletion_spans(states)
                         if spans:  # (another dump of the site may have stored more: kept, audit 10)
                             doc = states[0].doc_id
@@ -343,6 +354,8 @@ def ingest_checkpointed(site_dir: Path, site: Site, store: Store, index: Revisio
                     else:
                         done = True
                     state_writer.write_bulk(pending)  # whole threads only, before the checkpoint commits
+                    for doc, views in viewed:
+                        store_views(store, doc, views)
                     report.documents = documents + reader.documents
                     report.revisions = revisions + state_writer.revisions
                     report.duplicates = state_writer.duplicates
@@ -363,6 +376,29 @@ def ingest_checkpointed(site_dir: Path, site: Site, store: Store, index: Revisio
     report.raw_bytes = sum((site_dir / name).stat().st_size for name in FILES)
     report.seconds = time.perf_counter() - started
     return report
+
+
+def store_views(store: Store, doc: str, views: Sequence[tuple[int, int, DocState]]) -> None:
+    """Store the views of thread ``doc`` (:func:`~frozen_search.adapters.stackexchange.thread.thread_views`,
+    after its states): each view's state is its chain's row of the same version when there is one, else a row of
+    origin ``view`` (never indexed, never current in any chain query: shown only through
+    :meth:`~frozen_search.store.Store.set_views`). Views another dump of the site stored for ``doc`` are kept where
+    they overlap none of these. Inside the caller's transaction."""
+    found: list[tuple[int, int, int]] = []
+    for since, until, state in views:
+        row = store.get(doc, state.version)
+        if row is not None:
+            found.append((since, until, row.rev_pk))
+            continue
+        revision, chunks = new_revision(state, "view")
+        store.put_chunks(chunks)
+        rev_pk = store.add_revision(revision)
+        if rev_pk is None:  # (stored meanwhile: not possible inside one transaction, but never a silent gap)
+            raise IngestError(f"{doc}: the view state {state.version} could not be stored")
+        found.append((since, until, rev_pk))
+    kept = [view for view in store.views_of(doc)  # another dump of the site's, where this one has none (audit 10)
+            if not any(view[0] < until and since < view[1] for since, until, _ in found)]
+    store.set_views(doc, sorted([*kept, *found]))
 
 
 def deletion_spans(states: Sequence[DocState | WireState]) -> list[tuple[int, int]]:
@@ -443,6 +479,7 @@ class DumpReader:
         self.documents = 0  # question threads yielded with states
         self.unreadable: dict[int, str] = {}  # post id -> why its history cannot be read
         self.collected: list[str] | None = None  # pass 2 in a worker: the current question's problems, uncounted
+        self.undeleted: set[int] | None = None  # questions with an answer undeleted in the dump (read once)
 
     def spill(self, path: Path, report: StateIngestReport, tick: Callable[[int], None], *,
               reuse: bool, beside: bool = False) -> sqlite3.Connection:
@@ -487,6 +524,26 @@ class DumpReader:
             path.unlink(missing_ok=True)
             raise
         return db
+
+    def views(self, db: sqlite3.Connection, question_id: int, chain: Sequence[DocState | WireState]
+              ) -> list[tuple[int, int, DocState]]:
+        """:func:`~frozen_search.adapters.stackexchange.thread.thread_views` of question ``question_id``'s thread
+        (``chain``: its states as stored), rebuilt from the spill ``db`` only when one of its answers has an
+        undeletion (PostHistoryTypeId 13) in the dump; its problems were told when its states were made."""
+        if self.undeleted is None:
+            self.undeleted = {int(q) for (q,) in db.execute(
+                "SELECT DISTINCT question FROM posts p WHERE kind=2 AND EXISTS (SELECT 1 FROM history h WHERE "
+                "h.post=p.id AND h.type=13)")}
+        if question_id not in self.undeleted:
+            return []
+        found = db.execute("SELECT created FROM posts WHERE id=? AND kind=1", (question_id,)).fetchone()
+        collected, count = self.collected, self.problem_count
+        self.collected = []  # told once, when the thread's states were made
+        try:
+            thread = self._thread(db, question_id, int(found[0]), StateIngestReport(source=self.site.short))
+        finally:
+            self.collected, self.problem_count = collected, count
+        return thread_views(thread, [(state.valid_from, state.version) for state in chain])
 
     def threads(self, db: sqlite3.Connection, report: StateIngestReport, *, after: int = 0
                 ) -> Generator[tuple[int, list[DocState]], None, None]:

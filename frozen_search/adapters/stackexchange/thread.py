@@ -18,6 +18,7 @@ Nothing from today's state is read: no score, vote, accepted mark, count, last-a
 
 from __future__ import annotations
 
+import bisect
 import ctypes
 import hashlib
 import json
@@ -415,7 +416,10 @@ def thread_states(thread: Thread, bound: int | None = None) -> list[DocState]:
     """The thread's states in time order: one after every instant that changed what it displays.
 
     ``bound`` (in the thread's unit, exclusive): ignore every event, answer and comment at or after it (the live adapter
-    passes the cutoff's bound; the dump passes ``None`` and keeps every state); merges and migrations are read
+    passes the cutoff's bound; the dump passes ``None`` and keeps every state, its answers deleted at some ``T`` and
+    undeleted later being :func:`thread_views`' concern); an answer that stood deleted at the bound is left out with
+    its history and comments (the API lists it today only because it was undeleted after ``T``: as in a listing taken
+    at ``T``, audit 7); merges and migrations are read
     whatever their date, since a post that arrives later was not in the thread before (rule:
     ``cutoff_rules.stackexchange.MOVE_IN_KINDS``). A question whose history cannot be read gives one
     ``content_unproven`` state at its creation; a deleted question a ``not_found_before_cutoff`` state for as long
@@ -434,11 +438,16 @@ def thread_states(thread: Thread, bound: int | None = None) -> list[DocState]:
         return [_refused(thread, max(question.created, migrated or 0), "content_unproven",
                          f"question {question.post_id}'s history cannot be read: {question.unreadable}")]
     answers = [a for a in thread.answers if a.unreadable is None and a.created < limit]
+    gone: set[int] = set()
+    if bound is not None:  # deleted at T, yet listed today: undeleted after T, so left out with all it had
+        gone = {a.post_id for a in answers if _deleted_before(a, limit)}
+        answers = [a for a in answers if a.post_id not in gone]
     arrived = arrivals(question, answers)
     timeline: list[tuple[int, int, int, int, PostEvent | Comment | None]] = []
     for order, post in enumerate([question, *answers]):
         timeline.extend((e.at, 0, e.seq, order, e) for e in post.events if e.at < limit)
-    timeline.extend((thread.settled(c), 1, c.comment_id, 0, c) for c in thread.comments if thread.settled(c) < limit)
+    timeline.extend((thread.settled(c), 1, c.comment_id, 0, c) for c in thread.comments
+                    if thread.settled(c) < limit and c.post_id not in gone)
     timeline.extend((at, 2, 0, 0, None) for at in arrived.values() if at < limit)  # an answer arrives
     timeline.sort(key=lambda item: item[:4])
     shown: dict[int, _Shown] = {p.post_id: _Shown() for p in [question, *answers]}
@@ -464,6 +473,69 @@ def thread_states(thread: Thread, bound: int | None = None) -> list[DocState]:
 
 
 _NEVER = 1 << 62
+
+
+def _deleted_before(post: Post, limit: int) -> bool:
+    """Whether ``post``'s last ``delete``/``undelete`` event before ``limit`` (in the thread's unit) is a
+    ``delete``: it stood deleted at the cutoff."""
+    changes = sorted((e.at, e.seq, e.kind) for e in post.events if e.kind in ("delete", "undelete") and e.at < limit)
+    return bool(changes) and changes[-1][2] == "delete"
+
+
+def hidden_answer_spans(thread: Thread) -> list[tuple[int, int, int]]:
+    """``(answer id, since, until)`` for each span an answer of ``thread`` stood deleted and was undeleted at its end
+    (a ``delete`` event, then an ``undelete``): at a cutoff whose bound is in ``(since, until]`` (stored instants,
+    UTC milliseconds) it was deleted. A dump taken then leaves it out, with its history and comments; a later one
+    holds it only because it was undeleted after ``T`` (audit 7)."""
+    spans: list[tuple[int, int, int]] = []
+    for answer in thread.answers:
+        since: int | None = None
+        for event in sorted(answer.events, key=lambda e: (e.at, e.seq)):
+            if event.kind == "delete" and since is None:
+                since = event.at
+            elif event.kind == "undelete" and since is not None:
+                spans.append((answer.post_id, thread.stored(since), thread.stored(event.at)))
+                since = None
+    return spans
+
+
+def thread_views(thread: Thread, chain: Sequence[tuple[int, str]]) -> list[tuple[int, int, DocState]]:
+    """Where the state ``thread`` shows at a cutoff differs from the one a dump taken then would store: at a bound
+    inside a span an answer stood deleted and was undeleted later (:func:`hidden_answer_spans`) the dump taken
+    then has no trace of it, so the thread is rebuilt without it (its history and its comments; every answer hidden
+    at that bound left out together) and its state there (the same text as ``chain``'s, since a deleted answer is
+    not displayed, but dated by the other posts' events alone) replaces the chain's. ``chain``: the thread's states
+    as :func:`thread_states` gives them, as ``(valid_from, version)``. Returns ``(since, until, state)``: at a bound
+    in ``(since, until]`` (stored instants, UTC milliseconds) the thread shows ``state``; only where its version is
+    not the chain's current one."""
+    spans = hidden_answer_spans(thread)
+    if not spans:
+        return []
+    edges = sorted({edge for _, since, until in spans for edge in (since, until)})
+    rebuilt: dict[frozenset[int], list[DocState]] = {}
+    starts = [valid_from for valid_from, _ in chain]
+    views: list[tuple[int, int, DocState]] = []
+    for low, high in zip(edges, edges[1:], strict=False):
+        hidden = frozenset(answer for answer, since, until in spans if since <= low and high <= until)
+        if not hidden:
+            continue
+        if hidden not in rebuilt:
+            rebuilt[hidden] = thread_states(replace(
+                thread, answers=[a for a in thread.answers if a.post_id not in hidden],
+                comments=[c for c in thread.comments if c.post_id not in hidden]))
+        states = rebuilt[hidden]
+        own = [s.valid_from for s in states]
+        cuts = sorted({low, *(at for at in (*starts, *own) if low < at < high)})
+        for at, end in zip(cuts, [*cuts[1:], high], strict=True):
+            mine = bisect.bisect_right(own, at) - 1  # the state current at every bound in (at, end]
+            theirs = bisect.bisect_right(starts, at) - 1
+            if mine < 0 or (theirs >= 0 and chain[theirs][1] == states[mine].version):
+                continue
+            if views and views[-1][1] == at and views[-1][2].version == states[mine].version:
+                views[-1] = (views[-1][0], end, views[-1][2])
+            else:
+                views.append((at, end, states[mine]))
+    return views
 
 
 def arrivals(question: Post, answers: Sequence[Post]) -> dict[int, int]:
