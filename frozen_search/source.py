@@ -212,7 +212,7 @@ class Source(ABC):
 
     def store_markers(self, store: Store) -> dict[str, str]:
         """What ``store`` says of the build that stored this source's rows (``frozen-search status``): marker name
-        to value, e.g. Wikipedia's ``deletion_log`` (``deletion_log_2`` or ``absent``), arXiv's ``renderer`` ids
+        to value, e.g. Wikipedia's ``deletion_log`` (``deletion_log_3`` or ``absent``), arXiv's ``renderer`` ids
         (default: none). Whether the store must be ingested again is :meth:`check_store`'s to say."""
         return {}
 

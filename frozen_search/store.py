@@ -142,6 +142,14 @@ _REVISION_LOG = """CREATE TABLE IF NOT EXISTS revision_log (
     source TEXT NOT NULL, version TEXT NOT NULL, at INTEGER NOT NULL, logid INTEGER NOT NULL, hidden INTEGER NOT NULL,
     UNIQUE (source, version, at, logid)
 )"""
+# The history merges of a dump (``merge``/``merge`` log items, Special:MergeHistory): at ``at`` the revisions of the
+# page titled ``source`` stamped up to ``mergepoint`` (a stored instant; NULL when the item does not say) were moved
+# into the page titled ``dest``; only ingests read it (serving reads what they derive: rows' ``merged_in``/
+# ``merged_away``).
+_MERGE_LOG = """CREATE TABLE IF NOT EXISTS merge_log (
+    source TEXT NOT NULL, dest TEXT NOT NULL, at INTEGER NOT NULL, mergepoint INTEGER, logid INTEGER NOT NULL,
+    UNIQUE (source, dest, at, logid)
+)"""
 # Which ``rev_pk`` ranges an interrupted ingest committed from which input file (``file``: the file's identity, its
 # resolved path, size and modification time), written in each checkpoint's transaction, so a resumed run records
 # coverage for them too (``frozen_search.ops.ingest.FileBoundaries``); emptied when the ingest records its coverage.
@@ -158,11 +166,12 @@ _ARRIVED_BY = ("NOT EXISTS (SELECT 1 FROM (SELECT ? AS v) p WHERE EXISTS (SELECT
 # second (an arXiv version: a submission stamp whose precision reaches its latest announcement), whose file proves
 # only its first second (the version was in the file, so it was announced, so it had been submitted)
 _EVENT = "(valid_from - precision_ms + MIN(precision_ms, 1000))"
-DELETION_LOG_META = "deletion_log_2"
+DELETION_LOG_META = "deletion_log_3"
 """``meta`` key present in a store made by a build whose Wikipedia dump ingest reads ``delete``/``restore`` log items
-(``page_log``, ``deletions``) and the revisions whose text the dump hides (``hidden_texts``): a store made before
-holds none, though its dumps may have had them (see :meth:`Store.reads_deletion_log`). (``deletion_log``, without
-``_2``: a build of the same day that read the log items but not the hidden texts.)"""
+(``page_log``, ``deletions``), the revisions whose text the dump hides (``hidden_texts``) and history merges
+(``merge``/``merge`` log items, ``merge_log``: a merged revision is its source page's before the merge): a store
+made before holds none, though its dumps may have had them (see :meth:`Store.reads_deletion_log`). (``deletion_log``
+and ``deletion_log_3``: builds that read the deletion log items but not the hidden texts, or not the merges.)"""
 SE_DELETIONS_META = "stackexchange_deleted_spans"
 """``meta`` key present in a store made by a build whose Stack Exchange dump ingest stores each span a question stood
 deleted (``deletions``): a question deleted before ``T`` and undeleted after it is in a later dump, and a store made
@@ -175,7 +184,7 @@ DELETION_SPANS_META = "deletion_spans_pending"
 next computation is a full one."""
 ADDED_IN_PLACE = frozenset({"coverage", "ingest_progress", "moves_doc", "arrivals", "absences", "deletions",
                             "page_log", "revision_log", "hidden_texts", "ingest_spans", "deletion_pending",
-                            "moves_new_title"})
+                            "moves_new_title", "merge_log"})
 """Tables and indexes a :class:`Store` of this schema version adds on open when missing (a store made before they
 existed): the only objects a store may lack (a bundle's store is checked against a fresh one's ``sqlite_master``)."""
 ALWAYS = 2**62
@@ -486,6 +495,7 @@ class Store:
             self._db.execute(_HIDDEN_TEXTS)  # (likewise)
             self._db.execute(_DELETION_PENDING)  # (likewise; only ingests read it: DELETION_SPANS_META says since when)
             self._db.execute(_INGEST_SPANS)  # (likewise; only ingests read it)
+            self._db.execute(_MERGE_LOG)  # (likewise; only ingests read it)
         except sqlite3.DatabaseError as exc:
             self._db.close()
             raise ConfigError(f"{path} is not a usable frozen-search store: {exc}") from exc
@@ -885,6 +895,25 @@ class Store:
         Inside the caller's transaction."""
         self._db.execute("INSERT OR IGNORE INTO page_log VALUES (?,?,?,?)", (title, at, logid, action))
         self._db.execute("INSERT OR IGNORE INTO deletion_pending VALUES ('title', ?)", (title,))
+
+    def add_merge_log(self, source: str, dest: str, at: int, mergepoint: int | None, logid: int) -> None:
+        """Record a history merge of a dump (``merge``/``merge`` log item): at ``at`` (a stored instant, UTC
+        milliseconds) the revisions of the page titled ``source`` stamped up to ``mergepoint`` (a stored instant, or
+        ``None`` when the item does not say) were moved into the page titled ``dest`` (full, normalized titles).
+        Inside the caller's transaction."""
+        self._db.execute("INSERT OR IGNORE INTO merge_log VALUES (?,?,?,?,?)", (source, dest, at, mergepoint, logid))
+
+    def merge_log(self) -> list[tuple[int, int, str, str, int | None]]:
+        """Every recorded history merge (:meth:`add_merge_log`): ``(at, logid, source, dest, mergepoint)``, oldest
+        first."""
+        return [(int(at), int(logid), str(source), str(dest), None if point is None else int(point))
+                for at, logid, source, dest, point in self._db.execute(
+                    "SELECT at, logid, source, dest, mergepoint FROM merge_log ORDER BY at, logid").fetchall()]
+
+    def set_metadata_value(self, rev_pk: int, key: str, value: Any) -> None:
+        """Set ``metadata[key]`` of revision ``rev_pk`` to ``value`` (JSON), inside the caller's transaction."""
+        self._db.execute("UPDATE revisions SET metadata=json_set(metadata, '$.' || ?, json(?)) WHERE rev_pk=?",
+                         (key, json.dumps(value), rev_pk))
 
     def mark_deletion_pending(self, doc_id: str) -> None:
         """Note that the dump revisions or moves of page ``doc_id`` changed: its deletion spans are computed again

@@ -175,7 +175,6 @@ def test_an_oldid_refusal_says_only_what_an_unknown_oldid_gets(service: FrozenSe
     its parent's text: no move's null revision, wt-xwiki), so it records no move and the revision is shown under its
     title at T, naming neither today's title nor the claimed old one; the long history answers exactly like a
     revision that never was."""
-    never = answer(service, "fetch", id="https://en.wikipedia.org/w/index.php?oldid=987654321")
     forged = timeline.wiki.revision_id("Forged today title", "2025-05-01T10:00:00Z")
     got = answer(service, "fetch", id=f"https://en.wikipedia.org/w/index.php?oldid={forged}")
     assert json.loads(got)["title"] == "Forged move comment", got
