@@ -1111,12 +1111,10 @@ def apply_merges(store: Store, page_writer: _PageWriter) -> int:
 
 def _copy_merged(store: Store, row: RevisionRow, source_doc: str, at: int, logid: int,
                  page_writer: _PageWriter) -> int:
-    """Store ``row`` (a destination's revision a merge brought) as a revision of ``source_doc`` too, with
-    ``metadata.merged_away`` ``at`` (the merge's stored instant), indexed; returns 1 when it was new."""
+    """Store ``row`` (a destination's revision a merge brought) as a revision of ``source_doc`` too (under its title,
+    as the page's own revisions are), with ``metadata.merged_away`` ``at`` (the merge's stored instant), indexed;
+    returns 1 when it was new."""
     title = wikipedia.title_of(source_doc)
-    stored = store.history(source_doc)
-    if stored:
-        title = stored[-1].title
     metadata = {key: value for key, value in row.metadata.items() if key != "merged_in"}
     metadata.update(merged_away=at, namespace=wikipedia.namespace_of(title, _prefixes(store)))
     rev_pk = store.add_revision(NewRevision(
