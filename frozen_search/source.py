@@ -239,6 +239,12 @@ class Source(ABC):
         milliseconds), as its document stood then; by default :meth:`indexable`."""
         return self.indexable(row)
 
+    def counted_at(self, row: RevisionRow, store: Store, bound: int) -> bool:
+        """Whether ``row``, current at the cutoff whose bound is ``bound`` by its interval (``Store.count_current``)
+        and listed by ``Store.current_claimed_elsewhere``, is its document's state at ``T`` and counts as a document
+        current then; by default true (only a source whose documents change titles lists any)."""
+        return True
+
     def indexed_title(self, row: RevisionRow, store: Store, bound: int) -> str:
         """The title the snapshot at ``T`` (``bound``: ``instant_bound(T)``, UTC milliseconds) indexes ``row``
         under: the one it bore at ``T`` (ranked with a boost, so never one given after ``T``); by default the

@@ -1084,6 +1084,24 @@ class Store:
             "json_extract(metadata, '$.refusal.code') IS NOT 'not_found_before_cutoff')",
             (bound, bound, bound)).fetchone()[0])
 
+    def current_claimed_elsewhere(self, bound: int) -> list[RevisionRow]:
+        """The rows :meth:`count_current` counts at the cutoff whose bound is ``bound`` whose title at ``T`` another
+        document was moved away from after the row was saved: a move of another page away from the row's title, or
+        from a title the row's page left at or after ``bound`` (its title at ``T`` may be that one), stored at or
+        after the row's ``valid_from + 1``. Such a row may be an older dump's copy of a page a newer dump holds under
+        another title (Wikipedia's ``bridge.bore_title_at`` decides); every other row is what its title showed.
+        One probe of the ``moves`` title index per row counted."""
+        found = self._db.execute(
+            f"SELECT {_COLUMNS} FROM revisions WHERE origin='dump' AND valid_from<? AND (valid_to IS NULL OR "
+            f"valid_to>=?) AND {_ARRIVED_BY} AND EXISTS (SELECT 1 FROM moves m WHERE m.old_title=revisions.title "
+            "AND m.moved_at>revisions.valid_from AND m.doc_id!=revisions.doc_id) "
+            f"UNION SELECT {_COLUMNS} FROM revisions WHERE origin='dump' AND valid_from<? AND (valid_to IS NULL OR "
+            f"valid_to>=?) AND {_ARRIVED_BY} AND EXISTS (SELECT 1 FROM moves own WHERE own.doc_id=revisions.doc_id "
+            "AND own.moved_at>=? AND EXISTS (SELECT 1 FROM moves m WHERE m.old_title=own.old_title AND "
+            "m.moved_at>revisions.valid_from AND m.doc_id!=revisions.doc_id)) ORDER BY 1",
+            (bound, bound, bound, bound, bound, bound, bound)).fetchall()
+        return [_row(values) for values in found]
+
     def current_at(self, bound: int, batch: int = 500, after: int = 0) -> Iterator[RevisionRow]:
         """Every dump revision current at the cutoff whose bound is ``bound`` (``valid_from < bound <= valid_to``,
         an unknown ``valid_to`` counting as open), in ``rev_pk`` order from ``rev_pk > after``, read in batches."""

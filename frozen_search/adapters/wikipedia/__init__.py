@@ -138,6 +138,13 @@ class WikipediaSource(Source):
         at = bridge.at_cutoff(store, row, bound)
         return self.indexable(at) and bridge.bore_title_at(store, row, at.title, bound)
 
+    def counted_at(self, row: RevisionRow, store: Store, bound: int) -> bool:
+        """Whether ``row`` is what its title showed at ``T`` (:func:`~.bridge.bore_title_at` under its title then,
+        as :meth:`indexable_at` and fetches decide: an older dump's copy of a page moved since is not, audit 9) and
+        its page's then (:func:`~.dump.merged_elsewhere`)."""
+        return not merged_elsewhere(row, bound) and bridge.bore_title_at(
+            store, row, bridge.title_at(store, row, bound) or row.title, bound)
+
     def indexed_title(self, row: RevisionRow, store: Store, bound: int) -> str:
         """The page's title at ``T``: its export title with every move after ``T`` undone (a title a later move gave
         would rank it, with the title boost, by a fact from after ``T``)."""
