@@ -129,3 +129,29 @@ def test_an_unreadable_mergepoint_fails_closed(tmp_path: Path) -> None:
     assert seen["fetch https://en.wikipedia.org/w/index.php?oldid=9994001"].startswith("[not_found_before_cutoff]")
     assert "zanderite" not in seen["search zanderite"]
     assert seen["fetch wikipedia:Cutpaste"].startswith("[not_found_before_cutoff]")  # (over-refused: unprovable)
+
+
+OLD_DUMP = mediawiki_export([Page("Cutpaste", 79940001, [R1])])  # taken before the cut-and-paste
+
+
+@pytest.mark.parametrize("older_first", [True, False])
+def test_twin_worlds_with_an_older_dump_taken_before_the_merge(tmp_path: Path, older_first: bool) -> None:
+    """A dump taken before the merge holds r1 under "Cutpaste" (page 79940001), the later one under "Proper" (page
+    79940002): one revision moved between pages by the merge, stored under both (not refused as an id taken by
+    another page); at ``T`` it is "Cutpaste"'s, and after the merge "Proper"'s only."""
+    def observed(root: Path, newer: str, cutoff: str = CUTOFF) -> dict[str, str]:
+        data = root / "data"
+        for number, text in enumerate((OLD_DUMP, newer) if older_first else (newer, OLD_DUMP)):
+            ingested(data, "wikipedia", [write(root / f"d{number}.xml", text)])
+        service = FrozenSearchService.open(Settings.from_env({}, data_dir=data, cutoff=parse_cutoff(cutoff),
+                                                             log_path=data / "log.jsonl"))
+        try:
+            return observed_calls(service, ["zanderite"], REFS, masked=True)
+        finally:
+            service.close()
+
+    pasted = observed(tmp_path / "pasted", PASTED_WORLD)
+    assert "Cutpaste page zanderite" in pasted["fetch wikipedia:Cutpaste"]
+    assert observed(tmp_path / "merged", _merged(CREATE, MERGE)) == pasted
+    after = observed(tmp_path / "after", _merged(CREATE, MERGE), cutoff="2026-04-01")
+    assert '"title":"Proper"' in after["fetch https://en.wikipedia.org/w/index.php?oldid=9994001"], after

@@ -725,19 +725,26 @@ class _PageWriter:
     def _refuse_taken_id(self, rev: _Queued) -> None:
         """A revision id is MediaWiki's global ``rev_id``: one already stored under another page is refused (issue
         13.7), unless it is that same revision exported again under the page's later title (same page id and
-        timestamp, and the same wikitext sha1 when both exports carry one), as after a move.
+        timestamp, and the same wikitext sha1 when both exports carry one), as after a move, or the same revision
+        exported under another page by another export file after a history merge moved it there
+        (Special:MergeHistory keeps a revision's id, stamp and text: the same timestamp and the same sha1, both
+        given; one export never holds a revision twice), or already stored under this page.
 
         Raises:
             IngestError: the id is taken by another page's revision (naming the file and page position).
         """
-        for row in self.store.by_versions(wikipedia.SOURCE, str(rev.revision_id)):
-            if row.doc_id == rev.doc:
-                continue
+        stored = self.store.by_versions(wikipedia.SOURCE, str(rev.revision_id))
+        if any(row.doc_id == rev.doc for row in stored):
+            return  # stored under this page already (a merged revision's copy): a counted no-op
+        for row in stored:
             page_id = None if rev.page_id is None else str(rev.page_id)
             stored_sha1 = row.provenance.get("wikitext_sha1")
             same = (page_id is not None and row.metadata.get("page_id") == page_id
                     and row.valid_from == rev.timestamp
                     and (not stored_sha1 or not rev.sha1 or stored_sha1 == rev.sha1))
+            same = same or bool(row.valid_from == rev.timestamp and stored_sha1 and rev.sha1
+                                and stored_sha1 == rev.sha1  # a history merge moved it between pages, between
+                                and row.provenance.get("file") != self.provenance.get("file"))  # two dumps
             if not same:
                 raise IngestError(f"{rev.where}: revision id {rev.revision_id} of {rev.title!r} is already stored "
                                   f"as a revision of {wikipedia.title_of(row.doc_id)!r} (page id "
@@ -1122,7 +1129,10 @@ def _copy_merged(store: Store, row: RevisionRow, source_doc: str, at: int, logid
         valid_from=row.valid_from, title=title, redirect=row.redirect, chunk_keys=row.chunk_keys,
         sha256=row.sha256, chars=row.chars, metadata=metadata,
         provenance={**row.provenance, "merge_logid": logid}, precision_ms=row.precision_ms))
-    if rev_pk is None:
+    if rev_pk is None:  # stored under the source page already (an older dump, taken before the merge)
+        existing = store.get(source_doc, row.version)
+        if existing is not None and existing.metadata.get("merged_away") != at:
+            store.set_metadata_value(existing.rev_pk, "merged_away", at)
         return 0
     page_writer.writer.replace(page_writer._from_store(store.revision(rev_pk)))
     return 1
