@@ -910,6 +910,19 @@ class Store:
                 for at, logid, source, dest, point in self._db.execute(
                     "SELECT at, logid, source, dest, mergepoint FROM merge_log ORDER BY at, logid").fetchall()]
 
+    def restorations_after_moves(self) -> list[tuple[int, int, str]]:
+        """The stored restorations (``page_log`` action ``restore``) of a title some page was moved onto before
+        them: ``(at, logid, title)``, oldest first (an undeletion into a page moved over the deleted title brings
+        the deleted page's revisions into its history)."""
+        return [(int(at), int(logid), str(title)) for at, logid, title in self._db.execute(
+            "SELECT at, logid, title FROM page_log p WHERE action='restore' AND EXISTS (SELECT 1 FROM moves m "
+            "WHERE m.new_title=p.title AND m.moved_at<p.at) ORDER BY at, logid").fetchall()]
+
+    def set_origin(self, rev_pk: int, origin: str) -> None:
+        """Set revision ``rev_pk``'s ``origin`` (e.g. ``restored``: kept for its oldid, never a snapshot, never
+        indexed, as ``superseded``), inside the caller's transaction."""
+        self._db.execute("UPDATE revisions SET origin=? WHERE rev_pk=?", (origin, rev_pk))
+
     def set_metadata_value(self, rev_pk: int, key: str, value: Any) -> None:
         """Set ``metadata[key]`` of revision ``rev_pk`` to ``value`` (JSON), inside the caller's transaction."""
         self._db.execute("UPDATE revisions SET metadata=json_set(metadata, '$.' || ?, json(?)) WHERE rev_pk=?",

@@ -1116,6 +1116,53 @@ def apply_merges(store: Store, page_writer: _PageWriter) -> int:
     return copied
 
 
+def apply_restorations(store: Store, page_writer: _PageWriter) -> int:
+    """Take out of each page's history the revisions an undeletion brought into it after the page was moved over
+    the deleted title (``delete``/``restore`` of a title the page was moved onto before it:
+    ``store.restorations_after_moves``), inside the caller's transaction; returns how many. Idempotent (every run's
+    end applies them all).
+
+    MediaWiki restores a deleted page's archived revisions into the page bearing its title at the undeletion,
+    keeping their ids, stamps and parents: a page moved over the freed title gets the deleted page's revisions in
+    its history, stamped before its move (audit 9). They are told apart by the parent chain: the page's own
+    revisions before the move are those reached from its first revision at or after the move (its null revision,
+    which names the revision before it) through ``parent_version``; a restored one names another parent (or none).
+    Each revision of the page stamped before the move and not reached is ``origin='restored'`` (never a snapshot,
+    never current, never indexed: before the undeletion it was not the page's, and after it a revision of the page
+    stamped after the move is always the newer) with ``metadata.restored_in`` (the undeletion's stored instant):
+    its oldid is the page's only from the undeletion on (:func:`merged_elsewhere`). The page's own revisions are
+    linked again without them. Fail closed: where the dump gives no parent ids the chain stops at once, and every
+    revision of the page before the move counts as restored. A page with no revision at or after the move (the
+    dump lacks its null revision) is left as it is (nothing tells its own chain)."""
+    moved = 0
+    for at, _, title in store.restorations_after_moves():
+        doc = _bearer(store, title, at)
+        onto = store.titled_since(doc, title, at)
+        if onto is None:
+            continue
+        rows = store.history(doc)
+        later = [row for row in rows if row.valid_from >= onto]
+        if not later:
+            continue
+        versions = {row.version: row for row in rows}
+        reached: set[str] = set()
+        parent = later[0].parent_version
+        while parent is not None and parent in versions and parent not in reached:
+            reached.add(parent)
+            parent = versions[parent].parent_version
+        foreign = [row for row in rows if row.valid_from < onto and row.version not in reached]
+        for row in foreign:
+            store.set_metadata_value(row.rev_pk, "restored_in", at)
+            store.set_origin(row.rev_pk, "restored")
+            page_writer.writer.delete(row.rev_pk)
+            moved += 1
+        if foreign:
+            for changed in store.relink(doc):
+                page_writer.writer.replace(page_writer._from_store(changed))
+            store.mark_deletion_pending(doc)
+    return moved
+
+
 def _copy_merged(store: Store, row: RevisionRow, source_doc: str, at: int, logid: int,
                  page_writer: _PageWriter) -> int:
     """Store ``row`` (a destination's revision a merge brought) as a revision of ``source_doc`` too (under its title,
@@ -1152,10 +1199,13 @@ def merged_elsewhere(row: RevisionRow, bound: int) -> bool:
     """Whether stored revision ``row`` belonged to another page at the cutoff whose bound is ``bound``
     (``instant_bound(T)``): a history merge not surely before ``T`` brought it into its page
     (``metadata.merged_in``), or it is the copy kept under the merge's source page and the merge is surely before
-    ``T`` (``metadata.merged_away``): see :func:`apply_merges`."""
+    ``T`` (``metadata.merged_away``): see :func:`apply_merges`; or an undeletion not surely before ``T`` brought it
+    into a page moved over the deleted title (``metadata.restored_in``, :func:`apply_restorations`)."""
     merged_in, merged_away = row.metadata.get("merged_in"), row.metadata.get("merged_away")
+    restored_in = row.metadata.get("restored_in")
     return ((isinstance(merged_in, int) and bound <= merged_in)
-            or (isinstance(merged_away, int) and bound > merged_away))
+            or (isinstance(merged_away, int) and bound > merged_away)
+            or (isinstance(restored_in, int) and bound <= restored_in))
 
 
 _namespace_of = wikipedia.namespace_of
@@ -1349,7 +1399,24 @@ def _page_log(store: Store, doc: str) -> list[tuple[int, int, str]]:
             title = new
         return title
 
-    return [(at, logid, action) for at, logid, action, title in store.page_log_of(titles) if title_before(at) == title]
+    items = store.page_log_of(titles)
+    concerning = [(at, logid, action) for at, logid, action, title in items if title_before(at) == title]
+    undone_elsewhere = {(at, logid) for at, logid, action, title in items if action == "restore"
+                        and title_before(at) == title and _undoes_other_page(items, at, logid, title, title_before)}
+    return [item for item in concerning if (item[0], item[1]) not in undone_elsewhere]
+
+
+def _undoes_other_page(items: list[tuple[int, int, str, str]], at: int, logid: int, title: str,
+                       title_before: Callable[[int], str]) -> bool:
+    """Whether the restoration ``(at, logid)`` of ``title`` undid the deletion of the page that bore ``title``
+    before the page now concerned was moved onto it: the last deletion log item of ``title`` before it is a
+    deletion, from a time the page bore another title. MediaWiki then restores the deleted page's revisions into
+    the moved page (:func:`apply_restorations`), which was never deleted: no span of it (audit 9)."""
+    before = [item for item in items if item[3] == title and (item[0], item[1]) < (at, logid)]
+    if not before:
+        return False
+    last_at, _, last_action, _ = max(before)
+    return last_action == "delete" and title_before(last_at) != title
 
 
 def archived_at(store: Store, row: RevisionRow, bound: int) -> bool:
@@ -1780,6 +1847,7 @@ def ingest_wikipedia(paths: Sequence[Path], store: Store, index: RevisionIndex, 
                         page_writer.flush()
                         _record_logged_moves(store, log)
                         apply_merges(store, page_writer)
+                        apply_restorations(store, page_writer)
                         set_deletion_spans(store, progress=_logged_progress("deletion spans", "pages"))
                         for doc in sorted(log.touched):
                             _set_absences(store, doc, log)
