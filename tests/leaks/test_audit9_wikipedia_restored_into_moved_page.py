@@ -61,8 +61,9 @@ def test_twin_worlds_an_undeletion_after_t_into_a_moved_page_changes_no_answer(t
     assert merged == kept
 
 
-def _merged_text() -> str:
-    return mediawiki_export([Page("Berry", 79970001, [R_P1, R_B1, MOVE])], [*LOGS, RESTORE]).replace(
+def _merged_text(logs: list[LogItem] | None = None) -> str:
+    return mediawiki_export([Page("Berry", 79970001, [R_P1, R_B1, MOVE])],
+                            [*LOGS, RESTORE] if logs is None else logs).replace(
         "<id>9997002</id>\n      <parentid>9997001</parentid>", "<id>9997002</id>").replace(
         "<parentid>9997002</parentid>", "<parentid>9997001</parentid>")
 
@@ -94,3 +95,15 @@ def test_after_the_undeletion_the_restored_revision_is_the_pages(tmp_path: Path)
     assert "Berry page quillon" in seen["fetch https://en.wikipedia.org/w/index.php?oldid=9997002"]
     assert "Apple page zanderite" in seen["fetch wikipedia:Berry"]
     assert seen["search quillon"] == '{"results":[]}'
+
+
+def test_twin_worlds_with_the_deletion_move_and_undeletion_in_one_second(tmp_path: Path) -> None:
+    """A real MediaWiki under load stamps the three acts in one second: the move still came before the undeletion
+    (a page cannot be moved onto a title an undeletion just filled)."""
+    second = "2025-02-01T00:00:00Z"
+    logs = [LogItem(LOGS[0].id, second, "delete", "delete", "Berry"),
+            LogItem(LOGS[1].id, second, "move", "move", "Apple", params=LOGS[1].params)]
+    restore = LogItem(RESTORE.id, second, "delete", "restore", "Berry")
+    kept = _observed(tmp_path / "kept", mediawiki_export([Page("Berry", 79970001, [R_P1, MOVE])], logs))
+    assert "Apple page zanderite" in kept["fetch wikipedia:Apple"]
+    assert _observed(tmp_path / "merged", _merged_text([*logs, restore])) == kept

@@ -1137,7 +1137,7 @@ def apply_restorations(store: Store, page_writer: _PageWriter) -> int:
     moved = 0
     for at, _, title in store.restorations_after_moves():
         doc = _bearer(store, title, at)
-        onto = store.titled_since(doc, title, at)
+        onto = store.titled_since(doc, title, at + 1)  # (a move in the undeletion's second came first)
         if onto is None:
             continue
         rows = store.history(doc)
