@@ -484,7 +484,7 @@ def replay_command(log: Path | None, workers: int | None, data_dir: Path | None)
 @_fail_cleanly
 def status_command(as_json: bool, data_dir: Path | None) -> None:
     """Say what the data dir's store holds: each source's rows, the markers of the build that stored them
-    (Wikipedia deletion_log_2, the arXiv renderer id), and plainly which sources must be ingested again (serving
+    (Wikipedia deletion_log_3, the arXiv renderer id), and plainly which sources must be ingested again (serving
     refuses them with store_integrity); exit 1 if any must."""
     from frozen_search.ops.status import store_status
 

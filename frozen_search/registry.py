@@ -78,6 +78,19 @@ class Registry:
         return IndexedRevision(row.rev_pk, owner.indexed_doc_id(row, title), row.source, row.valid_from, row.valid_to,
                                title, owner.shown_text(row, store, bound))
 
+    def count_current(self, store: Store, settings: Settings, bound: int) -> int:
+        """How many documents are current at the cutoff whose bound is ``bound`` (``instant_bound(T)``): the store's
+        count (``Store.count_current``) less the rows it counts that their source does not count then
+        (:meth:`~frozen_search.source.Source.counted_at`, asked only of the few rows
+        ``Store.current_claimed_elsewhere`` lists: a row whose title another document left since it was saved).
+        A fact of ``T`` only, with the rule the snapshot and fetches use (audit 9)."""
+        uncounted = 0
+        for row in store.current_claimed_elsewhere(bound):
+            owner = self.for_row_source(row.source, settings)
+            if owner is not None and not owner.counted_at(row, store, bound):
+                uncounted += 1
+        return store.count_current(bound) - uncounted
+
     def indexed_rows(self, rows: Sequence[RevisionRow], store: Store, settings: Settings, bound: int
                      ) -> list[IndexedRevision]:
         """:meth:`indexed` of several rows at the cutoff whose bound is ``bound`` (each row under the title it bore

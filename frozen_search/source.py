@@ -212,7 +212,7 @@ class Source(ABC):
 
     def store_markers(self, store: Store) -> dict[str, str]:
         """What ``store`` says of the build that stored this source's rows (``frozen-search status``): marker name
-        to value, e.g. Wikipedia's ``deletion_log`` (``deletion_log_2`` or ``absent``), arXiv's ``renderer`` ids
+        to value, e.g. Wikipedia's ``deletion_log`` (``deletion_log_3`` or ``absent``), arXiv's ``renderer`` ids
         (default: none). Whether the store must be ingested again is :meth:`check_store`'s to say."""
         return {}
 
@@ -238,6 +238,12 @@ class Source(ABC):
         """Whether ``row`` may be found by search at the cutoff whose bound is ``bound`` (``instant_bound(T)``, UTC
         milliseconds), as its document stood then; by default :meth:`indexable`."""
         return self.indexable(row)
+
+    def counted_at(self, row: RevisionRow, store: Store, bound: int) -> bool:
+        """Whether ``row``, current at the cutoff whose bound is ``bound`` by its interval (``Store.count_current``)
+        and listed by ``Store.current_claimed_elsewhere``, is its document's state at ``T`` and counts as a document
+        current then; by default true (only a source whose documents change titles lists any)."""
+        return True
 
     def indexed_title(self, row: RevisionRow, store: Store, bound: int) -> str:
         """The title the snapshot at ``T`` (``bound``: ``instant_bound(T)``, UTC milliseconds) indexes ``row``

@@ -152,6 +152,14 @@ _REVISION_LOG = """CREATE TABLE IF NOT EXISTS revision_log (
     source TEXT NOT NULL, version TEXT NOT NULL, at INTEGER NOT NULL, logid INTEGER NOT NULL, hidden INTEGER NOT NULL,
     UNIQUE (source, version, at, logid)
 )"""
+# The history merges of a dump (``merge``/``merge`` log items, Special:MergeHistory): at ``at`` the revisions of the
+# page titled ``source`` stamped up to ``mergepoint`` (a stored instant; NULL when the item does not say) were moved
+# into the page titled ``dest``; only ingests read it (serving reads what they derive: rows' ``merged_in``/
+# ``merged_away``).
+_MERGE_LOG = """CREATE TABLE IF NOT EXISTS merge_log (
+    source TEXT NOT NULL, dest TEXT NOT NULL, at INTEGER NOT NULL, mergepoint INTEGER, logid INTEGER NOT NULL,
+    UNIQUE (source, dest, at, logid)
+)"""
 # Which ``rev_pk`` ranges an interrupted ingest committed from which input file (``file``: the file's identity, its
 # resolved path, size and modification time), written in each checkpoint's transaction, so a resumed run records
 # coverage for them too (``frozen_search.ops.ingest.FileBoundaries``); emptied when the ingest records its coverage.
@@ -168,11 +176,12 @@ _ARRIVED_BY = ("NOT EXISTS (SELECT 1 FROM (SELECT ? AS v) p WHERE EXISTS (SELECT
 # second (an arXiv version: a submission stamp whose precision reaches its latest announcement), whose file proves
 # only its first second (the version was in the file, so it was announced, so it had been submitted)
 _EVENT = "(valid_from - precision_ms + MIN(precision_ms, 1000))"
-DELETION_LOG_META = "deletion_log_2"
+DELETION_LOG_META = "deletion_log_3"
 """``meta`` key present in a store made by a build whose Wikipedia dump ingest reads ``delete``/``restore`` log items
-(``page_log``, ``deletions``) and the revisions whose text the dump hides (``hidden_texts``): a store made before
-holds none, though its dumps may have had them (see :meth:`Store.reads_deletion_log`). (``deletion_log``, without
-``_2``: a build of the same day that read the log items but not the hidden texts.)"""
+(``page_log``, ``deletions``), the revisions whose text the dump hides (``hidden_texts``) and history merges
+(``merge``/``merge`` log items, ``merge_log``: a merged revision is its source page's before the merge): a store
+made before holds none, though its dumps may have had them (see :meth:`Store.reads_deletion_log`). (``deletion_log``
+and ``deletion_log_3``: builds that read the deletion log items but not the hidden texts, or not the merges.)"""
 SE_DELETIONS_META = "stackexchange_deleted_spans"
 """``meta`` key present in a store made by a build whose Stack Exchange dump ingest stores each span a question stood
 deleted (``deletions``): a question deleted before ``T`` and undeleted after it is in a later dump, and a store made
@@ -191,7 +200,7 @@ DELETION_SPANS_META = "deletion_spans_pending"
 next computation is a full one."""
 ADDED_IN_PLACE = frozenset({"coverage", "ingest_progress", "moves_doc", "arrivals", "absences", "deletions",
                             "page_log", "revision_log", "hidden_texts", "ingest_spans", "deletion_pending",
-                            "moves_new_title", "views"})
+                            "moves_new_title", "views", "merge_log"})
 """Tables and indexes a :class:`Store` of this schema version adds on open when missing (a store made before they
 existed): the only objects a store may lack (a bundle's store is checked against a fresh one's ``sqlite_master``)."""
 ALWAYS = 2**62
@@ -517,6 +526,7 @@ class Store:
             self._db.execute(_VIEWS)  # (likewise)
             self._db.execute(_DELETION_PENDING)  # (likewise; only ingests read it: DELETION_SPANS_META says since when)
             self._db.execute(_INGEST_SPANS)  # (likewise; only ingests read it)
+            self._db.execute(_MERGE_LOG)  # (likewise; only ingests read it)
         except sqlite3.DatabaseError as exc:
             self._db.close()
             raise ConfigError(f"{path} is not a usable frozen-search store: {exc}") from exc
@@ -992,6 +1002,39 @@ class Store:
         self._db.execute("INSERT OR IGNORE INTO page_log VALUES (?,?,?,?)", (title, at, logid, action))
         self._db.execute("INSERT OR IGNORE INTO deletion_pending VALUES ('title', ?)", (title,))
 
+    def add_merge_log(self, source: str, dest: str, at: int, mergepoint: int | None, logid: int) -> None:
+        """Record a history merge of a dump (``merge``/``merge`` log item): at ``at`` (a stored instant, UTC
+        milliseconds) the revisions of the page titled ``source`` stamped up to ``mergepoint`` (a stored instant, or
+        ``None`` when the item does not say) were moved into the page titled ``dest`` (full, normalized titles).
+        Inside the caller's transaction."""
+        self._db.execute("INSERT OR IGNORE INTO merge_log VALUES (?,?,?,?,?)", (source, dest, at, mergepoint, logid))
+
+    def merge_log(self) -> list[tuple[int, int, str, str, int | None]]:
+        """Every recorded history merge (:meth:`add_merge_log`): ``(at, logid, source, dest, mergepoint)``, oldest
+        first."""
+        return [(int(at), int(logid), str(source), str(dest), None if point is None else int(point))
+                for at, logid, source, dest, point in self._db.execute(
+                    "SELECT at, logid, source, dest, mergepoint FROM merge_log ORDER BY at, logid").fetchall()]
+
+    def restorations_after_moves(self) -> list[tuple[int, int, str]]:
+        """The stored restorations (``page_log`` action ``restore``) of a title some page was moved onto before
+        them (or in the same second: a page cannot be moved onto a title a restoration just filled, so the move came
+        first): ``(at, logid, title)``, oldest first (an undeletion into a page moved over the deleted title brings
+        the deleted page's revisions into its history)."""
+        return [(int(at), int(logid), str(title)) for at, logid, title in self._db.execute(
+            "SELECT at, logid, title FROM page_log p WHERE action='restore' AND EXISTS (SELECT 1 FROM moves m "
+            "WHERE m.new_title=p.title AND m.moved_at<=p.at) ORDER BY at, logid").fetchall()]
+
+    def set_origin(self, rev_pk: int, origin: str) -> None:
+        """Set revision ``rev_pk``'s ``origin`` (e.g. ``restored``: kept for its oldid, never a snapshot, never
+        indexed, as ``superseded``), inside the caller's transaction."""
+        self._db.execute("UPDATE revisions SET origin=? WHERE rev_pk=?", (origin, rev_pk))
+
+    def set_metadata_value(self, rev_pk: int, key: str, value: Any) -> None:
+        """Set ``metadata[key]`` of revision ``rev_pk`` to ``value`` (JSON), inside the caller's transaction."""
+        self._db.execute("UPDATE revisions SET metadata=json_set(metadata, '$.' || ?, json(?)) WHERE rev_pk=?",
+                         (key, json.dumps(value), rev_pk))
+
     def mark_deletion_pending(self, doc_id: str) -> None:
         """Note that the dump revisions or moves of page ``doc_id`` changed: its deletion spans are computed again
         at the end of the run (:meth:`deletion_pending`). Inside the caller's transaction (the one that changed
@@ -1160,6 +1203,24 @@ class Store:
             f"valid_to>=?) AND {_ARRIVED_BY} AND (metadata NOT LIKE '%not_found_before_cutoff%' OR "
             "json_extract(metadata, '$.refusal.code') IS NOT 'not_found_before_cutoff')",
             (bound, bound, bound)).fetchone()[0])
+
+    def current_claimed_elsewhere(self, bound: int) -> list[RevisionRow]:
+        """The rows :meth:`count_current` counts at the cutoff whose bound is ``bound`` whose title at ``T`` another
+        document was moved away from after the row was saved: a move of another page away from the row's title, or
+        from a title the row's page left at or after ``bound`` (its title at ``T`` may be that one), stored at or
+        after the row's ``valid_from + 1``. Such a row may be an older dump's copy of a page a newer dump holds under
+        another title (Wikipedia's ``bridge.bore_title_at`` decides); every other row is what its title showed.
+        One probe of the ``moves`` title index per row counted."""
+        found = self._db.execute(
+            f"SELECT {_COLUMNS} FROM revisions WHERE origin='dump' AND valid_from<? AND (valid_to IS NULL OR "
+            f"valid_to>=?) AND {_ARRIVED_BY} AND EXISTS (SELECT 1 FROM moves m WHERE m.old_title=revisions.title "
+            "AND m.moved_at>revisions.valid_from AND m.doc_id!=revisions.doc_id) "
+            f"UNION SELECT {_COLUMNS} FROM revisions WHERE origin='dump' AND valid_from<? AND (valid_to IS NULL OR "
+            f"valid_to>=?) AND {_ARRIVED_BY} AND EXISTS (SELECT 1 FROM moves own WHERE own.doc_id=revisions.doc_id "
+            "AND own.moved_at>=? AND EXISTS (SELECT 1 FROM moves m WHERE m.old_title=own.old_title AND "
+            "m.moved_at>revisions.valid_from AND m.doc_id!=revisions.doc_id)) ORDER BY 1",
+            (bound, bound, bound, bound, bound, bound, bound)).fetchall()
+        return [_row(values) for values in found]
 
     def current_at(self, bound: int, batch: int = 500, after: int = 0) -> Iterator[RevisionRow]:
         """Every dump revision current at the cutoff whose bound is ``bound`` (``valid_from < bound <= valid_to``,

@@ -1,5 +1,5 @@
 """What a data dir's store holds, source by source (``frozen-search status``, and the store part of ``frozen-search
-audit``): which sources have rows, the markers of the build that stored them (Wikipedia's ``deletion_log_2``,
+audit``): which sources have rows, the markers of the build that stored them (Wikipedia's ``deletion_log_3``,
 arXiv's renderer id), and whether the store must be ingested again: the very check that makes serving refuse with
 ``store_integrity`` (:meth:`~frozen_search.source.Source.check_store`), run here on the whole store."""
 

@@ -48,7 +48,8 @@ STALE_INDEX = "the index does not reflect the store (an ingest is not in it): ru
 """Why search cannot run on an index behind the store. It names no store generation: generations count ingests,
 those of data from after ``T`` too, so their numbers are a fact of after ``T`` (the same answer for twin stores that
 differ only by such data). What may be told: the cutoff, and the documents current at ``T`` (:meth:`SnapshotIndex.
-not_ready_message`; ``Store.count_current`` leaves out a document that arrived at or after ``T``)."""
+not_ready_message`; ``Registry.count_current`` leaves out a document that arrived at or after ``T``, and an older
+dump's copy of a page moved since)."""
 
 SnapshotProgressHook = Callable[[int, int], None]
 """``progress(done, total)``: documents indexed so far (including those of a resumed build), documents current at
@@ -142,7 +143,7 @@ def build_snapshot(settings: Settings, registry: Registry, store: Store, bound: 
         previous = read_progress(settings, bound, generation)
         index = RevisionIndex.create(building, fresh=previous is None)
         after = 0 if previous is None else index.max_rev()
-        total = store.count_current(bound)
+        total = registry.count_current(store, settings, bound)
         done = 0 if previous is None else index.document_count()
         state = SnapshotProgress(bound, generation, done, total, done, time.time(), time.time())
         _write_progress(building, state)
@@ -216,7 +217,7 @@ class SnapshotIndex:
 
     def _documents(self, generation: int) -> int:
         if self._counted is None or self._counted[0] != generation:
-            self._counted = (generation, self.store.count_current(self.bound))
+            self._counted = (generation, self.registry.count_current(self.store, self.settings, self.bound))
         return self._counted[1]
 
     def not_ready_message(self, generation: int) -> str:

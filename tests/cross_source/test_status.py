@@ -1,5 +1,5 @@
 """``frozen-search status`` (and the store part of ``frozen-search audit``): which sources' rows a store holds, the
-markers of the build that stored them (Wikipedia ``deletion_log_2``, the arXiv renderer id) and, plainly, whether it
+markers of the build that stored them (Wikipedia ``deletion_log_3``, the arXiv renderer id) and, plainly, whether it
 must be ingested again: exactly when serving refuses it with ``store_integrity``."""
 
 from __future__ import annotations
@@ -51,10 +51,10 @@ def test_a_current_store_reports_its_rows_and_markers(tmp_path: Path) -> None:
     assert code == 0 and found["ok"] is True
     sources = {source["name"]: source for source in found["sources"]}  # type: ignore[attr-defined]
     assert sources["wikipedia"]["rows"] == {"wikipedia": {"dump": 1}}
-    assert sources["wikipedia"]["markers"]["deletion_log"] == "deletion_log_2"
+    assert sources["wikipedia"]["markers"]["deletion_log"] == "deletion_log_3"
     assert sources["arxiv"]["markers"] == {"renderer": "arxiv-version/3"}
     assert sources["openalex"]["rows"] == {} and all(s["reingest"] is None for s in sources.values())
-    assert "deletion_log: deletion_log_2" in text and "renderer: arxiv-version/3" in text
+    assert "deletion_log: deletion_log_3" in text and "renderer: arxiv-version/3" in text
     assert "every source can be served" in text and "MUST BE INGESTED AGAIN" not in text
     assert _fetch(data, "wikipedia:Pear") == "answered" and _fetch(data, "arxiv:2001.00101") == "answered"
 
@@ -63,7 +63,7 @@ def test_a_store_of_older_builds_must_be_ingested_again_as_serving_refuses(tmp_p
     data = _data_dir(tmp_path)
     db = sqlite3.connect(data / "store.sqlite3")
     with db:  # as older builds left it: no deletion log marker; an arXiv state of an older renderer
-        db.execute("DELETE FROM meta WHERE key='deletion_log_2'")
+        db.execute("DELETE FROM meta WHERE key='deletion_log_3'")
         db.execute("UPDATE revisions SET provenance=json_set(provenance, '$.renderer', 'arxiv-version/1') "
                    "WHERE source='arxiv'")
     db.close()
@@ -84,5 +84,5 @@ def test_audit_reports_the_store_too(tmp_path: Path) -> None:
     _fetch(data, "wikipedia:Pear")
     text = CliRunner().invoke(main, ["audit", str(data / "log.jsonl"), "--data-dir", str(data)])
     as_json = CliRunner().invoke(main, ["audit", "--json", str(data / "log.jsonl"), "--data-dir", str(data)])
-    assert text.exit_code == 0 and "deletion_log: deletion_log_2" in text.output
+    assert text.exit_code == 0 and "deletion_log: deletion_log_3" in text.output
     assert json.loads(as_json.output)["store"]["ok"] is True

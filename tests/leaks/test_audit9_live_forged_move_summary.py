@@ -12,10 +12,8 @@ from a revision that changed its parent's text (``dump._move_of``, audit 9).
 Twin wikis on a real MediaWiki 1.39: the same export imported (revisions before ``T``); in one, after the import
 (after ``T`` by the machine clock), an edit with that summary; in the other, an edit with a plain summary.
 
-Not fixed (severity low: an over-refusal, one bit of an edit after ``T``): telling a forged summary from a suppressed
-move needs each later revision's ``sha1`` (a move's null revision holds its parent's text), a new ``rvprop`` in the
-history request: a change of the live request scheme (``LIVE_REQUEST_SCHEME``) that makes every recorded cache miss
-on offline reruns, for the lead to weigh.
+Fixed (wt-xwiki): a revision whose summary reads like a move is a move only when it keeps its parent's text (its and
+its parent's ``sha1``, ``WikipediaLive._null_revisions``; live request scheme 4), as the dump ingest requires.
 """
 
 from __future__ import annotations
@@ -60,7 +58,5 @@ def test_the_page_is_shown_in_the_plain_world(worlds: dict[str, dict[str, str]])
     assert "six tepals in a cup" in worlds["plain"]["fetch wikipedia:Tulip"]
 
 
-@pytest.mark.xfail(strict=True, reason="live: a move read from a summary after T and not confirmed by the move log "
-                   "refuses the page, though the revision changed its text (no null revision, so no move)")
 def test_twin_wikis_a_forged_move_summary_after_t_changes_no_answer(worlds: dict[str, dict[str, str]]) -> None:
     assert worlds["forged"] == worlds["plain"]

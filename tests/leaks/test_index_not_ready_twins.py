@@ -31,7 +31,13 @@ BEFORE = [Page("Pear", 77300001, [Rev(9730001, "2025-05-01T10:00:00Z", "The '''p
 AFTER = [Page("Pear", 77300001, [Rev(9730011, "2026-02-01T10:00:00Z", "The '''pear''' is a fruit tree. POSTCUTOFF_"
                                                                           "MARKER_1", "later")]),
          Page("Medlar", 77300003, [Rev(9730012, "2026-02-02T10:00:00Z", "The '''medlar''' POSTCUTOFF_MARKER_2.")]),
-         Page("Loquat", 77300004, [Rev(9730013, "2025-04-01T10:00:00Z", "The '''loquat''' is a fruit.", "new")])]
+         Page("Loquat", 77300004, [Rev(9730013, "2025-04-01T10:00:00Z", "The '''loquat''' is a fruit.", "new")]),
+         # the moved page, as a dump taken after the move holds it (under its new title; without it, the stored
+         # "Quince" is an older dump's copy of a page moved since, neither shown nor counted at T: wt-xwiki)
+         Page("Quince (fruit)", 77300002, [
+             Rev(9730002, "2025-06-01T10:00:00Z", "The '''quince''' is a fruit.", "new"),
+             Rev(9730014, "2026-02-04T09:00:00Z", "The '''quince''' is a fruit.",
+                 "Bob moved page [[Quince]] to [[Quince (fruit)]]")])]
 AFTER_LOGS = [LogItem(8730001, "2026-02-03T09:00:00Z", "import", "upload", "Loquat"),
               LogItem(8730002, "2026-02-04T09:00:00Z", "move", "move", "Quince", params="Quince (fruit)")]
 

@@ -35,7 +35,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -357,6 +357,35 @@ class LocalMediaWiki:
 
         Raises :class:`MediaWikiError` when login or import fails.
         """
+        with self._admin_session() as (http, token), export.open("rb") as xml:
+            answer: dict[str, Any] = http.post(self.api_url, data={
+                "action": "import", "interwikiprefix": prefix, "token": token("csrf"), "format": "json",
+                "formatversion": "2"}, files={"xml": (export.name, xml, "text/xml")}, timeout=120).json()
+        if "error" in answer:
+            raise MediaWikiError(f"action=import failed: {answer['error']}")
+        return answer
+
+    def merge_history(self, source: str, dest: str, timestamp: str, reason: str) -> dict[str, Any]:
+        """Merge the revisions of ``source`` stamped up to ``timestamp`` (ISO 8601) into ``dest`` as
+        Special:MergeHistory does (``action=mergehistory``, as ``Admin``): a ``merge/merge`` log entry stamped with
+        the machine clock. The server must run. Returns the API's answer.
+
+        Raises :class:`MediaWikiError` when login or the merge fails.
+        """
+        with self._admin_session() as (http, token):
+            answer: dict[str, Any] = http.post(self.api_url, data={
+                "action": "mergehistory", "from": source, "to": dest, "timestamp": timestamp, "reason": reason,
+                "token": token("csrf"), "format": "json", "formatversion": "2"}, timeout=120).json()
+        if "error" in answer:
+            raise MediaWikiError(f"action=mergehistory failed: {answer['error']}")
+        return answer
+
+    @contextlib.contextmanager
+    def _admin_session(self) -> Iterator[tuple[Any, Callable[[str], str]]]:
+        """A ``requests`` session logged in as ``Admin`` (``action=clientlogin``) and a ``token(kind)`` reader.
+
+        Raises :class:`MediaWikiError` when login fails.
+        """
         import requests
 
         with requests.Session() as http:
@@ -371,13 +400,7 @@ class LocalMediaWiki:
                 "formatversion": "2"}, timeout=60).json()
             if login.get("clientlogin", {}).get("status") != "PASS":
                 raise MediaWikiError(f"clientlogin failed: {login}")
-            with export.open("rb") as xml:
-                answer: dict[str, Any] = http.post(self.api_url, data={
-                    "action": "import", "interwikiprefix": prefix, "token": token("csrf"), "format": "json",
-                    "formatversion": "2"}, files={"xml": (export.name, xml, "text/xml")}, timeout=120).json()
-        if "error" in answer:
-            raise MediaWikiError(f"action=import failed: {answer['error']}")
-        return answer
+            yield http, token
 
     # ------------------------------------------------------------------ serving
     def start(self) -> None:

@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 from frozen_search.adapters.http import Upstream, require_json
 from frozen_search.adapters.wikipedia import bridge, ids
 from frozen_search.adapters.wikipedia.attime import TEMPLATE_NAMESPACES, page_at, shown_as_stored, text_at, texts_at
-from frozen_search.adapters.wikipedia.dump import ingest_wikipedia, rerender_stale
+from frozen_search.adapters.wikipedia.dump import ingest_wikipedia, merged_elsewhere, rerender_stale
 from frozen_search.adapters.wikipedia.live import WikipediaLive, connect
 from frozen_search.cache.keys import origin_of
 from frozen_search.config import Settings
@@ -133,9 +133,19 @@ class WikipediaSource(Source):
         """:meth:`indexable` of the page as it stood at ``T`` (its namespace then: a template moved out of
         ``Template:`` after ``T`` is no hit at ``T``, an article moved into it or into ``Draft:`` after ``T`` is),
         when it is what its title showed at ``T`` (:func:`~.bridge.bore_title_at`: not an older dump's copy of a
-        page a newer dump holds under the title a move after ``T`` gave it, audit 9)."""
+        page a newer dump holds under the title a move after ``T`` gave it, audit 9), and when it was its page's
+        revision at ``T`` (:func:`~.dump.merged_elsewhere`: a history merge moves revisions between pages)."""
+        if merged_elsewhere(row, bound):
+            return False
         at = bridge.at_cutoff(store, row, bound)
         return self.indexable(at) and bridge.bore_title_at(store, row, at.title, bound)
+
+    def counted_at(self, row: RevisionRow, store: Store, bound: int) -> bool:
+        """Whether ``row`` is what its title showed at ``T`` (:func:`~.bridge.bore_title_at` under its title then,
+        as :meth:`indexable_at` and fetches decide: an older dump's copy of a page moved since is not, audit 9) and
+        its page's then (:func:`~.dump.merged_elsewhere`)."""
+        return not merged_elsewhere(row, bound) and bridge.bore_title_at(
+            store, row, bridge.title_at(store, row, bound) or row.title, bound)
 
     def indexed_title(self, row: RevisionRow, store: Store, bound: int) -> str:
         """The page's title at ``T``: its export title with every move after ``T`` undone (a title a later move gave
@@ -166,9 +176,9 @@ class WikipediaSource(Source):
         return bridge.resolve_local(reference, store, bound, cutoff_iso(settings))
 
     def store_markers(self, store: Store) -> dict[str, str]:
-        """``deletion_log``: the store's :data:`~frozen_search.store.DELETION_LOG_META` marker (``deletion_log_2``:
-        made by a build that reads deletion log items and hidden texts) or ``absent``; ``renderer``: the wikitext
-        renderer ids of the stored rows (``frozen-search reindex`` renders old ones again)."""
+        """``deletion_log``: the store's :data:`~frozen_search.store.DELETION_LOG_META` marker (``deletion_log_3``:
+        made by a build that reads deletion log items, hidden texts and history merges) or ``absent``; ``renderer``:
+        the wikitext renderer ids of the stored rows (``frozen-search reindex`` renders old ones again)."""
         return {"deletion_log": DELETION_LOG_META if store.meta(DELETION_LOG_META) is not None else "absent",
                 "renderer": ", ".join(store.metadata_values(ids.SOURCE, "renderer")) or "none"}
 
@@ -275,8 +285,8 @@ def reads_deletion_log(store: Store) -> None:
         return
     if not store.reads_deletion_log(ids.SOURCE):
         raise StoreIntegrityError("this store's Wikipedia dumps were ingested by an older build that read no "
-                                  "deletion log items: ingest them again into a new data directory "
-                                  "(frozen-search ingest wikipedia)")
+                                  "deletion log items (or no history merges): ingest them again into a new data "
+                                  "directory (frozen-search ingest wikipedia)")
     _DELETION_LOG_READ[store] = True
 
 

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from frozen_search.adapters.wikipedia import ids as wikipedia
-from frozen_search.adapters.wikipedia.dump import archived_at, rerender
+from frozen_search.adapters.wikipedia.dump import archived_at, merged_elsewhere, rerender
 from frozen_search.adapters.wikipedia.expand import TemplateRevision
 from frozen_search.adapters.wikipedia.live import LiveRevision, WikipediaLive
 from frozen_search.adapters.wikipedia.wikitext import (
@@ -211,13 +211,17 @@ def resolve_local(reference: wikipedia.WikiReference, store: Store, bound: int, 
     Raises:
         NotFoundBeforeCutoff: no revision before the cutoff (an oldid saved at or after it reads as absent, and so
             does one whose text a revision deletion had hidden at ``T``: ``Store.text_hidden``, or that its page's
-            deletion had put in the archive at ``T``: :func:`~.dump.archived_at`), or a redirect at ``T`` to a page
+            deletion had put in the archive at ``T``: :func:`~.dump.archived_at`; a revision a history merge moved is
+            its source page's before the merge, its destination's after: :func:`~.dump.merged_elsewhere`), or a
+            redirect at ``T`` to a page
             with none.
     """
     if reference.oldid is not None:
         absent = (f"revision {reference.oldid} has no copy saved before the cutoff {cutoff} in the store")
         rows = [row for row in store.by_versions(wikipedia.SOURCE, reference.oldid)
-                if row.valid_from < bound and store.arrived_by(row.doc_id, bound, page_state=False)  # (the page's
+                if row.valid_from < bound and not merged_elsewhere(row, bound)  # another page's at T: a history
+                # merge (the copy under its source page is that page's before the merge, the destination's after)
+                and store.arrived_by(row.doc_id, bound, page_state=False)  # (the page's
                 # state at T may be a revision whose text the dump hides; this one's was public: audit 9)
                 and not store.text_hidden(wikipedia.SOURCE, row.version, bound)  # revision deletion at T
                 and not archived_at(store, row, bound)]  # deleted with its page, not restored by T

@@ -118,6 +118,8 @@ class IngestReport:
     log_moves: int = 0
     log_arrivals: int = 0
     log_deletions: int = 0  # delete/delete, delete_redir and delete/restore items of pages of the kept namespaces
+    log_merges: int = 0  # merge/merge items (history merges) touching a kept namespace
+    unread_merges: int = 0  # of them, naming no readable destination (nothing can be derived from them)
     unheld_pages: int = 0  # of other namespaces, too long before a move revision to hold (:data:`HOLD_CHARS`)
     resumed_revisions: int = 0  # stored by an interrupted run of the same files, before this one resumed it
 
@@ -125,6 +127,9 @@ class IngestReport:
         """The line ``frozen-search ingest wikipedia`` prints."""
         arrivals = f", {self.log_arrivals} page imports or creations" if self.log_arrivals else ""
         arrivals += f", {self.log_deletions} page deletions or restorations" if self.log_deletions else ""
+        arrivals += f", {self.log_merges} history merges" if self.log_merges else ""
+        arrivals += (f" ({self.unread_merges} naming no readable destination: their merged revisions cannot be "
+                     "told)" if self.unread_merges else "")
         logs = (f"; {self.log_items} log items read, {self.log_moves} of them page moves recorded{arrivals}, the "
                 "others skipped" if self.log_items else "")
         seconds = max(self.seconds, 1e-9)
@@ -720,19 +725,26 @@ class _PageWriter:
     def _refuse_taken_id(self, rev: _Queued) -> None:
         """A revision id is MediaWiki's global ``rev_id``: one already stored under another page is refused (issue
         13.7), unless it is that same revision exported again under the page's later title (same page id and
-        timestamp, and the same wikitext sha1 when both exports carry one), as after a move.
+        timestamp, and the same wikitext sha1 when both exports carry one), as after a move, or the same revision
+        exported under another page by another export file after a history merge moved it there
+        (Special:MergeHistory keeps a revision's id, stamp and text: the same timestamp and the same sha1, both
+        given; one export never holds a revision twice), or already stored under this page.
 
         Raises:
             IngestError: the id is taken by another page's revision (naming the file and page position).
         """
-        for row in self.store.by_versions(wikipedia.SOURCE, str(rev.revision_id)):
-            if row.doc_id == rev.doc:
-                continue
+        stored = self.store.by_versions(wikipedia.SOURCE, str(rev.revision_id))
+        if any(row.doc_id == rev.doc for row in stored):
+            return  # stored under this page already (a merged revision's copy): a counted no-op
+        for row in stored:
             page_id = None if rev.page_id is None else str(rev.page_id)
             stored_sha1 = row.provenance.get("wikitext_sha1")
             same = (page_id is not None and row.metadata.get("page_id") == page_id
                     and row.valid_from == rev.timestamp
                     and (not stored_sha1 or not rev.sha1 or stored_sha1 == rev.sha1))
+            same = same or bool(row.valid_from == rev.timestamp and stored_sha1 and rev.sha1
+                                and stored_sha1 == rev.sha1  # a history merge moved it between pages, between
+                                and row.provenance.get("file") != self.provenance.get("file"))  # two dumps
             if not same:
                 raise IngestError(f"{rev.where}: revision id {rev.revision_id} of {rev.title!r} is already stored "
                                   f"as a revision of {wikipedia.title_of(row.doc_id)!r} (page id "
@@ -807,6 +819,47 @@ def move_target(params: str | None) -> str | None:
         return None
     first = params.split("\n", 1)[0].strip()
     return first or None
+
+
+_MERGE_PARAM = re.compile(rb's:\d+:"(4::dest|5::mergepoint)";s:(\d+):"')
+_MW_TIMESTAMP = re.compile(r"\A(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})\Z")
+
+
+def merge_params(params: str | None) -> tuple[str | None, int | None]:
+    """The destination title and the mergepoint (a stored instant: :func:`~frozen_search.cutoff.stored_instant` of
+    its second, as a revision's stamp is stored) of a ``merge``/``merge`` log item, each ``None`` when the
+    ``<params>`` do not give it.
+
+    MediaWiki writes ``log_params`` verbatim (XmlDumpWriter::writeLogItem); MergeHistory::merge logs
+    ``['4::dest' => the destination's prefixed title, '5::mergepoint' => the newest merged revision's timestamp,
+    TS_MW]``, serialized (``a:2:{s:7:"4::dest";s:6:"Proper";s:13:"5::mergepoint";s:14:"20250101000000";}``, string
+    lengths in UTF-8 bytes); before 1.19 the two values on two lines (MergeLogFormatter maps parameters 3 and 4 to
+    them). The merged revisions are the source's stamped up to the mergepoint (``rev_timestamp <= mergepoint``).
+    No PHP value is unserialized."""
+    if not params:
+        return None, None
+    values: dict[str, str] = {}
+    raw = params.encode("utf-8")
+    if raw.startswith(b"a:"):
+        for match in _MERGE_PARAM.finditer(raw):
+            start, length = match.end(), int(match[2])
+            if raw[start + length:start + length + 2] == b'";':
+                with contextlib.suppress(UnicodeDecodeError):
+                    values[match[1].decode()] = raw[start:start + length].decode("utf-8")
+    elif not _SERIALIZED.match(params):
+        lines = params.split("\n")
+        values["4::dest"] = lines[0].strip()
+        if len(lines) > 1:
+            values["5::mergepoint"] = lines[1].strip()
+    stamp = _MW_TIMESTAMP.match(values.get("5::mergepoint", ""))
+    point = None
+    if stamp is not None:
+        try:
+            year, month, day, hour, minute, second = map(int, stamp.groups())
+            point = stored_instant(int(datetime(year, month, day, hour, minute, second, tzinfo=UTC).timestamp()))
+        except ValueError:
+            point = None
+    return values.get("4::dest") or None, point
 
 
 ARRIVAL_LOGS = {("import", "upload"), ("import", "interwiki"), ("create", "create")}
@@ -919,6 +972,10 @@ def _log_item(item: Any, report: IngestReport, log: _MoveLog, store: Store) -> N
                                    DELETION_LOGS[item.action])
                 report.log_deletions += 1
         return
+    if item.type == "merge" and item.action == "merge":
+        if item.timestamp is not None and page is not None and page.title:
+            _merge_item(item, page, report, log, store)
+        return
     if (item.type, item.action) in ARRIVAL_LOGS and item.timestamp is not None and page is not None:
         if page.namespace in namespaces and page.title:
             try:
@@ -949,6 +1006,206 @@ def _log_item(item: Any, report: IngestReport, log: _MoveLog, store: Store) -> N
             log.late.add(new)
     log.moves.append(LoggedMove(moved_at, old, new))
     report.log_moves += 1
+
+
+def _merge_item(item: Any, page: Any, report: IngestReport, log: _MoveLog, store: Store) -> None:
+    """Store a ``merge``/``merge`` log item (:func:`merge_params`) touching a kept namespace
+    (``store.add_merge_log``, durable: every run's end applies them all, :func:`apply_merges`). One whose
+    destination cannot be read is counted (``report.unread_merges``): nothing can be derived from it."""
+    try:
+        source = wikipedia.normalize_title(prefixed_title(page.namespace, page.title, log.prefixes))
+    except InvalidRequest:
+        return
+    dest_title, mergepoint = merge_params(item.params)
+    dest = None
+    if dest_title is not None:
+        with contextlib.suppress(InvalidRequest):
+            dest = wikipedia.normalize_title(dest_title)
+    if not log.kept(source) and (dest is None or not log.kept(dest)):
+        return
+    report.log_merges += 1
+    if dest is None:
+        report.unread_merges += 1
+        logger.warning("merge log item %s names no readable destination: its merged revisions cannot be told",
+                       item.id)
+        return
+    store.add_merge_log(source, dest, stored_instant(int(item.timestamp.unix())), mergepoint, int(item.id or 0))
+
+
+def _bearer(store: Store, title: str, at: int) -> str:
+    """The doc id of the page that bore ``title`` at ``at`` (a stored instant), followed through its stored moves
+    since (the first page moved away from it after ``at``, else the page stored under it)."""
+    moved = store.moved_away(title, at + 1)
+    return moved[0] if moved else wikipedia.doc_id(title)
+
+
+def apply_merges(store: Store, page_writer: _PageWriter) -> int:
+    """Apply every stored history merge (``store.merge_log``, :func:`merge_params`) to the stored pages, inside the
+    caller's transaction; returns how many revisions were copied. Idempotent: every run's end applies them all (a
+    merge's pages may come from another file or run than its log item).
+
+    MergeHistory moves the source's revisions stamped up to the mergepoint into the destination (``rev_page``
+    updated, ids kept), and a merge is valid only when they are older than every revision of the destination. So a
+    dump taken after the merge holds them under the destination, and:
+
+    - each destination revision a merge brought (stamped up to its mergepoint; of several merges into one page the
+      latest covering it, as an earlier merge could not have moved what another source held then) gets
+      ``metadata.merged_in`` (the merge's stored instant): at a cutoff whose bound is at or before it, it is not the
+      destination's (:func:`merged_elsewhere`);
+    - it is copied into the source page (the page bearing the source's title at the merge, through later moves),
+      with ``metadata.merged_away``: at such a cutoff it is the source's revision, shown, found and counted as the
+      source's, with the source's own later revisions after it (``valid_to`` linked again);
+    - the destination gets an arrival (``store.add_arrival``, kind ``merge``) at its first revision no merge
+      brought (the merge's instant when there is none): before it the page had no revision of its own;
+    - the source, left with no revision by the merge (none stamped between the mergepoint and the merge), has no
+      state from the merge to its next revision (a ``hidden_texts`` span, as for a hidden text: MediaWiki made it a
+      redirect or deleted it); the destination's revisions whose text the dump hides, stamped up to the
+      mergepoint, are the source's hidden revisions then.
+
+    Fail closed where the log cannot tell: a merge whose mergepoint cannot be read marks every destination revision
+    stamped before the merge ``merged_in`` and copies none (the destination is not shown before the merge, the
+    source only as the dump holds it)."""
+    merges = store.merge_log()
+    by_dest: dict[str, list[tuple[int, int, str, str, int | None]]] = {}
+    for merge in merges:
+        by_dest.setdefault(_bearer(store, merge[3], merge[0]), []).append(merge)
+    copied = 0
+    for dest_doc, items in sorted(by_dest.items()):
+        rows = store.history(dest_doc)
+        if not rows:
+            continue
+        owner: dict[int, tuple[int, int, str, str, int | None]] = {}
+        for row in rows:
+            covering = [m for m in items if (row.valid_from <= m[4] if m[4] is not None else row.valid_from < m[0])]
+            if covering:
+                owner[row.rev_pk] = covering[-1]
+        own = [row for row in rows if row.rev_pk not in owner]
+        if not owner:
+            continue
+        store.add_arrival(dest_doc, own[0].valid_from if own else max(m[0] for m in items), "merge")
+        sources: dict[str, tuple[int, int, bool]] = {}
+        for row in rows:
+            if row.rev_pk not in owner:
+                continue
+            at, logid, source, _, mergepoint = owner[row.rev_pk]
+            if row.metadata.get("merged_in") != at:
+                store.set_metadata_value(row.rev_pk, "merged_in", at)
+            if mergepoint is None:
+                continue  # which revisions were the source's cannot be told: none is copied
+            source_doc = _bearer(store, source, at)
+            if source_doc == dest_doc:
+                continue
+            # the newest merged revision is stamped at the mergepoint; another destination revision of that second
+            # may be the destination's own first one (MergeHistory allows a mergepoint equal to it): not copied
+            ambiguous = row.valid_from == mergepoint and sum(r.valid_from == mergepoint for r in rows) > 1
+            sources[source_doc] = (at, mergepoint, ambiguous or sources.get(source_doc, (0, 0, False))[2])
+            if not ambiguous:
+                copied += _copy_merged(store, row, source_doc, at, logid, page_writer)
+        hidden = store.hidden_text_starts(dest_doc)
+        for source_doc, (at, mergepoint, ambiguous) in sorted(sources.items()):
+            starts = [(since, True) for since in hidden if since <= mergepoint]
+            if ambiguous:  # its state from the mergepoint on is unknown: none until its next revision
+                starts.append((mergepoint, True))
+            if not any(mergepoint < row.valid_from <= at for row in store.history(source_doc)
+                       if row.metadata.get("merged_away") is None):
+                starts.append((at, True))  # left with no revision by the merge: no state until its next one
+            _set_hidden_texts(store, source_doc, starts)
+            for changed in store.relink(source_doc):
+                page_writer.writer.replace(page_writer._from_store(changed))
+            store.mark_deletion_pending(source_doc)
+    return copied
+
+
+def apply_restorations(store: Store, page_writer: _PageWriter) -> int:
+    """Take out of each page's history the revisions an undeletion brought into it after the page was moved over
+    the deleted title (``delete``/``restore`` of a title the page was moved onto before it:
+    ``store.restorations_after_moves``), inside the caller's transaction; returns how many. Idempotent (every run's
+    end applies them all).
+
+    MediaWiki restores a deleted page's archived revisions into the page bearing its title at the undeletion,
+    keeping their ids, stamps and parents: a page moved over the freed title gets the deleted page's revisions in
+    its history, stamped before its move (audit 9). They are told apart by the parent chain: the page's own
+    revisions before the move are those reached from its first revision at or after the move (its null revision,
+    which names the revision before it) through ``parent_version``; a restored one names another parent (or none).
+    Each revision of the page stamped before the move and not reached is ``origin='restored'`` (never a snapshot,
+    never current, never indexed: before the undeletion it was not the page's, and after it a revision of the page
+    stamped after the move is always the newer) with ``metadata.restored_in`` (the undeletion's stored instant):
+    its oldid is the page's only from the undeletion on (:func:`merged_elsewhere`). The page's own revisions are
+    linked again without them. Fail closed: where the dump gives no parent ids the chain stops at once, and every
+    revision of the page before the move counts as restored. A page with no revision at or after the move (the
+    dump lacks its null revision) is left as it is (nothing tells its own chain)."""
+    moved = 0
+    for at, _, title in store.restorations_after_moves():
+        doc = _bearer(store, title, at)
+        onto = store.titled_since(doc, title, at + 1)  # (a move in the undeletion's second came first)
+        if onto is None:
+            continue
+        rows = store.history(doc)
+        later = [row for row in rows if row.valid_from >= onto]
+        if not later:
+            continue
+        versions = {row.version: row for row in rows}
+        reached: set[str] = set()
+        parent = later[0].parent_version
+        while parent is not None and parent in versions and parent not in reached:
+            reached.add(parent)
+            parent = versions[parent].parent_version
+        foreign = [row for row in rows if row.valid_from < onto and row.version not in reached]
+        for row in foreign:
+            store.set_metadata_value(row.rev_pk, "restored_in", at)
+            store.set_origin(row.rev_pk, "restored")
+            page_writer.writer.delete(row.rev_pk)
+            moved += 1
+        if foreign:
+            for changed in store.relink(doc):
+                page_writer.writer.replace(page_writer._from_store(changed))
+            store.mark_deletion_pending(doc)
+    return moved
+
+
+def _copy_merged(store: Store, row: RevisionRow, source_doc: str, at: int, logid: int,
+                 page_writer: _PageWriter) -> int:
+    """Store ``row`` (a destination's revision a merge brought) as a revision of ``source_doc`` too (under its title,
+    as the page's own revisions are), with ``metadata.merged_away`` ``at`` (the merge's stored instant), indexed;
+    returns 1 when it was new."""
+    title = wikipedia.title_of(source_doc)
+    metadata = {key: value for key, value in row.metadata.items() if key != "merged_in"}
+    metadata.update(merged_away=at, namespace=wikipedia.namespace_of(title, _prefixes(store)))
+    rev_pk = store.add_revision(NewRevision(
+        doc_id=source_doc, source=row.source, version=row.version, parent_version=row.parent_version,
+        valid_from=row.valid_from, title=title, redirect=row.redirect, chunk_keys=row.chunk_keys,
+        sha256=row.sha256, chars=row.chars, metadata=metadata,
+        provenance={**row.provenance, "merge_logid": logid}, precision_ms=row.precision_ms))
+    if rev_pk is None:  # stored under the source page already (an older dump, taken before the merge)
+        existing = store.get(source_doc, row.version)
+        if existing is not None and existing.metadata.get("merged_away") != at:
+            store.set_metadata_value(existing.rev_pk, "merged_away", at)
+        return 0
+    page_writer.writer.replace(page_writer._from_store(store.revision(rev_pk)))
+    return 1
+
+
+def _prefixes(store: Store) -> dict[int, str]:
+    """The stored namespace names (:data:`NAMESPACES_META`) over the defaults, by number."""
+    names = {0: "", 10: "Template", 828: "Module"}
+    raw = store.meta(NAMESPACES_META)
+    if raw is not None:
+        with contextlib.suppress(ValueError, AttributeError):
+            names.update({int(number): str(name) for number, name in json.loads(raw).items()})
+    return names
+
+
+def merged_elsewhere(row: RevisionRow, bound: int) -> bool:
+    """Whether stored revision ``row`` belonged to another page at the cutoff whose bound is ``bound``
+    (``instant_bound(T)``): a history merge not surely before ``T`` brought it into its page
+    (``metadata.merged_in``), or it is the copy kept under the merge's source page and the merge is surely before
+    ``T`` (``metadata.merged_away``): see :func:`apply_merges`; or an undeletion not surely before ``T`` brought it
+    into a page moved over the deleted title (``metadata.restored_in``, :func:`apply_restorations`)."""
+    merged_in, merged_away = row.metadata.get("merged_in"), row.metadata.get("merged_away")
+    restored_in = row.metadata.get("restored_in")
+    return ((isinstance(merged_in, int) and bound <= merged_in)
+            or (isinstance(merged_away, int) and bound > merged_away)
+            or (isinstance(restored_in, int) and bound <= restored_in))
 
 
 _namespace_of = wikipedia.namespace_of
@@ -1156,7 +1413,24 @@ def _page_log(store: Store, doc: str) -> list[tuple[int, int, str]]:
             title = new
         return title
 
-    return [(at, logid, action) for at, logid, action, title in store.page_log_of(titles) if title_before(at) == title]
+    items = store.page_log_of(titles)
+    concerning = [(at, logid, action) for at, logid, action, title in items if title_before(at) == title]
+    undone_elsewhere = {(at, logid) for at, logid, action, title in items if action == "restore"
+                        and title_before(at) == title and _undoes_other_page(items, at, logid, title, title_before)}
+    return [item for item in concerning if (item[0], item[1]) not in undone_elsewhere]
+
+
+def _undoes_other_page(items: list[tuple[int, int, str, str]], at: int, logid: int, title: str,
+                       title_before: Callable[[int], str]) -> bool:
+    """Whether the restoration ``(at, logid)`` of ``title`` undid the deletion of the page that bore ``title``
+    before the page now concerned was moved onto it: the last deletion log item of ``title`` before it is a
+    deletion, from a time the page bore another title. MediaWiki then restores the deleted page's revisions into
+    the moved page (:func:`apply_restorations`), which was never deleted: no span of it (audit 9)."""
+    before = [item for item in items if item[3] == title and (item[0], item[1]) < (at, logid)]
+    if not before:
+        return False
+    last_at, _, last_action, _ = max(before)
+    return last_action == "delete" and title_before(last_at) != title
 
 
 def archived_at(store: Store, row: RevisionRow, bound: int) -> bool:
@@ -1547,7 +1821,7 @@ def ingest_wikipedia(paths: Sequence[Path], store: Store, index: RevisionIndex, 
     report = IngestReport(files=[str(p) for p in paths], namespaces=sorted(namespaces))
     if not store.reads_deletion_log(wikipedia.SOURCE):
         raise IngestError("this store's Wikipedia dumps were ingested by an older build that read no deletion log "
-                          "items: ingest them (and these) into a new data directory")
+                          "items (or no history merges): ingest them (and these) into a new data directory")
     key = run_key(paths, namespaces)
     resumed = store.ingest_progress(key)
     if resumed is not None and index.generation != store.generation:
@@ -1588,6 +1862,8 @@ def ingest_wikipedia(paths: Sequence[Path], store: Store, index: RevisionIndex, 
                         _retain_departed(paths, page_writer, report, log)
                         page_writer.flush()
                         _record_logged_moves(store, log)
+                        apply_merges(store, page_writer)
+                        apply_restorations(store, page_writer)
                         set_deletion_spans(store, progress=_logged_progress(DELETION_SPANS_STEP, "pages",
                                                                             on_step=on_step))
                         for doc in sorted(log.touched):

@@ -56,13 +56,16 @@ from frozen_search.errors import (
 MAX_REDIRECT_HOPS = 1  # as MediaWiki follows redirects
 MAX_QUERY_WORDS = 8  # words of a live search asked upstream, one request each
 MAX_TITLES_PER_QUERY = 50  # titles of one ``prop=revisions`` request (MediaWiki's limit for ``titles``)
-LIVE_REQUEST_SCHEME = 3
+LIVE_REQUEST_SCHEME = 4
 """The set of requests a live Wikipedia fetch makes, versioned for recorded caches (not part of the cache key: the
 requests of an earlier scheme mean the same and still hit). 2: each template read live is proven to stand at ``T``
 from its log (:meth:`WikipediaLive.templates_at`). 3: a page's or template's log is read before ``T`` only
 (``leend``), and after ``T`` only its ``import`` and ``create`` events (``letype``): three ``list=logevents``
 requests per title at ``T``, two per later title (:meth:`WikipediaLive._prove_existence`); an offline rerun of a
-cache recorded under an earlier scheme misses these and fails with ``offline_cache_miss`` naming this scheme."""
+cache recorded under an earlier scheme misses these and fails with ``offline_cache_miss`` naming this scheme. 4: a
+revision after ``T`` whose summary reads like a move is a move only when it keeps its parent's text (its and its
+parent's ``sha1``, one ``prop=revisions&revids=`` request, :meth:`WikipediaLive._null_revisions`): a cache recorded
+before misses that request only for a page with such a summary after ``T``."""
 MAX_LOG_PAGES = 3  # pages of 500 log events read per title; a title with more cannot be proven (fail closed)
 _WORD = regex.compile(r"\w+")  # Unicode's word characters (UTS #18: marks too, so हिन्दी stays one word upstream)
 # Deletion-log actions that remove a page's visible revisions (``delete``, ``delete_redir`` when a move deletes the
@@ -209,7 +212,7 @@ class WikipediaLive:
             NotFoundBeforeCutoff: the history after ``T`` is too long to scan, a comment is hidden, or a move is not
                 confirmed. The message is evidence for the query log (it may name today's title): never shown.
         """
-        moves: list[tuple[str, str]] = []
+        moves: list[tuple[str, str, int, int]] = []  # (old, new, revid, parentid)
         params: dict[str, Any] = {"prop": "revisions", "pageids": page_id, "rvstart": iso_utc(self.bound),
                                   "rvdir": "newer", "rvlimit": "max", "rvprop": "ids|comment"}
         for _ in range(self.max_history_pages):
@@ -223,17 +226,50 @@ class WikipediaLive:
                     match = MOVE_COMMENT.search(str(rev.get("comment", "")))
                     if match:
                         try:
-                            moves.append((normalize_title(match[1]), normalize_title(match[2])))
+                            moves.append((normalize_title(match[1]), normalize_title(match[2]),
+                                          int(rev.get("revid") or 0), int(rev.get("parentid") or 0)))
                         except InvalidRequest:  # a summary that only reads like a move (no valid titles, which
                             pass  # MediaWiki's own move summaries always hold): no move, as the dump ingest does
             if "continue" not in answer:
-                titles = self._undo_moves(moves, current)
+                titles = self._undo_moves(self._null_revisions(moves), current)
                 for later in titles[1:]:
                     Later(later)  # titles the page got after T: withheld (logged, audited), never shown
                 return titles
             params.update(answer["continue"])
         raise NotFoundBeforeCutoff(f"page {current!r} has more than {500 * self.max_history_pages} revisions after "
                                    "the cutoff: its title at the cutoff cannot be proven")
+
+    def _null_revisions(self, moves: list[tuple[str, str, int, int]]) -> list[tuple[str, str]]:
+        """The moves (``(old, new)``) of ``moves`` (``(old, new, revid, parentid)``, read from summaries) whose
+        revision may be the move's null revision: it keeps its parent's text (MovePage saves
+        ``MutableRevisionRecord::newNullRevision``), as the dump ingest requires (``dump._move_of``). Their ``sha1``
+        is read in one ``prop=revisions&revids=`` request per :data:`MAX_TITLES_PER_QUERY` ids (``rvprop=ids|sha1``);
+        a revision whose text differs from its parent's (both sha1s given, different) is an edit whose summary only
+        reads like a move (any editor may write one) and records no move, nor does one naming no parent (a page's
+        creation: the redirect a move leaves behind). Where the wiki does not tell (a sha1 hidden or missing, a
+        parent not returned) the move is kept: it must then be confirmed by the move log (fail closed).
+
+        Raises:
+            UpstreamUnavailable / UpstreamRejected / OfflineCacheMiss: the request failed.
+        """
+        ids = sorted({number for _, _, revid, parentid in moves if parentid for number in (revid, parentid)})
+        sha1s: dict[int, str | None] = {}
+        for start in range(0, len(ids), MAX_TITLES_PER_QUERY):
+            batch = ids[start:start + MAX_TITLES_PER_QUERY]
+            found = self._query(prop="revisions", revids="|".join(map(str, batch)), rvprop="ids|sha1")
+            for page in found.get("pages", []):
+                for rev in page.get("revisions", []):
+                    hidden = rev.get("sha1hidden") or not isinstance(rev.get("sha1"), str)
+                    sha1s[int(rev.get("revid") or 0)] = None if hidden else str(rev["sha1"])
+        kept: list[tuple[str, str]] = []
+        for old, new, revid, parentid in moves:
+            if not parentid:
+                continue  # a page's first revision: no null revision
+            mine, parents = sha1s.get(revid), sha1s.get(parentid)
+            if mine is not None and parents is not None and mine != parents:
+                continue  # an edit: its summary records no move
+            kept.append((old, new))
+        return kept
 
     def _undo_moves(self, moves: list[tuple[str, str]], current: str) -> list[str]:
         titles = [current]
