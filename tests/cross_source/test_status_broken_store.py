@@ -25,6 +25,7 @@ from frozen_search.cli import main
 from frozen_search.config import Settings
 from frozen_search.cutoff import parse_cutoff
 from frozen_search.service import FrozenSearchService
+from frozen_search.store import DELETION_LOG_META
 from tests.leaks.formats import Page, Rev, ingested, mediawiki_export, write
 
 PAGE = Page("Pear", 501, [Rev(5001, "2020-01-01T00:00:00Z", "The pear is a fruit.")])
@@ -72,7 +73,7 @@ UNREADABLE = {  # name -> how the store is broken, and words of the refusal
     "a folder": (_folder, "is not a usable frozen-search store: unable to open database file"),
 }
 REFUSED = {  # name -> how the store is broken, and words of Wikipedia's reingest sentence
-    "no deletion-log marker": (_sql("DELETE FROM meta WHERE key='deletion_log_2'"), "older build"),
+    "no deletion-log marker": (_sql(f"DELETE FROM meta WHERE key='{DELETION_LOG_META}'"), "older build"),
     "deletion spans pending": (_sql("INSERT INTO deletion_pending VALUES ('doc', 'wikipedia:Pear')"),
                                "deletion spans"),
 }
