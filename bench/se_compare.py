@@ -34,12 +34,13 @@ def tables(path: Path) -> dict[str, tuple[int, str]]:
     try:
         found: dict[str, tuple[int, str]] = {}
         for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type='table' ORDER BY name").fetchall():
-            columns = [row[1] for row in db.execute(f"PRAGMA table_info({name})")
-                       if not (name == "ingests" and row[1] == "finished")]
+            info = db.execute(f"PRAGMA table_info({name})").fetchall()
+            columns = [row[1] for row in info if not (name == "ingests" and row[1] == "finished")]
             digest, count = hashlib.sha256(), 0
-            order = "key" if name == "chunks" else "rowid"
-            if db.execute("SELECT sql LIKE '%WITHOUT ROWID%' FROM sqlite_master WHERE name=?", (name,)).fetchone()[0]:
-                order = ", ".join(columns)  # (deletion_pending: no rowid; ordered by its columns)
+            sql = db.execute("SELECT sql FROM sqlite_master WHERE name = ?", (name,)).fetchone()[0]
+            keys = [row[1] for row in sorted(info, key=lambda row: row[5]) if row[5] > 0]
+            # a WITHOUT ROWID table has no rowid: its primary key orders it
+            order = "key" if name == "chunks" else ", ".join(keys) if "WITHOUT ROWID" in sql.upper() else "rowid"
             for row in db.execute(f"SELECT {', '.join(columns)} FROM {name} ORDER BY {order}"):
                 digest.update(repr(row).encode())
                 count += 1
@@ -101,7 +102,9 @@ def main(argv: list[str] | None = None) -> int:
         errors = sum(1 for call in before if call[3].startswith("error"))
         equal = before == after
         same &= equal
-        print(f"answers: {len(before)} calls ({errors} coded errors) {'same' if equal else 'DIFFERENT'}")
+        digest = hashlib.sha256(repr(before).encode()).hexdigest()[:16]  # to compare runs under other code
+        print(f"answers: {len(before)} calls ({errors} coded errors) {'same' if equal else 'DIFFERENT'}; "
+              f"sha256 of the first's {digest}")
     print("ALL SAME" if same else "DIFFERENCES")
     return 0 if same else 1
 
