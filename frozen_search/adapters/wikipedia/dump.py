@@ -1417,6 +1417,14 @@ _FIRST: _Previous = None
 dump, else ``(its id, its text)`` (text ``None`` when the dump hides it)."""
 
 
+_MOVER = re.compile(r"(?:[^\[\]{}|#<>:@]+ )?")
+"""What may stand before "moved [[A]] to [[B]]" in a move's comment: nothing (MediaWiki's ``1movedto2`` before 1.19,
+"moved [[A]] to [[B]]") or the mover's user name and a space (since 1.19, "Alice moved page [[A]] to [[B]]"); a user
+name holds no character a title cannot (``[]{}|#<>``) nor ``@`` or ``:`` (``$wgInvalidUsernameCharacters``). Other
+null revisions carry free text after their own words: a protection's ("Protected X: <reason> [edit=sysop]",
+'Protected "[[X]]": <reason> (...)') never matches, whatever its reason says."""
+
+
 def _move_of(revision: Any, previous: _Previous) -> re.Match[str] | None:
     """The move a revision's comment records (:data:`~.ids.MOVE_COMMENT`: ``[1]`` old title, ``[2]`` new), when the
     revision is the moved page's null revision; ``None`` otherwise. ``previous``: the page's revision before it in
@@ -1425,16 +1433,18 @@ def _move_of(revision: Any, previous: _Previous) -> re.Match[str] | None:
     A move's null revision holds its parent's text unchanged (MovePage::moveToInternal,
     ``MutableRevisionRecord::newNullRevision``), and MediaWiki saves no edit that changes nothing: a revision whose
     text differs from its parent's (the revision before it, when the dump gives no other ``<parentid>``) is an edit
-    whose summary only reads like a move (any editor may write one, after ``T`` too), and records no move (audit
-    9). The first revision of a page in the dump is a null revision only when it names a parent (a current-revisions
-    dump); one naming none in an export that gives ``<sha1>`` (schema 0.6 on, which gives ``<parentid>`` too) is the
-    page's creation, whatever its summary says. MediaWiki saves the redirect it leaves at the old title with the same
-    comment (``saveRevision( $commentObj )``): the first revision of that other page, a redirect to the new title,
-    records no move of it (else the redirect, created after ``T``, would be taken for the page that bore the title
-    at ``T``)."""
-    move = wikipedia.MOVE_COMMENT.search(revision.comment or "")
-    if move is None:
-        return None
+    whose summary only reads like a move (any editor may write one, after ``T`` too), and records no move (audit 9).
+    Other null revisions hold their parent's text too: a protection's, whose comment carries the administrator's
+    free-text reason, so the move must be the comment's start (:data:`_MOVER`; audit 11). The first revision of a
+    page in the dump is a null revision only when it names a parent (a current-revisions dump); one naming none in
+    an export that gives ``<sha1>`` (schema 0.6 on, which gives ``<parentid>`` too) is the page's creation, whatever
+    its summary says. MediaWiki saves the redirect it leaves at the old title with the same comment (``saveRevision(
+    $commentObj )``): the first revision of that other page, a redirect to the new title, records no move of it
+    (else the redirect, created after ``T``, would be taken for the page that bore the title at ``T``)."""
+    comment = revision.comment or ""
+    move = wikipedia.MOVE_COMMENT.search(comment)
+    if move is None or not _MOVER.fullmatch(comment[:move.start()]):
+        return None  # (a protection's null revision whose free-text reason reads like a move: audit 11)
     if previous is not None:
         parent_id, parent_text = previous
         is_parent = revision.parent_id is None or str(revision.parent_id) == str(parent_id)
