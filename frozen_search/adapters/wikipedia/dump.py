@@ -980,12 +980,15 @@ def _carry_earlier_moves(store: Store, doc: str, move: LoggedMove, log: _MoveLog
     """Record under page ``doc`` the moves an earlier run recorded under the page bearing ``move.old`` (the last
     title that run's log followed them to) that led to ``move.old`` before ``move``, and its arrivals before
     ``move``: the same page, which that run could not know would move on (audit 10: a deletion on a title it bore
-    before them concerned no stored page; an import after ``T`` did not hide it)."""
+    before them concerned no stored page; an import after ``T`` did not hide it). An arrival is not carried when
+    another page left ``move.old`` between it and ``move``: it was that page's (carried, it hid at ``T`` a page that
+    bore the title only later, by moves after ``T``; audit 11)."""
     source = wikipedia.doc_id(move.old)
     if source == doc:
         return
     for at, kind in store.arrivals_of(source):  # (an arrival only ever hides: carrying one fails closed)
-        if at < move.moved_at:
+        left = any(by != doc and when < move.moved_at for when, by in store.departures(move.old, at + 1))
+        if at < move.moved_at and not left:
             store.add_arrival(doc, at, kind)
     moves = store.all_moves(source)
     title, before = move.old, move.moved_at
