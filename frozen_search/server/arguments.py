@@ -46,8 +46,9 @@ def gathered_tool_call(raw: bytes | str) -> bytes | None:
     takes); either way the service refuses the call and logs it as sent. ``None`` for any other text (passed on as
     sent: not JSON, not such a call, or no name repeated). Other repeated members are read as the SDK reads them
     (the last one)."""
-    if b'"arguments"' not in (raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw):
-        return None  # (most messages: not parsed twice)
+    encoded = raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw
+    if b'"arguments"' not in encoded and b"\\" not in encoded:
+        return None  # (most messages: not parsed twice; a name may be written with escapes, "\u0061rguments")
     try:
         message = json.loads(raw, object_pairs_hook=Pairs)
     except (ValueError, RecursionError):
