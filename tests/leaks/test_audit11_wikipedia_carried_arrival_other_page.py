@@ -82,3 +82,15 @@ def test_twin_worlds_log_items_in_two_runs(tmp_path: Path) -> None:
     stayed = _world(tmp_path / "stayed", False, split=True)
     assert "Yarrow page zanderite" in stayed["search zanderite"]
     assert _world(tmp_path / "moved", True, split=True) == stayed
+
+
+def test_twin_worlds_pages_first_then_two_log_runs(tmp_path: Path) -> None:
+    """The pages (null revisions included) ingested before the two logging runs: the same answers."""
+    def world(root: Path, moved: bool) -> dict[str, str]:
+        logged = [IMPORT, P_MOVE, *(W_MOVES if moved else [])]
+        return _observed(root, mediawiki_export([P, _w(moved)]), mediawiki_export([], logged[:1]),
+                         mediawiki_export([], logged[1:]))
+
+    stayed = world(tmp_path / "stayed", False)
+    assert "Yarrow page zanderite" in stayed["search zanderite"]
+    assert world(tmp_path / "moved", True) == stayed

@@ -982,13 +982,13 @@ def _carry_earlier_moves(store: Store, doc: str, move: LoggedMove, log: _MoveLog
     ``move``: the same page, which that run could not know would move on (audit 10: a deletion on a title it bore
     before them concerned no stored page; an import after ``T`` did not hide it). An arrival is not carried when
     another page left ``move.old`` between it and ``move``: it was that page's (carried, it hid at ``T`` a page that
-    bore the title only later, by moves after ``T``; audit 11)."""
+    bore the title only later, by moves after ``T``; audit 11); nor is a move onto a title another page left before
+    the move that leads on (the page that arrived by it left too: carried, the page took on the other's deletions)."""
     source = wikipedia.doc_id(move.old)
     if source == doc:
         return
     for at, kind in store.arrivals_of(source):  # (an arrival only ever hides: carrying one fails closed)
-        left = any(by != doc and when < move.moved_at for when, by in store.departures(move.old, at + 1))
-        if at < move.moved_at and not left:
+        if at < move.moved_at and not _claimed(store, doc, move.old, move.moved_at, arrival=(at, kind)):
             store.add_arrival(doc, at, kind)
     moves = store.all_moves(source)
     title, before = move.old, move.moved_at
@@ -997,12 +997,27 @@ def _carry_earlier_moves(store: Store, doc: str, move: LoggedMove, log: _MoveLog
         if not earlier:
             return
         moved_at, old, new = earlier[-1]
-        if any(m[1] == title and moved_at < m[0] < before for m in moves):
-            return  # that page left the title before: another page's history
+        if any(m[1] == title and moved_at < m[0] < before for m in moves) or _claimed(
+                store, doc, title, before, move=(moved_at, old, new)):
+            return  # that page left the title before (or another page that holds it did): another page's history
         store.add_move(doc, moved_at, old, new)
         if not (log.kept(old) and log.kept(new)):
             log.touched.add(doc)
         title, before = old, moved_at
+
+
+def _claimed(store: Store, doc: str, title: str, before: int, *, arrival: tuple[int, str] | None = None,
+             move: tuple[int, str, str] | None = None) -> bool:
+    """Whether a page other than ``doc`` that holds an event of ``title`` (``arrival``: ``(at, kind)``, or ``move``
+    onto it: ``(moved_at, old, new)``) left ``title`` after the event and before ``before`` (stored instants): the
+    event was that page's, which bore the title then and left it, not ``doc``'s, which came to the title later
+    (audit 11: carried, an import or a deletion of that page hid ``doc`` at ``T``)."""
+    after = arrival[0] if arrival is not None else move[0] if move is not None else before
+    for when, by in store.departures(title, after + 1):
+        if by != doc and when < before and (arrival in store.arrivals_of(by) if arrival is not None
+                                            else move in store.all_moves(by)):
+            return True
+    return False
 
 
 def _set_absences(store: Store, doc: str, log: _MoveLog) -> None:
