@@ -1188,9 +1188,10 @@ class Store:
         milliseconds) among the dump revisions of ``row``'s file and source (``row.first_rev_pk..row.last_rev_pk``)
         of documents that had arrived by then (not imported or created at or after ``bound``: their older stamps are
         no event before it), or ``None``. A revision whose text the dump hides (``hidden_texts``: its stamp is in the
-        file, its text is not) is an event of the file holding the page's revision before it (or, for a page's
-        first revision, the one after it), and its page's other revisions count as any page's (audit 11: they
-        stood at ``T``; only a revision deletion after ``T`` made them unshowable)."""
+        file, its text is not) is an event of the file holding the revision after it (an export holding a hidden
+        revision was taken after it was replaced, and holds its successor: MediaWiki never hides a current
+        revision's text), and its page's other revisions count as any page's (audit 11: they stood at ``T``; only a
+        revision deletion after ``T`` made them unshowable)."""
         found = self._db.execute(
             f"SELECT MAX({_EVENT}) FROM revisions WHERE rev_pk>=? AND rev_pk<=? AND source=? AND valid_from<? "
             f"AND origin IN ('dump', 'superseded') AND {_STOOD_BY}",
@@ -1199,10 +1200,9 @@ class Store:
                    "AND r.origin IN ('dump', 'superseded')")
         hidden = self._db.execute(  # the hidden revisions' stamps: the file held them (audit 11)
             f"SELECT MAX(h.since) FROM hidden_texts h WHERE h.since<? AND {_stood_at('h.doc_id', hidden=False)} AND "
-            f"(EXISTS ({in_file} AND r.valid_from<=h.since) OR (NOT EXISTS (SELECT 1 FROM revisions r WHERE "
-            "r.doc_id=h.doc_id AND r.origin IN ('dump', 'superseded') AND r.valid_from<=h.since) AND "
-            f"EXISTS ({in_file} AND r.valid_from=h.until)))",
-            (bound, bound, row.first_rev_pk, row.last_rev_pk, row.source,
+            f"(EXISTS ({in_file} AND r.valid_from=h.until) OR (h.until=? AND EXISTS ({in_file} AND "
+            "r.valid_from<=h.since)))",
+            (bound, bound, row.first_rev_pk, row.last_rev_pk, row.source, ALWAYS,
              row.first_rev_pk, row.last_rev_pk, row.source)).fetchone()
         events = [int(value[0]) for value in (found, hidden) if value is not None and value[0] is not None]
         return max(events) if events else None

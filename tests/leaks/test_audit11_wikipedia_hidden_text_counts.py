@@ -106,3 +106,28 @@ def test_the_hidden_page_is_still_refused_at_t(tmp_path: Path, first: bool) -> N
         service.close()
     assert seen["fetch wikipedia:Vetch"].startswith("[not_found_before_cutoff]"), seen
     assert "Vetch r1" not in "".join(seen.values()), seen
+
+
+def test_twin_worlds_an_older_export_keeps_its_own_covered_until(tmp_path: Path) -> None:
+    """An older export (taken before r2 existed: Vetch r1 and Kestrel) then a newer one (Vetch r1, r2, r3): the
+    hidden revision is an event of the newer file (the one holding its successor), never of the older one, whose
+    ``covered_until`` stays its own newest event (2025-03-01) in both worlds."""
+    def world(root: Path, hidden: bool) -> dict[str, str]:
+        older = mediawiki_export([
+            Page("Vetch", 79920001, [Rev(9992001, "2025-03-01T00:00:00Z", "Vetch r1 words")]),
+            Page("Kestrel", 79920002, [Rev(9992010, "2025-01-01T00:00:00Z", "Kestrel page quillon")])])
+        newer = mediawiki_export([Page("Vetch", 79920001, [
+            Rev(9992001, "2025-03-01T00:00:00Z", "Vetch r1 words"), R2,
+            Rev(9992003, "2026-02-01T00:00:00Z", "Vetch r3 words after")])])
+        if hidden:
+            newer = newer.replace(f'<text bytes="{len(R2.text)}" xml:space="preserve">{R2.text}</text>',
+                                  f'<text bytes="{len(R2.text)}" deleted="deleted" />')
+            assert R2.text not in newer
+        data = root / "data"
+        for number, text in enumerate((older, newer)):
+            ingested(data, "wikipedia", [write(root / f"d{number}.xml", text)])
+        return _strict(data)
+
+    shown = world(tmp_path / "shown", False)
+    assert '"covered_until":"2025-03-01T00:00:00Z"' in shown["fetch wikipedia:Kestrel"], shown
+    assert world(tmp_path / "hidden", True) == shown
