@@ -4,7 +4,8 @@ Each seed builds two dumps in the real formats that agree on everything before `
 events after it, which no dump can hide (they destroy nothing the earlier world shows, and each is one MediaWiki
 could make: an edit changes the text): for Wikipedia edits (some summarized like a move), protections whose reason
 reads like a move, moves (null revision and log item, a redirect left or not, templates too), pages created or
-imported after ``T``, deletions restored after ``T``, the log items spread over separate runs before or after the
+imported after ``T``, deletions restored after ``T``, revisions replaced before ``T`` whose text was hidden
+after it (their oldids left out: no dump holds their text), the log items spread over separate runs before or after the
 pages; for Stack Exchange body, title and tag edits, answers and comments posted after ``T``, closures, locks, and
 questions or answers deleted and undeleted after ``T``. The two worlds must answer alike at ``T``: every search and
 fetch (local and strict), and the number of documents current at ``T``. The shared history before ``T`` (pages,
@@ -19,6 +20,7 @@ from __future__ import annotations
 import copy
 import os
 import random
+import re
 from pathlib import Path
 from typing import Any
 
@@ -70,7 +72,8 @@ def _observed(data: Path, search_words: list[str], refs: list[str], strict_sourc
 Pages = dict[str, list[Any]]  # title now -> [page id, [Rev]]
 
 
-def _wiki_worlds(seed: int) -> tuple[Pages, Pages, list[LogItem], list[LogItem], list[int], random.Random]:
+def _wiki_worlds(seed: int) -> tuple[Pages, Pages, list[LogItem], list[LogItem], list[int], random.Random,
+                                     set[int]]:
     rnd = random.Random(seed)
     ids = iter(range(30_000_000 + seed * 1000, 30_000_000 + seed * 1000 + 999))
     pages: Pages = {}
@@ -98,9 +101,10 @@ def _wiki_worlds(seed: int) -> tuple[Pages, Pages, list[LogItem], list[LogItem],
     before = copy.deepcopy(pages)
     later: list[LogItem] = []
     restored: set[str] = set()
+    hidden: set[int] = set()  # revisions whose text world A's dump hides
     for at in sorted(_stamp(rnd, 2026) for _ in range(rnd.randint(1, 4))):
         kind = rnd.choice(["edit", "protect", "move", "create", "import", "restored", "template edit",
-                           "template move"])
+                           "template move", "hidden"])
         titles = [t for t in pages if not t.startswith("Template:") and pages[t][1][-1].timestamp < at]
         if kind == "edit" and titles:
             title = rnd.choice(titles)
@@ -136,20 +140,38 @@ def _wiki_worlds(seed: int) -> tuple[Pages, Pages, list[LogItem], list[LogItem],
             restored.add(title)
             later += [LogItem(next(ids), at, "delete", "delete", title),
                       LogItem(next(ids), at[:8] + "28T23:00:00Z", "delete", "restore", title)]
+        elif kind == "hidden":  # a revision replaced before T, its text hidden after T (revision deletion)
+            replaced = [rev.id for title in titles for rev in pages[title][1][:-1] if rev.timestamp < "2026"
+                        and any(later_rev.timestamp < "2026" for later_rev in pages[title][1][pages[title][1].index(
+                            rev) + 1:])]
+            if replaced:
+                hidden.add(rnd.choice(replaced))
         elif kind == "template edit" and "Template:Box" in pages:
             pages["Template:Box"][1].append(Rev(next(ids), at, f"POSTCUTOFF_MARKER_3 {at} {{{{{{1}}}}}}"))
-    oldids = [rev.id for _, revs in before.values() for rev in revs]
-    return pages, before, shared, later, oldids, rnd
+    oldids = [rev.id for _, revs in before.values() for rev in revs if rev.id not in hidden]  # (a hidden one's
+    # text is in neither world's store at T: refused in one, shown in the other, as no dump can repair)
+    return pages, before, shared, later, oldids, rnd, hidden
 
 
-def _wiki_texts(pages: Pages, logs: list[LogItem], split: tuple[int, bool] | None) -> list[str]:
+def _wiki_texts(pages: Pages, logs: list[LogItem], split: tuple[int, bool] | None,
+                hidden: frozenset[int] | set[int] = frozenset()) -> list[str]:
     listed = [Page(t, page, revs, 10 if t.startswith("Template:") else 0) for t, (page, revs) in sorted(pages.items())]
     if split is None:
-        return [mediawiki_export(listed, logs)]
+        return [_hide(mediawiki_export(listed, logs), hidden)]
     logs = sorted(logs, key=lambda item: item.timestamp)
     cut = split[0] % (len(logs) + 1)
     parts = [mediawiki_export([], logs[:cut]), mediawiki_export([], logs[cut:])]
-    return [mediawiki_export(listed), *parts] if split[1] else [*parts, mediawiki_export(listed)]
+    exported = _hide(mediawiki_export(listed), hidden)
+    return [exported, *parts] if split[1] else [*parts, exported]
+
+
+def _hide(text: str, hidden: frozenset[int] | set[int]) -> str:
+    """``text`` with the text of each revision in ``hidden`` as a dump gives a deleted one (``deleted="deleted"``)."""
+    for rev_id in hidden:
+        text, count = re.subn(rf'(<id>{rev_id}</id>\n(?:(?!</revision>).)*?)<text bytes="(\d+)" xml:space="preserve">'
+                              r'[^<]*</text>', r'\1<text bytes="\2" deleted="deleted" />', text, count=1, flags=re.S)
+        assert count == 1, rev_id
+    return text
 
 
 def _wiki_observed(root: Path, texts: list[str], oldids: list[int]) -> dict[str, str]:
@@ -163,9 +185,9 @@ def _wiki_observed(root: Path, texts: list[str], oldids: list[int]) -> dict[str,
 @pytest.mark.slow
 @pytest.mark.parametrize("seed", SEEDS)
 def test_twin_worlds_wikipedia(tmp_path: Path, seed: int) -> None:
-    pages, before, shared, later, oldids, rnd = _wiki_worlds(seed)
+    pages, before, shared, later, oldids, rnd, hidden = _wiki_worlds(seed)
     split = (rnd.randint(0, 99), rnd.random() < 0.5) if rnd.random() < 0.5 else None
-    after = _wiki_observed(tmp_path / "after", _wiki_texts(pages, shared + later, split), oldids)
+    after = _wiki_observed(tmp_path / "after", _wiki_texts(pages, shared + later, split, hidden), oldids)
     assert "POSTCUTOFF_MARKER" not in "".join(after.values())
     assert after == _wiki_observed(tmp_path / "before", _wiki_texts(before, shared, split), oldids)
 
