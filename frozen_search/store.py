@@ -166,12 +166,24 @@ _MERGE_LOG = """CREATE TABLE IF NOT EXISTS merge_log (
 _INGEST_SPANS = """CREATE TABLE IF NOT EXISTS ingest_spans (
     file TEXT NOT NULL, after_rev_pk INTEGER NOT NULL, upto_rev_pk INTEGER NOT NULL
 )"""
-# (the bound is given once: ``p.v``)
-_ARRIVED_BY = ("NOT EXISTS (SELECT 1 FROM (SELECT ? AS v) p WHERE EXISTS (SELECT 1 FROM arrivals a WHERE "
-               "a.doc_id=revisions.doc_id AND a.at>=p.v) OR EXISTS (SELECT 1 FROM absences b WHERE "
-               "b.doc_id=revisions.doc_id AND b.since<p.v AND b.until>=p.v) OR EXISTS (SELECT 1 FROM deletions c WHERE "
-               "c.doc_id=revisions.doc_id AND c.since<p.v AND c.until>=p.v) OR EXISTS (SELECT 1 FROM hidden_texts h "
-               "WHERE h.doc_id=revisions.doc_id AND h.since<p.v AND h.until>=p.v))")
+def _stood_at(doc: str, hidden: bool = True) -> str:
+    """SQL: whether the document whose id is the column ``doc`` stood at the cutoff whose bound is the one ``?``
+    (given once: ``p.v``): it had arrived (no ``arrivals`` at or after it) and was neither away (``absences``) nor
+    deleted (``deletions``) then, and (``hidden``) its revision then is not one whose text the dump hides
+    (``hidden_texts``: it stood, but its state is not in the store)."""
+    text = (f"NOT EXISTS (SELECT 1 FROM (SELECT ? AS v) p WHERE EXISTS (SELECT 1 FROM arrivals a WHERE "
+            f"a.doc_id={doc} AND a.at>=p.v) OR EXISTS (SELECT 1 FROM absences b WHERE "
+            f"b.doc_id={doc} AND b.since<p.v AND b.until>=p.v) OR EXISTS (SELECT 1 FROM deletions c WHERE "
+            f"c.doc_id={doc} AND c.since<p.v AND c.until>=p.v)")
+    if hidden:
+        text += f" OR EXISTS (SELECT 1 FROM hidden_texts h WHERE h.doc_id={doc} AND h.since<p.v AND h.until>=p.v)"
+    return text + ")"
+
+
+_ARRIVED_BY = _stood_at("revisions.doc_id")
+_STOOD_BY = _stood_at("revisions.doc_id", hidden=False)
+"""As :data:`_ARRIVED_BY`, a page whose revision at the cutoff is hidden counted as standing (audit 11: it stood
+at ``T`` in every world; only its text is missing from the dump, because a revision deletion after ``T`` hid it)."""
 # A revision's event as a file's proof of when it was taken: the stored instant, except for a stamp wider than a
 # second (an arXiv version: a submission stamp whose precision reaches its latest announcement), whose file proves
 # only its first second (the version was in the file, so it was announced, so it had been submitted)
@@ -1197,12 +1209,21 @@ class Store:
         same rows, a document that arrived at or after the bound left out), less those stored refused
         ``not_found_before_cutoff`` (a Stack Exchange question deleted at ``T``: a dump holds it only when it was
         undeleted later, so counting it would tell that; it answers like an id that never existed and is counted
-        like one; audit 9)."""
-        return int(self._db.execute(
+        like one; audit 9). A page whose revision at the cutoff has its text hidden in the dump (``hidden_texts``,
+        hidden after ``T``) counts, as in the world where it was not hidden: it stood at ``T`` in both, and fetch
+        and search refuse it only because the dump lacks its text (audit 11)."""
+        rows = int(self._db.execute(
             "SELECT COUNT(*) FROM revisions WHERE origin='dump' AND valid_from<? AND (valid_to IS NULL OR "
-            f"valid_to>=?) AND {_ARRIVED_BY} AND (metadata NOT LIKE '%not_found_before_cutoff%' OR "
+            f"valid_to>=?) AND {_STOOD_BY} AND (metadata NOT LIKE '%not_found_before_cutoff%' OR "
             "json_extract(metadata, '$.refusal.code') IS NOT 'not_found_before_cutoff')",
             (bound, bound, bound)).fetchone()[0])
+        hidden_only = int(self._db.execute(  # a page whose first revision is the hidden one: no row before it
+            "SELECT COUNT(DISTINCT h.doc_id) FROM hidden_texts h WHERE h.since<? AND h.until>=? AND NOT EXISTS "
+            "(SELECT 1 FROM revisions r WHERE r.doc_id=h.doc_id AND r.origin='dump' AND r.valid_from<?) AND "
+            "EXISTS (SELECT 1 FROM revisions r WHERE r.doc_id=h.doc_id AND r.origin='dump') AND "
+            f"{_stood_at('h.doc_id', hidden=False)}",
+            (bound, bound, bound, bound)).fetchone()[0])
+        return rows + hidden_only
 
     def current_claimed_elsewhere(self, bound: int) -> list[RevisionRow]:
         """The rows :meth:`count_current` counts at the cutoff whose bound is ``bound`` whose title at ``T`` another
@@ -1213,10 +1234,10 @@ class Store:
         One probe of the ``moves`` title index per row counted."""
         found = self._db.execute(
             f"SELECT {_COLUMNS} FROM revisions WHERE origin='dump' AND valid_from<? AND (valid_to IS NULL OR "
-            f"valid_to>=?) AND {_ARRIVED_BY} AND EXISTS (SELECT 1 FROM moves m WHERE m.old_title=revisions.title "
+            f"valid_to>=?) AND {_STOOD_BY} AND EXISTS (SELECT 1 FROM moves m WHERE m.old_title=revisions.title "
             "AND m.moved_at>revisions.valid_from AND m.doc_id!=revisions.doc_id) "
             f"UNION SELECT {_COLUMNS} FROM revisions WHERE origin='dump' AND valid_from<? AND (valid_to IS NULL OR "
-            f"valid_to>=?) AND {_ARRIVED_BY} AND EXISTS (SELECT 1 FROM moves own WHERE own.doc_id=revisions.doc_id "
+            f"valid_to>=?) AND {_STOOD_BY} AND EXISTS (SELECT 1 FROM moves own WHERE own.doc_id=revisions.doc_id "
             "AND own.moved_at>=? AND EXISTS (SELECT 1 FROM moves m WHERE m.old_title=own.old_title AND "
             "m.moved_at>revisions.valid_from AND m.doc_id!=revisions.doc_id)) ORDER BY 1",
             (bound, bound, bound, bound, bound, bound, bound)).fetchall()
@@ -1334,25 +1355,38 @@ class Store:
         milliseconds) among the dump revisions of ``row``'s file and source (``row.first_rev_pk..row.last_rev_pk``)
         of documents that had arrived by then (not imported or created at or after ``bound``: their older stamps are
         no event before it), or ``None``. A document with a view covering ``bound`` (:meth:`set_views`) counts by its
-        view's row alone: its chain's newer events are a deleted answer's, which a dump taken then lacks."""
+        view's row alone: its chain's newer events are a deleted answer's, which a dump taken then lacks. A revision
+        whose text the dump hides (``hidden_texts``: its stamp is in the file, its text is not) is an event of the
+        file holding the revision after it (an export holding a hidden revision was taken after it was replaced, and
+        holds its successor: MediaWiki never hides a current revision's text), and its page's other revisions count
+        as any page's (audit 11: they stood at ``T``; only a revision deletion after ``T`` made them unshowable)."""
         if self.has_views():  # a document of the file with a view at the bound: its view's dating (the view's row
             # may be one stored after the file's last dump row), not its chain's events
             found = self._db.execute(
                 f"SELECT MAX(e) FROM (SELECT MAX({_EVENT}) AS e FROM revisions WHERE rev_pk>=? AND rev_pk<=? AND "
-                f"source=? AND valid_from<? AND origin IN ('dump', 'superseded') AND {_ARRIVED_BY} AND NOT EXISTS "
+                f"source=? AND valid_from<? AND origin IN ('dump', 'superseded') AND {_STOOD_BY} AND NOT EXISTS "
                 "(SELECT 1 FROM views v WHERE v.doc_id=revisions.doc_id AND v.since<? AND v.until>=?) "
                 f"UNION ALL SELECT MAX({_EVENT}) FROM revisions JOIN views v ON v.rev_pk=revisions.rev_pk WHERE "
                 "EXISTS (SELECT 1 FROM revisions f WHERE f.doc_id=v.doc_id AND f.rev_pk>=? AND f.rev_pk<=? AND "
                 "f.origin IN ('dump', 'superseded')) AND source=? AND v.since<? AND v.until>=? AND "
-                f"{_ARRIVED_BY})",
+                f"{_STOOD_BY})",
                 (row.first_rev_pk, row.last_rev_pk, row.source, bound, bound, bound, bound, row.first_rev_pk,
                  row.last_rev_pk, row.source, bound, bound, bound)).fetchone()
-            return None if found is None or found[0] is None else int(found[0])
-        found = self._db.execute(
-            f"SELECT MAX({_EVENT}) FROM revisions WHERE rev_pk>=? AND rev_pk<=? AND source=? AND valid_from<? "
-            f"AND origin IN ('dump', 'superseded') AND {_ARRIVED_BY}",
-            (row.first_rev_pk, row.last_rev_pk, row.source, bound, bound)).fetchone()
-        return None if found is None or found[0] is None else int(found[0])
+        else:
+            found = self._db.execute(
+                f"SELECT MAX({_EVENT}) FROM revisions WHERE rev_pk>=? AND rev_pk<=? AND source=? AND valid_from<? "
+                f"AND origin IN ('dump', 'superseded') AND {_STOOD_BY}",
+                (row.first_rev_pk, row.last_rev_pk, row.source, bound, bound)).fetchone()
+        in_file = ("SELECT 1 FROM revisions r WHERE r.doc_id=h.doc_id AND r.rev_pk>=? AND r.rev_pk<=? AND r.source=? "
+                   "AND r.origin IN ('dump', 'superseded')")
+        hidden = self._db.execute(  # the hidden revisions' stamps: the file held them (audit 11)
+            f"SELECT MAX(h.since) FROM hidden_texts h WHERE h.since<? AND {_stood_at('h.doc_id', hidden=False)} AND "
+            f"(EXISTS ({in_file} AND r.valid_from=h.until) OR (h.until=? AND EXISTS ({in_file} AND "
+            "r.valid_from<=h.since)))",
+            (bound, bound, row.first_rev_pk, row.last_rev_pk, row.source, ALWAYS,
+             row.first_rev_pk, row.last_rev_pk, row.source)).fetchone()
+        events = [int(value[0]) for value in (found, hidden) if value is not None and value[0] is not None]
+        return max(events) if events else None
 
     def record_coverage(self, rows: Iterable[CoverageRow], recorded: str) -> None:
         """Note what ingested files prove (see :class:`CoverageRow`); ``recorded``: when (ISO UTC)."""

@@ -1237,12 +1237,15 @@ def _carry_earlier_moves(store: Store, doc: str, move: LoggedMove, log: _MoveLog
     """Record under page ``doc`` the moves an earlier run recorded under the page bearing ``move.old`` (the last
     title that run's log followed them to) that led to ``move.old`` before ``move``, and its arrivals before
     ``move``: the same page, which that run could not know would move on (audit 10: a deletion on a title it bore
-    before them concerned no stored page; an import after ``T`` did not hide it)."""
+    before them concerned no stored page; an import after ``T`` did not hide it). An arrival is not carried when
+    another page left ``move.old`` between it and ``move``: it was that page's (carried, it hid at ``T`` a page that
+    bore the title only later, by moves after ``T``; audit 11); nor is a move onto a title another page left before
+    the move that leads on (the page that arrived by it left too: carried, the page took on the other's deletions)."""
     source = wikipedia.doc_id(move.old)
     if source == doc:
         return
     for at, kind in store.arrivals_of(source):  # (an arrival only ever hides: carrying one fails closed)
-        if at < move.moved_at:
+        if at < move.moved_at and not _claimed(store, doc, move.old, move.moved_at, arrival=(at, kind)):
             store.add_arrival(doc, at, kind)
     moves = store.all_moves(source)
     title, before = move.old, move.moved_at
@@ -1251,12 +1254,27 @@ def _carry_earlier_moves(store: Store, doc: str, move: LoggedMove, log: _MoveLog
         if not earlier:
             return
         moved_at, old, new = earlier[-1]
-        if any(m[1] == title and moved_at < m[0] < before for m in moves):
-            return  # that page left the title before: another page's history
+        if any(m[1] == title and moved_at < m[0] < before for m in moves) or _claimed(
+                store, doc, title, before, move=(moved_at, old, new)):
+            return  # that page left the title before (or another page that holds it did): another page's history
         store.add_move(doc, moved_at, old, new)
         if not (log.kept(old) and log.kept(new)):
             log.touched.add(doc)
         title, before = old, moved_at
+
+
+def _claimed(store: Store, doc: str, title: str, before: int, *, arrival: tuple[int, str] | None = None,
+             move: tuple[int, str, str] | None = None) -> bool:
+    """Whether a page other than ``doc`` that holds an event of ``title`` (``arrival``: ``(at, kind)``, or ``move``
+    onto it: ``(moved_at, old, new)``) left ``title`` after the event and before ``before`` (stored instants): the
+    event was that page's, which bore the title then and left it, not ``doc``'s, which came to the title later
+    (audit 11: carried, an import or a deletion of that page hid ``doc`` at ``T``)."""
+    after = arrival[0] if arrival is not None else move[0] if move is not None else before
+    for when, by in store.departures(title, after + 1):
+        if by != doc and when < before and (arrival in store.arrivals_of(by) if arrival is not None
+                                            else move in store.all_moves(by)):
+            return True
+    return False
 
 
 def _set_absences(store: Store, doc: str, log: _MoveLog) -> None:
@@ -1705,6 +1723,14 @@ _FIRST: _Previous = None
 dump, else ``(its id, its text)`` (text ``None`` when the dump hides it)."""
 
 
+_MOVER = re.compile(r"(?:[^\[\]{}|#<>:@]+ )?")
+"""What may stand before "moved [[A]] to [[B]]" in a move's comment: nothing (MediaWiki's ``1movedto2`` before 1.19,
+"moved [[A]] to [[B]]") or the mover's user name and a space (since 1.19, "Alice moved page [[A]] to [[B]]"); a user
+name holds no character a title cannot (``[]{}|#<>``) nor ``@`` or ``:`` (``$wgInvalidUsernameCharacters``). Other
+null revisions carry free text after their own words: a protection's ("Protected X: <reason> [edit=sysop]",
+'Protected "[[X]]": <reason> (...)') never matches, whatever its reason says."""
+
+
 def _move_of(revision: Any, previous: _Previous) -> re.Match[str] | None:
     """The move a revision's comment records (:data:`~.ids.MOVE_COMMENT`: ``[1]`` old title, ``[2]`` new), when the
     revision is the moved page's null revision; ``None`` otherwise. ``previous``: the page's revision before it in
@@ -1713,16 +1739,18 @@ def _move_of(revision: Any, previous: _Previous) -> re.Match[str] | None:
     A move's null revision holds its parent's text unchanged (MovePage::moveToInternal,
     ``MutableRevisionRecord::newNullRevision``), and MediaWiki saves no edit that changes nothing: a revision whose
     text differs from its parent's (the revision before it, when the dump gives no other ``<parentid>``) is an edit
-    whose summary only reads like a move (any editor may write one, after ``T`` too), and records no move (audit
-    9). The first revision of a page in the dump is a null revision only when it names a parent (a current-revisions
-    dump); one naming none in an export that gives ``<sha1>`` (schema 0.6 on, which gives ``<parentid>`` too) is the
-    page's creation, whatever its summary says. MediaWiki saves the redirect it leaves at the old title with the same
-    comment (``saveRevision( $commentObj )``): the first revision of that other page, a redirect to the new title,
-    records no move of it (else the redirect, created after ``T``, would be taken for the page that bore the title
-    at ``T``)."""
-    move = wikipedia.MOVE_COMMENT.search(revision.comment or "")
-    if move is None:
-        return None
+    whose summary only reads like a move (any editor may write one, after ``T`` too), and records no move (audit 9).
+    Other null revisions hold their parent's text too: a protection's, whose comment carries the administrator's
+    free-text reason, so the move must be the comment's start (:data:`_MOVER`; audit 11). The first revision of a
+    page in the dump is a null revision only when it names a parent (a current-revisions dump); one naming none in
+    an export that gives ``<sha1>`` (schema 0.6 on, which gives ``<parentid>`` too) is the page's creation, whatever
+    its summary says. MediaWiki saves the redirect it leaves at the old title with the same comment (``saveRevision(
+    $commentObj )``): the first revision of that other page, a redirect to the new title, records no move of it
+    (else the redirect, created after ``T``, would be taken for the page that bore the title at ``T``)."""
+    comment = revision.comment or ""
+    move = wikipedia.MOVE_COMMENT.search(comment)
+    if move is None or not _MOVER.fullmatch(comment[:move.start()]):
+        return None  # (a protection's null revision whose free-text reason reads like a move: audit 11)
     if previous is not None:
         parent_id, parent_text = previous
         is_parent = revision.parent_id is None or str(revision.parent_id) == str(parent_id)
