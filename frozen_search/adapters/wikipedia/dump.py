@@ -1064,13 +1064,20 @@ def apply_merges(store: Store, page_writer: _PageWriter) -> int:
 
     Fail closed where the log cannot tell: a merge whose mergepoint cannot be read marks every destination revision
     stamped before the merge ``merged_in`` and copies none (the destination is not shown before the merge, the
-    source only as the dump holds it)."""
+    source only as the dump holds it).
+
+    Destinations are taken by their latest merge, newest first: a page that was one merge's destination and a later
+    merge's source gets the revisions the later merge took away copied back before its own merges are applied to
+    them (a merge of a merge, audit 12). A merge undone by a merge back (a cycle of pages) is not told apart."""
     merges = store.merge_log()
     by_dest: dict[str, list[tuple[int, int, str, str, int | None]]] = {}
     for merge in merges:
         by_dest.setdefault(_bearer(store, merge[3], merge[0]), []).append(merge)
     copied = 0
-    for dest_doc, items in sorted(by_dest.items()):
+    # the destination of the latest merge first: a page that was a merge's destination and later another merge's
+    # source has the revisions the later merge took away copied back before its own merges are applied (audit 12)
+    for dest_doc, items in sorted(by_dest.items(), key=lambda pair: (max((m[0], m[1]) for m in pair[1]), pair[0]),
+                                  reverse=True):
         rows = store.history(dest_doc)
         if not rows:
             continue
