@@ -143,3 +143,76 @@ def test_twin_worlds_a_merge_undone_by_a_merge_back(tmp_path: Path) -> None:
     back = _observed(tmp_path / "back", mediawiki_export(
         [Page("Home", 79970001, [H1, HOME_NOTE]), Page("Away", 79970002, [AWAY])], [THERE, BACK]), CYCLE_REFS)
     assert back == never, _differ(back, never)
+
+
+# A template merged after T: "Template:Oldbox" r1 (2025-01-01) merged into "Template:Newbox" (created 2026-02-01)
+# on 2026-03-01; article "Carrier" (2025-02-01) transcludes {{Oldbox}}. At T the article expands Oldbox's r1.
+TEMPLATE_R1 = Rev(9998001, "2025-01-01T00:00:00Z", "Oldbox says zanderite")
+TEMPLATE_REDIRECT = Rev(9998002, "2026-03-01T00:00:00Z", "#REDIRECT [[Template:Newbox]]", comment="merged")
+TEMPLATE_NEW = Rev(9998003, "2026-02-01T00:00:00Z", "Newbox says quillon", comment="new")
+CARRIER = Page("Carrier", 79980003, [Rev(9998004, "2025-02-01T00:00:00Z", "Carrier page: {{Oldbox}}")])
+TEMPLATE_CREATE = LogItem(9998010, "2026-02-01T00:00:00Z", "create", "create", "Template:Newbox")
+TEMPLATE_MERGE = _merge(9998011, "2026-03-01T00:00:00Z", "Template:Oldbox", "Template:Newbox", "20250101000000")
+TEMPLATE_REFS = ["wikipedia:Carrier", "wikipedia:Template:Oldbox", "wikipedia:Template:Newbox",
+                 "https://en.wikipedia.org/w/index.php?oldid=9998001"]
+
+
+def test_twin_worlds_a_template_merged_after_t(tmp_path: Path) -> None:
+    unmerged = _observed(tmp_path / "unmerged", mediawiki_export(
+        [Page("Template:Oldbox", 79980001, [TEMPLATE_R1, TEMPLATE_REDIRECT], ns=10),
+         Page("Template:Newbox", 79980002, [TEMPLATE_NEW], ns=10), CARRIER], [TEMPLATE_CREATE]), TEMPLATE_REFS)
+    assert "Oldbox says zanderite" in unmerged["fetch wikipedia:Carrier"], unmerged
+    merged = _observed(tmp_path / "merged", mediawiki_export(
+        [Page("Template:Oldbox", 79980001, [TEMPLATE_REDIRECT], ns=10),
+         Page("Template:Newbox", 79980002, [TEMPLATE_R1, TEMPLATE_NEW], ns=10), CARRIER],
+        [TEMPLATE_CREATE, TEMPLATE_MERGE]), TEMPLATE_REFS)
+    assert merged == unmerged, _differ(merged, unmerged)
+
+
+# A source deleted before T and restored after it, then merged: "Cutpaste" r1 (2025-01-01) deleted 2025-06-01,
+# restored 2026-02-10; "Proper" created 2026-02-01; in one world r1 merged into "Proper" on 2026-03-01.
+DR1 = Rev(9999001, "2025-01-01T00:00:00Z", "Cutpaste page zanderite")
+DPASTED = Rev(9999002, "2026-02-01T00:00:00Z", "Proper page quillon", comment="pasted")
+DREDIRECT = Rev(9999003, "2026-03-01T00:00:00Z", "#REDIRECT [[Proper]]", comment="merged")
+DCREATE = LogItem(9999010, "2026-02-01T00:00:00Z", "create", "create", "Proper")
+DDELETE = LogItem(9999011, "2025-06-01T00:00:00Z", "delete", "delete", "Cutpaste")
+DRESTORE = LogItem(9999012, "2026-02-10T00:00:00Z", "delete", "restore", "Cutpaste")
+DMERGE = _merge(9999013, "2026-03-01T00:00:00Z", "Cutpaste", "Proper", "20250101000000")
+DELETED_REFS = ["wikipedia:Cutpaste", "wikipedia:Proper", "https://en.wikipedia.org/w/index.php?oldid=9999001"]
+
+
+def test_twin_worlds_a_source_deleted_at_t_then_merged(tmp_path: Path) -> None:
+    for cutoff in (CUTOFF, "2025-03-01"):
+        unmerged = _observed(tmp_path / f"unmerged{cutoff}", mediawiki_export(
+            [Page("Cutpaste", 79990001, [DR1, DREDIRECT]), Page("Proper", 79990002, [DPASTED])],
+            [DDELETE, DCREATE, DRESTORE]), DELETED_REFS, cutoff)
+        merged = _observed(tmp_path / f"merged{cutoff}", mediawiki_export(
+            [Page("Cutpaste", 79990001, [DREDIRECT]), Page("Proper", 79990002, [DR1, DPASTED])],
+            [DDELETE, DCREATE, DRESTORE, DMERGE]), DELETED_REFS, cutoff)
+        assert merged == unmerged, (cutoff, _differ(merged, unmerged))
+        assert unmerged["fetch wikipedia:Cutpaste"].startswith("[not_found_before_cutoff]") == (cutoff == CUTOFF)
+
+
+def _hidden_action(text: str, logid: int) -> str:
+    """``text`` with log item ``logid``'s action hidden (``log_deleted & LogPage::DELETED_ACTION``): as
+    XmlDumpWriter::writeLogItem writes it, ``<text deleted="deleted" />`` in place of ``<logtitle>`` and
+    ``<params>``."""
+    start = text.index(f"<id>{logid}</id>")
+    head, tail = text[:start], text[start:]
+    title_at = tail.index("    <logtitle>")
+    end = tail.index("</params>\n", title_at) + len("</params>\n")
+    return head + tail[:title_at] + '    <text deleted="deleted" />\n' + tail[end:]
+
+
+@pytest.mark.xfail(strict=True, reason="a merge log item whose action is hidden (no logtitle, no params) names no "
+                   "page: the merged revision is read as the destination's own, so the source has no revision at "
+                   "T (not found) and r1's oldid is the destination's, whose creation after T hides it, where the "
+                   "twin without the merge shows the source; nothing in the dump tells which page lost revisions")
+def test_twin_worlds_a_merge_whose_log_item_is_hidden(tmp_path: Path) -> None:
+    unmerged = _observed(tmp_path / "unmerged", mediawiki_export(
+        [Page("Oldname", 79950001, [R1, REDIRECT]), Page("Proper", 79950002, [PASTED])], [CREATE]), DEST_REFS)
+    assert "Oldname page zanderite" in unmerged["fetch wikipedia:Oldname"], unmerged
+    merged = _observed(tmp_path / "merged", _hidden_action(mediawiki_export(
+        [Page("Oldname", 79950001, [REDIRECT]), Page("Proper", 79950002, [R1, PASTED])], [CREATE, MERGE_PLAIN]),
+        MERGE_PLAIN.id), DEST_REFS)
+    assert merged == unmerged, _differ(merged, unmerged)
