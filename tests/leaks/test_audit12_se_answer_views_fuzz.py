@@ -48,6 +48,7 @@ class _Post:
     edits: list[tuple[datetime, str]] = field(default_factory=list)
     changes: list[tuple[datetime, int]] = field(default_factory=list)  # (when, 12 delete | 13 undelete)
     comments: list[tuple[int, datetime, str]] = field(default_factory=list)
+    closes: list[tuple[datetime, int]] = field(default_factory=list)  # (when, 10 closed | 11 reopened)
 
     def deleted_at(self, bound: datetime | None) -> bool:
         seen = [kind for at, kind in self.changes if bound is None or at < bound]
@@ -81,6 +82,12 @@ def _world(seed: int) -> tuple[list[_Post], list[datetime]]:
     for at in rng.sample(grid[1:], k=rng.randint(0, 2)):
         comment_id += 1
         question.comments.append((comment_id, at, f"Quarrington remark {comment_id}"))
+    if rng.random() < 0.5:  # the question closed and reopened, maybe deleted and undeleted (both worlds alike)
+        marks = sorted(rng.sample(grid[1:], k=4))
+        question.closes = [(marks[0], 10), (marks[2], 11)]
+        if rng.random() < 0.5:
+            question.changes = [(marks[1], 12), (marks[3], 13)]
+        question.edits.append((rng.choice(grid[1:]), "Pellworth question sharpened"))
     cutoffs = sorted({rng.choice(grid[2:12]) for _ in range(3)} | {T_BASE})
     return posts, cutoffs
 
@@ -119,6 +126,12 @@ def _dump(root: Path, posts: list[_Post], absent: set[int], taken: datetime | No
                         _row(post.pid, base + 3, 3, post.created, "<nt.number-theory>")]
         for number, (at, text) in enumerate(edits, 10):
             history.append(_row(post.pid, base + number, 5, at, text))
+        for number, (at, kind) in enumerate(post.closes, 60):
+            if early(at):
+                row = _row(post.pid, base + number, kind, at, '{"Voters":[{"Id":-1,"DisplayName":"Community"}]}'
+                           if kind == 10 else "", licensed=False)
+                history.append({**dict(list(row.items())[:6]), "Comment": "101" if kind == 10 else None,
+                                **dict(list(row.items())[6:])})
         for number, (at, kind) in enumerate(post.changes, 40):
             if early(at):
                 history.append(_row(post.pid, base + number, kind, at, licensed=False))
