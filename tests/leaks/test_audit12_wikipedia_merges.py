@@ -3,7 +3,8 @@
 Special:MergeHistory moves a source page's revisions stamped up to the mergepoint into the destination (ids, stamps
 and text kept; ``merge``/``merge`` log item with ``4::dest`` and ``5::mergepoint``). A dump taken after a merge holds
 them under the destination. Each twin pair below agrees on everything before ``T`` and differs only by a merge after
-``T``: at ``T`` both must answer alike (search, fetch by title and by oldid, with ``as_of`` and ``revision``).
+``T``: at ``T`` both must answer alike (search, fetch by title and by oldid, with ``as_of`` and ``revision``, and
+the count of documents current at ``T`` that ``index_not_ready`` states).
 """
 
 from __future__ import annotations
@@ -13,8 +14,10 @@ from pathlib import Path
 import pytest
 
 from frozen_search.config import Settings
-from frozen_search.cutoff import parse_cutoff
+from frozen_search.cutoff import instant_bound, parse_cutoff
+from frozen_search.registry import default_registry
 from frozen_search.service import FrozenSearchService
+from frozen_search.store import Store
 from tests.leaks.formats import LogItem, Page, Rev, ingested, mediawiki_export, write
 from tests.leaks.harness import observed_calls
 
@@ -36,9 +39,16 @@ def _observed(root: Path, text: str, refs: list[str], cutoff: str = CUTOFF) -> d
     service = FrozenSearchService.open(Settings.from_env({}, data_dir=data, cutoff=parse_cutoff(cutoff),
                                                          log_path=data / "log.jsonl"))
     try:
-        return observed_calls(service, ["zanderite", "quillon"], refs, masked=True)
+        seen = observed_calls(service, ["zanderite", "quillon"], refs, masked=True)
     finally:
         service.close()
+    settings = Settings.from_env({}, data_dir=data, cutoff=parse_cutoff(cutoff))
+    store = Store(data / "store.sqlite3", read_only=True)
+    try:  # the count of documents current at T (index_not_ready's)
+        seen["count"] = str(default_registry().count_current(store, settings, instant_bound(parse_cutoff(cutoff))))
+    finally:
+        store.close()
+    return seen
 
 
 def _differ(mine: dict[str, str], theirs: dict[str, str]) -> dict[str, tuple[str, str]]:
