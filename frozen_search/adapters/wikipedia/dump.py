@@ -697,7 +697,7 @@ class _PageWriter:
             self._remember([c[0] for c in fresh])
         displayed = join_rendered([c.text for c in chunks])
         parent = None if rev.parent_id is None else str(rev.parent_id)
-        self._refuse_taken_id(rev)
+        between_dumps = self._refuse_taken_id(rev)
         if rev.doc != self.marked:  # its deletion spans are computed again at the run's end (a page's revisions
             self.store.mark_deletion_pending(rev.doc)  # come one after another: noted once)
             self.marked = rev.doc
@@ -707,7 +707,8 @@ class _PageWriter:
             chunk_keys=b"".join([c.key for c in chunks]),
             sha256=hashlib.sha256(displayed.encode("utf-8")).hexdigest(), chars=len(displayed),
             metadata={"namespace": rev.namespace, "page_id": None if rev.page_id is None else str(rev.page_id),
-                      "renderer": RENDERER_ID, STORED_COUNTS_KEY: stored_counts_metadata(chunks)},
+                      "renderer": RENDERER_ID, STORED_COUNTS_KEY: stored_counts_metadata(chunks),
+                      **({MERGED_BETWEEN_DUMPS: True} if between_dumps else {})},
             provenance={**self.provenance, "wikitext_sha1": rev.sha1}))
         if rev_pk is None:
             return False
@@ -722,34 +723,39 @@ class _PageWriter:
         self.pending_version = str(rev.revision_id)
         return True
 
-    def _refuse_taken_id(self, rev: _Queued) -> None:
+    def _refuse_taken_id(self, rev: _Queued) -> bool:
         """A revision id is MediaWiki's global ``rev_id``: one already stored under another page is refused (issue
         13.7), unless it is that same revision exported again under the page's later title (same page id and
         timestamp, and the same wikitext sha1 when both exports carry one), as after a move, or the same revision
         exported under another page by another export file after a history merge moved it there
         (Special:MergeHistory keeps a revision's id, stamp and text: the same timestamp and the same sha1, both
-        given; one export never holds a revision twice), or already stored under this page.
+        given; one export never holds a revision twice), or already stored under this page. Returns whether it was
+        accepted as such a merge only (the revision is then marked :data:`MERGED_BETWEEN_DUMPS`: the run's end
+        checks that a merge log item accounts for it, :func:`unlogged_merges`).
 
         Raises:
             IngestError: the id is taken by another page's revision (naming the file and page position).
         """
         stored = self.store.by_versions(wikipedia.SOURCE, str(rev.revision_id))
         if any(row.doc_id == rev.doc for row in stored):
-            return  # stored under this page already (a merged revision's copy): a counted no-op
+            return False  # stored under this page already (a merged revision's copy): a counted no-op
+        between_dumps = False
         for row in stored:
             page_id = None if rev.page_id is None else str(rev.page_id)
             stored_sha1 = row.provenance.get("wikitext_sha1")
             same = (page_id is not None and row.metadata.get("page_id") == page_id
                     and row.valid_from == rev.timestamp
                     and (not stored_sha1 or not rev.sha1 or stored_sha1 == rev.sha1))
-            same = same or bool(row.valid_from == rev.timestamp and stored_sha1 and rev.sha1
-                                and stored_sha1 == rev.sha1  # a history merge moved it between pages, between
-                                and row.provenance.get("file") != self.provenance.get("file"))  # two dumps
-            if not same:
+            merged = not same and bool(row.valid_from == rev.timestamp and stored_sha1 and rev.sha1
+                                       and stored_sha1 == rev.sha1  # a history merge moved it between pages,
+                                       and row.provenance.get("file") != self.provenance.get("file"))  # two dumps
+            between_dumps = between_dumps or merged
+            if not (same or merged):
                 raise IngestError(f"{rev.where}: revision id {rev.revision_id} of {rev.title!r} is already stored "
                                   f"as a revision of {wikipedia.title_of(row.doc_id)!r} (page id "
                                   f"{row.metadata.get('page_id')}); a revision id belongs to one page: nothing was "
                                   "stored")
+        return between_dumps
 
     def _remember(self, keys: Iterable[bytes]) -> None:
         if len(self.stored_chunks) > STORED_KEYS_KEPT:  # bound memory: INSERT OR IGNORE keeps correctness
@@ -1121,6 +1127,30 @@ def apply_merges(store: Store, page_writer: _PageWriter) -> int:
                 page_writer.writer.replace(page_writer._from_store(changed))
             store.mark_deletion_pending(source_doc)
     return copied
+
+
+MERGED_BETWEEN_DUMPS = "merged_between_dumps"
+"""The ``metadata`` mark of a revision stored under a page while another dump had stored it under another page (a
+history merge between the two dumps, :meth:`_PageWriter._refuse_taken_id`)."""
+
+UNLOGGED_MERGES_META = "wikipedia_unlogged_merges"
+"""``meta`` key: how many revisions :func:`unlogged_merges` found at the last run's end (``0``: none)."""
+
+
+def unlogged_merges(store: Store) -> int:
+    """How many revisions two dumps give under two pages (:data:`MERGED_BETWEEN_DUMPS`) that no stored merge log
+    item accounts for (none of their rows is ``merged_in`` or ``merged_away``, :func:`apply_merges`). Without the
+    log item the destination would hold the revision as its own from its stamp on, a title of after ``T`` shown at
+    ``T`` with the source's text (audit 12); serving Wikipedia is refused while any is found
+    (:func:`~frozen_search.adapters.wikipedia.merges_logged`), until the logging dump that holds the merge is
+    ingested."""
+    count = 0
+    for row in store.marked_revisions(wikipedia.SOURCE, MERGED_BETWEEN_DUMPS):
+        if not any(isinstance(other.metadata.get(key), int) for other in store.by_versions(wikipedia.SOURCE,
+                                                                                          row.version)
+                   for key in ("merged_in", "merged_away")):
+            count += 1
+    return count
 
 
 def apply_restorations(store: Store, page_writer: _PageWriter) -> int:
@@ -1871,6 +1901,7 @@ def ingest_wikipedia(paths: Sequence[Path], store: Store, index: RevisionIndex, 
                         _record_logged_moves(store, log)
                         apply_merges(store, page_writer)
                         apply_restorations(store, page_writer)
+                        store.set_meta(UNLOGGED_MERGES_META, str(unlogged_merges(store)))
                         set_deletion_spans(store, progress=_logged_progress(DELETION_SPANS_STEP, "pages",
                                                                             on_step=on_step))
                         for doc in sorted(log.touched):
