@@ -67,13 +67,20 @@ MOVED_REFS = ["wikipedia:Oldname", "wikipedia:Cutpaste", "wikipedia:Proper",
               "https://en.wikipedia.org/w/index.php?oldid=9995001"]
 
 
-def test_twin_worlds_a_source_moved_after_t_then_merged(tmp_path: Path) -> None:
+@pytest.mark.parametrize("cutoff", [CUTOFF, "2026-03-01T00:00:00Z"])  # (also T at the merge's own second)
+def test_twin_worlds_a_source_moved_after_t_then_merged(tmp_path: Path, cutoff: str) -> None:
     unmerged = _observed(tmp_path / "unmerged", mediawiki_export(
-        [Page("Cutpaste", 79950001, [R1, NULL]), Page("Proper", 79950002, [PASTED])], [CREATE, MOVE]), MOVED_REFS)
-    assert "Oldname page zanderite" in unmerged["fetch wikipedia:Oldname"], unmerged
-    merged = _observed(tmp_path / "merged", mediawiki_export(
-        [Page("Cutpaste", 79950001, [NULL]), Page("Proper", 79950002, [R1, PASTED])], [CREATE, MOVE, MERGE]),
-        MOVED_REFS)
+        [Page("Cutpaste", 79950001, [R1, NULL]), Page("Proper", 79950002, [PASTED])], [CREATE, MOVE]), MOVED_REFS,
+        cutoff)
+    assert "Oldname page zanderite" in unmerged["fetch https://en.wikipedia.org/w/index.php?oldid=9995001"]
+    # as MediaWiki exports them: a merge keeps every parent id (the null revision names r1, "Proper"'s first own
+    # revision none)
+    merged_text = mediawiki_export(
+        [Page("Cutpaste", 79950001, [NULL]), Page("Proper", 79950002, [R1, PASTED])], [CREATE, MOVE, MERGE]).replace(
+        "<id>9995002</id>\n", "<id>9995002</id>\n      <parentid>9995001</parentid>\n").replace(
+        "<id>9995003</id>\n      <parentid>9995001</parentid>\n", "<id>9995003</id>\n")
+    assert merged_text.count("<parentid>9995001</parentid>") == 1
+    merged = _observed(tmp_path / "merged", merged_text, MOVED_REFS, cutoff)
     assert merged == unmerged, _differ(merged, unmerged)
 
 
