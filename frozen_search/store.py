@@ -1174,14 +1174,6 @@ class Store:
                                  (source, version)).fetchall()
         return [_row(values) for values in found]
 
-    def marked_revisions(self, source: str, key: str) -> list[RevisionRow]:
-        """Every stored revision of ``source`` whose ``metadata`` holds ``key`` (a plain name), oldest row first. A
-        scan of the source's rows, for ingest-time checks of rare marks."""
-        found = self._db.execute(
-            f"SELECT {_COLUMNS} FROM revisions WHERE source=? AND metadata LIKE ? AND "
-            "json_extract(metadata, '$.' || ?) IS NOT NULL ORDER BY rev_pk", (source, f'%"{key}"%', key)).fetchall()
-        return [_row(values) for values in found]
-
     def history(self, doc_id: str) -> list[RevisionRow]:
         """Every stored dump revision of ``doc_id``, oldest first."""
         found = self._db.execute(f"SELECT {_COLUMNS} FROM revisions WHERE doc_id=? AND origin='dump' "

@@ -12,9 +12,10 @@ that) holds "Cutpaste" with r1; today's dump of each world is ingested after it,
 the twin without the merge shows "Cutpaste" (r1) and no "Proper"; the merged world showed "Proper" at ``T`` with
 r1's text (its title and its existence are facts of after ``T``).
 
-Fixed (audit 12): a revision accepted under a second page by that rule is marked ``merged_between_dumps``; at each
-run's end ``dump.unlogged_merges`` counts those no merge log item accounts for, and while any is counted Wikipedia is
-refused whole (``store_integrity``, ``wikipedia.merges_logged``): ingest the logging dump that holds the merge.
+Fixed (audit 12): the id of a revision accepted under a second page by that rule is noted (``meta``
+``wikipedia_unlogged_merge:<id>``); each run's end checks the noted ones against the merges read
+(``dump.unlogged_merges``), and while one is unaccounted for Wikipedia is refused whole (``store_integrity``,
+``wikipedia.merges_logged``): ingest the logging dump that holds the merge.
 """
 
 from __future__ import annotations

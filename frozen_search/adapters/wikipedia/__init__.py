@@ -317,17 +317,17 @@ def spans_computed(store: Store) -> None:
 
 def merges_logged(store: Store) -> None:
     """Refuse a store holding Wikipedia revisions that two dumps give under two pages with no merge log item read
-    for them (:func:`~.dump.unlogged_merges`, counted at each run's end): the destination would show them as its own
-    before the merge, under a title of after ``T`` (audit 12). Whatever the call asks, so the refusal tells nothing
-    of which pages exist.
+    for them (:func:`~.dump.unlogged_merges`, checked again at each run's end): the destination would show them as
+    its own before the merge, under a title of after ``T`` (audit 12). Whatever the call asks, so the refusal tells
+    nothing of which pages exist.
 
     Raises:
         StoreIntegrityError: such a store (the message names no page): ingest the logging dump that holds the
             history merges (``merge``/``merge`` items), or ingest the dumps into a new data directory without the
             older one.
     """
-    found = store.meta(UNLOGGED_MERGES_META)
-    if found is not None and found != "0":
+    if any(store.meta(f"{UNLOGGED_MERGES_META}:{version}") != "0"
+           for version in store.meta_keys_with_prefix(f"{UNLOGGED_MERGES_META}:")):
         raise StoreIntegrityError("this store holds Wikipedia revisions two dumps give under two pages (a history "
                                   "merge between them) and no merge log item that tells when: ingest the logging "
                                   "dump that holds the history merges before serving Wikipedia")

@@ -707,11 +707,12 @@ class _PageWriter:
             chunk_keys=b"".join([c.key for c in chunks]),
             sha256=hashlib.sha256(displayed.encode("utf-8")).hexdigest(), chars=len(displayed),
             metadata={"namespace": rev.namespace, "page_id": None if rev.page_id is None else str(rev.page_id),
-                      "renderer": RENDERER_ID, STORED_COUNTS_KEY: stored_counts_metadata(chunks),
-                      **({MERGED_BETWEEN_DUMPS: True} if between_dumps else {})},
+                      "renderer": RENDERER_ID, STORED_COUNTS_KEY: stored_counts_metadata(chunks)},
             provenance={**self.provenance, "wikitext_sha1": rev.sha1}))
         if rev_pk is None:
             return False
+        if between_dumps:  # (durable with the row: a run killed after this checkpoint leaves it noted)
+            self.store.set_meta(f"{UNLOGGED_MERGES_META}:{rev.revision_id}", "1")
         timestamp = rev.timestamp
         if self.pending is not None and self.pending.valid_from <= timestamp:
             continuity = "unverified" if parent is None else ("proven" if parent == self.pending_version else "gap")
@@ -730,8 +731,8 @@ class _PageWriter:
         exported under another page by another export file after a history merge moved it there
         (Special:MergeHistory keeps a revision's id, stamp and text: the same timestamp and the same sha1, both
         given; one export never holds a revision twice), or already stored under this page. Returns whether it was
-        accepted as such a merge only (the revision is then marked :data:`MERGED_BETWEEN_DUMPS`: the run's end
-        checks that a merge log item accounts for it, :func:`unlogged_merges`).
+        accepted as such a merge only (the revision id is then noted under :data:`UNLOGGED_MERGES_META`: each run's
+        end checks that a merge log item accounts for it, :func:`unlogged_merges`).
 
         Raises:
             IngestError: the id is taken by another page's revision (naming the file and page position).
@@ -1129,26 +1130,29 @@ def apply_merges(store: Store, page_writer: _PageWriter) -> int:
     return copied
 
 
-MERGED_BETWEEN_DUMPS = "merged_between_dumps"
-"""The ``metadata`` mark of a revision stored under a page while another dump had stored it under another page (a
-history merge between the two dumps, :meth:`_PageWriter._refuse_taken_id`)."""
-
-UNLOGGED_MERGES_META = "wikipedia_unlogged_merges"
-"""``meta`` key: how many revisions :func:`unlogged_merges` found at the last run's end (``0``: none)."""
+UNLOGGED_MERGES_META = "wikipedia_unlogged_merge"
+"""``meta`` key prefix: ``wikipedia_unlogged_merge:<revision id>`` is ``1`` for a revision two dumps give under two
+pages (a history merge between them, :meth:`_PageWriter._refuse_taken_id`) that no stored merge log item accounts
+for yet, ``0`` once one does (:func:`unlogged_merges`)."""
 
 
 def unlogged_merges(store: Store) -> int:
-    """How many revisions two dumps give under two pages (:data:`MERGED_BETWEEN_DUMPS`) that no stored merge log
-    item accounts for (none of their rows is ``merged_in`` or ``merged_away``, :func:`apply_merges`). Without the
-    log item the destination would hold the revision as its own from its stamp on, a title of after ``T`` shown at
-    ``T`` with the source's text (audit 12); serving Wikipedia is refused while any is found
-    (:func:`~frozen_search.adapters.wikipedia.merges_logged`), until the logging dump that holds the merge is
-    ingested."""
+    """Check again each revision noted under :data:`UNLOGGED_MERGES_META` (two dumps give it under two pages): it is
+    accounted for once one of its rows is ``merged_in`` or ``merged_away`` (:func:`apply_merges`, from a merge log
+    item). Returns how many are not. Without the log item the destination would hold the revision as its own from
+    its stamp on: a title of after ``T`` shown at ``T`` with the source's text (audit 12); serving Wikipedia is
+    refused while any is not (:func:`~frozen_search.adapters.wikipedia.merges_logged`), until the logging dump that
+    holds the merge is ingested. Inside the caller's transaction."""
     count = 0
-    for row in store.marked_revisions(wikipedia.SOURCE, MERGED_BETWEEN_DUMPS):
-        if not any(isinstance(other.metadata.get(key), int) for other in store.by_versions(wikipedia.SOURCE,
-                                                                                          row.version)
-                   for key in ("merged_in", "merged_away")):
+    for version in store.meta_keys_with_prefix(f"{UNLOGGED_MERGES_META}:"):
+        key = f"{UNLOGGED_MERGES_META}:{version}"
+        if store.meta(key) == "0":
+            continue
+        logged = any(isinstance(row.metadata.get(mark), int) for row in store.by_versions(wikipedia.SOURCE, version)
+                     for mark in ("merged_in", "merged_away"))
+        if logged:
+            store.set_meta(key, "0")
+        else:
             count += 1
     return count
 
@@ -1901,7 +1905,7 @@ def ingest_wikipedia(paths: Sequence[Path], store: Store, index: RevisionIndex, 
                         _record_logged_moves(store, log)
                         apply_merges(store, page_writer)
                         apply_restorations(store, page_writer)
-                        store.set_meta(UNLOGGED_MERGES_META, str(unlogged_merges(store)))
+                        unlogged_merges(store)
                         set_deletion_spans(store, progress=_logged_progress(DELETION_SPANS_STEP, "pages",
                                                                             on_step=on_step))
                         for doc in sorted(log.touched):
