@@ -1139,7 +1139,8 @@ for yet, ``0`` once one does (:func:`unlogged_merges`)."""
 def unlogged_merges(store: Store) -> int:
     """Check again each revision noted under :data:`UNLOGGED_MERGES_META` (two dumps give it under two pages): it is
     accounted for once one of its rows is ``merged_in`` or ``merged_away`` (:func:`apply_merges`, from a merge log
-    item). Returns how many are not. Without the log item the destination would hold the revision as its own from
+    item) or ``restored_in`` (an undeletion into a page moved over the deleted title, :func:`apply_restorations`).
+    Returns how many are not. Without the log item the destination would hold the revision as its own from
     its stamp on: a title of after ``T`` shown at ``T`` with the source's text (audit 12); serving Wikipedia is
     refused while any is not (:func:`~frozen_search.adapters.wikipedia.merges_logged`), until the logging dump that
     holds the merge is ingested. Inside the caller's transaction."""
@@ -1149,7 +1150,7 @@ def unlogged_merges(store: Store) -> int:
         if store.meta(key) == "0":
             continue
         logged = any(isinstance(row.metadata.get(mark), int) for row in store.by_versions(wikipedia.SOURCE, version)
-                     for mark in ("merged_in", "merged_away"))
+                     for mark in ("merged_in", "merged_away", "restored_in"))
         if logged:
             store.set_meta(key, "0")
         else:
