@@ -56,6 +56,7 @@ TEST_SETTINGS = """
 $wgShowExceptionDetails = true;
 $wgEnableUploads = false;
 $wgRateLimits = [];
+$wgGroupPermissions['sysop']['deleterevision'] = true;
 """
 # Root element put around a bare sequence of <page> elements (the pages-only sample; see SOURCES.md).
 PAGES_ONLY_HEADER = '<mediawiki xmlns="http://www.mediawiki.org/xml/export-0.6/" version="0.6" xml:lang="en">\n'
@@ -378,6 +379,22 @@ class LocalMediaWiki:
                 "token": token("csrf"), "format": "json", "formatversion": "2"}, timeout=120).json()
         if "error" in answer:
             raise MediaWikiError(f"action=mergehistory failed: {answer['error']}")
+        return answer
+
+    def hide_revisions(self, revids: list[int], hide: str) -> dict[str, Any]:
+        """Revision deletion as Special:RevisionDelete does it (``action=revisiondelete``, ``type=revision``, as
+        ``Admin``): ``hide`` is ``content``, ``comment`` and/or ``user`` joined by ``|``; a ``delete/revision`` log
+        entry stamped with the machine clock. The server must run. Returns the API's answer.
+
+        Raises :class:`MediaWikiError` when login or the deletion fails.
+        """
+        with self._admin_session() as (http, token):
+            answer: dict[str, Any] = http.post(self.api_url, data={
+                "action": "revisiondelete", "type": "revision", "ids": "|".join(map(str, revids)), "hide": hide,
+                "reason": "audit", "token": token("csrf"), "format": "json", "formatversion": "2"},
+                timeout=120).json()
+        if "error" in answer:
+            raise MediaWikiError(f"action=revisiondelete failed: {answer['error']}")
         return answer
 
     @contextlib.contextmanager

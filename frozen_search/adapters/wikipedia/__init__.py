@@ -19,7 +19,12 @@ from urllib.parse import urlsplit
 from frozen_search.adapters.http import Upstream, require_json
 from frozen_search.adapters.wikipedia import bridge, ids
 from frozen_search.adapters.wikipedia.attime import TEMPLATE_NAMESPACES, page_at, shown_as_stored, text_at, texts_at
-from frozen_search.adapters.wikipedia.dump import ingest_wikipedia, merged_elsewhere, rerender_stale
+from frozen_search.adapters.wikipedia.dump import (
+    UNLOGGED_MERGES_META,
+    ingest_wikipedia,
+    merged_elsewhere,
+    rerender_stale,
+)
 from frozen_search.adapters.wikipedia.live import WikipediaLive, connect
 from frozen_search.cache.keys import origin_of
 from frozen_search.config import Settings
@@ -173,6 +178,7 @@ class WikipediaSource(Source):
 
         reads_deletion_log(store)
         spans_computed(store)
+        merges_logged(store)
         return bridge.resolve_local(reference, store, bound, cutoff_iso(settings))
 
     def store_markers(self, store: Store) -> dict[str, str]:
@@ -183,9 +189,11 @@ class WikipediaSource(Source):
                 "renderer": ", ".join(store.metadata_values(ids.SOURCE, "renderer")) or "none"}
 
     def check_store(self, store: Store, settings: Settings) -> None:
-        """:func:`reads_deletion_log` and :func:`spans_computed` of the whole store (see :meth:`Source.check_store`)."""
+        """:func:`reads_deletion_log`, :func:`spans_computed` and :func:`merges_logged` of the whole store (see
+        :meth:`Source.check_store`)."""
         reads_deletion_log(store)
         spans_computed(store)
+        merges_logged(store)
 
     def open_live(self, upstream: Upstream, settings: Settings, store: Store) -> bridge.LiveBridge:
         """The MediaWiki at ``settings.wikipedia_api``, connected (siteinfo read) on first use."""
@@ -305,6 +313,24 @@ def spans_computed(store: Store) -> None:
         raise StoreIntegrityError("this store holds Wikipedia pages of an ingest that has not finished (interrupted, "
                                   "or running now): their deletion spans are computed at its end; run the ingest "
                                   "again to its end (it resumes) before serving Wikipedia")
+
+
+def merges_logged(store: Store) -> None:
+    """Refuse a store holding Wikipedia revisions that two dumps give under two pages with no merge log item read
+    for them (:func:`~.dump.unlogged_merges`, checked again at each run's end): the destination would show them as
+    its own before the merge, under a title of after ``T`` (audit 12). Whatever the call asks, so the refusal tells
+    nothing of which pages exist.
+
+    Raises:
+        StoreIntegrityError: such a store (the message names no page): ingest the logging dump that holds the
+            history merges (``merge``/``merge`` items), or ingest the dumps into a new data directory without the
+            older one.
+    """
+    if any(store.meta(f"{UNLOGGED_MERGES_META}:{version}") != "0"
+           for version in store.meta_keys_with_prefix(f"{UNLOGGED_MERGES_META}:")):
+        raise StoreIntegrityError("this store holds Wikipedia revisions two dumps give under two pages (a history "
+                                  "merge between them) and no merge log item that tells when: ingest the logging "
+                                  "dump that holds the history merges before serving Wikipedia")
 
 
 def wikitext_of(store: Store, row: RevisionRow) -> str:

@@ -697,7 +697,7 @@ class _PageWriter:
             self._remember([c[0] for c in fresh])
         displayed = join_rendered([c.text for c in chunks])
         parent = None if rev.parent_id is None else str(rev.parent_id)
-        self._refuse_taken_id(rev)
+        between_dumps = self._refuse_taken_id(rev)
         if rev.doc != self.marked:  # its deletion spans are computed again at the run's end (a page's revisions
             self.store.mark_deletion_pending(rev.doc)  # come one after another: noted once)
             self.marked = rev.doc
@@ -711,6 +711,8 @@ class _PageWriter:
             provenance={**self.provenance, "wikitext_sha1": rev.sha1}))
         if rev_pk is None:
             return False
+        if between_dumps:  # (durable with the row: a run killed after this checkpoint leaves it noted)
+            self.store.set_meta(f"{UNLOGGED_MERGES_META}:{rev.revision_id}", "1")
         timestamp = rev.timestamp
         if self.pending is not None and self.pending.valid_from <= timestamp:
             continuity = "unverified" if parent is None else ("proven" if parent == self.pending_version else "gap")
@@ -722,34 +724,39 @@ class _PageWriter:
         self.pending_version = str(rev.revision_id)
         return True
 
-    def _refuse_taken_id(self, rev: _Queued) -> None:
+    def _refuse_taken_id(self, rev: _Queued) -> bool:
         """A revision id is MediaWiki's global ``rev_id``: one already stored under another page is refused (issue
         13.7), unless it is that same revision exported again under the page's later title (same page id and
         timestamp, and the same wikitext sha1 when both exports carry one), as after a move, or the same revision
         exported under another page by another export file after a history merge moved it there
         (Special:MergeHistory keeps a revision's id, stamp and text: the same timestamp and the same sha1, both
-        given; one export never holds a revision twice), or already stored under this page.
+        given; one export never holds a revision twice), or already stored under this page. Returns whether it was
+        accepted as such a merge only (the revision id is then noted under :data:`UNLOGGED_MERGES_META`: each run's
+        end checks that a merge log item accounts for it, :func:`unlogged_merges`).
 
         Raises:
             IngestError: the id is taken by another page's revision (naming the file and page position).
         """
         stored = self.store.by_versions(wikipedia.SOURCE, str(rev.revision_id))
         if any(row.doc_id == rev.doc for row in stored):
-            return  # stored under this page already (a merged revision's copy): a counted no-op
+            return False  # stored under this page already (a merged revision's copy): a counted no-op
+        between_dumps = False
         for row in stored:
             page_id = None if rev.page_id is None else str(rev.page_id)
             stored_sha1 = row.provenance.get("wikitext_sha1")
             same = (page_id is not None and row.metadata.get("page_id") == page_id
                     and row.valid_from == rev.timestamp
                     and (not stored_sha1 or not rev.sha1 or stored_sha1 == rev.sha1))
-            same = same or bool(row.valid_from == rev.timestamp and stored_sha1 and rev.sha1
-                                and stored_sha1 == rev.sha1  # a history merge moved it between pages, between
-                                and row.provenance.get("file") != self.provenance.get("file"))  # two dumps
-            if not same:
+            merged = not same and bool(row.valid_from == rev.timestamp and stored_sha1 and rev.sha1
+                                       and stored_sha1 == rev.sha1  # a history merge moved it between pages,
+                                       and row.provenance.get("file") != self.provenance.get("file"))  # two dumps
+            between_dumps = between_dumps or merged
+            if not (same or merged):
                 raise IngestError(f"{rev.where}: revision id {rev.revision_id} of {rev.title!r} is already stored "
                                   f"as a revision of {wikipedia.title_of(row.doc_id)!r} (page id "
                                   f"{row.metadata.get('page_id')}); a revision id belongs to one page: nothing was "
                                   "stored")
+        return between_dumps
 
     def _remember(self, keys: Iterable[bytes]) -> None:
         if len(self.stored_chunks) > STORED_KEYS_KEPT:  # bound memory: INSERT OR IGNORE keeps correctness
@@ -1064,13 +1071,20 @@ def apply_merges(store: Store, page_writer: _PageWriter) -> int:
 
     Fail closed where the log cannot tell: a merge whose mergepoint cannot be read marks every destination revision
     stamped before the merge ``merged_in`` and copies none (the destination is not shown before the merge, the
-    source only as the dump holds it)."""
+    source only as the dump holds it).
+
+    Destinations are taken by their latest merge, newest first: a page that was one merge's destination and a later
+    merge's source gets the revisions the later merge took away copied back before its own merges are applied to
+    them (a merge of a merge, audit 12). A merge undone by a merge back (a cycle of pages) is not told apart."""
     merges = store.merge_log()
     by_dest: dict[str, list[tuple[int, int, str, str, int | None]]] = {}
     for merge in merges:
         by_dest.setdefault(_bearer(store, merge[3], merge[0]), []).append(merge)
     copied = 0
-    for dest_doc, items in sorted(by_dest.items()):
+    # the destination of the latest merge first: a page that was a merge's destination and later another merge's
+    # source has the revisions the later merge took away copied back before its own merges are applied (audit 12)
+    for dest_doc, items in sorted(by_dest.items(), key=lambda pair: (max((m[0], m[1]) for m in pair[1]), pair[0]),
+                                  reverse=True):
         rows = store.history(dest_doc)
         if not rows:
             continue
@@ -1114,6 +1128,34 @@ def apply_merges(store: Store, page_writer: _PageWriter) -> int:
                 page_writer.writer.replace(page_writer._from_store(changed))
             store.mark_deletion_pending(source_doc)
     return copied
+
+
+UNLOGGED_MERGES_META = "wikipedia_unlogged_merge"
+"""``meta`` key prefix: ``wikipedia_unlogged_merge:<revision id>`` is ``1`` for a revision two dumps give under two
+pages (a history merge between them, :meth:`_PageWriter._refuse_taken_id`) that no stored merge log item accounts
+for yet, ``0`` once one does (:func:`unlogged_merges`)."""
+
+
+def unlogged_merges(store: Store) -> int:
+    """Check again each revision noted under :data:`UNLOGGED_MERGES_META` (two dumps give it under two pages): it is
+    accounted for once one of its rows is ``merged_in`` or ``merged_away`` (:func:`apply_merges`, from a merge log
+    item) or ``restored_in`` (an undeletion into a page moved over the deleted title, :func:`apply_restorations`).
+    Returns how many are not. Without the log item the destination would hold the revision as its own from
+    its stamp on: a title of after ``T`` shown at ``T`` with the source's text (audit 12); serving Wikipedia is
+    refused while any is not (:func:`~frozen_search.adapters.wikipedia.merges_logged`), until the logging dump that
+    holds the merge is ingested. Inside the caller's transaction."""
+    count = 0
+    for version in store.meta_keys_with_prefix(f"{UNLOGGED_MERGES_META}:"):
+        key = f"{UNLOGGED_MERGES_META}:{version}"
+        if store.meta(key) == "0":
+            continue
+        logged = any(isinstance(row.metadata.get(mark), int) for row in store.by_versions(wikipedia.SOURCE, version)
+                     for mark in ("merged_in", "merged_away", "restored_in"))
+        if logged:
+            store.set_meta(key, "0")
+        else:
+            count += 1
+    return count
 
 
 def apply_restorations(store: Store, page_writer: _PageWriter) -> int:
@@ -1892,6 +1934,7 @@ def ingest_wikipedia(paths: Sequence[Path], store: Store, index: RevisionIndex, 
                         _record_logged_moves(store, log)
                         apply_merges(store, page_writer)
                         apply_restorations(store, page_writer)
+                        unlogged_merges(store)
                         set_deletion_spans(store, progress=_logged_progress(DELETION_SPANS_STEP, "pages",
                                                                             on_step=on_step))
                         for doc in sorted(log.touched):
