@@ -328,9 +328,10 @@ def merges_logged(store: Store) -> None:
     """
     if any(store.meta(f"{UNLOGGED_MERGES_META}:{version}") != "0"
            for version in store.meta_keys_with_prefix(f"{UNLOGGED_MERGES_META}:")):
-        raise StoreIntegrityError("this store holds Wikipedia revisions two dumps give under two pages (a history "
-                                  "merge between them) and no merge log item that tells when: ingest the logging "
-                                  "dump that holds the history merges before serving Wikipedia")
+        # the sentence says what the operator must do and nothing of what the dumps hold (a merge between two dumps
+        # may be one after T); the refusal itself, like an unfinished ingest's, is for the operator to clear first
+        raise StoreIntegrityError("this store's Wikipedia dump rows need the logging dump of the same dumps before "
+                                  "they can be served: ingest it (its log items), then serve Wikipedia")
 
 
 def wikitext_of(store: Store, row: RevisionRow) -> str:
