@@ -193,7 +193,7 @@ DELETION_LOG_META = "deletion_log_3"
 (``page_log``, ``deletions``), the revisions whose text the dump hides (``hidden_texts``) and history merges
 (``merge``/``merge`` log items, ``merge_log``: a merged revision is its source page's before the merge): a store
 made before holds none, though its dumps may have had them (see :meth:`Store.reads_deletion_log`). (``deletion_log``
-and ``deletion_log_3``: builds that read the deletion log items but not the hidden texts, or not the merges.)"""
+and ``deletion_log_2``: builds that read the deletion log items but not the hidden texts, or not the merges.)"""
 SE_DELETIONS_META = "stackexchange_deleted_spans"
 """``meta`` key present in a store made by a build whose Stack Exchange dump ingest stores each span a question stood
 deleted (``deletions``): a question deleted before ``T`` and undeleted after it is in a later dump, and a store made
