@@ -1031,11 +1031,15 @@ class Store:
     def restorations_after_moves(self) -> list[tuple[int, int, str]]:
         """The stored restorations (``page_log`` action ``restore``) of a title some page was moved onto before
         them (or in the same second: a page cannot be moved onto a title a restoration just filled, so the move came
-        first): ``(at, logid, title)``, oldest first (an undeletion into a page moved over the deleted title brings
-        the deleted page's revisions into its history)."""
+        first), when a deletion of that title is logged at or before such a move (MediaWiki archives deleted
+        revisions by title: only a page deleted before the move onto its title, a redirect a move deleted included,
+        leaves revisions a restoration can bring into the moved page; a restoration of the moved page's own deletion
+        brings back its own): ``(at, logid, title)``, oldest first (an undeletion into a page moved over the deleted
+        title brings the deleted page's revisions into its history)."""
         return [(int(at), int(logid), str(title)) for at, logid, title in self._db.execute(
             "SELECT at, logid, title FROM page_log p WHERE action='restore' AND EXISTS (SELECT 1 FROM moves m "
-            "WHERE m.new_title=p.title AND m.moved_at<=p.at) ORDER BY at, logid").fetchall()]
+            "WHERE m.new_title=p.title AND m.moved_at<=p.at AND EXISTS (SELECT 1 FROM page_log d WHERE "
+            "d.title=p.title AND d.action='delete' AND d.at<=m.moved_at)) ORDER BY at, logid").fetchall()]
 
     def set_origin(self, rev_pk: int, origin: str) -> None:
         """Set revision ``rev_pk``'s ``origin`` (e.g. ``restored``: kept for its oldid, never a snapshot, never
